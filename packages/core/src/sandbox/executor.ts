@@ -1,0 +1,110 @@
+/**
+ * The executor runs one pass of a program in a sandbox. It is stateless and replaceable: the
+ * durable runtime owns every decision (replay, execute, pause, diverge) and answers the
+ * sandbox's requests through `onRequest`. Values cross as wire text of the value codec.
+ */
+
+/** What the sandbox asks of the host while a pass runs. Every field was checked by the executor. */
+export type SandboxRequest =
+  | {
+      /** A connector call, numbered where the program issued it. */
+      type: "call";
+      seq: number;
+      connector: string;
+      method: string;
+      /** Wire text of the single argument; "" when the program passed nothing. */
+      args: string;
+    }
+  | {
+      /** `codemode.step(name, fn)` finished running `fn` inside the sandbox; record it. */
+      type: "step";
+      seq: number;
+      name: string;
+      /** The next free seq after `fn` settled (calls inside `fn` take seqs too). */
+      seqAfter: number;
+      /** Wire text of the value `fn` resolved to; absent when it threw. */
+      value?: string;
+      /** Message of what `fn` threw. */
+      error?: string;
+    }
+  | {
+      /** `codemode.search` / `describe` / `run` and `fetch`: host services. */
+      type: "service";
+      name: string;
+      /** A seq when the service is recorded like a step (fetch). */
+      seq?: number;
+      args: string;
+    }
+  | {
+      /** The sandbox could not encode a value it had to pass (R-DV-1). */
+      type: "invalid";
+      seq?: number;
+      message: string;
+    };
+
+/** The host's answer to one request. */
+export type HostReply =
+  | { kind: "value"; value: string }
+  | { kind: "error"; message: string }
+  /** End the pass now: the request never settles in the sandbox (pause, divergence, limits). */
+  | { kind: "halt" };
+
+/** A log entry the sandbox may answer by itself, without a bridge trip (R-ST-2). */
+export type ReplayEntry =
+  | {
+      kind: "call";
+      seq: number;
+      connector: string;
+      method: string;
+      /** `valueCodec.canonical` of the recorded arguments. */
+      canonicalArgs: string;
+      outcome: "value" | "error";
+      /** Wire text of the recorded result ("" for undefined) or the recorded error message. */
+      text: string;
+    }
+  | {
+      kind: "step";
+      seq: number;
+      name: string;
+      seqAfter: number;
+      outcome: "value" | "error";
+      text: string;
+    };
+
+export interface PassRequest {
+  /** The program as the model wrote it, in any accepted form (R-SB-2). */
+  code: string;
+  /** Connector globals to install: name → method names. */
+  connectors: Readonly<Record<string, readonly string[]>>;
+  /** Names of `codemode.*` services the host answers (besides `step`, which is built in). */
+  services?: readonly string[];
+  /**
+   * Called synchronously at the moment the sandbox issues a request, in issue order. The host
+   * must never let it reject; a rejection is reported to the sandbox as an error.
+   */
+  onRequest(request: SandboxRequest): Promise<HostReply>;
+  /** Recorded calls the sandbox replays by itself. */
+  replay?: readonly ReplayEntry[];
+  /** Replay-stable clock and randomness (R-SB-6); `false` for the real ones. */
+  deterministic?: { seed: string; clockMs: number } | false;
+  /** Gives the sandbox a `fetch` global that is answered by the "fetch" service (R-SB-5). */
+  allowNetwork?: boolean;
+  timeoutMs?: number;
+  memoryMb?: number;
+}
+
+export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | "MEMORY_LIMIT" | "NOT_SERIALIZABLE";
+
+export type PassResult =
+  /** The program returned; `value` is wire text ("" for undefined). */
+  | { status: "returned"; value: string; logs: string[] }
+  /** A host reply halted the pass. */
+  | { status: "halted"; logs: string[] }
+  | { status: "failed"; code: SandboxFailureCode; error: string; logs: string[] };
+
+/** Runs passes. Implementations hold no per-execution state between passes. */
+export interface Executor {
+  runPass(request: PassRequest): Promise<PassResult>;
+  /** Releases whatever the executor keeps warm. */
+  close(): Promise<void>;
+}

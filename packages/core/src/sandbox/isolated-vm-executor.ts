@@ -1,0 +1,360 @@
+import { randomBytes } from "node:crypto";
+import ivm from "isolated-vm";
+import type { Executor, HostReply, PassRequest, PassResult, SandboxFailureCode, SandboxRequest } from "./executor.js";
+import { normalizeCode } from "./normalize-code.js";
+import { PRELUDE_SOURCE } from "./prelude.js";
+import { DELIVER_ERROR, DELIVER_VALUE, RESULT_RETURNED, RESULT_THREW, TIMER_SERVICE, type SandboxConfig } from "./sandbox-setup.js";
+
+export interface IsolatedVmExecutorOptions {
+  /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
+  timeoutMs?: number;
+  /** Heap limit of one pass's isolate. Default 128 MB. */
+  memoryMb?: number;
+  /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters. */
+  maxLogLines?: number;
+  maxLogLineChars?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MEMORY_MB = 128;
+/** Largest request text the sandbox may send; durable-value limits are checked by the runtime. */
+const MAX_REQUEST_CHARS = 64 * 1024 * 1024;
+
+/**
+ * Runs each pass in a fresh isolated-vm isolate: nothing survives from one pass to the next.
+ *
+ * @example
+ * const executor = createIsolatedVmExecutor({ timeoutMs: 5_000 });
+ * const result = await executor.runPass({
+ *   code: "async () => (await math.add({ a: 1, b: 2 })).sum",
+ *   connectors: { math: ["add"] },
+ *   onRequest: async (request) => ({ kind: "value", value: '{"sum":3}' }),
+ * });
+ */
+export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}): Executor {
+  const defaults = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    memoryMb: options.memoryMb ?? DEFAULT_MEMORY_MB,
+    maxLogLines: options.maxLogLines ?? 1_000,
+    maxLogLineChars: options.maxLogLineChars ?? 10_000,
+  };
+  const running = new Set<ivm.Isolate>();
+  return {
+    async runPass(request) {
+      return runPass(request, defaults, running);
+    },
+    async close() {
+      for (const isolate of running) disposeIsolate(isolate);
+      running.clear();
+    },
+  };
+}
+
+interface PassLimits {
+  timeoutMs: number;
+  memoryMb: number;
+  maxLogLines: number;
+  maxLogLineChars: number;
+}
+
+async function runPass(request: PassRequest, defaults: PassLimits, running: Set<ivm.Isolate>): Promise<PassResult> {
+  const timeoutMs = request.timeoutMs ?? defaults.timeoutMs;
+  const memoryMb = request.memoryMb ?? defaults.memoryMb;
+  const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars);
+
+  const normalized = normalizeCode(request.code);
+  if (!normalized.ok) {
+    return failed("SYNTAX_ERROR", `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`, logs);
+  }
+
+  const deadline = Date.now() + timeoutMs;
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  running.add(isolate);
+  const pass = new PassState(isolate, request, deadline, logs);
+  const watchdog = setTimeout(() => pass.timeOut(), timeoutMs);
+  try {
+    const context = await isolate.createContext();
+    const setup = await (await isolate.compileScript(PRELUDE_SOURCE, { filename: "codemode-prelude.js" })).run(context, { reference: true });
+    const config: SandboxConfig = {
+      connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
+      services: [...(request.services ?? [])],
+      replay: [...(request.replay ?? [])],
+      deterministic: request.deterministic ? { seed: request.deterministic.seed, clockMs: request.deterministic.clockMs } : null,
+      allowNetwork: request.allowNetwork === true,
+    };
+    pass.deliver = (await setup.apply(
+      undefined,
+      [pass.submitCallback(), pass.logCallback(), new ivm.Callback(randomBase64), JSON.stringify(config)],
+      { result: { reference: true }, timeout: timeoutMs },
+    )) as ivm.Reference<(id: number, kind: number, text: string) => void>;
+    setup.release();
+
+    let script: ivm.Script;
+    try {
+      script = await isolate.compileScript(`__codemode_start(async () => {\n${normalized.body}\n})`, {
+        filename: "codemode.js",
+        lineOffset: normalized.lineOffset - 1,
+      });
+    } catch (error) {
+      if (pass.ended) throw error;
+      return failed("SYNTAX_ERROR", errorMessage(error), logs);
+    }
+    const returned = script.run(context, { promise: true, timeout: Math.max(1, deadline - Date.now()) }) as Promise<string>;
+    const first = await Promise.race([returned.then((text) => ({ text })), pass.halted.then(() => null)]);
+    returned.catch(() => undefined);
+    if (first === null) return await pass.finish({ status: "halted", logs: logs.lines });
+    return await pass.finish(interpretResult(first.text, logs));
+  } catch (error) {
+    return await pass.finish(pass.classifyFailure(error));
+  } finally {
+    clearTimeout(watchdog);
+    pass.endNow();
+    disposeIsolate(isolate);
+    running.delete(isolate);
+  }
+}
+
+function interpretResult(text: string, logs: LogCollector): PassResult {
+  if (typeof text !== "string" || text.length === 0) return failed("SANDBOX_ERROR", "the program ended without a result", logs);
+  const kind = text[0];
+  const rest = text.slice(1);
+  if (kind === RESULT_RETURNED) return { status: "returned", value: rest, logs: logs.lines };
+  if (kind === RESULT_THREW) {
+    try {
+      const thrown = JSON.parse(rest) as { message?: unknown; line?: unknown; column?: unknown };
+      const message = typeof thrown.message === "string" ? thrown.message : "the program threw";
+      const where = typeof thrown.line === "number" && typeof thrown.column === "number" ? ` (line ${thrown.line}, column ${thrown.column})` : "";
+      return failed("SANDBOX_ERROR", message + where, logs);
+    } catch {
+      return failed("SANDBOX_ERROR", "the program threw", logs);
+    }
+  }
+  return failed("NOT_SERIALIZABLE", `the result could not be returned: ${rest}`, logs);
+}
+
+function failed(code: SandboxFailureCode, error: string, logs: LogCollector): PassResult {
+  return { status: "failed", code, error, logs: logs.lines };
+}
+
+/** Everything one pass tracks on the host: requests in flight, halting, the watchdog. */
+class PassState {
+  deliver: ivm.Reference<(id: number, kind: number, text: string) => void> | undefined;
+  ended = false;
+  private haltReplied = false;
+  private timedOut = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private resolveHalted!: () => void;
+  readonly halted = new Promise<void>((resolve) => {
+    this.resolveHalted = resolve;
+  });
+
+  constructor(
+    private readonly isolate: ivm.Isolate,
+    private readonly request: PassRequest,
+    private readonly deadline: number,
+    private readonly logs: LogCollector,
+  ) {}
+
+  submitCallback(): ivm.Callback {
+    return new ivm.Callback((id: unknown, text: unknown) => {
+      if (this.ended || this.haltReplied || typeof id !== "number" || typeof text !== "string") return;
+      const parsed = parseRequest(text);
+      if (!parsed.ok) {
+        this.reply(id, { kind: "error", message: parsed.message });
+        return;
+      }
+      if (parsed.request.type === "service" && parsed.request.name === TIMER_SERVICE) {
+        this.startTimer(id, parsed.request.args);
+        return;
+      }
+      let replied: Promise<HostReply>;
+      try {
+        replied = this.request.onRequest(parsed.request);
+      } catch (error) {
+        replied = Promise.resolve({ kind: "error", message: errorMessage(error) });
+      }
+      const settled = replied.then(
+        (reply) => this.reply(id, reply),
+        (error: unknown) => this.reply(id, { kind: "error", message: errorMessage(error) }),
+      );
+      this.inFlight.add(settled);
+      void settled.finally(() => this.inFlight.delete(settled));
+    });
+  }
+
+  logCallback(): ivm.Callback {
+    return new ivm.Callback((level: unknown, text: unknown) => {
+      if (typeof level === "string" && typeof text === "string") this.logs.add(level, text);
+    });
+  }
+
+  private startTimer(id: number, argsText: string): void {
+    const delay = Math.min(Math.max(0, Number(argsText) || 0), Math.max(0, this.deadline - Date.now()));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.reply(id, { kind: "value", value: "" });
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  private reply(id: number, reply: HostReply): void {
+    if (reply.kind === "halt") {
+      this.haltReplied = true;
+      this.resolveHalted();
+      return;
+    }
+    if (this.ended || this.haltReplied || !this.deliver || this.isolate.isDisposed) return;
+    const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
+    const text = reply.kind === "value" ? reply.value : reply.message;
+    this.deliver
+      .apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) })
+      .catch((error: unknown) => {
+        // Code running on delivery looped past the deadline, or the isolate is gone.
+        if (/timed out/i.test(errorMessage(error))) this.timeOut();
+      });
+  }
+
+  timeOut(): void {
+    if (this.ended) return;
+    this.timedOut = true;
+    disposeIsolate(this.isolate);
+  }
+
+  /** After the program settled or halted: let started host work finish (R-RP-7), then report. */
+  async finish(result: PassResult): Promise<PassResult> {
+    this.stopTimers();
+    const remaining = this.deadline - Date.now();
+    if (this.inFlight.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = await Promise.race([
+        Promise.allSettled([...this.inFlight]).then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), Math.max(0, remaining));
+        }),
+      ]);
+      clearTimeout(timer);
+      if (expired) {
+        return failed("TIMEOUT", `calls the program started were still running when the ${this.timeoutMsText()} limit was reached`, this.logs);
+      }
+    }
+    // A halt (pause, divergence) decides the pass even if the program went on and returned.
+    const hitLimit = result.status === "failed" && (result.code === "TIMEOUT" || result.code === "MEMORY_LIMIT");
+    return this.haltReplied && !hitLimit ? { status: "halted", logs: this.logs.lines } : result;
+  }
+
+  classifyFailure(error: unknown): PassResult {
+    const message = errorMessage(error);
+    if (this.timedOut || /timed out/i.test(message)) {
+      return failed("TIMEOUT", `the program ran longer than the ${this.timeoutMsText()} limit`, this.logs);
+    }
+    if (/memory limit/i.test(message)) {
+      return failed("MEMORY_LIMIT", `the program used more memory than the ${this.request.memoryMb ?? DEFAULT_MEMORY_MB} MB limit`, this.logs);
+    }
+    if (this.haltReplied) return { status: "halted", logs: this.logs.lines };
+    return failed("SANDBOX_ERROR", message, this.logs);
+  }
+
+  endNow(): void {
+    this.ended = true;
+    this.stopTimers();
+    this.deliver?.release();
+  }
+
+  private stopTimers(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private timeoutMsText(): string {
+    return `${this.request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`;
+  }
+}
+
+/** Checks a request text from the sandbox: the sandbox is hostile, so nothing is assumed. */
+function parseRequest(text: string): { ok: true; request: SandboxRequest } | { ok: false; message: string } {
+  if (text.length > MAX_REQUEST_CHARS) return { ok: false, message: "the request is too large" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: "malformed request" };
+  }
+  if (typeof value !== "object" || value === null) return { ok: false, message: "malformed request" };
+  const record = value as Record<string, unknown>;
+  const isSeq = (seq: unknown): seq is number => typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0;
+  switch (record.type) {
+    case "call":
+      if (isSeq(record.seq) && typeof record.connector === "string" && typeof record.method === "string" && typeof record.args === "string") {
+        return { ok: true, request: { type: "call", seq: record.seq, connector: record.connector, method: record.method, args: record.args } };
+      }
+      break;
+    case "step":
+      if (isSeq(record.seq) && isSeq(record.seqAfter) && typeof record.name === "string") {
+        if (typeof record.value === "string" && record.error === undefined) {
+          return { ok: true, request: { type: "step", seq: record.seq, name: record.name, seqAfter: record.seqAfter, value: record.value } };
+        }
+        if (typeof record.error === "string" && record.value === undefined) {
+          return { ok: true, request: { type: "step", seq: record.seq, name: record.name, seqAfter: record.seqAfter, error: record.error } };
+        }
+      }
+      break;
+    case "service":
+      if (typeof record.name === "string" && typeof record.args === "string" && (record.seq === undefined || isSeq(record.seq))) {
+        const request: SandboxRequest = { type: "service", name: record.name, args: record.args };
+        if (record.seq !== undefined) request.seq = record.seq;
+        return { ok: true, request };
+      }
+      break;
+    case "invalid":
+      if (typeof record.message === "string" && (record.seq === undefined || isSeq(record.seq))) {
+        const request: SandboxRequest = { type: "invalid", message: record.message };
+        if (record.seq !== undefined) request.seq = record.seq;
+        return { ok: true, request };
+      }
+      break;
+  }
+  return { ok: false, message: "malformed request" };
+}
+
+class LogCollector {
+  readonly lines: string[] = [];
+  private dropped = 0;
+
+  constructor(
+    private readonly maxLines: number,
+    private readonly maxLineChars: number,
+  ) {}
+
+  add(level: string, text: string): void {
+    if (this.lines.length >= this.maxLines) {
+      this.dropped++;
+      if (this.dropped === 1) this.lines.push(`[logs truncated: more than ${this.maxLines} lines]`);
+      return;
+    }
+    const prefix = level === "warn" ? "[warn] " : level === "error" ? "[error] " : "";
+    const line = text.length > this.maxLineChars ? `${text.slice(0, this.maxLineChars)}… [${text.length - this.maxLineChars} more characters]` : text;
+    this.lines.push(prefix + line);
+  }
+}
+
+function randomBase64(count: unknown): string {
+  const size = typeof count === "number" && count > 0 && count <= 65_536 ? Math.floor(count) : 0;
+  return randomBytes(size).toString("base64");
+}
+
+function disposeIsolate(isolate: ivm.Isolate): void {
+  if (!isolate.isDisposed) {
+    try {
+      isolate.dispose();
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+

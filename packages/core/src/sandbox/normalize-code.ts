@@ -1,0 +1,191 @@
+import { parse, type Node, type Program } from "acorn";
+import { transformSync } from "amaro";
+
+/**
+ * Code a model wrote, turned into the body of one async function the sandbox can run.
+ *
+ * Accepted forms (R-SB-2): an async arrow function (or any function expression), a body of
+ * statements whose last expression is the result, code inside a Markdown fence, and
+ * `export default` of a function or value. TypeScript is accepted: types are stripped with
+ * amaro (see docs/decisions.md), which keeps every line and column where it was, so error
+ * positions still point into what the model wrote.
+ */
+export type NormalizedCode =
+  | {
+      ok: true;
+      /** Statements for the body of an async function; the value it returns is the result. */
+      body: string;
+      /** Add to a line number inside `body` to get the line in the code as written. */
+      lineOffset: number;
+      language: "javascript" | "typescript";
+    }
+  | { ok: false; message: string; line: number; column: number };
+
+const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n/m;
+
+/** Turns code as the model wrote it into a function body, or a syntax error with its position. */
+export function normalizeCode(code: string): NormalizedCode {
+  const { text, lineOffset } = extractFence(code);
+  const javascript = classify(text);
+  if (javascript.ok) return { ok: true, body: javascript.body, lineOffset, language: "javascript" };
+
+  const stripped = stripTypes(text);
+  if (!stripped.ok) {
+    if (stripped.invalid) return { ok: false, message: stripped.message, line: stripped.line + lineOffset, column: stripped.column };
+    return { ...javascript.error, line: javascript.error.line + lineOffset };
+  }
+  const typescript = classify(stripped.code);
+  if (typescript.ok) {
+    // Transform mode (enums, namespaces) may move lines; strip-only mode keeps them.
+    return { ok: true, body: typescript.body, lineOffset, language: "typescript" };
+  }
+  return { ...typescript.error, line: typescript.error.line + lineOffset };
+}
+
+function extractFence(code: string): { text: string; lineOffset: number } {
+  const open = FENCE.exec(code);
+  if (!open) return { text: code, lineOffset: 0 };
+  const fence = open[1]!;
+  const contentStart = open.index + open[0].length;
+  const closePattern = new RegExp(`^[ \\t]*${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*$`, "m");
+  const rest = code.slice(contentStart);
+  const close = closePattern.exec(rest);
+  const text = close ? rest.slice(0, close.index) : rest;
+  const lineOffset = countLines(code.slice(0, contentStart));
+  return { text, lineOffset };
+}
+
+function countLines(text: string): number {
+  let lines = 0;
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) === 10) lines++;
+  return lines;
+}
+
+type SyntaxFailure = { ok: false; message: string; line: number; column: number };
+
+function classify(text: string): { ok: true; body: string } | { ok: false; error: SyntaxFailure } {
+  let program: Program;
+  try {
+    program = parseProgram(text, "script");
+  } catch (scriptError) {
+    try {
+      // `export default` needs module grammar.
+      program = parseProgram(text, "module");
+    } catch {
+      return { ok: false, error: toSyntaxFailure(scriptError) };
+    }
+  }
+  try {
+    return { ok: true, body: toBody(text, program) };
+  } catch (error) {
+    return { ok: false, error: toSyntaxFailure(error) };
+  }
+}
+
+function parseProgram(text: string, sourceType: "script" | "module"): Program {
+  return parse(text, {
+    ecmaVersion: "latest",
+    sourceType,
+    allowAwaitOutsideFunction: true,
+    allowReturnOutsideFunction: true,
+    allowHashBang: true,
+    locations: true,
+  });
+}
+
+class CodeFormError extends Error {
+  constructor(message: string, readonly loc: { line: number; column: number }) {
+    super(message);
+  }
+}
+
+function toSyntaxFailure(error: unknown): SyntaxFailure {
+  const loc = (error as { loc?: { line: number; column: number } }).loc;
+  const raw = error instanceof Error ? error.message : String(error);
+  // acorn appends " (line:column)"; the position is reported in its own fields.
+  const message = raw.replace(/ \(\d+:\d+\)$/, "");
+  return { ok: false, message, line: loc?.line ?? 1, column: (loc?.column ?? 0) + 1 };
+}
+
+function position(node: Node): { line: number; column: number } {
+  return { line: node.loc?.start.line ?? 1, column: (node.loc?.start.column ?? 0) + 1 };
+}
+
+/** Rewrites the program so that it is the body of an async function returning the result. */
+function toBody(text: string, program: Program): string {
+  const statements = program.body.filter((statement) => statement.type !== "EmptyStatement");
+  for (const statement of statements) {
+    if (statement.type === "ImportDeclaration") {
+      throw new CodeFormError("import declarations are not available in the sandbox: connectors are globals (for example github.list_issues)", position(statement));
+    }
+    if (statement.type === "ExportNamedDeclaration" || statement.type === "ExportAllDeclaration") {
+      throw new CodeFormError("only `export default` is accepted: export the function to run", position(statement));
+    }
+  }
+
+  const exported = statements.find((statement) => statement.type === "ExportDefaultDeclaration");
+  if (exported && exported.type === "ExportDefaultDeclaration") {
+    const declaration = exported.declaration;
+    const head = "const __codemode_default = ";
+    const keywordSpan = declaration.start - exported.start;
+    // Keep columns where the model wrote them when the replacement fits.
+    const replacement = head.length <= keywordSpan ? head.padEnd(keywordSpan, " ") : head;
+    const rewritten = text.slice(0, exported.start) + replacement + text.slice(declaration.start);
+    const isFunction =
+      declaration.type === "FunctionDeclaration" ||
+      declaration.type === "ArrowFunctionExpression" ||
+      declaration.type === "FunctionExpression";
+    return `${rewritten}\n;return ${isFunction ? "__codemode_default()" : "__codemode_default"};`;
+  }
+
+  const only = statements.length === 1 ? statements[0]! : undefined;
+  if (only?.type === "ExpressionStatement" && isFunctionExpression(only.expression)) {
+    // An (async) arrow or function expression: call it. `return (` stays on the first line so
+    // no line moves and ASI cannot end the return early.
+    return `return (${text.slice(0, only.expression.end)}\n)()${text.slice(only.expression.end)};`;
+  }
+  if (only?.type === "FunctionDeclaration" && only.id) {
+    return `${text}\n;return ${only.id.name}();`;
+  }
+
+  const last = statements.at(-1);
+  if (last?.type === "ExpressionStatement" && !("directive" in last && last.directive)) {
+    const expressionEnd = last.expression.end;
+    return `${text.slice(0, last.start)}return (${text.slice(last.start, expressionEnd)}\n);${text.slice(expressionEnd)}`;
+  }
+  return text;
+}
+
+function isFunctionExpression(node: Node): boolean {
+  return node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression";
+}
+
+type StripResult =
+  | { ok: true; code: string }
+  | { ok: false; invalid: boolean; message: string; line: number; column: number };
+
+function stripTypes(text: string): StripResult {
+  try {
+    return { ok: true, code: transformSync(text, { mode: "strip-only" }).code };
+  } catch (stripError) {
+    const failure = describeStripError(stripError);
+    if (failure.invalid) return failure;
+    try {
+      // Enums, namespaces and parameter properties need a real transform.
+      return { ok: true, code: transformSync(text, { mode: "transform", sourceMap: false }).code };
+    } catch (transformError) {
+      return describeStripError(transformError);
+    }
+  }
+}
+
+function describeStripError(error: unknown): { ok: false; invalid: boolean; message: string; line: number; column: number } {
+  const details = error as { code?: unknown; message?: unknown; startLine?: unknown; startColumn?: unknown };
+  return {
+    ok: false,
+    invalid: details.code === "InvalidSyntax",
+    message: typeof details.message === "string" ? details.message : String(error),
+    line: typeof details.startLine === "number" ? details.startLine : 1,
+    column: typeof details.startColumn === "number" ? details.startColumn + 1 : 1,
+  };
+}
