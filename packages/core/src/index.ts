@@ -1,1 +1,28 @@
+export { createCodemodeRuntime, type CodemodeRuntime, type CodemodeRuntimeOptions } from "./runtime/create-runtime.js";
+export { decideCall, decideStep, type CallDecision, type CallPolicy, type IssuedCall, type RecordedCall } from "./runtime/decide.js";
+export {
+  defineConnector,
+  type Connector,
+  type ConnectorDefinition,
+  type JsonSchema,
+  type StandardSchemaV1,
+  type ToolContext,
+  type ToolDefinition,
+} from "./connectors/define-connector.js";
+export {
+  CodemodeError,
+  ERROR_CODES,
+  type ApprovalDecision,
+  type ErrorCode,
+  type ExecutionEndStatus,
+  type ExecutionState,
+  type ExecutionStatus,
+  type LogEntry,
+  type LogEntryState,
+  type Outcome,
+  type PendingAction,
+} from "./outcome.js";
+export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
+export type { KeyvLike } from "./log/execution-store.js";
+export { createInProcessLock, type Lease, type LockProvider } from "./log/lock.js";
 export * from "./sandbox/index.js";

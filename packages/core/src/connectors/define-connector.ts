@@ -1,0 +1,127 @@
+import type { ExecutionEndStatus } from "../outcome.js";
+
+/** A JSON Schema object (draft 2020-12 or 07) describing a tool's single argument or result. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** The Standard Schema interface (zod 4, valibot, arktype…), just what validation needs. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+
+/** What a tool gets besides its argument (R-CON-1). */
+export interface ToolContext {
+  /** Stable for the life of the execution, across passes and processes. */
+  executionId: string;
+  /** The call's sequence number in the execution. */
+  seq: number;
+  /** `${executionId}:${seq}`: the same on every attempt of this call; pass it to APIs that dedupe. */
+  idempotencyKey: string;
+  connector: string;
+  method: string;
+}
+
+export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {
+  /** Shown to the model by search/describe. */
+  description?: string;
+  /** JSON Schema or any Standard Schema; arguments are checked against it before `execute`. */
+  inputSchema?: JsonSchema | StandardSchemaV1;
+  /** Describes the result for generated types. */
+  outputSchema?: JsonSchema | StandardSchemaV1;
+  /**
+   * The call pauses the execution until `approve`. A function decides per call from the
+   * arguments; if it throws, the call needs approval. Default false.
+   */
+  requiresApproval?: boolean | { bivariant(args: Args): boolean }["bivariant"];
+  /**
+   * "record" (default): the result is stored and replayed. "reexecute": only seq and arguments
+   * are stored and the call runs again on every pass — for idempotent reads with large results.
+   * Cannot be combined with `requiresApproval`.
+   */
+  replay?: "record" | "reexecute";
+  /**
+   * What happens to a call left `executing` by a host that died mid-call: "rerun" (default) runs
+   * it again with the same idempotencyKey; "ask" puts it back to pending approval (R-RP-4b).
+   */
+  onInterrupted?: "rerun" | "ask";
+  execute(args: Args, context: ToolContext): Promise<Result> | Result;
+  /** Compensates an applied call during `rollback`. */
+  revert?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
+}
+
+export interface ConnectorDefinition {
+  /** The global the model's code sees: a JavaScript identifier, unique per runtime, not "codemode". */
+  name: string;
+  /** Told to the model in the tool description. */
+  instructions?: string;
+  // Method signatures in ToolDefinition keep tools with narrower argument types assignable here.
+  tools: Record<string, ToolDefinition>;
+  /** Runs after every pass of every execution, on whichever process ran it. */
+  onPassEnd?(executionId: string, status: "paused" | ExecutionEndStatus): Promise<void> | void;
+  /** Runs when an execution becomes terminal. Must be idempotent. */
+  disposeExecution?(executionId: string, status: ExecutionEndStatus): Promise<void> | void;
+}
+
+/** A checked connector definition. */
+export interface Connector extends ConnectorDefinition {
+  readonly kind: "codemode-connector";
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const RESERVED = new Set(["codemode", "console", "globalThis", "crypto", "fetch", "Date", "Math", "JSON", "Promise", "Object", "Array"]);
+
+/**
+ * Declares a connector: a named group of tools the model's code sees as one global.
+ *
+ * @example
+ * const github = defineConnector({
+ *   name: "github",
+ *   tools: {
+ *     create_issue: {
+ *       requiresApproval: true,
+ *       execute: async (args: { repo: string; title: string }, ctx) => api.create(args, ctx.idempotencyKey),
+ *     },
+ *   },
+ * });
+ */
+export function defineConnector(definition: ConnectorDefinition): Connector {
+  const problems = connectorProblems(definition);
+  if (problems.length > 0) throw new TypeError(`defineConnector: ${problems.join("; ")}`);
+  return Object.freeze({ ...definition, tools: Object.freeze({ ...definition.tools }), kind: "codemode-connector" as const });
+}
+
+/** Configuration problems of one connector, as sentences naming the connector and tool. */
+export function connectorProblems(definition: ConnectorDefinition): string[] {
+  const problems: string[] = [];
+  if (typeof definition !== "object" || definition === null) return ["a connector must be an object"];
+  const { name, tools } = definition;
+  if (typeof name !== "string" || !IDENTIFIER.test(name)) problems.push(`connector name ${JSON.stringify(name)} is not a JavaScript identifier`);
+  else if (RESERVED.has(name)) problems.push(`connector name "${name}" is reserved`);
+  if (typeof tools !== "object" || tools === null) {
+    problems.push(`connector "${String(name)}" needs a tools object`);
+    return problems;
+  }
+  for (const [method, tool] of Object.entries(tools)) {
+    const label = `${String(name)}.${method}`;
+    if (!IDENTIFIER.test(method)) problems.push(`tool name "${label}" is not a JavaScript identifier`);
+    if (typeof tool !== "object" || tool === null || typeof tool.execute !== "function") {
+      problems.push(`tool "${label}" needs an execute function`);
+      continue;
+    }
+    if (tool.replay !== undefined && tool.replay !== "record" && tool.replay !== "reexecute") problems.push(`tool "${label}" has an unknown replay policy ${JSON.stringify(tool.replay)}`);
+    if (tool.onInterrupted !== undefined && tool.onInterrupted !== "rerun" && tool.onInterrupted !== "ask") problems.push(`tool "${label}" has an unknown onInterrupted policy ${JSON.stringify(tool.onInterrupted)}`);
+    if (tool.replay === "reexecute" && tool.requiresApproval !== undefined && tool.requiresApproval !== false) {
+      // R-CON-4: replaying an approved side effect would apply it again.
+      problems.push(`tool "${label}" combines replay: "reexecute" with requiresApproval; an approved call must never run twice`);
+    }
+    if (tool.revert !== undefined && typeof tool.revert !== "function") problems.push(`tool "${label}" has a revert that is not a function`);
+  }
+  return problems;
+}

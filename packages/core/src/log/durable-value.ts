@@ -1,0 +1,32 @@
+import { CodemodeError } from "../outcome.js";
+import { isValueCodecError, valueCodec } from "../sandbox/value-codec.js";
+
+/** Serialized characters allowed for code, arguments, recorded results and step results (R-DV-1). */
+export const MAX_DURABLE_CHARS = 1_000_000;
+
+const ADVICE = "store the data elsewhere (a file, a bucket, a table) and pass a small reference such as a path or an id";
+
+/** Throws VALUE_TOO_LARGE unless `text` fits the durable limit; values are never truncated. */
+export function checkDurableSize(text: string, what: string): string {
+  if (text.length > MAX_DURABLE_CHARS) {
+    throw new CodemodeError("VALUE_TOO_LARGE", `${what} is ${text.length.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: ${ADVICE}`);
+  }
+  return text;
+}
+
+/** Encodes a host value for the log; throws NOT_SERIALIZABLE or VALUE_TOO_LARGE as CodemodeError. */
+export function encodeDurable(value: unknown, what: string): string {
+  let text: string | undefined;
+  try {
+    text = valueCodec.encode(value);
+  } catch (error) {
+    if (isValueCodecError(error)) throw new CodemodeError("NOT_SERIALIZABLE", `${what}: ${error.message}; ${ADVICE}`);
+    throw new CodemodeError("NOT_SERIALIZABLE", `${what} could not be serialized (${error instanceof Error ? error.message : String(error)}); ${ADVICE}`);
+  }
+  return checkDurableSize(text ?? "", what);
+}
+
+/** Decodes wire text kept in the log ("" is undefined). */
+export function decodeDurable(text: string | undefined): unknown {
+  return text === undefined || text === "" ? undefined : valueCodec.decode(text);
+}

@@ -1,0 +1,109 @@
+/**
+ * What the runtime hands back. Every failure of the model's code, of a stale id or of the store
+ * becomes one of these values (R-RT-1); only host programming errors throw, at creation.
+ */
+
+/** Every error code, listed once. */
+export const ERROR_CODES = [
+  "SANDBOX_ERROR",
+  "SYNTAX_ERROR",
+  "TIMEOUT",
+  "MEMORY_LIMIT",
+  "REPLAY_DIVERGENCE",
+  "VALUE_TOO_LARGE",
+  "NOT_SERIALIZABLE",
+  "NOT_PAUSED",
+  "NOT_FOUND",
+  "MISSING_CONNECTOR",
+  "STORAGE_ERROR",
+  "BUSY",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type LogEntryState = "executing" | "applied" | "pending" | "reverted" | "error";
+
+/** Who decided on an approval-gated call, for the audit trail (R-AP-7). */
+export interface ApprovalDecision {
+  approved: boolean;
+  by?: string;
+  reason?: string;
+  at: number;
+}
+
+export interface LogEntry {
+  seq: number;
+  /** The connector name; "codemode" for `codemode.step` and `fetch`. */
+  connector: string;
+  method: string;
+  args: unknown;
+  result?: unknown;
+  error?: string;
+  requiresApproval: boolean;
+  /** `replay: "reexecute"`: the result is not kept and the call runs again on every pass. */
+  ephemeral?: boolean;
+  state: LogEntryState;
+  decision?: ApprovalDecision;
+  startedAt: number;
+  endedAt?: number;
+}
+
+export interface PendingAction {
+  executionId: string;
+  seq: number;
+  connector: string;
+  method: string;
+  args: unknown;
+}
+
+export type ExecutionStatus = "running" | "paused" | "completed" | "error" | "rejected" | "rolled_back";
+export type ExecutionEndStatus = Exclude<ExecutionStatus, "running" | "paused">;
+
+export interface ExecutionState {
+  id: string;
+  code: string;
+  status: ExecutionStatus;
+  log: LogEntry[];
+  result?: unknown;
+  error?: string;
+  errorCode?: ErrorCode;
+  logs?: string[];
+  connectors: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type Outcome =
+  | { status: "completed"; executionId: string; result: unknown; logs?: string[]; calls?: LogEntry[] }
+  | { status: "paused"; executionId: string; pending: PendingAction[]; logs?: string[]; calls?: LogEntry[] }
+  | { status: "error"; executionId: string; error: string; code: ErrorCode; logs?: string[]; calls?: LogEntry[] };
+
+export type ErrorOutcome = Extract<Outcome, { status: "error" }>;
+
+/** The one place a failure becomes data. */
+export function errorOutcome(
+  executionId: string,
+  code: ErrorCode,
+  error: string,
+  extra: { logs?: string[]; calls?: LogEntry[] } = {},
+): ErrorOutcome {
+  const outcome: ErrorOutcome = { status: "error", executionId, error, code };
+  if (extra.logs && extra.logs.length > 0) outcome.logs = extra.logs;
+  if (extra.calls) outcome.calls = extra.calls;
+  return outcome;
+}
+
+/** A failure the runtime raises internally and turns into an outcome at its edge. */
+export class CodemodeError extends Error {
+  override readonly name = "CodemodeError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  static isInstance(error: unknown): error is CodemodeError {
+    return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "CodemodeError" && typeof (error as { code?: unknown }).code === "string";
+  }
+}

@@ -1,0 +1,489 @@
+import { randomUUID } from "node:crypto";
+import Keyv from "keyv";
+import { connectorProblems, type Connector, type ConnectorDefinition } from "../connectors/define-connector.js";
+import { decodeDurable, MAX_DURABLE_CHARS } from "../log/durable-value.js";
+import { ExecutionStore, type ExecutionHead, type IndexItem, type KeyvLike, type StoredEntry } from "../log/execution-store.js";
+import { createInProcessLock, type Lease, type LockProvider } from "../log/lock.js";
+import {
+  CodemodeError,
+  errorOutcome,
+  type ErrorCode,
+  type ExecutionState,
+  type LogEntry,
+  type Outcome,
+  type PendingAction,
+} from "../outcome.js";
+import type { Executor } from "../sandbox/executor.js";
+import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
+import { runPass, type PassEnd } from "./run-pass.js";
+
+export interface CodemodeRuntimeOptions {
+  /** Connectors the model's code sees as globals. */
+  connectors?: ReadonlyArray<Connector | ConnectorDefinition>;
+  /**
+   * Where executions live: a Keyv instance (≥ 5.6), or `{ keyv, lock }` from
+   * `@codemode/storage` for stores shared by several processes. Default: in-memory Keyv.
+   */
+  storage?: KeyvLike | { keyv: KeyvLike; lock: LockProvider };
+  /** Separates histories in one store. Default "default". */
+  name?: string;
+  /** Terminal executions kept when a new one starts. Default 50. */
+  maxExecutions?: number;
+  /** Per pass: wall-clock timeout (default 60 000 ms) and heap limit (default 128 MB). */
+  limits?: { timeoutMs?: number; memoryMb?: number };
+  /** Replay-stable Date, Math.random and crypto in the sandbox (R-SB-6). Default true. */
+  deterministic?: boolean;
+  /** Gives the sandbox a host-run `fetch`, recorded like a step (R-SB-5). Default false. */
+  allowNetwork?: boolean;
+  /** Reshapes a completed result for the model; the record keeps the raw value (R-DV-3). */
+  transformResult?: (result: unknown) => unknown;
+  /** Runs passes. Default: a fresh isolated-vm isolate per pass. */
+  executor?: Executor;
+  /** How long a control operation waits for an execution held by another (then BUSY). Default 5 000 ms. */
+  lockWaitMs?: number;
+  /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
+  leaseMs?: number;
+}
+
+export interface CodemodeRuntime {
+  /** Runs new code as a new execution. */
+  execute(input: { code: string }): Promise<Outcome>;
+  /** Approves the pending action of a paused execution and resumes it. */
+  approve(input: { executionId: string; seq?: number; by?: string; reason?: string }): Promise<Outcome>;
+  /** Rejects the pending action: the execution ends `rejected`. False when that action was not pending. */
+  reject(input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean>;
+  /** Pending actions of one execution, or of every paused one (newest first). */
+  pending(executionId?: string): Promise<PendingAction[]>;
+  /** Executions, newest first; their `log` is loaded by `execution(id)`. */
+  executions(limit?: number): Promise<ExecutionState[]>;
+  /** One execution with its log, or null. */
+  execution(executionId: string): Promise<ExecutionState | null>;
+  /** Releases isolates and timers the runtime holds. */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = { name: "default", maxExecutions: 50, timeoutMs: 60_000, memoryMb: 128, lockWaitMs: 5_000, leaseMs: 30_000 };
+
+/**
+ * Creates the host-side runtime. Bad options throw here; nothing after creation throws for what
+ * the model's code or a stale id did (R-RT-1).
+ *
+ * @example
+ * const runtime = createCodemodeRuntime({ connectors: [github] });
+ * const outcome = await runtime.execute({ code: "async () => github.list_issues({ repo: 'acme/web' })" });
+ * if (outcome.status === "paused") await runtime.approve({ executionId: outcome.executionId });
+ */
+export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): CodemodeRuntime {
+  const settings = checkOptions(options);
+  const { connectors, keyv, lock } = settings;
+  const store = new ExecutionStore(keyv, settings.name);
+  const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb });
+  const ownsExecutor = options.executor === undefined;
+  const connectorNames = [...connectors.keys()];
+
+  const acquire = (executionId: string, waitMs: number) => lock.acquire(store.keys.lock(executionId), { ttlMs: settings.leaseMs, waitMs });
+
+  async function updateIndex(change: (items: IndexItem[]) => IndexItem[]): Promise<void> {
+    const lease = await lock.acquire(store.keys.indexLock, { ttlMs: settings.leaseMs, waitMs: settings.lockWaitMs });
+    if (!lease) throw new CodemodeError("BUSY", "the execution index stayed locked; try again");
+    try {
+      await store.writeIndex(change(await store.readIndex()));
+    } finally {
+      await lease.release();
+    }
+  }
+
+  const setIndexStatus = (head: ExecutionHead) =>
+    updateIndex((items) => items.map((item) => (item.id === head.id ? { ...item, status: head.status, updatedAt: head.updatedAt } : item)));
+
+  /** Runs a pass while holding the lease, then records how it ended. */
+  async function runAndSettle(head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: Lease): Promise<Outcome> {
+    const renewal = setInterval(() => void lease.renew(settings.leaseMs).catch(() => undefined), Math.max(1_000, settings.leaseMs / 3));
+    try {
+      head.passes += 1;
+      const end = await runPass({
+        head,
+        code,
+        log,
+        connectors,
+        store,
+        executor,
+        timeoutMs: settings.timeoutMs,
+        memoryMb: settings.memoryMb,
+        allowNetwork: settings.allowNetwork,
+      });
+      return await settle(head, log, end);
+    } catch (error) {
+      return failure(head.id, error, log);
+    } finally {
+      clearInterval(renewal);
+      await lease.release().catch(() => undefined);
+    }
+  }
+
+  async function settle(head: ExecutionHead, log: Map<number, StoredEntry>, end: PassEnd): Promise<Outcome> {
+    head.updatedAt = Date.now();
+    const calls = toLogEntries(log);
+    const logs = end.logs.length > 0 ? { logs: end.logs } : {};
+    try {
+      if (end.kind === "paused") {
+        head.status = "paused";
+        head.pendingSeq = end.pendingSeq;
+        await store.writeHead(head);
+        await setIndexStatus(head);
+        const entry = log.get(end.pendingSeq);
+        const pending = entry ? [toPendingAction(head.id, entry)] : [];
+        return { status: "paused", executionId: head.id, pending, ...logs, calls };
+      }
+      if (end.kind === "error") {
+        head.status = "error";
+        head.error = end.message;
+        head.errorCode = end.code;
+        delete head.pendingSeq;
+        await store.writeResult(head.id, end.logs.length > 0 ? { logs: end.logs } : {});
+        await store.writeHead(head);
+        await setIndexStatus(head);
+        return errorOutcome(head.id, end.code, end.message, { ...logs, calls });
+      }
+      // R-DV-2: the final result is not limited; the record keeps it only when it fits.
+      const kept =
+        end.resultText.length <= MAX_DURABLE_CHARS
+          ? { result: end.resultText }
+          : { omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record` };
+      head.status = "completed";
+      delete head.pendingSeq;
+      await store.writeResult(head.id, { ...kept, ...(end.logs.length > 0 ? { logs: end.logs } : {}) });
+      await store.writeHead(head);
+      await setIndexStatus(head);
+      const raw = decodeDurable(end.resultText);
+      return { status: "completed", executionId: head.id, result: transform(raw, end.logs), ...logs, calls };
+    } catch (error) {
+      return failure(head.id, error, log, end.logs);
+    }
+  }
+
+  function transform(raw: unknown, logs: string[]): unknown {
+    if (!options.transformResult) return raw;
+    try {
+      return options.transformResult(raw);
+    } catch (error) {
+      logs.push(`[error] transformResult threw (${error instanceof Error ? error.message : String(error)}); the model gets the raw result`);
+      return raw;
+    }
+  }
+
+  function failure(executionId: string, error: unknown, log?: Map<number, StoredEntry>, logs?: string[]): Outcome {
+    const code: ErrorCode = CodemodeError.isInstance(error) ? error.code : "SANDBOX_ERROR";
+    const message = error instanceof Error ? error.message : String(error);
+    const extra: { logs?: string[]; calls?: LogEntry[] } = {};
+    if (logs) extra.logs = logs;
+    if (log) extra.calls = toLogEntries(log);
+    return errorOutcome(executionId, code, message, extra);
+  }
+
+  return {
+    async execute(input) {
+      const executionId = randomUUID();
+      const code: unknown = (input as { code?: unknown } | undefined)?.code;
+      if (typeof code !== "string") return errorOutcome(executionId, "SANDBOX_ERROR", "execute needs { code: string }", { calls: [] });
+      if (code.length > MAX_DURABLE_CHARS) {
+        return errorOutcome(executionId, "VALUE_TOO_LARGE", `the code is ${code.length.toLocaleString("en")} characters, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit: keep programs small and read large data through a connector`, { calls: [] });
+      }
+      const now = Date.now();
+      const head: ExecutionHead = {
+        id: executionId,
+        status: "running",
+        createdAt: now,
+        updatedAt: now,
+        connectors: connectorNames.filter((name) => new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(code)),
+        seqLimit: 0,
+        deterministic: settings.deterministic,
+        seed: executionId,
+        clockMs: now,
+        passes: 0,
+      };
+      const lease = await acquire(executionId, 0);
+      if (!lease) return errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] });
+      try {
+        // R-RE-1: stored first, so a crash right after still leaves a record.
+        await store.createExecution(head, code);
+        await updateIndex((items) => [{ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, ...items]);
+      } catch (error) {
+        await lease.release().catch(() => undefined);
+        return failure(executionId, error, new Map());
+      }
+      return runAndSettle(head, code, new Map(), lease);
+    },
+
+    async approve(input) {
+      const executionId = typeof input?.executionId === "string" ? input.executionId : "";
+      if (!executionId) return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId");
+      let lease: Lease | null;
+      try {
+        lease = await acquire(executionId, settings.lockWaitMs);
+      } catch (error) {
+        return failure(executionId, new CodemodeError("STORAGE_ERROR", `could not take the execution's lock: ${error instanceof Error ? error.message : String(error)}`));
+      }
+      if (!lease) return errorOutcome(executionId, "BUSY", `execution ${executionId} is busy (another pass or control operation holds it); try again`);
+      let handedOver = false;
+      try {
+        const head = await store.readHead(executionId);
+        if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`);
+        const { code, log } = await store.readCodeAndLog(head);
+        if (head.status !== "paused") {
+          // R-AP-3: a stale approval must never revive a finished or running execution.
+          return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} is ${head.status}; only a paused execution can be approved`, { calls: toLogEntries(log) });
+        }
+        const pendingSeq = head.pendingSeq;
+        const entry = pendingSeq === undefined ? undefined : log.get(pendingSeq);
+        if (pendingSeq === undefined || !entry || entry.state !== "pending") {
+          return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, { calls: toLogEntries(log) });
+        }
+        if (input.seq !== undefined && input.seq !== pendingSeq) {
+          // R-AP-7: a click on a stale screen must not approve something else.
+          return errorOutcome(executionId, "NOT_PAUSED", `action ${String(input.seq)} is not pending; the pending action is seq ${pendingSeq} (${entry.connector}.${entry.method})`, { calls: toLogEntries(log) });
+        }
+        const missing = head.connectors.filter((name) => !connectors.has(name));
+        if (missing.length > 0) {
+          return errorOutcome(executionId, "MISSING_CONNECTOR", `execution ${executionId} uses connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured in this runtime`, { calls: toLogEntries(log) });
+        }
+        const approved: StoredEntry = { ...entry, decision: decisionOf(true, input.by, input.reason) };
+        log.set(pendingSeq, approved);
+        head.status = "running";
+        head.updatedAt = Date.now();
+        delete head.pendingSeq;
+        await store.writeHeadAndEntry(head, approved);
+        await setIndexStatus(head);
+        handedOver = true;
+        return await runAndSettle(head, code, log, lease);
+      } catch (error) {
+        return failure(executionId, error);
+      } finally {
+        if (!handedOver) await lease.release().catch(() => undefined);
+      }
+    },
+
+    async reject(input) {
+      const executionId = typeof input?.executionId === "string" ? input.executionId : "";
+      if (!executionId || typeof input.seq !== "number") return false;
+      const lease = await acquire(executionId, settings.lockWaitMs).catch(() => null);
+      if (!lease) return false;
+      try {
+        const head = await store.readHead(executionId);
+        if (!head || head.status !== "paused" || head.pendingSeq !== input.seq) return false;
+        const [entry] = await store.readEntries(executionId, [input.seq]);
+        if (!entry || entry.state !== "pending") return false;
+        const decision = decisionOf(false, input.by, input.reason);
+        const rejected: StoredEntry = {
+          ...entry,
+          state: "error",
+          error: `rejected${input.by ? ` by ${input.by}` : ""}${input.reason ? `: ${input.reason}` : ""}`,
+          decision,
+          endedAt: decision.at,
+        };
+        head.status = "rejected";
+        head.updatedAt = decision.at;
+        delete head.pendingSeq;
+        await store.writeHeadAndEntry(head, rejected);
+        await setIndexStatus(head);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await lease.release().catch(() => undefined);
+      }
+    },
+
+    async pending(executionId) {
+      try {
+        const heads =
+          executionId === undefined
+            ? await pausedHeads()
+            : [await store.readHead(String(executionId))].filter((head): head is ExecutionHead => head?.status === "paused");
+        const actions: PendingAction[] = [];
+        for (const head of heads) {
+          if (head.pendingSeq === undefined) continue;
+          const [entry] = await store.readEntries(head.id, [head.pendingSeq]);
+          if (entry?.state === "pending") actions.push(toPendingAction(head.id, entry));
+        }
+        return actions;
+      } catch {
+        return [];
+      }
+    },
+
+    async executions(limit = 50) {
+      try {
+        const items = (await store.readIndex()).slice(0, Math.max(0, limit));
+        const heads = await store.readHeads(items.map((item) => item.id));
+        const states: ExecutionState[] = [];
+        for (const head of heads) {
+          if (!head) continue;
+          const code = await store.getRaw(store.keys.code(head.id));
+          states.push(toExecutionState(head, typeof code === "string" ? code : "", [], undefined));
+        }
+        return states;
+      } catch {
+        return [];
+      }
+    },
+
+    async execution(executionId) {
+      try {
+        const head = await store.readHead(String(executionId));
+        if (!head) return null;
+        const { code, log } = await store.readCodeAndLog(head);
+        const stored = await store.readResult(head.id);
+        return toExecutionState(head, code, toLogEntries(log), stored);
+      } catch {
+        return null;
+      }
+    },
+
+    async close() {
+      if (ownsExecutor) await executor.close();
+    },
+  };
+
+  async function pausedHeads(): Promise<ExecutionHead[]> {
+    const items = (await store.readIndex()).filter((item) => item.status === "paused");
+    const heads = await store.readHeads(items.map((item) => item.id));
+    return heads.filter((head): head is ExecutionHead => head?.status === "paused");
+  }
+}
+
+function decisionOf(approved: boolean, by: unknown, reason: unknown) {
+  const decision: { approved: boolean; by?: string; reason?: string; at: number } = { approved, at: Date.now() };
+  if (typeof by === "string" && by) decision.by = by;
+  if (typeof reason === "string" && reason) decision.reason = reason;
+  return decision;
+}
+
+function toPendingAction(executionId: string, entry: StoredEntry): PendingAction {
+  return { executionId, seq: entry.seq, connector: entry.connector, method: entry.method, args: safeDecode(entry.args) };
+}
+
+/** The log as the application sees it: values decoded, ordered by seq. */
+export function toLogEntries(log: Map<number, StoredEntry>): LogEntry[] {
+  return [...log.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map((entry) => {
+      const view: LogEntry = {
+        seq: entry.seq,
+        connector: entry.connector,
+        method: entry.method,
+        args: safeDecode(entry.args),
+        requiresApproval: entry.requiresApproval,
+        state: entry.state,
+        startedAt: entry.startedAt,
+      };
+      if (entry.result !== undefined) view.result = safeDecode(entry.result);
+      if (entry.error !== undefined) view.error = entry.error;
+      if (entry.ephemeral) view.ephemeral = true;
+      if (entry.decision) view.decision = { ...entry.decision };
+      if (entry.endedAt !== undefined) view.endedAt = entry.endedAt;
+      return view;
+    });
+}
+
+function safeDecode(text: string): unknown {
+  try {
+    return decodeDurable(text);
+  } catch {
+    return text;
+  }
+}
+
+function toExecutionState(head: ExecutionHead, code: string, log: LogEntry[], stored: { result?: string; omitted?: string; logs?: string[] } | undefined): ExecutionState {
+  const state: ExecutionState = {
+    id: head.id,
+    code,
+    status: head.status,
+    log,
+    connectors: [...head.connectors],
+    createdAt: head.createdAt,
+    updatedAt: head.updatedAt,
+  };
+  if (stored?.result !== undefined) state.result = safeDecode(stored.result);
+  else if (stored?.omitted !== undefined) state.result = { omitted: stored.omitted };
+  if (stored?.logs) state.logs = stored.logs;
+  if (head.error !== undefined) state.error = head.error;
+  if (head.errorCode !== undefined) state.errorCode = head.errorCode;
+  return state;
+}
+
+interface Settings {
+  connectors: Map<string, Connector>;
+  keyv: KeyvLike;
+  lock: LockProvider;
+  name: string;
+  maxExecutions: number;
+  timeoutMs: number;
+  memoryMb: number;
+  deterministic: boolean;
+  allowNetwork: boolean;
+  lockWaitMs: number;
+  leaseMs: number;
+}
+
+/** Host programming errors surface here, at creation, as one TypeError listing them all. */
+function checkOptions(options: CodemodeRuntimeOptions): Settings {
+  const problems: string[] = [];
+  const connectors = new Map<string, Connector>();
+  for (const definition of options.connectors ?? []) {
+    const found = connectorProblems(definition);
+    problems.push(...found);
+    if (found.length > 0) continue;
+    if (connectors.has(definition.name)) problems.push(`two connectors are named "${definition.name}"`);
+    connectors.set(definition.name, { ...definition, kind: "codemode-connector" });
+  }
+  const positive = (value: unknown, label: string) => {
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) problems.push(`${label} must be a positive number`);
+  };
+  positive(options.maxExecutions, "maxExecutions");
+  positive(options.limits?.timeoutMs, "limits.timeoutMs");
+  positive(options.limits?.memoryMb, "limits.memoryMb");
+  positive(options.lockWaitMs, "lockWaitMs");
+  positive(options.leaseMs, "leaseMs");
+  if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8) problems.push("limits.memoryMb must be at least 8");
+  const name = options.name ?? DEFAULTS.name;
+  if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);
+  if (options.transformResult !== undefined && typeof options.transformResult !== "function") problems.push("transformResult must be a function");
+
+  let keyv: KeyvLike;
+  let lock: LockProvider;
+  const storage = options.storage;
+  if (storage === undefined) {
+    keyv = new Keyv() as unknown as KeyvLike;
+    lock = createInProcessLock();
+  } else if (isKeyvLike(storage)) {
+    keyv = storage;
+    lock = createInProcessLock();
+  } else if (typeof storage === "object" && storage !== null && isKeyvLike((storage as { keyv?: unknown }).keyv)) {
+    keyv = storage.keyv;
+    lock = storage.lock;
+    if (!lock || typeof lock.acquire !== "function" || typeof lock.isHeld !== "function") problems.push("storage.lock must be a LockProvider");
+  } else {
+    problems.push("storage must be a Keyv instance or { keyv, lock }");
+    keyv = new Keyv() as unknown as KeyvLike;
+    lock = createInProcessLock();
+  }
+  if (problems.length > 0) throw new TypeError(`createCodemodeRuntime: ${problems.join("; ")}`);
+  return {
+    connectors,
+    keyv,
+    lock,
+    name,
+    maxExecutions: options.maxExecutions ?? DEFAULTS.maxExecutions,
+    timeoutMs: options.limits?.timeoutMs ?? DEFAULTS.timeoutMs,
+    memoryMb: options.limits?.memoryMb ?? DEFAULTS.memoryMb,
+    deterministic: options.deterministic ?? true,
+    allowNetwork: options.allowNetwork ?? false,
+    lockWaitMs: options.lockWaitMs ?? DEFAULTS.lockWaitMs,
+    leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
+  };
+}
+
+function isKeyvLike(value: unknown): value is KeyvLike {
+  return typeof value === "object" && value !== null && typeof (value as KeyvLike).get === "function" && typeof (value as KeyvLike).set === "function" && typeof (value as KeyvLike).delete === "function";
+}

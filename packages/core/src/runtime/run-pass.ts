@@ -1,0 +1,296 @@
+import type { Connector, ToolDefinition } from "../connectors/define-connector.js";
+import { decodeDurable, encodeDurable, MAX_DURABLE_CHARS } from "../log/durable-value.js";
+import { ExecutionStore, type ExecutionHead, type StoredEntry } from "../log/execution-store.js";
+import { CodemodeError, type ErrorCode } from "../outcome.js";
+import type { Executor, HostReply, ReplayEntry, SandboxRequest } from "../sandbox/executor.js";
+import { valueCodec } from "../sandbox/value-codec.js";
+import { decideCall, decideStep, stepArgs, type RecordedCall } from "./decide.js";
+
+export interface PassInput {
+  /** Mutated: seqLimit grows as new calls are recorded. */
+  head: ExecutionHead;
+  code: string;
+  /** Mutated: every entry this pass records lands here too. */
+  log: Map<number, StoredEntry>;
+  connectors: ReadonlyMap<string, Connector>;
+  store: ExecutionStore;
+  executor: Executor;
+  timeoutMs: number;
+  memoryMb: number;
+  allowNetwork: boolean;
+}
+
+export type PassEnd =
+  | { kind: "completed"; resultText: string; logs: string[] }
+  | { kind: "paused"; pendingSeq: number; logs: string[] }
+  | { kind: "error"; code: ErrorCode; message: string; logs: string[] };
+
+type Stop = { kind: "paused"; pendingSeq: number } | { kind: "error"; code: ErrorCode; message: string };
+
+const HALT: HostReply = { kind: "halt" };
+const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
+
+/**
+ * One pass of an execution: runs the stored code in a fresh sandbox and answers each call by
+ * the decision of `decideCall`. The first reason to stop (a pause, a divergence, a value that
+ * cannot be kept, a store failure) is taken synchronously when the request arrives, so a call
+ * the program issues after it is never run (R-RP-6); calls already running finish and are
+ * recorded (R-RP-7).
+ */
+export async function runPass(input: PassInput): Promise<PassEnd> {
+  const { head, log, store } = input;
+  let stop: Stop | undefined;
+  const usedSeqs = new Set<number>();
+  let headWrite: Promise<void> = Promise.resolve();
+
+  const halt = (reason: Stop): Promise<HostReply> => {
+    // A store failure outranks a pause: the pause may not have been recorded.
+    if (!stop || (reason.kind === "error" && reason.code === "STORAGE_ERROR" && stop.kind === "paused")) stop = reason;
+    return HALT_PROMISE;
+  };
+  const failWith = (error: unknown): Promise<HostReply> => {
+    if (CodemodeError.isInstance(error)) return halt({ kind: "error", code: error.code, message: error.message });
+    return halt({ kind: "error", code: "SANDBOX_ERROR", message: error instanceof Error ? error.message : String(error) });
+  };
+
+  /** Writes an entry; a new seq beyond the head's limit raises the limit first, in order. */
+  const record = (entry: StoredEntry): Promise<void> => {
+    log.set(entry.seq, entry);
+    if (entry.seq < head.seqLimit) return store.writeEntry(head.id, entry);
+    head.seqLimit = ExecutionStore.seqLimitFor(entry.seq);
+    const snapshot = { ...head };
+    headWrite = headWrite.then(() => store.writeHeadAndEntry(snapshot, entry));
+    return headWrite;
+  };
+
+  const claimSeq = (seq: number): boolean => {
+    if (usedSeqs.has(seq)) return false;
+    usedSeqs.add(seq);
+    return true;
+  };
+
+  function onRequest(request: SandboxRequest): Promise<HostReply> {
+    if (stop) return HALT_PROMISE;
+    switch (request.type) {
+      case "call":
+        return handleCall(request);
+      case "step":
+        return handleStep(request);
+      case "invalid":
+        return halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
+      case "service":
+        return Promise.resolve({ kind: "error", message: `codemode.${request.name} is not available in this runtime` });
+    }
+  }
+
+  function handleCall(request: Extract<SandboxRequest, { type: "call" }>): Promise<HostReply> {
+    const { seq, connector: connectorName, method } = request;
+    if (!claimSeq(seq)) return halt({ kind: "error", code: "SANDBOX_ERROR", message: `seq ${seq} was used twice in one pass` });
+    const tool = input.connectors.get(connectorName)?.tools[method] as ToolDefinition | undefined;
+    if (!tool || !Object.hasOwn(input.connectors.get(connectorName)!.tools, method)) {
+      return Promise.resolve({ kind: "error", message: `${connectorName}.${method} is not a configured tool` });
+    }
+    if (request.args.length > MAX_DURABLE_CHARS) {
+      return failWith(new CodemodeError("VALUE_TOO_LARGE", `the argument of ${connectorName}.${method} is ${request.args.length.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: store the data elsewhere and pass a small reference such as a path`));
+    }
+    let canonicalArgs: string;
+    let args: unknown;
+    try {
+      canonicalArgs = request.args === "" ? "" : valueCodec.canonical(request.args);
+      args = decodeDurable(request.args);
+    } catch (error) {
+      return halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
+    }
+    const recorded = log.get(seq);
+    const decision = decideCall(
+      { seq, connector: connectorName, method, canonicalArgs },
+      recorded && toRecordedCall(recorded),
+      {
+        requiresApproval: resolveRequiresApproval(tool, args),
+        reexecute: tool.replay === "reexecute",
+        onInterrupted: tool.onInterrupted ?? "rerun",
+      },
+    );
+    switch (decision.type) {
+      case "diverge":
+        return halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+      case "replay":
+        return Promise.resolve(
+          decision.outcome === "value" ? { kind: "value", value: recorded!.result ?? "" } : { kind: "error", message: recorded!.error ?? "the call failed" },
+        );
+      case "pause": {
+        halt({ kind: "paused", pendingSeq: seq });
+        const entry: StoredEntry = recorded
+          ? { ...recorded, state: "pending" }
+          : { seq, connector: connectorName, method, args: request.args, requiresApproval: true, state: "pending", startedAt: Date.now() };
+        delete entry.decision;
+        return record(entry).then(() => HALT, failWith);
+      }
+      case "execute":
+        return execute(tool, seq, connectorName, method, request.args, args, recorded, decision.reason);
+    }
+  }
+
+  async function execute(
+    tool: ToolDefinition,
+    seq: number,
+    connectorName: string,
+    method: string,
+    argsText: string,
+    args: unknown,
+    recorded: StoredEntry | undefined,
+    reason: "new" | "approved" | "reexecute" | "interrupted",
+  ): Promise<HostReply> {
+    const ephemeral = tool.replay === "reexecute";
+    const entry: StoredEntry = recorded
+      ? { ...recorded, state: "executing" }
+      : { seq, connector: connectorName, method, args: argsText, requiresApproval: false, state: "executing", startedAt: Date.now() };
+    if (ephemeral) entry.ephemeral = true;
+    try {
+      // Write-ahead, so a host that dies mid-call leaves an `executing` entry (R-RP-4). An
+      // ephemeral call already in the log just runs again: nothing about it changes.
+      if (!(reason === "reexecute" && recorded)) await record(entry);
+    } catch (error) {
+      return failWith(error);
+    }
+
+    const context = { executionId: head.id, seq, idempotencyKey: `${head.id}:${seq}`, connector: connectorName, method };
+    let resultText: string;
+    try {
+      const result = await tool.execute(args as never, context);
+      try {
+        resultText = encodeDurable(result, `the result of ${connectorName}.${method}`);
+      } catch (error) {
+        // The effect happened; keep that in the log even though its result cannot be kept.
+        const message = error instanceof Error ? error.message : String(error);
+        await record({ ...entry, state: "applied", error: message, endedAt: Date.now() }).catch(() => undefined);
+        return failWith(error);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      try {
+        await record({ ...entry, state: "error", error: message, endedAt: Date.now() });
+      } catch (storeError) {
+        return failWith(storeError);
+      }
+      return { kind: "error", message };
+    }
+    try {
+      if (ephemeral) {
+        if (!(reason === "reexecute" && recorded)) await record({ ...entry, state: "applied", endedAt: Date.now() });
+      } else {
+        await record({ ...entry, state: "applied", result: resultText, endedAt: Date.now() });
+      }
+    } catch (error) {
+      return failWith(error);
+    }
+    return { kind: "value", value: resultText };
+  }
+
+  async function handleStep(request: Extract<SandboxRequest, { type: "step" }>): Promise<HostReply> {
+    const { seq, name } = request;
+    if (!claimSeq(seq)) return halt({ kind: "error", code: "SANDBOX_ERROR", message: `seq ${seq} was used twice in one pass` });
+    const recorded = log.get(seq);
+    const decision = decideStep(seq, name, recorded && toRecordedCall(recorded));
+    if (decision.type === "diverge") return halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+    if (decision.type === "replay") return { kind: "value", value: "" };
+    if (request.value !== undefined && request.value.length > MAX_DURABLE_CHARS) {
+      return failWith(new CodemodeError("VALUE_TOO_LARGE", `the result of codemode.step("${name}") is ${request.value.length.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: store the data elsewhere and pass a small reference such as a path`));
+    }
+    const now = Date.now();
+    const entry: StoredEntry = {
+      seq,
+      connector: "codemode",
+      method: "step",
+      args: stepArgs(name),
+      requiresApproval: false,
+      state: request.error === undefined ? "applied" : "error",
+      seqAfter: request.seqAfter,
+      startedAt: now,
+      endedAt: now,
+    };
+    if (request.error === undefined) entry.result = request.value ?? "";
+    else entry.error = request.error;
+    try {
+      await record(entry);
+    } catch (error) {
+      return failWith(error);
+    }
+    return { kind: "value", value: "" };
+  }
+
+  const result = await input.executor.runPass({
+    code: input.code,
+    connectors: Object.fromEntries([...input.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)])),
+    onRequest,
+    replay: replayEntries(log),
+    deterministic: head.deterministic ? { seed: head.seed, clockMs: head.clockMs } : false,
+    allowNetwork: input.allowNetwork,
+    timeoutMs: input.timeoutMs,
+    memoryMb: input.memoryMb,
+  });
+  await headWrite.catch(() => undefined);
+
+  const finalStop = stop as Stop | undefined;
+  if (finalStop?.kind === "error") return { kind: "error", code: finalStop.code, message: finalStop.message, logs: result.logs };
+  if (finalStop?.kind === "paused") return { kind: "paused", pendingSeq: finalStop.pendingSeq, logs: result.logs };
+  switch (result.status) {
+    case "returned":
+      return { kind: "completed", resultText: result.value, logs: result.logs };
+    case "failed":
+      return { kind: "error", code: result.code, message: result.error, logs: result.logs };
+    case "halted":
+      return { kind: "error", code: "SANDBOX_ERROR", message: "the pass was halted without a reason", logs: result.logs };
+  }
+}
+
+function resolveRequiresApproval(tool: ToolDefinition, args: unknown): boolean {
+  const rule = tool.requiresApproval;
+  if (typeof rule !== "function") return rule === true;
+  try {
+    return rule(args as never) !== false;
+  } catch {
+    // A rule that cannot decide must not let a gated action through.
+    return true;
+  }
+}
+
+function toRecordedCall(entry: StoredEntry): RecordedCall {
+  const recorded: RecordedCall = {
+    connector: entry.connector,
+    method: entry.method,
+    canonicalArgs: canonicalOf(entry.args),
+    state: entry.state,
+  };
+  if (entry.ephemeral) recorded.ephemeral = true;
+  if (entry.decision?.approved) recorded.approved = true;
+  return recorded;
+}
+
+function canonicalOf(argsText: string): string {
+  if (argsText === "") return "";
+  try {
+    return valueCodec.canonical(argsText);
+  } catch {
+    return argsText;
+  }
+}
+
+/** Recorded calls and steps the sandbox may answer itself. */
+function replayEntries(log: Map<number, StoredEntry>): ReplayEntry[] {
+  const entries: ReplayEntry[] = [];
+  for (const entry of log.values()) {
+    const isStep = entry.connector === "codemode" && entry.method === "step";
+    if (isStep) {
+      const name = (JSON.parse(entry.args) as { name: string }).name;
+      if (entry.state === "applied") entries.push({ kind: "step", seq: entry.seq, name, seqAfter: entry.seqAfter ?? entry.seq + 1, outcome: "value", text: entry.result ?? "" });
+      else if (entry.state === "error") entries.push({ kind: "step", seq: entry.seq, name, seqAfter: entry.seqAfter ?? entry.seq + 1, outcome: "error", text: entry.error ?? "the step failed" });
+      continue;
+    }
+    if (entry.ephemeral) continue;
+    const base = { kind: "call" as const, seq: entry.seq, connector: entry.connector, method: entry.method, canonicalArgs: canonicalOf(entry.args) };
+    if ((entry.state === "applied" || entry.state === "reverted") && entry.result !== undefined) entries.push({ ...base, outcome: "value", text: entry.result });
+    else if (entry.state === "error") entries.push({ ...base, outcome: "error", text: entry.error ?? "the call failed" });
+  }
+  return entries;
+}
