@@ -23,6 +23,7 @@ export {
   type PendingAction,
 } from "./outcome.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
+export { truncateResult } from "./runtime/truncate-result.js";
 export type { KeyvLike } from "./log/execution-store.js";
 export { createInProcessLock, type Lease, type LockProvider } from "./log/lock.js";
 export * from "./sandbox/index.js";
