@@ -21,6 +21,7 @@ export {
   type LogEntryState,
   type Outcome,
   type PendingAction,
+  type RollbackReport,
 } from "./outcome.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
 export { truncateResult } from "./runtime/truncate-result.js";

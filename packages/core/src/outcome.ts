@@ -107,3 +107,18 @@ export class CodemodeError extends Error {
     return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "CodemodeError" && typeof (error as { code?: unknown }).code === "string";
   }
 }
+
+/** What `rollback` did, as data (R-RB-1 … R-RB-4). */
+export interface RollbackReport {
+  executionId: string;
+  /** The execution's status after the rollback. */
+  status: ExecutionStatus;
+  /** Seqs reverted by this call, highest first. */
+  reverted: number[];
+  failed: { seq: number; error: string }[];
+  /** Applied calls with no `revert`, or whose connector is not configured now. */
+  skipped: number[];
+  /** Set when the rollback could not run at all (NOT_FOUND, BUSY, STORAGE_ERROR). */
+  code?: ErrorCode;
+  error?: string;
+}

@@ -12,9 +12,11 @@ import {
   type LogEntry,
   type Outcome,
   type PendingAction,
+  type RollbackReport,
 } from "../outcome.js";
 import type { Executor } from "../sandbox/executor.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
+import { deleteOne, expireStale, pruneTerminal, rollbackExecution, runDisposeHooks, runPassEndHooks, setIndexStatus as writeIndexStatus, type LifecycleContext } from "./lifecycle.js";
 import { runPass, type PassEnd } from "./run-pass.js";
 
 export interface CodemodeRuntimeOptions {
@@ -43,6 +45,8 @@ export interface CodemodeRuntimeOptions {
   lockWaitMs?: number;
   /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
   leaseMs?: number;
+  /** Where swallowed hook errors are reported (R-RS-3). Default: console. */
+  logger?: { warn(message: string): void };
 }
 
 export interface CodemodeRuntime {
@@ -58,6 +62,14 @@ export interface CodemodeRuntime {
   executions(limit?: number): Promise<ExecutionState[]>;
   /** One execution with its log, or null. */
   execution(executionId: string): Promise<ExecutionState | null>;
+  /** Reverts applied calls, newest first, with each tool's `revert`; a report, never a throw. */
+  rollback(input: { executionId: string }): Promise<RollbackReport>;
+  /** Deletes an execution and its log (disposing it when it was not terminal). False when unknown or busy. */
+  deleteExecution(executionId: string): Promise<boolean>;
+  /** Deletes terminal executions beyond the newest `keep` (default 50); returns how many. */
+  pruneExecutions(keep?: number): Promise<number>;
+  /** Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is gone become error. */
+  expirePaused(options?: { maxAgeMs?: number }): Promise<string[]>;
   /** Releases isolates and timers the runtime holds. */
   close(): Promise<void>;
 }
@@ -83,6 +95,17 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
 
   const acquire = (executionId: string, waitMs: number) => lock.acquire(store.keys.lock(executionId), { ttlMs: settings.leaseMs, waitMs });
 
+  const logger = options.logger ?? console;
+  const lifecycle: LifecycleContext = {
+    store,
+    lock,
+    connectors,
+    leaseMs: settings.leaseMs,
+    lockWaitMs: settings.lockWaitMs,
+    updateIndex,
+    warn: (message) => logger.warn(`[codemode] ${message}`),
+  };
+
   async function updateIndex(change: (items: IndexItem[]) => IndexItem[]): Promise<void> {
     const lease = await lock.acquire(store.keys.indexLock, { ttlMs: settings.leaseMs, waitMs: settings.lockWaitMs });
     if (!lease) throw new CodemodeError("BUSY", "the execution index stayed locked; try again");
@@ -93,8 +116,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     }
   }
 
-  const setIndexStatus = (head: ExecutionHead) =>
-    updateIndex((items) => items.map((item) => (item.id === head.id ? { ...item, status: head.status, updatedAt: head.updatedAt } : item)));
+  const setIndexStatus = (head: ExecutionHead) => writeIndexStatus(lifecycle, head);
 
   /** Runs a pass while holding the lease, then records how it ended. */
   async function runAndSettle(head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: Lease): Promise<Outcome> {
@@ -112,7 +134,12 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         memoryMb: settings.memoryMb,
         allowNetwork: settings.allowNetwork,
       });
-      return await settle(head, log, end);
+      const outcome = await settle(head, log, end);
+      clearInterval(renewal);
+      await lease.release().catch(() => undefined);
+      // Hooks run once the record is written and the lease is free; they keep no instance memory.
+      if (head.status !== "running") await runPassEndHooks(lifecycle, head.id, head.status === "paused" ? "paused" : (head.status as Exclude<typeof head.status, "running" | "paused">));
+      return outcome;
     } catch (error) {
       return failure(head.id, error, log);
     } finally {
@@ -212,6 +239,8 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         await lease.release().catch(() => undefined);
         return failure(executionId, error, new Map());
       }
+      // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs.
+      await pruneTerminal(lifecycle, settings.maxExecutions).catch((error: unknown) => lifecycle.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
       return runAndSettle(head, code, new Map(), lease);
     },
 
@@ -286,6 +315,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         delete head.pendingSeq;
         await store.writeHeadAndEntry(head, rejected);
         await setIndexStatus(head);
+        await runDisposeHooks(lifecycle, executionId, "rejected");
         return true;
       } catch {
         return false;
@@ -337,6 +367,34 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         return toExecutionState(head, code, toLogEntries(log), stored);
       } catch {
         return null;
+      }
+    },
+
+    async rollback(input) {
+      return rollbackExecution(lifecycle, String(input?.executionId ?? ""));
+    },
+
+    async deleteExecution(executionId) {
+      try {
+        return (await deleteOne(lifecycle, String(executionId))) === true;
+      } catch {
+        return false;
+      }
+    },
+
+    async pruneExecutions(keep = DEFAULTS.maxExecutions) {
+      try {
+        return await pruneTerminal(lifecycle, keep);
+      } catch {
+        return 0;
+      }
+    },
+
+    async expirePaused(expireOptions) {
+      try {
+        return await expireStale(lifecycle, expireOptions?.maxAgeMs ?? 24 * 60 * 60 * 1000);
+      } catch {
+        return [];
       }
     },
 
