@@ -11,9 +11,10 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
+import { runtimeBenchmark } from "./runtime.bench.ts";
 import type { Benchmark, BenchRow } from "./harness.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark];
+const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 
