@@ -88,7 +88,8 @@ export function errorOutcome(
 ): ErrorOutcome {
   const outcome: ErrorOutcome = { status: "error", executionId, error, code };
   if (extra.logs && extra.logs.length > 0) outcome.logs = extra.logs;
-  if (extra.calls) outcome.calls = extra.calls;
+  // R-RT-2: every outcome carries the log as it stands; none when the execution is unknown.
+  outcome.calls = extra.calls ?? [];
   return outcome;
 }
 

@@ -14,6 +14,8 @@ export interface KeyvLike {
   deleteMany?(keys: string[]): Promise<unknown>;
   throwOnErrors?: boolean;
   on?(event: "error", listener: (error: unknown) => void): unknown;
+  /** Keyv's adapter, when this is a Keyv instance. */
+  store?: unknown;
 }
 
 /** The small record of an execution that changes with its status. Code and log live apart. */
@@ -89,6 +91,9 @@ export class ExecutionStore {
     this.keys = storeKeys(runtimeName);
     // Keyv 5 swallows adapter errors unless told otherwise; a failed read would look like "not found".
     keyv.throwOnErrors = true;
+    // Some adapters (KeyvRedis) swallow errors behind a switch of their own, returning "missing".
+    const adapter = adapterOf(keyv);
+    if (adapter && "throwOnErrors" in adapter) adapter.throwOnErrors = true;
     keyv.on?.("error", () => {
       // Errors are thrown to the caller (throwOnErrors); the listener keeps Keyv 6 from also rejecting unhandled.
     });
@@ -190,7 +195,11 @@ export class ExecutionStore {
   private async getMany(keys: string[]): Promise<unknown[]> {
     if (keys.length === 0) return [];
     return this.guard("read the store", async () => {
-      if (this.keyv.getMany) return this.keyv.getMany(keys);
+      // Over an adapter without getMany, Keyv's getMany reads key by key and turns a failed read
+      // into a missing key, even with throwOnErrors: a log entry would vanish and its call run again.
+      const adapter = adapterOf(this.keyv);
+      const batched = this.keyv.getMany && !(adapter && typeof adapter.getMany !== "function");
+      if (batched) return this.keyv.getMany!(keys);
       return Promise.all(keys.map((key) => this.keyv.get(key)));
     });
   }
@@ -214,6 +223,12 @@ export class ExecutionStore {
       throw new CodemodeError("STORAGE_ERROR", `the store failed to ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
+}
+
+/** The adapter under a Keyv instance, if any (a Map has no getMany and never fails). */
+function adapterOf(keyv: KeyvLike): { getMany?: unknown; throwOnErrors?: unknown } | undefined {
+  const adapter = keyv.store;
+  return typeof adapter === "object" && adapter !== null && !(adapter instanceof Map) ? (adapter as { getMany?: unknown; throwOnErrors?: unknown }) : undefined;
 }
 
 function parseJson<T>(text: unknown, what: string): T {

@@ -120,7 +120,8 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
 
   /** Runs a pass while holding the lease, then records how it ended. */
   async function runAndSettle(head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: Lease): Promise<Outcome> {
-    const renewal = setInterval(() => void lease.renew(settings.leaseMs).catch(() => undefined), Math.max(1_000, settings.leaseMs / 3));
+    // Renewed well within its length: a longer interval would let a short lease lapse mid-pass.
+    const renewal = setInterval(() => void lease.renew(settings.leaseMs).catch(() => undefined), settings.leaseMs / 3);
     try {
       head.passes += 1;
       const end = await runPass({
@@ -134,6 +135,16 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         memoryMb: settings.memoryMb,
         allowNetwork: settings.allowNetwork,
       });
+      if (!(await lease.renew(settings.leaseMs).catch(() => false))) {
+        // R-ST-4: the lease lapsed, so this host was taken for gone; settle only if no one ended the run meanwhile.
+        const retaken = await acquire(head.id, 0).catch(() => null);
+        const stored = retaken ? await store.readHead(head.id).catch(() => undefined) : undefined;
+        if (!retaken || stored?.status !== "running") {
+          await retaken?.release().catch(() => undefined);
+          return failure(head.id, new CodemodeError("BUSY", `execution ${head.id} was taken over while this pass ran (its lease lapsed; it is now ${stored?.status ?? "held elsewhere"}); this pass's result is not recorded`), log);
+        }
+        lease = retaken;
+      }
       const outcome = await settle(head, log, end);
       clearInterval(renewal);
       await lease.release().catch(() => undefined);
@@ -182,8 +193,9 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       await store.writeResult(head.id, { ...kept, ...(end.logs.length > 0 ? { logs: end.logs } : {}) });
       await store.writeHead(head);
       await setIndexStatus(head);
-      const raw = decodeDurable(end.resultText);
-      return { status: "completed", executionId: head.id, result: transform(raw, end.logs), ...logs, calls };
+      // Transformed before the logs are handed out: a transform failure adds a line to them.
+      const result = transform(decodeDurable(end.resultText), end.logs);
+      return { status: "completed", executionId: head.id, result, ...(end.logs.length > 0 ? { logs: end.logs } : {}), calls };
     } catch (error) {
       return failure(head.id, error, log, end.logs);
     }
@@ -199,13 +211,23 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     }
   }
 
-  function failure(executionId: string, error: unknown, log?: Map<number, StoredEntry>, logs?: string[]): Outcome {
+  function failure(executionId: string, error: unknown, log?: Map<number, StoredEntry> | LogEntry[], logs?: string[]): Outcome {
     const code: ErrorCode = CodemodeError.isInstance(error) ? error.code : "SANDBOX_ERROR";
     const message = error instanceof Error ? error.message : String(error);
     const extra: { logs?: string[]; calls?: LogEntry[] } = {};
     if (logs) extra.logs = logs;
-    if (log) extra.calls = toLogEntries(log);
+    if (log) extra.calls = Array.isArray(log) ? log : toLogEntries(log);
     return errorOutcome(executionId, code, message, extra);
+  }
+
+  /** The log as it stands, read without the lock, for an outcome that could not take it (R-RT-2). */
+  async function currentCalls(executionId: string): Promise<LogEntry[]> {
+    try {
+      const head = await store.readHead(executionId);
+      return head ? toLogEntries((await store.readCodeAndLog(head)).log) : [];
+    } catch {
+      return [];
+    }
   }
 
   return {
@@ -246,18 +268,18 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
 
     async approve(input) {
       const executionId = typeof input?.executionId === "string" ? input.executionId : "";
-      if (!executionId) return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId");
+      if (!executionId) return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId", { calls: [] });
       let lease: Lease | null;
       try {
         lease = await acquire(executionId, settings.lockWaitMs);
       } catch (error) {
-        return failure(executionId, new CodemodeError("STORAGE_ERROR", `could not take the execution's lock: ${error instanceof Error ? error.message : String(error)}`));
+        return failure(executionId, new CodemodeError("STORAGE_ERROR", `could not take the execution's lock: ${error instanceof Error ? error.message : String(error)}`), await currentCalls(executionId));
       }
-      if (!lease) return errorOutcome(executionId, "BUSY", `execution ${executionId} is busy (another pass or control operation holds it); try again`);
+      if (!lease) return errorOutcome(executionId, "BUSY", `execution ${executionId} is busy (another pass or control operation holds it); try again`, { calls: await currentCalls(executionId) });
       let handedOver = false;
       try {
         const head = await store.readHead(executionId);
-        if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`);
+        if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`, { calls: [] });
         const { code, log } = await store.readCodeAndLog(head);
         if (head.status !== "paused") {
           // R-AP-3: a stale approval must never revive a finished or running execution.
@@ -286,7 +308,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         handedOver = true;
         return await runAndSettle(head, code, log, lease);
       } catch (error) {
-        return failure(executionId, error);
+        return failure(executionId, error, await currentCalls(executionId));
       } finally {
         if (!handedOver) await lease.release().catch(() => undefined);
       }
@@ -516,7 +538,7 @@ function checkOptions(options: CodemodeRuntimeOptions): Settings {
     lock = createInProcessLock();
   } else if (isKeyvLike(storage)) {
     keyv = storage;
-    lock = createInProcessLock();
+    lock = inProcessLockFor(storage);
   } else if (typeof storage === "object" && storage !== null && isKeyvLike((storage as { keyv?: unknown }).keyv)) {
     keyv = storage.keyv;
     lock = storage.lock;
@@ -540,6 +562,17 @@ function checkOptions(options: CodemodeRuntimeOptions): Settings {
     lockWaitMs: options.lockWaitMs ?? DEFAULTS.lockWaitMs,
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
   };
+}
+
+/**
+ * One in-process lock per Keyv instance: two runtimes of one process sharing a store must
+ * serialise approvals of the same execution (R-AP-6), which two separate locks would not.
+ */
+const inProcessLocks = new WeakMap<KeyvLike, LockProvider>();
+function inProcessLockFor(keyv: KeyvLike): LockProvider {
+  let lock = inProcessLocks.get(keyv);
+  if (!lock) inProcessLocks.set(keyv, (lock = createInProcessLock()));
+  return lock;
 }
 
 function isKeyvLike(value: unknown): value is KeyvLike {

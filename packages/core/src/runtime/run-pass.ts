@@ -79,6 +79,7 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       case "invalid":
         return halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
       case "service":
+        if (request.name === "fetch" && input.allowNetwork && request.seq !== undefined) return handleFetch(request.seq, request.args);
         return Promise.resolve({ kind: "error", message: `codemode.${request.name} is not available in this runtime` });
     }
   }
@@ -217,6 +218,59 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       return failWith(error);
     }
     return { kind: "value", value: "" };
+  }
+
+  /**
+   * R-SB-5: a host-run fetch, recorded like a step so it does not repeat during replay. The
+   * response body is read as text and kept in the log, so it counts against the durable limit.
+   */
+  async function handleFetch(seq: number, argsText: string): Promise<HostReply> {
+    if (!claimSeq(seq)) return halt({ kind: "error", code: "SANDBOX_ERROR", message: `seq ${seq} was used twice in one pass` });
+    let canonicalArgs: string;
+    let request: { input: string; init: { method?: unknown; headers?: unknown; body?: unknown } | null };
+    try {
+      canonicalArgs = valueCodec.canonical(argsText);
+      request = decodeDurable(argsText) as typeof request;
+    } catch (error) {
+      return halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
+    }
+    const recorded = log.get(seq);
+    const decision = decideCall(
+      { seq, connector: "codemode", method: "fetch", canonicalArgs },
+      recorded && toRecordedCall(recorded),
+      { requiresApproval: false, reexecute: false, onInterrupted: "rerun" },
+    );
+    if (decision.type === "diverge") return halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+    if (decision.type === "replay") {
+      return decision.outcome === "value" ? { kind: "value", value: recorded!.result ?? "" } : { kind: "error", message: recorded!.error ?? "fetch failed" };
+    }
+    const entry: StoredEntry = { seq, connector: "codemode", method: "fetch", args: argsText, requiresApproval: false, state: "executing", startedAt: Date.now() };
+    try {
+      await record(entry);
+      const init = request.init ?? {};
+      const response = await fetch(String(request.input), {
+        method: typeof init.method === "string" ? init.method : "GET",
+        headers: (typeof init.headers === "object" && init.headers !== null ? init.headers : {}) as Record<string, string>,
+        body: typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : null,
+        signal: AbortSignal.timeout(input.timeoutMs),
+      });
+      const body = await response.text();
+      const resultText = encodeDurable(
+        { url: response.url, status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body },
+        `the response of fetch(${JSON.stringify(String(request.input)).slice(0, 100)})`,
+      );
+      await record({ ...entry, state: "applied", result: resultText, endedAt: Date.now() });
+      return { kind: "value", value: resultText };
+    } catch (error) {
+      if (CodemodeError.isInstance(error)) return failWith(error);
+      const message = `fetch failed: ${error instanceof Error ? error.message : String(error)}`;
+      try {
+        await record({ ...entry, state: "error", error: message, endedAt: Date.now() });
+      } catch (storeError) {
+        return failWith(storeError);
+      }
+      return { kind: "error", message };
+    }
   }
 
   const result = await input.executor.runPass({
