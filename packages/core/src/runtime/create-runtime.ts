@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Keyv from "keyv";
 import { connectorProblems, type Connector, type ConnectorDefinition } from "../connectors/define-connector.js";
+import { createArgsValidator, schemaProblems, type ArgsValidator } from "../connectors/validate-args.js";
 import { decodeDurable, MAX_DURABLE_CHARS } from "../log/durable-value.js";
 import { ExecutionStore, type ExecutionHead, type IndexItem, type KeyvLike, type StoredEntry } from "../log/execution-store.js";
 import { createInProcessLock, type Lease, type LockProvider } from "../log/lock.js";
@@ -92,6 +93,12 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb });
   const ownsExecutor = options.executor === undefined;
   const connectorNames = [...connectors.keys()];
+  const validators = new Map<string, ArgsValidator>();
+  for (const connector of connectors.values()) {
+    for (const [method, tool] of Object.entries(connector.tools)) {
+      if (tool.inputSchema !== undefined) validators.set(`${connector.name}.${method}`, createArgsValidator(`${connector.name}.${method}`, tool));
+    }
+  }
 
   const acquire = (executionId: string, waitMs: number) => lock.acquire(store.keys.lock(executionId), { ttlMs: settings.leaseMs, waitMs });
 
@@ -129,6 +136,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         code,
         log,
         connectors,
+        validators,
         store,
         executor,
         timeoutMs: settings.timeoutMs,
@@ -516,6 +524,7 @@ function checkOptions(options: CodemodeRuntimeOptions): Settings {
     if (found.length > 0) continue;
     if (connectors.has(definition.name)) problems.push(`two connectors are named "${definition.name}"`);
     connectors.set(definition.name, { ...definition, kind: "codemode-connector" });
+    for (const [method, tool] of Object.entries(definition.tools)) problems.push(...schemaProblems(`${definition.name}.${method}`, tool));
   }
   const positive = (value: unknown, label: string) => {
     if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) problems.push(`${label} must be a positive number`);

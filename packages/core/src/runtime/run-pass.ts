@@ -1,4 +1,5 @@
 import type { Connector, ToolDefinition } from "../connectors/define-connector.js";
+import type { ArgsValidator } from "../connectors/validate-args.js";
 import { decodeDurable, encodeDurable, MAX_DURABLE_CHARS } from "../log/durable-value.js";
 import { ExecutionStore, type ExecutionHead, type StoredEntry } from "../log/execution-store.js";
 import { CodemodeError, type ErrorCode } from "../outcome.js";
@@ -13,6 +14,8 @@ export interface PassInput {
   /** Mutated: every entry this pass records lands here too. */
   log: Map<number, StoredEntry>;
   connectors: ReadonlyMap<string, Connector>;
+  /** Argument validators by "connector.method" (R-CON-2); tools without a schema have none. */
+  validators?: ReadonlyMap<string, ArgsValidator>;
   store: ExecutionStore;
   executor: Executor;
   timeoutMs: number;
@@ -155,6 +158,21 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       return failWith(error);
     }
 
+    // R-CON-2: arguments are checked before execute; a mismatch rejects the call in the sandbox
+    // and is recorded, so it replays as the same rejection.
+    const validator = input.validators?.get(`${connectorName}.${method}`);
+    if (validator) {
+      const validation = await validator(args);
+      if (!validation.ok) {
+        try {
+          await record({ ...entry, state: "error", error: validation.message, endedAt: Date.now() });
+        } catch (error) {
+          return failWith(error);
+        }
+        return { kind: "error", message: validation.message };
+      }
+      args = validation.value;
+    }
     const context = { executionId: head.id, seq, idempotencyKey: `${head.id}:${seq}`, connector: connectorName, method };
     let resultText: string;
     try {
