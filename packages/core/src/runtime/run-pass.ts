@@ -125,7 +125,7 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       case "pause": {
         halt({ kind: "paused", pendingSeq: seq });
         const entry: StoredEntry = recorded
-          ? { ...recorded, state: "pending" }
+          ? { ...recorded, state: "pending", requiresApproval: true }
           : { seq, connector: connectorName, method, args: request.args, requiresApproval: true, state: "pending", startedAt: Date.now() };
         delete entry.decision;
         return record(entry).then(() => HALT, failWith);
