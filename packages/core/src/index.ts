@@ -25,6 +25,8 @@ export {
 } from "./outcome.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
 export { truncateResult } from "./runtime/truncate-result.js";
+export { modelDescription, type ModelDescriptionOptions } from "./runtime/model-description.js";
+export { approvalResultText, modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "./runtime/model-output.js";
 export type { KeyvLike } from "./log/execution-store.js";
 export { createInProcessLock, type Lease, type LockProvider } from "./log/lock.js";
 export * from "./sandbox/index.js";

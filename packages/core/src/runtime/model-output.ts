@@ -1,0 +1,58 @@
+import type { Outcome } from "../outcome.js";
+
+export interface ModelOutputOptions {
+  /** Log lines the model sees; the rest are summarised. Default 50. */
+  maxLogLines?: number;
+  /** Characters per log line the model sees. Default 2 000. */
+  maxLogLineChars?: number;
+}
+
+/** An outcome as a model should see it: no call log, bounded console output. */
+export type ModelFacingOutcome =
+  | { status: "completed"; executionId: string; result: unknown; logs?: string[] }
+  | { status: "paused"; executionId: string; pending: Array<{ seq: number; connector: string; method: string; args: unknown }>; message: string; logs?: string[] }
+  | { status: "error"; executionId: string; code: string; error: string; logs?: string[] };
+
+/**
+ * What every framework adapter hands the model (R-AI-1, R-LC-1): the outcome without `calls`
+ * (the audit log is for the application), logs bounded, and for a pause a sentence telling the
+ * model to wait for the human instead of re-issuing the code.
+ *
+ * @example
+ * toModelOutput: ({ output }) => ({ type: "json", value: modelFacingOutcome(output) })
+ */
+export function modelFacingOutcome(outcome: Outcome, options: ModelOutputOptions = {}): ModelFacingOutcome {
+  const logs = boundLogs(outcome.logs, options);
+  const withLogs = logs ? { logs } : {};
+  switch (outcome.status) {
+    case "completed":
+      return { status: "completed", executionId: outcome.executionId, result: outcome.result, ...withLogs };
+    case "paused":
+      return {
+        status: "paused",
+        executionId: outcome.executionId,
+        pending: outcome.pending.map(({ seq, connector, method, args }) => ({ seq, connector, method, args })),
+        message: "Paused: a human must approve the pending action. Tell the user what is waiting; do not re-issue the code. The run continues by itself after approval.",
+        ...withLogs,
+      };
+    case "error":
+      return { status: "error", executionId: outcome.executionId, code: outcome.code, error: outcome.error, ...withLogs };
+  }
+}
+
+function boundLogs(logs: string[] | undefined, options: ModelOutputOptions): string[] | undefined {
+  if (!logs || logs.length === 0) return undefined;
+  const maxLines = options.maxLogLines ?? 50;
+  const maxChars = options.maxLogLineChars ?? 2_000;
+  const clipped = logs.slice(0, maxLines).map((line) => (line.length > maxChars ? `${line.slice(0, maxChars)}… [${line.length - maxChars} more characters]` : line));
+  if (logs.length > maxLines) clipped.push(`[${logs.length - maxLines} more log lines not shown]`);
+  return clipped;
+}
+
+/**
+ * One line for a conversation after `approve` (R-LC-2, R-AI-1): the adapters wrap it in their
+ * framework's tool-result message so the model continues with the real result.
+ */
+export function approvalResultText(outcome: Outcome): string {
+  return JSON.stringify(modelFacingOutcome(outcome));
+}
