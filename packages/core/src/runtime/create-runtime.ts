@@ -18,6 +18,7 @@ import {
 import type { Executor } from "../sandbox/executor.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
 import { deleteOne, expireStale, pruneTerminal, rollbackExecution, runDisposeHooks, runPassEndHooks, setIndexStatus as writeIndexStatus, type LifecycleContext } from "./lifecycle.js";
+import { modelDescription, type ModelDescriptionOptions } from "./model-description.js";
 import { runPass, type PassEnd } from "./run-pass.js";
 
 export interface CodemodeRuntimeOptions {
@@ -71,6 +72,8 @@ export interface CodemodeRuntime {
   pruneExecutions(keep?: number): Promise<number>;
   /** Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is gone become error. */
   expirePaused(options?: { maxAgeMs?: number }): Promise<string[]>;
+  /** The text that tells a model how to use this runtime's Code Mode tool (R-AI-2). */
+  modelDescription(options?: Omit<ModelDescriptionOptions, "allowNetwork">): string;
   /** Releases isolates and timers the runtime holds. */
   close(): Promise<void>;
 }
@@ -426,6 +429,10 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       } catch {
         return [];
       }
+    },
+
+    modelDescription(descriptionOptions) {
+      return modelDescription(connectors.values(), { ...descriptionOptions, allowNetwork: settings.allowNetwork });
     },
 
     async close() {
