@@ -25,6 +25,10 @@ export {
 } from "./outcome.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
 export { truncateResult } from "./runtime/truncate-result.js";
+export type { DescribeOutput, SearchOutput } from "./runtime/discovery.js";
+export type { Snippet } from "./snippets/snippets.js";
+export type { SearchResult } from "./connectors/search.js";
+export { connectorDeclaration, jsonSchemaToType, runtimeDeclarations, toolDeclaration } from "./connectors/schema-to-typescript.js";
 export { modelDescription, type ModelDescriptionOptions } from "./runtime/model-description.js";
 export { approvalResultText, modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "./runtime/model-output.js";
 export type { KeyvLike } from "./log/execution-store.js";

@@ -13,6 +13,7 @@ export function storeKeys(runtimeName: string) {
     snippets: `${base}:snippets`,
     lock: (executionId: string) => `${base}:lock:${executionId}`,
     indexLock: `${base}:lock:index`,
+    snippetsLock: `${base}:lock:snippets`,
   };
 }
 export type StoreKeys = ReturnType<typeof storeKeys>;

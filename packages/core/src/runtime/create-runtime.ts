@@ -18,6 +18,8 @@ import {
 import type { Executor } from "../sandbox/executor.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
 import { deleteOne, expireStale, pruneTerminal, rollbackExecution, runDisposeHooks, runPassEndHooks, setIndexStatus as writeIndexStatus, type LifecycleContext } from "./lifecycle.js";
+import { SnippetStore, type Snippet } from "../snippets/snippets.js";
+import { Discovery, type DescribeOutput, type SearchOutput } from "./discovery.js";
 import { modelDescription, type ModelDescriptionOptions } from "./model-description.js";
 import { runPass, type PassEnd } from "./run-pass.js";
 
@@ -72,6 +74,14 @@ export interface CodemodeRuntime {
   pruneExecutions(keep?: number): Promise<number>;
   /** Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is gone become error. */
   expirePaused(options?: { maxAgeMs?: number }): Promise<string[]>;
+  /** Saves an execution's code as a snippet the model can find and run (R-SN-1); any status is accepted. */
+  saveSnippet(name: string, input: { executionId: string; description?: string; inputSchema?: Record<string, unknown> }): Promise<Snippet | null>;
+  snippets(): Promise<Snippet[]>;
+  deleteSnippet(name: string): Promise<boolean>;
+  /** Ranks connector methods and snippets, like `codemode.search` in the sandbox (R-SN-3). */
+  search(query: string): Promise<SearchOutput>;
+  /** TypeScript declarations of a connector or method, or a snippet's source, like `codemode.describe`. */
+  describe(target: string): Promise<DescribeOutput>;
   /** The text that tells a model how to use this runtime's Code Mode tool (R-AI-2). */
   modelDescription(options?: Omit<ModelDescriptionOptions, "allowNetwork">): string;
   /** Releases isolates and timers the runtime holds. */
@@ -103,6 +113,9 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     }
   }
 
+  const snippetStore = new SnippetStore(store);
+  const discovery = new Discovery(connectors, snippetStore);
+
   const acquire = (executionId: string, waitMs: number) => lock.acquire(store.keys.lock(executionId), { ttlMs: settings.leaseMs, waitMs });
 
   const logger = options.logger ?? console;
@@ -115,6 +128,17 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     updateIndex,
     warn: (message) => logger.warn(`[codemode] ${message}`),
   };
+
+  /** The snippet catalogue is one key: its read-modify-write runs under a lock. */
+  async function updateSnippets<T>(change: () => Promise<T>): Promise<T> {
+    const lease = await lock.acquire(store.keys.snippetsLock, { ttlMs: settings.leaseMs, waitMs: settings.lockWaitMs });
+    if (!lease) throw new CodemodeError("BUSY", "the snippet catalogue stayed locked; try again");
+    try {
+      return await change();
+    } finally {
+      await lease.release();
+    }
+  }
 
   async function updateIndex(change: (items: IndexItem[]) => IndexItem[]): Promise<void> {
     const lease = await lock.acquire(store.keys.indexLock, { ttlMs: settings.leaseMs, waitMs: settings.lockWaitMs });
@@ -140,6 +164,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         log,
         connectors,
         validators,
+        discovery,
         store,
         executor,
         timeoutMs: settings.timeoutMs,
@@ -429,6 +454,35 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       } catch {
         return [];
       }
+    },
+
+    async saveSnippet(name, input) {
+      const executionId = String(input?.executionId ?? "");
+      // A stale id is data (R-RT-1): null, like execution(id). A bad name is a host error.
+      const head = await store.readHead(executionId);
+      if (!head) return null;
+      const code = await store.getRaw(store.keys.code(executionId));
+      if (typeof code !== "string") return null;
+      const snippet: Snippet = { name: String(name), code, connectors: [...head.connectors], executionId, createdAt: Date.now() };
+      if (input.description) snippet.description = input.description;
+      if (input.inputSchema) snippet.inputSchema = input.inputSchema;
+      return updateSnippets(() => snippetStore.save(snippet));
+    },
+
+    async snippets() {
+      return snippetStore.list();
+    },
+
+    async deleteSnippet(name) {
+      return updateSnippets(() => snippetStore.delete(String(name)));
+    },
+
+    async search(query) {
+      return discovery.search(query);
+    },
+
+    async describe(target) {
+      return discovery.describe(target);
     },
 
     modelDescription(descriptionOptions) {

@@ -6,6 +6,7 @@ import { CodemodeError, type ErrorCode } from "../outcome.js";
 import type { Executor, HostReply, ReplayEntry, SandboxRequest } from "../sandbox/executor.js";
 import { valueCodec } from "../sandbox/value-codec.js";
 import { decideCall, decideStep, stepArgs, type RecordedCall } from "./decide.js";
+import type { Discovery } from "./discovery.js";
 
 export interface PassInput {
   /** Mutated: seqLimit grows as new calls are recorded. */
@@ -17,6 +18,8 @@ export interface PassInput {
   /** Argument validators by "connector.method" (R-CON-2); tools without a schema have none. */
   validators?: ReadonlyMap<string, ArgsValidator>;
   store: ExecutionStore;
+  /** Answers codemode.search / describe / run; without it those are not installed. */
+  discovery?: Discovery;
   executor: Executor;
   timeoutMs: number;
   memoryMb: number;
@@ -31,6 +34,7 @@ export type PassEnd =
 type Stop = { kind: "paused"; pendingSeq: number } | { kind: "error"; code: ErrorCode; message: string };
 
 const HALT: HostReply = { kind: "halt" };
+const SERVICES = ["search", "describe", "run"];
 const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
 
 /**
@@ -83,7 +87,7 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
         return halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
       case "service":
         if (request.name === "fetch" && input.allowNetwork && request.seq !== undefined) return handleFetch(request.seq, request.args);
-        return Promise.resolve({ kind: "error", message: `codemode.${request.name} is not available in this runtime` });
+        return handleService(request.name, request.args);
     }
   }
 
@@ -291,10 +295,25 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     }
   }
 
+  /** search / describe / run take no seq (R-RP-1): they read the catalogue, they record nothing. */
+  async function handleService(name: string, argsText: string): Promise<HostReply> {
+    const discovery = input.discovery;
+    if (!discovery || !SERVICES.includes(name)) return { kind: "error", message: `codemode.${name} is not available in this runtime` };
+    try {
+      const args = decodeDurable(argsText);
+      const first = Array.isArray(args) ? args[0] : args;
+      const answer = name === "search" ? await discovery.search(first) : name === "describe" ? await discovery.describe(first) : await discovery.snippetBody(first);
+      return { kind: "value", value: valueCodec.encode(answer) ?? "" };
+    } catch (error) {
+      return { kind: "error", message: `codemode.${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
   const result = await input.executor.runPass({
     code: input.code,
     connectors: Object.fromEntries([...input.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)])),
     onRequest,
+    services: input.discovery ? SERVICES : [],
     replay: replayEntries(log),
     deterministic: head.deterministic ? { seed: head.seed, clockMs: head.clockMs } : false,
     allowNetwork: input.allowNetwork,
