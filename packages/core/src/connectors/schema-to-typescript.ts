@@ -78,8 +78,9 @@ export interface ToolDeclarationOptions extends DeclarationOptions {
  * The declaration of one connector method, as a member of the connector's `declare const`: the
  * tool's description (and whether it needs approval) as a doc comment, its argument from
  * `inputSchema` and its result from `outputSchema` (`unknown` without one). A Standard Schema is
- * turned into JSON Schema through `~standard.jsonSchema` (zod 4.2+, and other libraries that
- * implement Standard JSON Schema), zod's own `toJSONSchema`, or `options.convertStandardSchema`.
+ * turned into JSON Schema by `options.convertStandardSchema`, else through `~standard.jsonSchema`
+ * (zod 4.2+ and other libraries that implement Standard JSON Schema), else zod's `toJSONSchema`;
+ * when none of them can, its type is `unknown`.
  *
  * @example
  * toolDeclaration("github", "create_issue", {
@@ -206,13 +207,13 @@ const UNKNOWN: TypeText = { text: "unknown", precedence: "primary" };
 const NEVER: TypeText = { text: "never", precedence: "primary" };
 const NULL: TypeText = { text: "null", precedence: "primary" };
 const UNDEFINED: TypeText = { text: "undefined", precedence: "primary" };
-const KEYWORD_TYPES: Readonly<Record<string, TypeText>> = {
-  string: { text: "string", precedence: "primary" },
-  number: { text: "number", precedence: "primary" },
-  integer: { text: "number", precedence: "primary" },
-  boolean: { text: "boolean", precedence: "primary" },
-  null: NULL,
-};
+const KEYWORD_TYPES: ReadonlyMap<string, TypeText> = new Map([
+  ["string", { text: "string", precedence: "primary" }],
+  ["number", { text: "number", precedence: "primary" }],
+  ["integer", { text: "number", precedence: "primary" }],
+  ["boolean", { text: "boolean", precedence: "primary" }],
+  ["null", NULL],
+]);
 
 function schemaType(schema: unknown, conversion: Conversion, depth: number, qualify: boolean): TypeText {
   if (schema === true) return UNKNOWN;
@@ -259,7 +260,7 @@ function declaredType(schema: Record<string, unknown>, conversion: Conversion, d
       if ((typeName === "object" || typeName === "array") && depth >= conversion.maxDepth) return UNKNOWN;
       if (typeName === "object") return objectType(schema, conversion, depth, qualify);
       if (typeName === "array") return arrayType(schema, conversion, depth, qualify);
-      return KEYWORD_TYPES[typeName] ?? UNKNOWN;
+      return KEYWORD_TYPES.get(typeName) ?? UNKNOWN;
     }),
   );
 }
