@@ -146,18 +146,27 @@ export const CODEMODE_DECLARATION = `declare namespace codemode {
     description?: string;
   }
   interface SearchResult {
+    query: string;
     /** Best match first. */
     results: SearchMatch[];
+    /** More matched than were listed. */
+    truncated: boolean;
   }
+  /** What describe answers: a declaration to read, a snippet's source, or an error. */
+  type Description =
+    | { kind: "connector"; path: string; description?: string; methods: string[]; declaration: string }
+    | { kind: "method"; path: string; description?: string; requiresApproval: boolean | "depends on arguments"; declaration: string }
+    | { kind: "snippet"; path: string; description?: string; source: string; connectors: string[]; inputSchema?: unknown }
+    | { error: string };
 }
 declare const codemode: {
   /** Ranks connector methods and saved snippets for a query in plain words. */
   search(query: string): Promise<codemode.SearchResult>;
   /** TypeScript declarations of a method ("github.create_issue"), a connector ("github") or a snippet. */
-  describe(target: string): Promise<string>;
+  describe(target: string): Promise<codemode.Description>;
   /** Runs fn once and records its value: later passes get the recorded value without running fn. */
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
-  /** Runs a saved snippet with input; its calls join this execution's log. */
+  /** Runs a saved snippet with input; its calls join this execution's log. Resolves to { error } when it is missing. */
   run(name: string, input?: unknown): Promise<unknown>;
 };`;
 
