@@ -766,7 +766,7 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
         "async function main() {",
         '  const found = await codemode.search("open issues");',
         "  const first = found.results[0];",
-        "  if (first !== undefined && !first.requiresApproval) await codemode.describe(first.path).then((described) => ("declaration" in described ? described.declaration.trim() : described));",
+        "  if (first !== undefined && !first.requiresApproval) await codemode.describe(first.path).then((described) => ('declaration' in described ? described.declaration.trim() : described));",
         '  const stamp = await codemode.step("stamp", () => Date.now());',
         '  const later = await codemode.step("later", async () => "x");',
         '  const issue = await github.create_issue({ repo: "acme/web", title: `Triage at ${stamp.toFixed()} ${later.toUpperCase()}` });',
