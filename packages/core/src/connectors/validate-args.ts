@@ -8,7 +8,8 @@ import type { JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-conn
 export type ArgsValidation = { ok: true; value: unknown } | { ok: false; message: string };
 
 /** Checks one call's arguments against its tool's `inputSchema` (R-CON-2). */
-export type ArgsValidator = (args: unknown) => Promise<ArgsValidation>;
+/** Answers synchronously when the schema allows it, so the runtime can refuse a call before pausing for it. */
+export type ArgsValidator = (args: unknown) => ArgsValidation | Promise<ArgsValidation>;
 
 /** At most this many problems are listed in one message; the rest are counted. */
 const MAX_LISTED_ISSUES = 5;
@@ -32,7 +33,7 @@ const MAX_LISTED_ISSUES = 5;
  */
 export function createArgsValidator(path: string, tool: Pick<ToolDefinition, "inputSchema">): ArgsValidator {
   const schema = tool.inputSchema;
-  if (schema === undefined) return async (args) => ({ ok: true, value: args });
+  if (schema === undefined) return (args) => ({ ok: true, value: args });
   if (isStandardSchema(schema)) return (args) => validateStandard(path, schema, args);
   return (args) => validateJson(path, schema, args);
 }
@@ -64,13 +65,19 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
   return typeof standard === "object" && standard !== null && typeof standard.validate === "function";
 }
 
-async function validateStandard(path: string, schema: StandardSchemaV1, args: unknown): Promise<ArgsValidation> {
-  let result: Awaited<ReturnType<StandardSchemaV1["~standard"]["validate"]>>;
+function validateStandard(path: string, schema: StandardSchemaV1, args: unknown): ArgsValidation | Promise<ArgsValidation> {
+  const unreadable = (error: unknown): ArgsValidation => ({ ok: false, message: `Could not check the arguments of ${path}: ${error instanceof Error ? error.message : String(error)}` });
+  let result: ReturnType<StandardSchemaV1["~standard"]["validate"]>;
   try {
-    result = await schema["~standard"].validate(args);
+    result = schema["~standard"].validate(args);
   } catch (error) {
-    return { ok: false, message: `Could not check the arguments of ${path}: ${error instanceof Error ? error.message : String(error)}` };
+    return unreadable(error);
   }
+  if (result instanceof Promise) return result.then((settled) => standardOutcome(path, settled), unreadable);
+  return standardOutcome(path, result);
+}
+
+function standardOutcome(path: string, result: Awaited<ReturnType<StandardSchemaV1["~standard"]["validate"]>>): ArgsValidation {
   if (result.issues === undefined) return { ok: true, value: result.value };
   const lines = result.issues.map((issue) => `${formatPath(standardPath(issue.path))}: ${issue.message}`);
   return { ok: false, message: invalidArgumentsMessage(path, lines) };
@@ -141,20 +148,27 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   return compiled;
 }
 
-async function validateJson(path: string, schema: JsonSchema, args: unknown): Promise<ArgsValidation> {
+function validateJson(path: string, schema: JsonSchema, args: unknown): ArgsValidation | Promise<ArgsValidation> {
   const compiled = compileJsonSchema(schema);
   if ("problem" in compiled) return { ok: false, message: `${path} cannot be called: its inputSchema does not compile (${compiled.problem})` };
   const value = args === undefined && acceptsObject(schema) ? {} : args;
-  let errors: ErrorObject[] | null | undefined;
-  try {
-    // A schema with `$async: true` resolves, or rejects with the errors.
-    const result: unknown = compiled.validate(value);
-    if (result instanceof Promise) await result;
-    else if (!result) errors = compiled.validate.errors;
-  } catch (error) {
-    errors = (error as { errors?: ErrorObject[] }).errors;
+  const failed = (error: unknown): ArgsValidation => {
+    const errors = (error as { errors?: ErrorObject[] }).errors;
     if (!Array.isArray(errors)) return { ok: false, message: `Could not check the arguments of ${path}: ${error instanceof Error ? error.message : String(error)}` };
+    return jsonOutcome(path, value, errors);
+  };
+  let result: unknown;
+  try {
+    result = compiled.validate(value);
+  } catch (error) {
+    return failed(error);
   }
+  // A schema with `$async: true` resolves, or rejects with the errors.
+  if (result instanceof Promise) return result.then(() => jsonOutcome(path, value, null), failed);
+  return jsonOutcome(path, value, result ? null : compiled.validate.errors);
+}
+
+function jsonOutcome(path: string, value: unknown, errors: ErrorObject[] | null | undefined): ArgsValidation {
   if (!errors || errors.length === 0) return { ok: true, value };
   const issues = resolveAlternatives(errors.filter((error) => error.keyword !== "if").map((error) => toIssue(error, value)));
   return { ok: false, message: invalidArgumentsMessage(path, issues.map(issueText)) };

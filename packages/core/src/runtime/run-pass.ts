@@ -110,6 +110,19 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       return halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
     }
     const recorded = log.get(seq);
+    // R-CON-2: a new call is checked before anything else, so nobody is asked to approve
+    // arguments the tool would refuse. Schemas that only validate asynchronously are checked
+    // in execute instead, since a pause must be decided synchronously (R-RP-6).
+    let validated = false;
+    const validator = input.validators?.get(`${connectorName}.${method}`);
+    if (!recorded && validator) {
+      const validation = validator(args);
+      if (!(validation instanceof Promise)) {
+        if (!validation.ok) return refuse({ seq, connector: connectorName, method, args: request.args, requiresApproval: false, state: "executing", startedAt: Date.now() }, validation.message);
+        args = validation.value;
+        validated = true;
+      }
+    }
     const decision = decideCall(
       { seq, connector: connectorName, method, canonicalArgs },
       recorded && toRecordedCall(recorded),
@@ -135,7 +148,7 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
         return record(entry).then(() => HALT, failWith);
       }
       case "execute":
-        return execute(tool, seq, connectorName, method, request.args, args, recorded, decision.reason);
+        return execute(tool, seq, connectorName, method, request.args, args, recorded, decision.reason, validated);
     }
   }
 
@@ -148,6 +161,7 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     args: unknown,
     recorded: StoredEntry | undefined,
     reason: "new" | "approved" | "reexecute" | "interrupted",
+    validated: boolean,
   ): Promise<HostReply> {
     const ephemeral = tool.replay === "reexecute";
     const entry: StoredEntry = recorded
@@ -164,17 +178,10 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
 
     // R-CON-2: arguments are checked before execute; a mismatch rejects the call in the sandbox
     // and is recorded, so it replays as the same rejection.
-    const validator = input.validators?.get(`${connectorName}.${method}`);
+    const validator = validated ? undefined : input.validators?.get(`${connectorName}.${method}`);
     if (validator) {
       const validation = await validator(args);
-      if (!validation.ok) {
-        try {
-          await record({ ...entry, state: "error", error: validation.message, endedAt: Date.now() });
-        } catch (error) {
-          return failWith(error);
-        }
-        return { kind: "error", message: validation.message };
-      }
+      if (!validation.ok) return refuse(entry, validation.message);
       args = validation.value;
     }
     const context = { executionId: head.id, seq, idempotencyKey: `${head.id}:${seq}`, connector: connectorName, method };
@@ -208,6 +215,16 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       return failWith(error);
     }
     return { kind: "value", value: resultText };
+  }
+
+  /** Records a refused call as an error entry, which replays as the same rejection. */
+  async function refuse(entry: StoredEntry, message: string): Promise<HostReply> {
+    try {
+      await record({ ...entry, state: "error", error: message, endedAt: Date.now() });
+    } catch (error) {
+      return failWith(error);
+    }
+    return { kind: "error", message };
   }
 
   async function handleStep(request: Extract<SandboxRequest, { type: "step" }>): Promise<HostReply> {
