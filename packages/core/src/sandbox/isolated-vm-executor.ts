@@ -70,11 +70,11 @@ async function runPass(request: PassRequest, defaults: PassLimits, running: Set<
   const deadline = Date.now() + timeoutMs;
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   running.add(isolate);
-  const pass = new PassState(isolate, request, deadline, logs);
+  const pass = new PassState(isolate, request, deadline, logs, { timeoutMs, memoryMb });
   const watchdog = setTimeout(() => pass.timeOut(), timeoutMs);
   try {
     const context = await isolate.createContext();
-    const setup = await (await isolate.compileScript(PRELUDE_SOURCE, { filename: "codemode-prelude.js" })).run(context, { reference: true });
+    const setup = await (await compilePrelude(isolate)).run(context, { reference: true });
     const config: SandboxConfig = {
       connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
       services: [...(request.services ?? [])],
@@ -105,6 +105,7 @@ async function runPass(request: PassRequest, defaults: PassLimits, running: Set<
     if (first === null) return await pass.finish({ status: "halted", logs: logs.lines });
     return await pass.finish(interpretResult(first.text, logs));
   } catch (error) {
+    await pass.settleDeliveries();
     return await pass.finish(pass.classifyFailure(error));
   } finally {
     clearTimeout(watchdog);
@@ -112,6 +113,30 @@ async function runPass(request: PassRequest, defaults: PassLimits, running: Set<
     disposeIsolate(isolate);
     running.delete(isolate);
   }
+}
+
+/**
+ * V8 code cache of the prelude. The first pass of the process produces it while compiling our own
+ * constant PRELUDE_SOURCE; later passes hand it to V8, which then skips most of the prelude's
+ * parse and compile in each fresh isolate. `null` once V8 rejected it: compile without a cache.
+ * Cached data only ever comes from this function, never from callers (CVE-2022-39266).
+ */
+let preludeCache: ivm.ExternalCopy<ArrayBuffer> | null | undefined;
+
+type CompiledWithCache = ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean };
+
+async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
+  const filename = "codemode-prelude.js";
+  const cachedData = preludeCache;
+  if (cachedData === null) return isolate.compileScript(PRELUDE_SOURCE, { filename });
+  if (cachedData === undefined) {
+    const script = (await isolate.compileScript(PRELUDE_SOURCE, { filename, produceCachedData: true })) as CompiledWithCache;
+    if (preludeCache === undefined && script.cachedData) preludeCache = script.cachedData;
+    return script;
+  }
+  const script = (await isolate.compileScript(PRELUDE_SOURCE, { filename, cachedData })) as CompiledWithCache;
+  if (script.cachedDataRejected === true) preludeCache = null;
+  return script;
 }
 
 function interpretResult(text: string, logs: LogCollector): PassResult {
@@ -142,8 +167,11 @@ class PassState {
   ended = false;
   private haltReplied = false;
   private timedOut = false;
+  /** The isolate died of its heap limit while running code on a delivery (the program only sees "abandoned"). */
+  private outOfMemory = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly deliveries = new Set<Promise<void>>();
   private resolveHalted!: () => void;
   readonly halted = new Promise<void>((resolve) => {
     this.resolveHalted = resolve;
@@ -154,6 +182,8 @@ class PassState {
     private readonly request: PassRequest,
     private readonly deadline: number,
     private readonly logs: LogCollector,
+    /** The limits in force for this pass (request or executor defaults), for messages. */
+    private readonly limits: { timeoutMs: number; memoryMb: number },
   ) {}
 
   submitCallback(): ivm.Callback {
@@ -207,12 +237,24 @@ class PassState {
     if (this.ended || this.haltReplied || !this.deliver || this.isolate.isDisposed) return;
     const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
     const text = reply.kind === "value" ? reply.value : reply.message;
-    this.deliver
+    const delivered = this.deliver
       .apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) })
-      .catch((error: unknown) => {
-        // Code running on delivery looped past the deadline, or the isolate is gone.
-        if (/timed out/i.test(errorMessage(error))) this.timeOut();
-      });
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Code running on delivery looped past the deadline, ran out of memory, or the isolate is gone.
+          const message = errorMessage(error);
+          if (/timed out/i.test(message)) this.timeOut();
+          else if (/memory limit/i.test(message)) this.outOfMemory = true;
+        },
+      );
+    this.deliveries.add(delivered);
+    void delivered.finally(() => this.deliveries.delete(delivered));
+  }
+
+  /** Lets deliveries report how they ended: the program's own promise may say only "abandoned". */
+  async settleDeliveries(): Promise<void> {
+    await Promise.allSettled([...this.deliveries]);
   }
 
   timeOut(): void {
@@ -248,8 +290,8 @@ class PassState {
     if (this.timedOut || /timed out/i.test(message)) {
       return failed("TIMEOUT", `the program ran longer than the ${this.timeoutMsText()} limit`, this.logs);
     }
-    if (/memory limit/i.test(message)) {
-      return failed("MEMORY_LIMIT", `the program used more memory than the ${this.request.memoryMb ?? DEFAULT_MEMORY_MB} MB limit`, this.logs);
+    if (this.outOfMemory || /memory limit/i.test(message)) {
+      return failed("MEMORY_LIMIT", `the program used more memory than the ${this.limits.memoryMb} MB limit`, this.logs);
     }
     if (this.haltReplied) return { status: "halted", logs: this.logs.lines };
     return failed("SANDBOX_ERROR", message, this.logs);
@@ -267,7 +309,7 @@ class PassState {
   }
 
   private timeoutMsText(): string {
-    return `${this.request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`;
+    return `${this.limits.timeoutMs} ms`;
   }
 }
 

@@ -25,13 +25,18 @@ const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n/m;
 
 /** Turns code as the model wrote it into a function body, or a syntax error with its position. */
 export function normalizeCode(code: string): NormalizedCode {
-  const { text, lineOffset } = extractFence(code);
+  const { text: extracted, lineOffset } = extractFence(code);
+  // A hashbang line is only valid at the very start of a script, and the body is not at the start.
+  const text = extracted.startsWith("#!") ? `//${extracted.slice(2)}` : extracted;
   const javascript = classify(text);
   if (javascript.ok) return { ok: true, body: javascript.body, lineOffset, language: "javascript" };
 
   const stripped = stripTypes(text);
   if (!stripped.ok) {
-    if (stripped.invalid) return { ok: false, message: stripped.message, line: stripped.line + lineOffset, column: stripped.column };
+    if (stripped.invalid) {
+      const located = locateInsideArrow(text) ?? stripped;
+      return { ok: false, message: located.message, line: located.line + lineOffset, column: located.column };
+    }
     return { ...javascript.error, line: javascript.error.line + lineOffset };
   }
   const typescript = classify(stripped.code);
@@ -46,6 +51,7 @@ function extractFence(code: string): { text: string; lineOffset: number } {
   const open = FENCE.exec(code);
   if (!open) return { text: code, lineOffset: 0 };
   const fence = open[1]!;
+  if (isInsideLiteralOrComment(code, open.index + open[0].indexOf(fence))) return { text: code, lineOffset: 0 };
   const contentStart = open.index + open[0].length;
   const closePattern = new RegExp(`^[ \\t]*${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*$`, "m");
   const rest = code.slice(contentStart);
@@ -53,6 +59,45 @@ function extractFence(code: string): { text: string; lineOffset: number } {
   const text = close ? rest.slice(0, close.index) : rest;
   const lineOffset = countLines(code.slice(0, contentStart));
   return { text, lineOffset };
+}
+
+/**
+ * True when `offset` lies inside a string, template or comment of `code` read as a program: a
+ * program that builds Markdown (an issue body with a code block) is not a Markdown answer.
+ */
+function isInsideLiteralOrComment(code: string, offset: number): boolean {
+  const inside = (start: number, end: number) => start < offset && offset < end;
+  let found = false;
+  const options = {
+    onToken: (token: { type: { label: string }; start: number; end: number }) => {
+      if ((token.type.label === "template" || token.type.label === "string") && inside(token.start - 1, token.end)) found = true;
+    },
+    onComment: (_block: boolean, _text: string, start: number, end: number) => {
+      if (inside(start, end)) found = true;
+    },
+  };
+  for (const source of [code, stripTypesKeepingPositions(code)]) {
+    if (source === undefined) continue;
+    for (const sourceType of ["script", "module"] as const) {
+      found = false;
+      try {
+        parse(source, { ecmaVersion: "latest", sourceType, allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true, allowHashBang: true, ...options });
+        return found;
+      } catch {
+        // Not a program in this grammar: try the next.
+      }
+    }
+  }
+  return false;
+}
+
+/** TypeScript with its types blanked out, or undefined when it is not TypeScript either. */
+function stripTypesKeepingPositions(code: string): string | undefined {
+  try {
+    return transformSync(code, { mode: "strip-only" }).code;
+  } catch {
+    return undefined;
+  }
 }
 
 function countLines(text: string): number {
@@ -76,9 +121,37 @@ function classify(text: string): { ok: true; body: string } | { ok: false; error
     }
   }
   try {
-    return { ok: true, body: toBody(text, program) };
+    const body = toBody(text, program);
+    checkBodyStaysInside(body);
+    return { ok: true, body };
   } catch (error) {
     return { ok: false, error: toSyntaxFailure(error) };
+  }
+}
+
+/**
+ * The executor runs the body inside `async () => {…}` of a script. Code accepted only in module
+ * grammar reads differently there (`<!--` opens a comment in a script): it must not be able to
+ * close that function early and run, or return, anything around it.
+ */
+function checkBodyStaysInside(body: string): void {
+  const wrapped = `(async () => {\n${body}\n})`;
+  let program: Program;
+  try {
+    program = parse(wrapped, { ecmaVersion: "latest", sourceType: "script", locations: true });
+  } catch (error) {
+    const loc = (error as { loc?: { line: number; column: number } }).loc;
+    const message = (error instanceof Error ? error.message : String(error)).replace(/ \(\d+:\d+\)$/, "");
+    throw new CodeFormError(message, { line: Math.max(1, (loc?.line ?? 2) - 1), column: loc?.column ?? 0 });
+  }
+  const only = program.body.length === 1 ? program.body[0] : undefined;
+  const arrow = only?.type === "ExpressionStatement" ? only.expression : undefined;
+  if (arrow?.type !== "ArrowFunctionExpression" || arrow.end !== wrapped.length - 1) {
+    const end = arrow?.loc?.end ?? only?.loc?.end;
+    throw new CodeFormError("the code closes the function it runs in (it only parses as a module)", {
+      line: Math.max(1, (end?.line ?? 2) - 1),
+      column: end?.column ?? 0,
+    });
   }
 }
 
@@ -107,8 +180,9 @@ function toSyntaxFailure(error: unknown): SyntaxFailure {
   return { ok: false, message, line: loc?.line ?? 1, column: (loc?.column ?? 0) + 1 };
 }
 
+/** acorn's position (column counted from 0, as toSyntaxFailure expects). */
 function position(node: Node): { line: number; column: number } {
-  return { line: node.loc?.start.line ?? 1, column: (node.loc?.start.column ?? 0) + 1 };
+  return { line: node.loc?.start.line ?? 1, column: node.loc?.start.column ?? 0 };
 }
 
 /** Rewrites the program so that it is the body of an async function returning the result. */
@@ -149,9 +223,12 @@ function toBody(text: string, program: Program): string {
   }
 
   const last = statements.at(-1);
-  if (last?.type === "ExpressionStatement" && !("directive" in last && last.directive)) {
+  // A trailing string statement is the result even when it reads as a directive, as with eval.
+  if (last?.type === "ExpressionStatement") {
     const expressionEnd = last.expression.end;
-    return `${text.slice(0, last.start)}return (${text.slice(last.start, expressionEnd)}\n);${text.slice(expressionEnd)}`;
+    // Helpers first, then the async arrow to run: a function is never a result, so call it.
+    const call = isFunctionExpression(last.expression) ? "()" : "";
+    return `${text.slice(0, last.start)}return (${text.slice(last.start, expressionEnd)}\n)${call};${text.slice(expressionEnd)}`;
   }
   return text;
 }
@@ -177,6 +254,30 @@ function stripTypes(text: string): StripResult {
       return describeStripError(transformError);
     }
   }
+}
+
+/** `async () => {` (one line, parameters without parentheses inside) at the start of the code. */
+const ARROW_HEAD = /^(\s*)(async[ \t]+)?\(([^()\n]*)\)([ \t]*:[^{\n]*?)?[ \t]*=>[ \t]*(?=\{)/;
+
+/**
+ * SWC gives up on an arrow function with an error in its body as a whole and reports the error
+ * at the arrow's end. Ask again with a function head instead of the arrow head (same lines) to
+ * get where the error is; undefined when that does not apply.
+ */
+function locateInsideArrow(text: string): { message: string; line: number; column: number } | undefined {
+  const head = ARROW_HEAD.exec(text);
+  if (!head) return undefined;
+  const [whole, leading = "", asyncKeyword = "", parameters = "", returnType = ""] = head;
+  const replacement = `${leading}${asyncKeyword}function __codemode_main(${parameters})${returnType} `;
+  const rewritten = replacement + text.slice(whole.length);
+  const failure = stripTypes(rewritten);
+  if (failure.ok || !failure.invalid) return undefined;
+  // Only the head's own line changed length: move columns after the head back.
+  const headLine = countLines(leading) + 1;
+  const shift = replacement.length - whole.length;
+  const bodyColumnInRewritten = replacement.length - (leading.lastIndexOf("\n") + 1) + 1;
+  const column = failure.line === headLine && failure.column >= bodyColumnInRewritten ? failure.column - shift : failure.column;
+  return { message: failure.message, line: failure.line, column };
 }
 
 function describeStripError(error: unknown): { ok: false; invalid: boolean; message: string; line: number; column: number } {

@@ -44,6 +44,7 @@ export function sandboxSetup(
   const ReflectApply = Reflect.apply;
   const ObjectFreeze = Object.freeze;
   const ObjectCreate = Object.create;
+  const ObjectKeys = Object.keys;
   const ObjectDefineProperty = Object.defineProperty;
   const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve.bind(Promise);
@@ -85,11 +86,30 @@ export function sandboxSetup(
     return text === "" ? undefined : codec.decode(text);
   }
 
+  /** A null-prototype copy: a `toJSON` or setters the program put on Object.prototype cannot change it. */
+  function plain(fields: Record<string, unknown>): Record<string, unknown> {
+    const copy: Record<string, unknown> = ObjectCreate(null);
+    const keys = ObjectKeys(fields);
+    for (let index = 0; index < keys.length; index++) copy[keys[index]!] = fields[keys[index]!];
+    return copy;
+  }
+
+  /** Text of a thrown value's message that never runs into a second throw (getters, Proxy traps). */
+  function messageOf(error: unknown, fallback: string): string {
+    try {
+      if (error instanceof ErrorCtor) return StringCtor(error.message);
+    } catch {
+      // Fall through to the fallback.
+    }
+    return fallback;
+  }
+
   function send(request: Record<string, unknown>, decode: boolean): Promise<unknown> {
     const id = nextRequestId++;
+    const text = JSONStringify(plain(request));
     return new PromiseCtor((resolve, reject) => {
       ReflectApply(MapSet, waiting, [id, { resolve, reject, decode }]);
-      submit(id, JSONStringify(request));
+      submit(id, text);
     });
   }
 
@@ -112,8 +132,7 @@ export function sandboxSetup(
   }
 
   function invalid(seq: number | undefined, error: unknown): Promise<never> {
-    const message = error instanceof ErrorCtor ? error.message : "a value could not be encoded";
-    send({ type: "invalid", seq, message }, false);
+    send({ type: "invalid", seq, message: messageOf(error, "a value could not be encoded") }, false);
     return never;
   }
 
@@ -131,7 +150,13 @@ export function sandboxSetup(
     }
     const entry = ReflectApply(MapGet, replay, [seq]) as (typeof config.replay)[number] | undefined;
     if (entry && entry.kind === "call" && entry.connector === connector && entry.method === method) {
-      const canonicalArgs = argsText === "" ? "" : codec.canonical(argsText);
+      // Sorted encoding of the live value equals codec.canonical(argsText), in one walk.
+      let canonicalArgs: string;
+      try {
+        canonicalArgs = argsText === "" ? "" : (codec.encode(args, { sortKeys: true }) ?? "");
+      } catch (error) {
+        return invalid(seq, error);
+      }
       if (canonicalArgs === entry.canonicalArgs) {
         if (entry.outcome === "value") {
           try {
@@ -183,7 +208,7 @@ export function sandboxSetup(
     } catch (error) {
       errorMessage = describeThrown(error);
     }
-    const request: Record<string, unknown> = { type: "step", seq, name, seqAfter: nextSeq };
+    const request: Record<string, unknown> = plain({ type: "step", seq, name, seqAfter: nextSeq });
     if (errorMessage === undefined) request.value = valueText;
     else request.error = errorMessage;
     await send(request, false);
@@ -199,7 +224,7 @@ export function sandboxSetup(
     } catch (error) {
       return PromiseReject(error);
     }
-    const request: Record<string, unknown> = { type: "service", name, args: argsText };
+    const request: Record<string, unknown> = plain({ type: "service", name, args: argsText });
     if (seq !== undefined) request.seq = seq;
     return send(request, true);
   }
@@ -403,7 +428,7 @@ export function sandboxSetup(
           try {
             text = codec.encode(value) ?? "";
           } catch (error) {
-            resolve("N" + (error instanceof ErrorCtor ? error.message : "the result could not be encoded"));
+            resolve("N" + messageOf(error, "the result could not be encoded"));
             return;
           }
           resolve("R" + text);
@@ -421,7 +446,7 @@ export function sandboxSetup(
           } catch {
             // No position then.
           }
-          resolve("T" + JSONStringify({ message: describeThrown(error), line, column }));
+          resolve("T" + JSONStringify(plain({ message: describeThrown(error), line, column })));
         };
         try {
           ReflectApply(PromiseThen, PromiseResolve(main()), [returned, threw]);

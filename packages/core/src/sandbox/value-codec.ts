@@ -36,6 +36,7 @@ export function createValueCodec(): ValueCodec {
   const JSONParse = JSON.parse;
   const ObjectKeys = Object.keys;
   const ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const ObjectPrototype = Object.prototype;
   const ObjectCreate = Object.create;
   const ObjectDefineProperty = Object.defineProperty;
   const ArrayIsArray = Array.isArray;
@@ -49,6 +50,8 @@ export function createValueCodec(): ValueCodec {
     ObjectGetPrototypeOf(Uint8Array.prototype),
     Symbol.toStringTag,
   )!.get!;
+  // The intrinsic length: an own "length" property on the array must not change what is encoded.
+  const typedArrayLengthGetter = Object.getOwnPropertyDescriptor(ObjectGetPrototypeOf(Uint8Array.prototype), "length")!.get!;
   const DateGetTime = Date.prototype.getTime;
   const DateToISOString = Date.prototype.toISOString;
   const MapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, "size")!.get!;
@@ -78,7 +81,7 @@ export function createValueCodec(): ValueCodec {
 
   function bytesToBase64(bytes: Uint8Array): string {
     let out = "";
-    const length = bytes.length;
+    const length = ReflectApply(typedArrayLengthGetter, bytes, []) as number;
     let index = 0;
     for (; index + 2 < length; index += 3) {
       const n = (bytes[index]! << 16) | (bytes[index + 1]! << 8) | bytes[index + 2]!;
@@ -137,19 +140,24 @@ export function createValueCodec(): ValueCodec {
     for (let index = 0; index < stack.length; index++) {
       if (stack[index] === object) fail(path, "a circular reference");
     }
-    const typedArrayTag = ReflectApply(typedArrayTagGetter, object, []);
-    if (typedArrayTag === "Uint8Array") {
-      return `{"${TAG}":"bytes","v":"${bytesToBase64(object as Uint8Array)}"}`;
+    // Arrays and plain objects are by far the common case; the brand checks below throw and
+    // catch internally, which costs microseconds per object, so plain data skips them.
+    const prototype = ArrayIsArray(object) ? null : ObjectGetPrototypeOf(object);
+    if (prototype !== null && prototype !== ObjectPrototype) {
+      const typedArrayTag = ReflectApply(typedArrayTagGetter, object, []);
+      if (typedArrayTag === "Uint8Array") {
+        return `{"${TAG}":"bytes","v":"${bytesToBase64(object as Uint8Array)}"}`;
+      }
+      if (typedArrayTag !== undefined) fail(path, `a ${typedArrayTag} (use Uint8Array for bytes)`);
+      if (hasBrand(ArrayBufferByteLength, object)) fail(path, "an ArrayBuffer (wrap it in a Uint8Array)");
+      if (hasBrand(DateGetTime, object)) {
+        const time = ReflectApply(DateGetTime, object, []) as number;
+        return NumberIsFinite(time) ? JSONStringify(ReflectApply(DateToISOString, object, [])) : "null";
+      }
+      if (hasBrand(MapSizeGetter, object)) fail(path, "a Map (convert it with Object.fromEntries)");
+      if (hasBrand(SetSizeGetter, object)) fail(path, "a Set (convert it with Array.from)");
+      if (hasBrand(PromiseThen, object) && prototype === Promise.prototype) fail(path, "a Promise (await it first)");
     }
-    if (typedArrayTag !== undefined) fail(path, `a ${typedArrayTag} (use Uint8Array for bytes)`);
-    if (hasBrand(ArrayBufferByteLength, object)) fail(path, "an ArrayBuffer (wrap it in a Uint8Array)");
-    if (hasBrand(DateGetTime, object)) {
-      const time = ReflectApply(DateGetTime, object, []) as number;
-      return NumberIsFinite(time) ? JSONStringify(ReflectApply(DateToISOString, object, [])) : "null";
-    }
-    if (hasBrand(MapSizeGetter, object)) fail(path, "a Map (convert it with Object.fromEntries)");
-    if (hasBrand(SetSizeGetter, object)) fail(path, "a Set (convert it with Array.from)");
-    if (hasBrand(PromiseThen, object) && ObjectGetPrototypeOf(object) === Promise.prototype) fail(path, "a Promise (await it first)");
     stack[stack.length] = object;
     try {
       if (ArrayIsArray(object)) {
