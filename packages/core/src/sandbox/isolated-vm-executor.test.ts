@@ -114,13 +114,17 @@ describe("R-SB-1 globals", () => {
     ]);
   });
 
-  it("R-SB-5: allowNetwork gives a fetch answered by the host and numbered like a step", async () => {
-    const outcome = await run("async () => { const page = await fetch('https://example.com/a', { method: 'GET' }); const call = await github.get({}); return { page, seq: call.seq } }", {
-      allowNetwork: true,
-      answer: (request) => (request.type === "service" && request.name === "fetch" ? { kind: "value", value: encode({ status: 200, body: "hello" }) } : echo(request)),
-    });
-    expect(expectReturned(outcome)).toEqual({ page: { status: 200, body: "hello" }, seq: 1 });
-    expect(outcome.requests[0]).toEqual({ type: "service", name: "fetch", seq: 0, args: encode({ input: "https://example.com/a", init: { method: "GET" } }) });
+  it("R-SB-5: allowNetwork gives a fetch answered by the host, numbered like a step, with a Response-like result", async () => {
+    const response = { url: "https://example.com/a", status: 200, statusText: "OK", headers: { "content-type": "application/json" }, body: '{"hello":"world"}' };
+    const outcome = await run(
+      "async () => { const page = await fetch('https://example.com/a', { method: 'GET' }); const call = await github.get({}); return { ok: page.ok, status: page.status, type: page.headers.get('Content-Type'), body: await page.json(), seq: call.seq } }",
+      {
+        allowNetwork: true,
+        answer: (request) => (request.type === "service" && request.name === "fetch" ? { kind: "value", value: encode(response) } : echo(request)),
+      },
+    );
+    expect(expectReturned(outcome)).toEqual({ ok: true, status: 200, type: "application/json", body: { hello: "world" }, seq: 1 });
+    expect(outcome.requests[0]).toEqual({ type: "service", name: "fetch", seq: 0, args: encode({ input: "https://example.com/a", init: { method: "GET", headers: {}, body: null } }) });
   });
 });
 

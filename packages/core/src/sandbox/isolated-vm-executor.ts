@@ -91,7 +91,8 @@ async function runPass(request: PassRequest, defaults: PassLimits, running: Set<
 
     let script: ivm.Script;
     try {
-      script = await isolate.compileScript(`__codemode_start(async () => {\n${normalized.body}\n})`, {
+      // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
+      script = await isolate.compileScript(`__codemode_start(async (input) => {\n${normalized.body}\n})`, {
         filename: "codemode.js",
         lineOffset: normalized.lineOffset - 1,
       });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { normalizeCode } from "./normalize-code.js";
 
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (body: string) => () => Promise<unknown>;
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (parameter: string, body: string) => (input?: unknown) => Promise<unknown>;
 
 /** Normalizes and runs the body the way the executor wraps it (without a sandbox: trusted test code only). */
 async function runBody(code: string): Promise<unknown> {
   const normalized = normalizeCode(code);
   if (!normalized.ok) throw new Error(`unexpected syntax error: ${normalized.message} (${normalized.line}:${normalized.column})`);
-  return new AsyncFunction(`\n${normalized.body}\n`)();
+  return new AsyncFunction("input", `\n${normalized.body}\n`)();
 }
 
 function syntaxError(code: string): { message: string; line: number; column: number } {
@@ -250,7 +250,7 @@ describe("the body cannot leave the function it runs in", () => {
     for (const code of forms) {
       const normalized = normalizeCode(code);
       expect(normalized.ok).toBe(true);
-      if (normalized.ok) expect(() => new AsyncFunction(`\n${normalized.body}\n`)).not.toThrow();
+      if (normalized.ok) expect(() => new AsyncFunction("input", `\n${normalized.body}\n`)).not.toThrow();
     }
   });
 

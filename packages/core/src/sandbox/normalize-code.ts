@@ -13,7 +13,10 @@ import { transformSync } from "amaro";
 export type NormalizedCode =
   | {
       ok: true;
-      /** Statements for the body of an async function; the value it returns is the result. */
+      /**
+       * Statements for the body of `async (input) => { … }`; the value it returns is the result.
+       * A program's `input` is undefined; `codemode.run(name, input)` passes a snippet its input.
+       */
       body: string;
       /** Add to a line number inside `body` to get the line in the code as written. */
       lineOffset: number;
@@ -135,7 +138,7 @@ function classify(text: string): { ok: true; body: string } | { ok: false; error
  * close that function early and run, or return, anything around it.
  */
 function checkBodyStaysInside(body: string): void {
-  const wrapped = `(async () => {\n${body}\n})`;
+  const wrapped = `(async (input) => {\n${body}\n})`;
   let program: Program;
   try {
     program = parse(wrapped, { ecmaVersion: "latest", sourceType: "script", locations: true });
@@ -209,17 +212,17 @@ function toBody(text: string, program: Program): string {
       declaration.type === "FunctionDeclaration" ||
       declaration.type === "ArrowFunctionExpression" ||
       declaration.type === "FunctionExpression";
-    return `${rewritten}\n;return ${isFunction ? "__codemode_default()" : "__codemode_default"};`;
+    return `${rewritten}\n;return ${isFunction ? "__codemode_default(input)" : "__codemode_default"};`;
   }
 
   const only = statements.length === 1 ? statements[0]! : undefined;
   if (only?.type === "ExpressionStatement" && isFunctionExpression(only.expression)) {
     // An (async) arrow or function expression: call it. `return (` stays on the first line so
     // no line moves and ASI cannot end the return early.
-    return `return (${text.slice(0, only.expression.end)}\n)()${text.slice(only.expression.end)};`;
+    return `return (${text.slice(0, only.expression.end)}\n)(input)${text.slice(only.expression.end)};`;
   }
   if (only?.type === "FunctionDeclaration" && only.id) {
-    return `${text}\n;return ${only.id.name}();`;
+    return `${text}\n;return ${only.id.name}(input);`;
   }
 
   const last = statements.at(-1);
@@ -227,7 +230,7 @@ function toBody(text: string, program: Program): string {
   if (last?.type === "ExpressionStatement") {
     const expressionEnd = last.expression.end;
     // Helpers first, then the async arrow to run: a function is never a result, so call it.
-    const call = isFunctionExpression(last.expression) ? "()" : "";
+    const call = isFunctionExpression(last.expression) ? "(input)" : "";
     return `${text.slice(0, last.start)}return (${text.slice(last.start, expressionEnd)}\n)${call};${text.slice(expressionEnd)}`;
   }
   return text;

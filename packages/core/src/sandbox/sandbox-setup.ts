@@ -46,6 +46,7 @@ export function sandboxSetup(
   const ObjectCreate = Object.create;
   const ObjectKeys = Object.keys;
   const ObjectDefineProperty = Object.defineProperty;
+  const ObjectGetPrototypeOf = Object.getPrototypeOf;
   const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve.bind(Promise);
   const PromiseReject = Promise.reject.bind(Promise);
@@ -150,10 +151,10 @@ export function sandboxSetup(
     }
     const entry = ReflectApply(MapGet, replay, [seq]) as (typeof config.replay)[number] | undefined;
     if (entry && entry.kind === "call" && entry.connector === connector && entry.method === method) {
-      // Sorted encoding of the live value equals codec.canonical(argsText), in one walk.
+      // From the text already encoded, not the live value: getters must not run twice.
       let canonicalArgs: string;
       try {
-        canonicalArgs = argsText === "" ? "" : (codec.encode(args, { sortKeys: true }) ?? "");
+        canonicalArgs = argsText === "" ? "" : codec.canonical(argsText);
       } catch (error) {
         return invalid(seq, error);
       }
@@ -240,13 +241,50 @@ export function sandboxSetup(
       },
     }[name];
   }
+  if (codemode.run) {
+    // R-SN-2: the host answers with the snippet's body (or { error }); it runs here, in this
+    // pass, so its calls take the next seqs and join this execution's log.
+    const AsyncFunctionCtor = ObjectGetPrototypeOf(async function () {}).constructor as new (parameter: string, body: string) => (input: unknown) => Promise<unknown>;
+    codemode.run = async function run(name: unknown, input?: unknown): Promise<unknown> {
+      const answer = (await service("run", name)) as { body?: unknown; error?: unknown } | undefined;
+      if (!answer || typeof answer.body !== "string") return { error: typeof answer?.error === "string" ? answer.error : `snippet ${StringCtor(name)} could not be run` };
+      return new AsyncFunctionCtor("input", `\n${answer.body}\n`)(input);
+    };
+  }
   ObjectDefineProperty(global, "codemode", { value: ObjectFreeze(codemode), enumerable: true, configurable: false, writable: false });
 
   if (config.allowNetwork) {
     ObjectDefineProperty(global, "fetch", {
-      value: function fetch(input: unknown, init?: unknown) {
+      value: async function fetch(input: unknown, init?: unknown) {
+        // R-SB-5: the host fetches and records the response like a step; replays get the record.
         const seq = nextSeq++;
-        return service("fetch", { input: StringCtor(input), init: init ?? null }, seq);
+        const options = (init ?? {}) as { method?: unknown; headers?: unknown; body?: unknown };
+        const request = plain({
+          input: StringCtor(input),
+          init: plain({
+            method: options.method === undefined ? "GET" : StringCtor(options.method),
+            headers: options.headers === undefined ? plain({}) : options.headers,
+            body: options.body === undefined || options.body === null ? null : options.body,
+          }),
+        });
+        const response = (await service("fetch", request, seq)) as { url: string; status: number; statusText: string; headers: Record<string, string>; body: string };
+        const headers = response.headers;
+        return ObjectFreeze({
+          url: response.url,
+          status: response.status,
+          statusText: response.statusText,
+          ok: response.status >= 200 && response.status < 300,
+          headers: ObjectFreeze({
+            get: (name: unknown) => {
+              const value = headers[StringCtor(name).toLowerCase()];
+              return value === undefined ? null : value;
+            },
+            has: (name: unknown) => headers[StringCtor(name).toLowerCase()] !== undefined,
+            entries: () => Object.entries(headers),
+          }),
+          text: async () => response.body,
+          json: async () => JSONParse(response.body),
+        });
       },
       enumerable: true,
       configurable: true,
