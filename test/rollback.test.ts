@@ -263,3 +263,31 @@ describe("R-RB-2 R-RB-3 R-RB-4 a revert that fails halfway", () => {
     expect(await runtime.approve({ executionId: outcome.executionId })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
   });
 });
+
+describe("rollback of a paused execution", () => {
+  it("R-RB-3 R-AP-3: rolling back a paused run ends its pending action, so it can never be approved", async () => {
+    const orders: string[] = [];
+    const shop = defineConnector({
+      name: "shop",
+      tools: {
+        reserve: { execute: async () => ({ reservationId: "r-1" }), revert: async () => void orders.push("unreserved") },
+        charge: { requiresApproval: true, execute: async () => void orders.push("charged") },
+      },
+    });
+    const runtime = runtimeWith({ connectors: [shop], storage: new Keyv() });
+    const paused = await runtime.execute({ code: "async () => { await shop.reserve({}); await shop.charge({ amount: 5 }); }" });
+    expect(paused.status).toBe("paused");
+    const report = await runtime.rollback({ executionId: paused.executionId });
+    expect(report).toMatchObject({ status: "rolled_back", reverted: [0], failed: [] });
+    const record = await runtime.execution(paused.executionId);
+    expect(record?.log.map((entry) => [entry.seq, entry.state])).toEqual([
+      [0, "reverted"],
+      [1, "error"],
+    ]);
+    expect(record?.log[1]?.error).toBe("rolled back before approval");
+    expect(await runtime.pending(paused.executionId)).toEqual([]);
+    const approved = await runtime.approve({ executionId: paused.executionId });
+    expect(approved).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(orders).toEqual(["unreserved"]);
+  });
+});

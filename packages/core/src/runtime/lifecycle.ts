@@ -101,6 +101,11 @@ export async function rollbackExecution(context: LifecycleContext, executionId: 
       const anyReverted = [...log.values()].some((entry) => entry.state === "reverted");
       // R-RB-3: rolled_back only when at least one call was reverted.
       if (anyReverted && head.status !== "rolled_back") {
+        // A paused run rolled back can never be approved: its pending action ends with it.
+        const pendingEntry = head.pendingSeq === undefined ? undefined : log.get(head.pendingSeq);
+        if (pendingEntry?.state === "pending") {
+          await context.store.writeEntry(executionId, { ...pendingEntry, state: "error", error: "rolled back before approval", endedAt: Date.now() });
+        }
         head.status = "rolled_back";
         head.updatedAt = Date.now();
         delete head.pendingSeq;
@@ -119,17 +124,22 @@ export async function rollbackExecution(context: LifecycleContext, executionId: 
 
 /** R-RE-1: removes terminal executions beyond the newest `keep`, with their logs. */
 export async function pruneTerminal(context: LifecycleContext, keep: number): Promise<number> {
-  let doomed: IndexItem[] = [];
-  await context.updateIndex((items) => {
-    const terminal = items.filter((item) => isTerminal(item.status));
-    doomed = terminal.slice(Math.max(0, Math.floor(keep)));
-    const ids = new Set(doomed.map((item) => item.id));
-    return items.filter((item) => !ids.has(item.id));
-  });
-  if (doomed.length === 0) return 0;
-  const heads = await context.store.readHeads(doomed.map((item) => item.id));
-  for (const head of heads) if (head) await context.store.deleteExecution(head);
-  return doomed.length;
+  const terminal = (await context.store.readIndex()).filter((item) => isTerminal(item.status));
+  const doomed = terminal.slice(Math.max(0, Math.floor(keep)));
+  const removed = new Set<string>();
+  for (const item of doomed) {
+    // Under the execution's lease, so a rollback running on it finishes first; one that stays
+    // busy is left for the next prune.
+    const deleted = await withExecutionLease(context, item.id, context.lockWaitMs, async () => {
+      const head = await context.store.readHead(item.id);
+      if (head && !isTerminal(head.status)) return false;
+      if (head) await context.store.deleteExecution(head);
+      return true;
+    });
+    if (deleted) removed.add(item.id);
+  }
+  if (removed.size > 0) await context.updateIndex((items) => items.filter((item) => !removed.has(item.id)));
+  return removed.size;
 }
 
 /**
