@@ -24,6 +24,12 @@ export interface PassInput {
   timeoutMs: number;
   memoryMb: number;
   allowNetwork: boolean;
+  /**
+   * R-ST-4 fencing: awaited before the head is rewritten mid-pass; rejects when this pass no
+   * longer holds the execution's lease, so a host taken for gone never overwrites the record of
+   * whoever ended the execution meanwhile.
+   */
+  confirmLease?: () => Promise<void>;
 }
 
 export type PassEnd =
@@ -66,7 +72,10 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     if (entry.seq < head.seqLimit) return store.writeEntry(head.id, entry);
     head.seqLimit = ExecutionStore.seqLimitFor(entry.seq);
     const snapshot = { ...head };
-    headWrite = headWrite.then(() => store.writeHeadAndEntry(snapshot, entry));
+    headWrite = headWrite.then(async () => {
+      await input.confirmLease?.();
+      await store.writeHeadAndEntry(snapshot, entry);
+    });
     return headWrite;
   };
 
@@ -396,7 +405,8 @@ function replayEntries(log: Map<number, StoredEntry>): ReplayEntry[] {
       continue;
     }
     if (entry.ephemeral) continue;
-    const base = { kind: "call" as const, seq: entry.seq, connector: entry.connector, method: entry.method, canonicalArgs: canonicalOf(entry.args) };
+    // The sandbox compares the recorded text first and canonicalizes only when it differs.
+    const base = { kind: "call" as const, seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args };
     if ((entry.state === "applied" || entry.state === "reverted") && entry.result !== undefined) entries.push({ ...base, outcome: "value", text: entry.result });
     else if (entry.state === "error") entries.push({ ...base, outcome: "error", text: entry.error ?? "the call failed" });
   }

@@ -56,8 +56,10 @@ export type ReplayEntry =
       seq: number;
       connector: string;
       method: string;
-      /** `valueCodec.canonical` of the recorded arguments. */
-      canonicalArgs: string;
+      /** Wire text of the recorded arguments, as the program sent them ("" for none). */
+      args?: string;
+      /** `valueCodec.canonical` of the recorded arguments; computed from `args` when absent. */
+      canonicalArgs?: string;
       outcome: "value" | "error";
       /** Wire text of the recorded result ("" for undefined) or the recorded error message. */
       text: string;
