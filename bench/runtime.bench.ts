@@ -7,7 +7,7 @@
  *    minus `approve` of one with none; replayed calls per second.
  */
 import { performance } from "node:perf_hooks";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
+import { createCodemodeRuntime, createIsolatedVmExecutor, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
 import { bareIsolatedVm } from "./baselines.ts";
 import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
@@ -50,17 +50,38 @@ function bare(program: BenchProgram): () => Promise<void> {
 async function coldPass(): Promise<BenchRow[]> {
   const program = fiveReadsOneWrite;
   const runtime = createCodemodeRuntime({ connectors: connectorsFor(program), maxExecutions: 20 });
+  // SPEC §15's second row: isolates created ahead (each still serves one pass only). Between
+  // passes the executor is given time to prepare the next one, as a server between requests.
+  const warmExecutor = createIsolatedVmExecutor({ prewarm: 1 });
+  const prewarmed = createCodemodeRuntime({ connectors: connectorsFor(program), maxExecutions: 20, executor: warmExecutor });
+  const runPrewarmed = throughRuntime(prewarmed, program);
+  const prewarmedSamples: number[] = [];
   try {
-    const samples = await sampleInterleaved({ runtime: throughRuntime(runtime, program), bare: bare(program) }, { warmup: 20, iterations: 200 });
+    const samples = await sampleInterleaved(
+      {
+        runtime: throughRuntime(runtime, program),
+        bare: bare(program),
+        prewarmed: async () => {
+          await warmExecutor.warm();
+          const started = performance.now();
+          await runPrewarmed();
+          prewarmedSamples.push(performance.now() - started);
+        },
+      },
+      { warmup: 20, iterations: 200 },
+    );
     const a = stats(samples.bare);
     const r = stats(samples.runtime);
+    // The pass alone, without the untimed wait for the next isolate (last 200 = after warm-up).
+    const p = stats(prewarmedSamples.slice(-200));
     const benchmark = "durable cold pass: 5 reads + 1 write (in-memory store)";
     return [
       { benchmark, subject: "A: bare isolated-vm", unit: "ms", median: a.median, p90: a.p90, samples: a.n },
       { benchmark, subject: "runtime.execute", unit: "ms", median: r.median, p90: r.p90, ratio: r.median / a.median, versus: "A", target: "≤ 1.2× A", samples: r.n },
+      { benchmark, subject: "runtime.execute, isolate prepared ahead", unit: "ms", median: p.median, p90: p.p90, ratio: p.median / a.median, versus: "A", target: "≤ 0.5× A", samples: p.n },
     ];
   } finally {
-    await runtime.close();
+    await Promise.all([runtime.close(), prewarmed.close(), warmExecutor.close()]);
   }
 }
 

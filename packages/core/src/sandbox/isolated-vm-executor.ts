@@ -13,6 +13,12 @@ export interface IsolatedVmExecutorOptions {
   /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters. */
   maxLogLines?: number;
   maxLogLineChars?: number;
+  /**
+   * Isolates kept ready ahead of need (context created, prelude compiled and run), so a pass
+   * skips that work. Each serves exactly one pass and is disposed after it: nothing is ever
+   * shared between passes or executions. Default 0.
+   */
+  prewarm?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -31,7 +37,12 @@ const MAX_REQUEST_CHARS = 64 * 1024 * 1024;
  *   onRequest: async (request) => ({ kind: "value", value: '{"sum":3}' }),
  * });
  */
-export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}): Executor {
+/** The isolated-vm executor; `warm()` resolves once the prewarmed isolates are ready. */
+export interface IsolatedVmExecutor extends Executor {
+  warm(): Promise<void>;
+}
+
+export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}): IsolatedVmExecutor {
   const defaults = {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     memoryMb: options.memoryMb ?? DEFAULT_MEMORY_MB,
@@ -39,15 +50,67 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
     maxLogLineChars: options.maxLogLineChars ?? 10_000,
   };
   const running = new Set<ivm.Isolate>();
+  const prewarm = Math.max(0, Math.floor(options.prewarm ?? 0));
+  const pool: Array<Promise<PreparedIsolate | null>> = [];
+  let closed = false;
+  const refill = () => {
+    while (!closed && pool.length < prewarm) {
+      pool.push(
+        prepareIsolate(defaults.memoryMb, running).catch(() => null),
+      );
+    }
+  };
+  const take = async (memoryMb: number): Promise<PreparedIsolate> => {
+    if (memoryMb === defaults.memoryMb && pool.length > 0) {
+      const ready = pool.shift()!;
+      const prepared = await ready;
+      if (prepared && !prepared.isolate.isDisposed) return prepared;
+    }
+    return prepareIsolate(memoryMb, running);
+  };
+  refill();
   return {
     async runPass(request) {
-      return runPass(request, defaults, running);
+      try {
+        return await runPass(request, defaults, running, take);
+      } finally {
+        // Creating an isolate costs this thread over a millisecond: prepare the next one once
+        // this pass has answered, not while it runs.
+        if (pool.length < prewarm) setImmediate(refill);
+      }
+    },
+    async warm() {
+      await Promise.all(pool);
     },
     async close() {
+      closed = true;
+      const pending = pool.splice(0);
       for (const isolate of running) disposeIsolate(isolate);
       running.clear();
+      for (const prepared of await Promise.all(pending)) if (prepared) disposeIsolate(prepared.isolate);
     },
   };
+}
+
+/** A fresh isolate with its context and the prelude evaluated: no execution has touched it. */
+interface PreparedIsolate {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  setup: ivm.Reference<(...args: unknown[]) => unknown>;
+}
+
+async function prepareIsolate(memoryMb: number, running: Set<ivm.Isolate>): Promise<PreparedIsolate> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  running.add(isolate);
+  try {
+    const context = await isolate.createContext();
+    const setup = (await (await compilePrelude(isolate)).run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
+    return { isolate, context, setup };
+  } catch (error) {
+    disposeIsolate(isolate);
+    running.delete(isolate);
+    throw error;
+  }
 }
 
 interface PassLimits {
@@ -57,7 +120,12 @@ interface PassLimits {
   maxLogLineChars: number;
 }
 
-async function runPass(request: PassRequest, defaults: PassLimits, running: Set<ivm.Isolate>): Promise<PassResult> {
+async function runPass(
+  request: PassRequest,
+  defaults: PassLimits,
+  running: Set<ivm.Isolate>,
+  take: (memoryMb: number) => Promise<PreparedIsolate>,
+): Promise<PassResult> {
   const timeoutMs = request.timeoutMs ?? defaults.timeoutMs;
   const memoryMb = request.memoryMb ?? defaults.memoryMb;
   const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars);
@@ -68,13 +136,16 @@ async function runPass(request: PassRequest, defaults: PassLimits, running: Set<
   }
 
   const deadline = Date.now() + timeoutMs;
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
-  running.add(isolate);
-  const pass = new PassState(isolate, request, deadline, logs, { timeoutMs, memoryMb });
-  const watchdog = setTimeout(() => pass.timeOut(), timeoutMs);
+  let prepared: PreparedIsolate;
   try {
-    const context = await isolate.createContext();
-    const setup = await (await compilePrelude(isolate)).run(context, { reference: true });
+    prepared = await take(memoryMb);
+  } catch (error) {
+    return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
+  }
+  const { isolate, context, setup } = prepared;
+  const pass = new PassState(isolate, request, deadline, logs, { timeoutMs, memoryMb });
+  const watchdog = setTimeout(() => pass.timeOut(), Math.max(1, deadline - Date.now()));
+  try {
     const config: SandboxConfig = {
       connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
       services: [...(request.services ?? [])],
@@ -111,8 +182,13 @@ async function runPass(request: PassRequest, defaults: PassLimits, running: Set<
   } finally {
     clearTimeout(watchdog);
     pass.endNow();
-    disposeIsolate(isolate);
-    running.delete(isolate);
+    // Disposing takes a few hundred microseconds of this thread: answer first, dispose right
+    // after. Nothing can reach the isolate meanwhile (deliveries have ended), and close()
+    // disposes whatever is still in `running`.
+    setImmediate(() => {
+      disposeIsolate(isolate);
+      running.delete(isolate);
+    });
   }
 }
 
