@@ -11,10 +11,11 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
+import { redisBenchmark } from "./redis.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
 import type { Benchmark, BenchRow } from "./harness.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark];
+const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, redisBenchmark];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 
@@ -121,7 +122,8 @@ ${markdownTable(rows)}
 How to read it: every ratio is this row's median over the median of the baseline named after
 the ×, measured interleaved in the same process (SPEC §15); lower is better. "A" is a bare
 isolated-vm run of the same program (fresh isolate + context + compile + run, host functions via
-\`applySyncPromise\`, dispose). Per-call rows are (pass with N calls − pass with 0 calls) / N; their
+\`applySyncPromise\`, dispose). "S" is one Redis \`SET\` of a log-entry-sized value on a plain node-redis
+client, awaited in a loop (bench/redis.bench.ts; needs Redis). Per-call rows are (pass with N calls − pass with 0 calls) / N; their
 p90 is the p90 of the N-call passes minus the median of the 0-call passes, over N. The targets
 are for the durable path (executor + log store), which later rows will measure; the executor rows
 are the sandbox alone, i.e. the floor the durable path builds on. Ratios move from run to run on

@@ -31,6 +31,24 @@ export type { SearchResult } from "./connectors/search.js";
 export { connectorDeclaration, jsonSchemaToType, runtimeDeclarations, toolDeclaration } from "./connectors/schema-to-typescript.js";
 export { modelDescription, type ModelDescriptionOptions } from "./runtime/model-description.js";
 export { approvalResultText, modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "./runtime/model-output.js";
+export {
+  decidePendingAction,
+  modelFacingDecision,
+  type DecisionOutcome,
+  type ModelFacingRejection,
+  type PendingDecision,
+  type RejectedOutcome,
+} from "./adapters/decide-pending-action.js";
+export { methodNamesFor } from "./adapters/method-names.js";
+export {
+  describePendingAction,
+  executionIdOfModelOutput,
+  pauseApprovalReason,
+  readPauseReference,
+  toModelJson,
+  type PauseReference,
+} from "./adapters/pending-approval.js";
+export { createOutcomeMemo, type OutcomeMemo } from "./adapters/outcome-memo.js";
 export type { KeyvLike } from "./log/execution-store.js";
 export { createInProcessLock, type Lease, type LockProvider } from "./log/lock.js";
 export * from "./sandbox/index.js";

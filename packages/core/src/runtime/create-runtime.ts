@@ -45,6 +45,11 @@ export interface CodemodeRuntimeOptions {
   transformResult?: (result: unknown) => unknown;
   /** Runs passes. Default: a fresh isolated-vm isolate per pass. */
   executor?: Executor;
+  /**
+   * Fresh isolates the default executor prepares ahead of need, so a pass does not wait for
+   * one. Each serves one pass only and is disposed after it. Default 0.
+   */
+  prewarmIsolates?: number;
   /** How long a control operation waits for an execution held by another (then BUSY). Default 5 000 ms. */
   lockWaitMs?: number;
   /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
@@ -103,7 +108,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const settings = checkOptions(options);
   const { connectors, keyv, lock } = settings;
   const store = new ExecutionStore(keyv, settings.name);
-  const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb });
+  const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb, prewarm: options.prewarmIsolates ?? 0 });
   const ownsExecutor = options.executor === undefined;
   const connectorNames = [...connectors.keys()];
   const validators = new Map<string, ArgsValidator>();
@@ -156,6 +161,27 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   async function runAndSettle(head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: Lease): Promise<Outcome> {
     // Renewed well within its length: a longer interval would let a short lease lapse mid-pass.
     const renewal = setInterval(() => void lease.renew(settings.leaseMs).catch(() => undefined), settings.leaseMs / 3);
+    let lostTo = "held elsewhere";
+    /**
+     * R-ST-4 fencing: true while this pass still owns the execution — its lease renewed, or (after
+     * a lapse nobody acted on) retaken with the record still `running`. A lease's `renew` answers
+     * false once its token no longer owns the key, so this holds across processes; it throws when
+     * the store cannot say.
+     */
+    const holdLease = async (): Promise<boolean> => {
+      if (await lease.renew(settings.leaseMs)) return true;
+      const retaken = await acquire(head.id, 0);
+      const stored = retaken ? await store.readHead(head.id) : undefined;
+      if (retaken && stored?.status === "running") {
+        lease = retaken;
+        return true;
+      }
+      await retaken?.release().catch(() => undefined);
+      lostTo = stored?.status ?? "held elsewhere";
+      return false;
+    };
+    const takenOver = () =>
+      new CodemodeError("BUSY", `execution ${head.id} was taken over while this pass ran (its lease lapsed; it is now ${lostTo}); this pass's result is not recorded`);
     try {
       head.passes += 1;
       const end = await runPass({
@@ -170,17 +196,25 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         timeoutMs: settings.timeoutMs,
         memoryMb: settings.memoryMb,
         allowNetwork: settings.allowNetwork,
+        confirmLease: async () => {
+          if (!(await holdLease())) throw takenOver();
+        },
       });
-      if (!(await lease.renew(settings.leaseMs).catch(() => false))) {
-        // R-ST-4: the lease lapsed, so this host was taken for gone; settle only if no one ended the run meanwhile.
-        const retaken = await acquire(head.id, 0).catch(() => null);
-        const stored = retaken ? await store.readHead(head.id).catch(() => undefined) : undefined;
-        if (!retaken || stored?.status !== "running") {
-          await retaken?.release().catch(() => undefined);
-          return failure(head.id, new CodemodeError("BUSY", `execution ${head.id} was taken over while this pass ran (its lease lapsed; it is now ${stored?.status ?? "held elsewhere"}); this pass's result is not recorded`), log);
-        }
-        lease = retaken;
+      let held: boolean;
+      try {
+        held = await holdLease();
+      } catch (error) {
+        // The store failed while checking the lease: nothing more can be recorded. The run stays
+        // `running` under a lease that will lapse, so it can be expired later (R-ST-5).
+        const cause =
+          end.kind === "error" && end.code === "STORAGE_ERROR"
+            ? new CodemodeError("STORAGE_ERROR", end.message)
+            : CodemodeError.isInstance(error)
+              ? error
+              : new CodemodeError("STORAGE_ERROR", `the store failed to check the execution's lease: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        return failure(head.id, cause, log, end.logs);
       }
+      if (!held) return failure(head.id, takenOver(), log);
       const outcome = await settle(head, log, end);
       clearInterval(renewal);
       await lease.release().catch(() => undefined);
@@ -287,7 +321,13 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         clockMs: now,
         passes: 0,
       };
-      const lease = await acquire(executionId, 0);
+      let lease: Lease | null;
+      try {
+        lease = await acquire(executionId, 0);
+      } catch (error) {
+        // R-RT-1: a lock on a store that is down is an outcome, not a throw.
+        return failure(executionId, new CodemodeError("STORAGE_ERROR", `could not take the new execution's lease: ${error instanceof Error ? error.message : String(error)}`), new Map());
+      }
       if (!lease) return errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] });
       try {
         // R-RE-1: stored first, so a crash right after still leaves a record.
@@ -340,7 +380,9 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         head.updatedAt = Date.now();
         delete head.pendingSeq;
         await store.writeHeadAndEntry(head, approved);
-        await setIndexStatus(head);
+        // The head is the truth and the pass's end rewrites the index entry: a busy index must not
+        // strand a run that is already marked running with its action approved (R-AP-6).
+        await setIndexStatus(head).catch((error: unknown) => lifecycle.warn(`could not mark execution ${executionId} running in the index: ${error instanceof Error ? error.message : String(error)}`));
         handedOver = true;
         return await runAndSettle(head, code, log, lease);
       } catch (error) {
@@ -595,6 +637,9 @@ function checkOptions(options: CodemodeRuntimeOptions): Settings {
   positive(options.limits?.memoryMb, "limits.memoryMb");
   positive(options.lockWaitMs, "lockWaitMs");
   positive(options.leaseMs, "leaseMs");
+  if (options.prewarmIsolates !== undefined && (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)) {
+    problems.push("prewarmIsolates must be a whole number from 0 to 64");
+  }
   if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8) problems.push("limits.memoryMb must be at least 8");
   const name = options.name ?? DEFAULTS.name;
   if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);

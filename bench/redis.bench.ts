@@ -1,0 +1,92 @@
+/**
+ * The durable runtime over Redis (SPEC §15: per connector call ≤ 2.5× a Redis SET round trip).
+ *
+ * Per connector call: passes of N sequential awaited calls minus passes of 0 calls, divided by
+ * N, through `runtime.execute` on `redisStorage`. Baseline, interleaved in the same run: N
+ * sequential awaited `SET`s of a log-entry-sized value on a plain node-redis client, minus
+ * nothing (a SET loop has no fixed cost to remove), divided by N. Each call of the runtime writes
+ * its log entry twice (`executing` ahead of the call, then `applied`) and crosses the sandbox
+ * bridge, so two round trips plus the bridge is the floor.
+ *
+ * Needs Redis at $CODEMODE_REDIS_URL (default redis://127.0.0.1:6379); everything it writes is
+ * deleted afterwards.
+ */
+import { randomUUID } from "node:crypto";
+import { connect } from "node:net";
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { redisStorage } from "@codemode/storage";
+import { createClient } from "@keyv/redis";
+import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { sequentialCalls } from "./programs.ts";
+
+const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
+const CALLS = 200;
+
+async function perCallOverRedis(): Promise<BenchRow[]> {
+  if (!(await answers(REDIS_URL))) throw new Error(`the redis benchmark needs Redis at ${REDIS_URL}; start it, or run \`npm run bench -- executor runtime\``);
+  const namespace = `codemode-bench-${randomUUID().slice(0, 8)}`;
+  const storage = redisStorage(REDIS_URL, { namespace });
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  const many = sequentialCalls(CALLS);
+  const none = sequentialCalls(0);
+  const bench = defineConnector({ name: "bench", tools: { echo: { execute: async (args: { i: number }) => many.answer("bench", "echo", args) } } });
+  const runtime = createCodemodeRuntime({ connectors: [bench], storage, maxExecutions: 5 });
+  // A value the size of the runtime's log entry for one echo call, as Keyv stores it.
+  const entrySized = JSON.stringify({ value: JSON.stringify({ seq: 17, connector: "bench", method: "echo", args: '{"i":17}', result: '{"i":17,"ok":true}', requiresApproval: false, state: "applied", startedAt: Date.now(), endedAt: Date.now() }), expires: null });
+  const through = (program: typeof many) => async () => {
+    const outcome = await runtime.execute({ code: `async () => {${program.body}\n}` });
+    check(outcome.status === "completed", `the runtime did not complete: ${JSON.stringify(outcome).slice(0, 300)}`);
+    check(JSON.stringify(outcome.result) === program.expected, `the runtime returned ${JSON.stringify(outcome.result)}`);
+  };
+  try {
+    const samples = await sampleInterleaved(
+      {
+        runtimeMany: through(many),
+        runtimeNone: through(none),
+        setLoop: async () => {
+          for (let i = 0; i < CALLS; i++) await client.set(`${namespace}:baseline:${i % 16}`, entrySized);
+        },
+      },
+      { warmup: 3, iterations: 25 },
+    );
+    const set = stats(samples.setLoop);
+    const setPerCall = { median: (set.median / CALLS) * 1_000, p90: (set.p90 / CALLS) * 1_000, n: set.n };
+    const m = stats(samples.runtimeMany);
+    const z = stats(samples.runtimeNone);
+    const runtimePerCall = { median: ((m.median - z.median) / CALLS) * 1_000, p90: ((m.p90 - z.median) / CALLS) * 1_000, n: m.n };
+    const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
+    return [
+      { benchmark, subject: "S: Redis SET round trip (node-redis)", unit: "µs", median: setPerCall.median, p90: setPerCall.p90, samples: setPerCall.n },
+      { benchmark, subject: "runtime on redisStorage: bridge + 2 log writes", unit: "µs", median: runtimePerCall.median, p90: runtimePerCall.p90, ratio: runtimePerCall.median / setPerCall.median, versus: "S", target: "≤ 2.5× S per call", samples: runtimePerCall.n },
+      { benchmark, subject: "pass with 0 calls on redisStorage", unit: "ms", median: z.median, p90: z.p90, samples: z.n },
+    ];
+  } finally {
+    await runtime.close();
+    await storage.close();
+    const keys = await client.keys(`${namespace}*`);
+    if (keys.length > 0) await client.del(keys);
+    await client.close();
+  }
+}
+
+/** Whether a TCP connection to the URL's host and port opens (node-redis would retry forever). */
+function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname || "127.0.0.1", port: Number(port || 6379) });
+    const finish = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(2_000, () => finish(false));
+    socket.once("error", () => finish(false));
+    socket.once("connect", () => finish(true));
+  });
+}
+
+export const redisBenchmark: Benchmark = {
+  name: "redis",
+  description: "the durable runtime on redisStorage: per-call cost against a Redis SET round trip",
+  run: perCallOverRedis,
+};

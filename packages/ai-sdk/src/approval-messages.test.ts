@@ -1,0 +1,76 @@
+import type { CodemodeRuntime, Outcome } from "@codemode/core";
+import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { approvalToolResult, continueAfterApproval } from "./approval-messages.js";
+import { codemodeToolApproval } from "./codemode-tool-approval.js";
+import { createCodemodeTool } from "./create-codemode-tool.js";
+import { lastToolResultValue, scriptedModel, toolResultsIn, type Prompt } from "./testing/scripted-model.js";
+import { createShop, orderMugs } from "./testing/shop.js";
+
+const runtimes: CodemodeRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+});
+function shop() {
+  const created = createShop();
+  runtimes.push(created.runtime);
+  return created;
+}
+
+const reportOrder = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(lastToolResultValue(prompt))}` });
+
+describe("continueAfterApproval", () => {
+  it("R-LC-2: pause as a tool result → runtime.approve → the model's next prompt holds the real result in place of the pause", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Your order waits for approval." }, reportOrder]);
+    const tools = { codemode: createCodemodeTool(runtime) };
+    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+    const first = await generateText({ model, tools, stopWhen: stepCountIs(5), messages });
+    const paused = first.steps[0]!.toolResults[0]!.output as Extract<Outcome, { status: "paused" }>;
+    expect(paused.status).toBe("paused");
+
+    // Later, perhaps in another process: a human approves from a dashboard.
+    const outcome = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0]!.seq, by: "ann" });
+    const next = await generateText({ model, tools, stopWhen: stepCountIs(5), messages: continueAfterApproval([...messages, ...first.responseMessages], outcome) });
+
+    expect(orders).toEqual([{ sku: "mug-logo", quantity: 2 }]);
+    const last = prompts.at(-1)!;
+    // The call keeps exactly one result, now the real one; the model then gets a turn.
+    expect(toolResultsIn(last)).toEqual([{ toolCallId: "call-1", output: { type: "json", value: { status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } } } }]);
+    expect(last.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: expect.stringContaining("went on after approval") }] });
+    expect(next.text).toBe(`Result: ${JSON.stringify({ status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } })}`);
+  });
+
+  it("R-LC-2: a call whose AI SDK approval request was settled out of band gets its tool result", async () => {
+    const { runtime } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
+    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+    const first = await generateText({ model, ...settings, messages });
+    messages.push(...first.responseMessages);
+
+    const [pending] = await runtime.pending();
+    const outcome = await runtime.approve({ executionId: pending!.executionId, seq: pending!.seq });
+    const continued = continueAfterApproval(messages, outcome);
+    expect(continued.at(-1)).toEqual(approvalToolResult(outcome, { toolCallId: "call-1", toolName: "codemode" }));
+    await generateText({ model, ...settings, messages: continued });
+
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { orderId: "ord-1" } });
+  });
+
+  it("R-LC-2: an execution the conversation does not mention is reported in a user message", () => {
+    const outcome: Outcome = { status: "completed", executionId: "e-1", result: 42n, calls: [] };
+    const messages: ModelMessage[] = [{ role: "user", content: "Hi" }];
+    const continued = continueAfterApproval(messages, outcome);
+    expect(continued).toEqual([...messages, { role: "user", content: 'Code Mode execution e-1 went on after approval: {"status":"completed","executionId":"e-1","result":"42"}' }]);
+    expect(messages).toHaveLength(1);
+  });
+
+  it("R-LC-2: approvalToolResult answers the original call as the tool would, without calls", () => {
+    const outcome: Outcome = { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"], calls: [{ seq: 0, connector: "a", method: "b", args: {}, requiresApproval: false, state: "applied", startedAt: 0 }] };
+    expect(approvalToolResult(outcome, { toolCallId: "call-7", toolName: "codemode" })).toEqual({
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "call-7", toolName: "codemode", output: { type: "json", value: { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"] } } }],
+    });
+  });
+});

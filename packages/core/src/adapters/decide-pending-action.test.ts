@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { defineConnector } from "../connectors/define-connector.js";
+import { createCodemodeRuntime, type CodemodeRuntime } from "../runtime/create-runtime.js";
+import { decidePendingAction, modelFacingDecision, type DecisionOutcome } from "./decide-pending-action.js";
+
+/** Decisions applied once, and re-applied from the log by loops that re-run their step (R-AP-2, R-AP-4, R-AP-7). */
+
+const runtimes: CodemodeRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+});
+
+function setup() {
+  const sent: string[] = [];
+  const mail = defineConnector({
+    name: "mail",
+    tools: {
+      send: {
+        requiresApproval: true,
+        execute: (args: { to: string }) => {
+          sent.push(args.to);
+          return { sent: args.to };
+        },
+      },
+    },
+  });
+  const runtime = createCodemodeRuntime({ connectors: [mail] });
+  runtimes.push(runtime);
+  return { runtime, sent };
+}
+
+const twoMails = `async () => {
+  await mail.send({ to: "ann" });
+  await mail.send({ to: "bob" });
+  return "both sent";
+}`;
+
+function pendingOf(outcome: DecisionOutcome) {
+  if (outcome.status !== "paused") throw new Error(`expected a pause, got ${JSON.stringify(outcome)}`);
+  return outcome.pending[0]!;
+}
+
+describe("decidePendingAction", () => {
+  it("approves: the run resumes and pauses at the next gated call (R-AP-2)", async () => {
+    const { runtime, sent } = setup();
+    const first = pendingOf(await runtime.execute({ code: twoMails }));
+    const next = await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true, by: "ops" });
+    expect(pendingOf(next)).toMatchObject({ connector: "mail", method: "send", args: { to: "bob" } });
+    expect(sent).toEqual(["ann"]);
+  });
+
+  it("rejects: the outcome names the rejected action and the reason; nothing ran (R-AP-4)", async () => {
+    const { runtime, sent } = setup();
+    const first = pendingOf(await runtime.execute({ code: twoMails }));
+    const outcome = await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false, reason: "not today" });
+    expect(outcome).toMatchObject({ status: "rejected", reason: "not today", rejected: { seq: first.seq, method: "send", args: { to: "ann" } } });
+    expect(sent).toEqual([]);
+    expect(modelFacingDecision(outcome)).toMatchObject({ status: "rejected", reason: "not today", message: expect.stringContaining("did not run") });
+    expect(modelFacingDecision(outcome)).not.toHaveProperty("calls");
+  });
+
+  it("replays already applied decisions from the log: the same answers again, nothing runs twice", async () => {
+    const { runtime, sent } = setup();
+    const first = pendingOf(await runtime.execute({ code: twoMails }));
+    const second = pendingOf(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true }));
+    const done = await decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true });
+    expect(done).toMatchObject({ status: "completed", result: "both sent" });
+
+    // A loop that re-runs from the top walks the same decisions again.
+    const again = await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true });
+    expect(pendingOf(again)).toMatchObject({ seq: second.seq, args: { to: "bob" } });
+    expect(await decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true })).toMatchObject({ status: "completed", result: "both sent" });
+    expect(sent).toEqual(["ann", "bob"]);
+  });
+
+  it("replays a rejection from the log", async () => {
+    const { runtime } = setup();
+    const first = pendingOf(await runtime.execute({ code: twoMails }));
+    await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false, reason: "no" });
+    expect(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false })).toMatchObject({ status: "rejected", reason: "no" });
+  });
+
+  it("a decision that contradicts the log changes nothing and says NOT_PAUSED (R-AP-3)", async () => {
+    const { runtime, sent } = setup();
+    const first = pendingOf(await runtime.execute({ code: twoMails }));
+    await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false });
+    expect(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(await decidePendingAction(runtime, { executionId: "missing", seq: 0, approved: false })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(sent).toEqual([]);
+  });
+});

@@ -1,0 +1,129 @@
+import { errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
+import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import { modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "../runtime/model-output.js";
+
+/** A human's answer to one pending action. */
+export interface PendingDecision {
+  executionId: string;
+  /** The pending action's seq: a decision never lands on another action (R-AP-7). */
+  seq: number;
+  approved: boolean;
+  /** Who decided, for the audit trail. */
+  by?: string;
+  /** Why; for a rejection the model is told it. */
+  reason?: string;
+}
+
+/** How a rejected execution ends, as data: `reject` itself only answers true or false. */
+export interface RejectedOutcome {
+  status: "rejected";
+  executionId: string;
+  /** The action the human rejected; it did not run. */
+  rejected: PendingAction;
+  reason?: string;
+  calls?: LogEntry[];
+}
+
+/** What follows a decision: the outcome of the resumed run, or the rejection. */
+export type DecisionOutcome = Outcome | RejectedOutcome;
+
+/** A rejection as a model should see it. */
+export interface ModelFacingRejection {
+  status: "rejected";
+  executionId: string;
+  rejected: { seq: number; connector: string; method: string; args: unknown };
+  reason?: string;
+  message: string;
+}
+
+type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">;
+
+/**
+ * Applies a human's decision to a pending action and says what followed: `approve`'s outcome, or a
+ * `rejected` outcome. For framework loops that re-run their step after a resume (LangGraph's
+ * `interrupt`, workflow engines), a decision that was already applied is answered from the log
+ * instead of failing with NOT_PAUSED: the outcome is the next approval-gated action after it
+ * (decided or not) or, when there is none, how the execution ended. A re-run therefore walks the
+ * same decisions again without running anything twice.
+ *
+ * A completed run answered from the log carries the recorded result, before `transformResult`.
+ *
+ * @example
+ * let outcome: DecisionOutcome = await runtime.execute({ code });
+ * while (outcome.status === "paused") {
+ *   const action = outcome.pending[0]!;
+ *   outcome = await decidePendingAction(runtime, { executionId: action.executionId, seq: action.seq, approved: await ask(action) });
+ * }
+ */
+export async function decidePendingAction(runtime: DecidingRuntime, decision: PendingDecision): Promise<DecisionOutcome> {
+  const { executionId, seq, approved } = decision;
+  const audit = { ...(decision.by ? { by: decision.by } : {}), ...(decision.reason ? { reason: decision.reason } : {}) };
+  if (approved) {
+    const outcome = await runtime.approve({ executionId, seq, ...audit });
+    if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED") return outcome;
+    return (await answerFromLog(runtime, executionId, seq, true)) ?? outcome;
+  }
+  if (await runtime.reject({ executionId, seq, ...audit })) {
+    const state = await runtime.execution(executionId);
+    const entry = state?.log.find((call) => call.seq === seq);
+    if (state && entry) return rejectedOutcome(executionId, entry, state.log);
+  }
+  return (
+    (await answerFromLog(runtime, executionId, seq, false)) ??
+    errorOutcome(executionId, "NOT_PAUSED", `action ${seq} of execution ${executionId} is not pending; it cannot be rejected`, { calls: (await runtime.execution(executionId))?.log ?? [] })
+  );
+}
+
+/**
+ * A decision's outcome as the model should see it: `modelFacingOutcome` for a resumed run, and for
+ * a rejection what was rejected and that the execution ended.
+ *
+ * @example
+ * new ToolMessage({ tool_call_id, content: JSON.stringify(modelFacingDecision(outcome)), artifact: outcome })
+ */
+export function modelFacingDecision(outcome: DecisionOutcome, options: ModelOutputOptions = {}): ModelFacingOutcome | ModelFacingRejection {
+  if (outcome.status !== "rejected") return modelFacingOutcome(outcome, options);
+  const { seq, connector, method, args } = outcome.rejected;
+  return {
+    status: "rejected",
+    executionId: outcome.executionId,
+    rejected: { seq, connector, method, args },
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+    message: `A human rejected ${connector}.${method}, so it did not run and the execution ended; calls before it stay done. Tell the user; do not re-issue the code unless they ask.`,
+  };
+}
+
+/** When `seq` already carries this decision, what came after it; undefined when it does not. */
+async function answerFromLog(runtime: DecidingRuntime, executionId: string, seq: number, approved: boolean): Promise<DecisionOutcome | undefined> {
+  const state = await runtime.execution(executionId);
+  const entry = state?.log.find((call) => call.seq === seq);
+  if (!state || entry?.decision?.approved !== approved) return undefined;
+  const calls = state.log;
+  // The next action a human had to decide on is where the resumed run paused next.
+  const next = calls.find((call) => call.seq > seq && call.requiresApproval && (call.decision !== undefined || call.state === "pending"));
+  if (next) return { status: "paused", executionId, pending: [toPendingAction(executionId, next)], calls };
+  const logs = state.logs && state.logs.length > 0 ? { logs: state.logs } : {};
+  switch (state.status) {
+    case "completed":
+      return { status: "completed", executionId, result: state.result, ...logs, calls };
+    case "error":
+      return errorOutcome(executionId, state.errorCode ?? "SANDBOX_ERROR", state.error ?? "the execution failed", { ...logs, calls });
+    case "rejected": {
+      const rejected = calls.find((call) => call.decision?.approved === false);
+      return rejected ? rejectedOutcome(executionId, rejected, calls) : undefined;
+    }
+    case "running":
+      return errorOutcome(executionId, "BUSY", `execution ${executionId} is running after this decision; its outcome is not known yet`, { calls });
+    default:
+      return undefined;
+  }
+}
+
+function rejectedOutcome(executionId: string, entry: LogEntry, calls: LogEntry[]): RejectedOutcome {
+  const reason = entry.decision?.reason;
+  return { status: "rejected", executionId, rejected: toPendingAction(executionId, entry), ...(reason ? { reason } : {}), calls };
+}
+
+function toPendingAction(executionId: string, entry: LogEntry): PendingAction {
+  return { executionId, seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args };
+}

@@ -1,0 +1,92 @@
+import type { Outcome, PendingAction } from "../outcome.js";
+
+/** The paused execution and pending seq that a framework's approval request stands for. */
+export interface PauseReference {
+  executionId: string;
+  seq: number;
+}
+
+// At the very end of the reason, so the human-readable part can change without breaking readers.
+const MARKER = /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9})\]\s*$/;
+
+/**
+ * One line naming a pending action, for an approval prompt: `shop.create_order({"sku":"mug"})`.
+ * Arguments longer than `maxArgsChars` (default 500) are clipped; nothing here is ever replayed.
+ *
+ * @example
+ * describePendingAction({ connector: "shop", method: "create_order", args: { sku: "mug" } });
+ * // 'shop.create_order({"sku":"mug"})'
+ */
+export function describePendingAction(action: Pick<PendingAction, "connector" | "method" | "args">, maxArgsChars = 500): string {
+  let args: string;
+  try {
+    args = JSON.stringify(action.args, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)) ?? "";
+  } catch {
+    args = "…";
+  }
+  if (args.length > maxArgsChars) args = `${args.slice(0, maxArgsChars)}… [${args.length - maxArgsChars} more characters]`;
+  return `${action.connector}.${action.method}(${args})`;
+}
+
+/**
+ * The reason an adapter puts on its framework's approval request when Code Mode paused (AI SDK
+ * `tool-approval-request`, a LangChain interrupt…): what waits, for the human, then a marker
+ * naming the execution and seq, so the answer — possibly in another process, from a client that
+ * sends the conversation back — can become `runtime.approve({ executionId, seq })`.
+ *
+ * @example
+ * pauseApprovalReason(outcome);
+ * // 'Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2]'
+ */
+export function pauseApprovalReason(outcome: Extract<Outcome, { status: "paused" }>): string {
+  const action = outcome.pending[0];
+  const what = action ? `Approve ${describePendingAction(action)}?` : "Approve the pending action?";
+  return `${what} [codemode execution ${outcome.executionId} seq ${action?.seq ?? 0}]`;
+}
+
+/**
+ * Reads back what `pauseApprovalReason` wrote; undefined for any other text. The reason travels
+ * through the client, so treat the answer as a claim: check the execution before approving it.
+ */
+export function readPauseReference(reason: unknown): PauseReference | undefined {
+  if (typeof reason !== "string") return undefined;
+  const match = MARKER.exec(reason);
+  return match ? { executionId: match[1]!, seq: Number(match[2]) } : undefined;
+}
+
+/**
+ * The execution id of a model-facing outcome (`modelFacingOutcome`), given as a value or as
+ * its JSON text; undefined for anything else. Lets an adapter find a run's result in a
+ * conversation, e.g. to replace a paused result once the run was approved.
+ */
+export function executionIdOfModelOutput(value: unknown): string | undefined {
+  let candidate = value;
+  if (typeof candidate === "string") {
+    try {
+      candidate = JSON.parse(candidate);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof candidate !== "object" || candidate === null) return undefined;
+  const { status, executionId } = candidate as { status?: unknown; executionId?: unknown };
+  const known = status === "completed" || status === "paused" || status === "error";
+  return known && typeof executionId === "string" ? executionId : undefined;
+}
+
+/**
+ * A JSON value a framework can hand to a model: `bigint` becomes its digits as a string and
+ * `Uint8Array` a `{ bytes: base64 }` object (both cross the sandbox, R-SB-4, but JSON has neither),
+ * `undefined` properties are left out as JSON does.
+ *
+ * @example
+ * toModelJson({ total: 12n, raw: new Uint8Array([1]) }); // { total: "12", raw: { bytes: "AQ==" } }
+ */
+export function toModelJson(value: unknown): unknown {
+  const text = JSON.stringify(value, (_key, item: unknown) => {
+    if (typeof item === "bigint") return item.toString();
+    if (item instanceof Uint8Array) return { bytes: Buffer.from(item).toString("base64") };
+    return item;
+  });
+  return text === undefined ? null : JSON.parse(text);
+}

@@ -1,0 +1,188 @@
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { createAgent, fakeModel } from "langchain";
+import { afterEach, describe, expect, it } from "vitest";
+import { createCodemodeTool } from "./create-codemode-tool.js";
+import { codemodeApprovalMiddleware, type CodemodeApprovalRequest } from "./middleware.js";
+
+/** A Code Mode pause carried by LangGraph's interrupt, resumed with Command (R-LC-2, R-AP-2). */
+
+const runtimes: CodemodeRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+});
+
+function paymentsRuntime() {
+  const effects: string[] = [];
+  const payments = defineConnector({
+    name: "payments",
+    tools: {
+      balance: {
+        execute: () => {
+          effects.push("balance");
+          return { eur: 500 };
+        },
+      },
+      pay: {
+        requiresApproval: true,
+        execute: (args: { to: string; eur: number }) => {
+          effects.push(`pay ${args.to} ${args.eur}`);
+          return { paid: args.eur, to: args.to };
+        },
+      },
+    },
+  });
+  const runtime = createCodemodeRuntime({ connectors: [payments], limits: { timeoutMs: 10_000 } });
+  runtimes.push(runtime);
+  return { runtime, effects };
+}
+
+function lastToolMessage(messages: readonly BaseMessage[]): ToolMessage | undefined {
+  return messages.findLast((message): message is ToolMessage => ToolMessage.isInstance(message));
+}
+
+function agentFor(runtime: CodemodeRuntime, code: string) {
+  const model = fakeModel()
+    .respondWithTools([{ name: "codemode", args: { code }, id: "call_1" }])
+    .respond((messages) => new AIMessage(`Seen: ${String(lastToolMessage(messages)?.content)}`));
+  const agent = createAgent({
+    model,
+    tools: [createCodemodeTool(runtime)],
+    middleware: [codemodeApprovalMiddleware(runtime)],
+    checkpointer: new MemorySaver(),
+  });
+  return { agent, model };
+}
+
+type Interrupted = { __interrupt__?: Array<{ value: CodemodeApprovalRequest }> };
+
+function requestOf(result: Interrupted): CodemodeApprovalRequest {
+  const request = result.__interrupt__?.[0]?.value;
+  if (!request) throw new Error("expected an interrupt");
+  return request;
+}
+
+const payOnce = `async () => {
+  const { eur } = await payments.balance({});
+  const receipt = await payments.pay({ to: "ann", eur: eur / 10 });
+  return { receipt, left: eur - receipt.paid };
+}`;
+
+describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => {
+  it("R-LC-2: createAgent + MemorySaver interrupts on the pause; approving resumes the run and the model sees the real result", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const { agent, model } = agentFor(runtime, payOnce);
+    const config = { configurable: { thread_id: "pay-1" } };
+
+    const first = (await agent.invoke({ messages: [new HumanMessage("Pay Ann a tenth of the balance")] }, config)) as Interrupted;
+
+    const request = requestOf(first);
+    expect(request.actionRequests).toEqual([{ name: "payments.pay", args: { to: "ann", eur: 50 }, description: expect.stringContaining("payments.pay") }]);
+    expect(request.reviewConfigs).toEqual([{ actionName: "payments.pay", allowedDecisions: ["approve", "reject"] }]);
+    expect(request.pending[0]).toMatchObject({ connector: "payments", method: "pay", seq: 1 });
+    expect(model.callCount).toBe(1);
+    expect(effects).toEqual(["balance"]);
+
+    const second = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve", by: "finance" }] } }), config);
+
+    expect((second as Interrupted).__interrupt__).toBeUndefined();
+    expect(effects).toEqual(["balance", "pay ann 50"]);
+    // The model never saw the pause: its second turn got the completed run in place of it.
+    const seen = model.calls[1]!.messages.filter((message) => ToolMessage.isInstance(message));
+    expect(seen).toHaveLength(1);
+    expect(JSON.parse(String(seen[0]!.content))).toMatchObject({ status: "completed", result: { receipt: { paid: 50, to: "ann" }, left: 450 } });
+    expect(String(second.messages.at(-1)!.content)).toContain('"left":450');
+    const record = await runtime.execution(request.pending[0]!.executionId);
+    expect(record?.log[1]?.decision).toMatchObject({ approved: true, by: "finance" });
+  });
+
+  it("R-LC-2: a run that pauses again interrupts again; re-runs of the node apply nothing twice", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const { agent, model } = agentFor(
+      runtime,
+      `async () => {
+        const first = await payments.pay({ to: "ann", eur: 10 });
+        const second = await payments.pay({ to: "bob", eur: 20 });
+        return [first.to, second.to];
+      }`,
+    );
+    const config = { configurable: { thread_id: "pay-2" } };
+
+    const first = (await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config)) as Interrupted;
+    expect(requestOf(first).actionRequests[0]!.args).toEqual({ to: "ann", eur: 10 });
+
+    const second = (await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config)) as Interrupted;
+    expect(requestOf(second).actionRequests[0]!.args).toEqual({ to: "bob", eur: 20 });
+    expect(effects).toEqual(["pay ann 10"]);
+
+    // LangGraph replays the first decision when it runs the node again; the log answers it.
+    const third = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    expect(effects).toEqual(["pay ann 10", "pay bob 20"]);
+    expect(model.callCount).toBe(2);
+    expect(JSON.parse(String(lastToolMessage(third.messages)!.content))).toMatchObject({ status: "completed", result: ["ann", "bob"] });
+  });
+
+  it("R-AP-4: rejecting ends the execution; the model is told what was rejected and why", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const { agent, model } = agentFor(runtime, payOnce);
+    const config = { configurable: { thread_id: "pay-3" } };
+
+    await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
+    const result = await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "Ann was paid yesterday" }] } }), config);
+
+    expect(effects).toEqual(["balance"]);
+    const seen = JSON.parse(String(lastToolMessage(model.calls[1]!.messages)!.content));
+    expect(seen).toMatchObject({ status: "rejected", rejected: { connector: "payments", method: "pay" }, reason: "Ann was paid yesterday" });
+    expect(String(result.messages.at(-1)!.content)).toContain("rejected");
+  });
+
+  it("R-LC-2: two paused programs in one model turn are one interrupt with one decision each", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const model = fakeModel()
+      .respondWithTools([
+        { name: "codemode", args: { code: `async () => payments.pay({ to: "ann", eur: 1 })` }, id: "call_ann" },
+        { name: "codemode", args: { code: `async () => payments.pay({ to: "bob", eur: 2 })` }, id: "call_bob" },
+      ])
+      .respond(new AIMessage("done"));
+    const agent = createAgent({ model, tools: [createCodemodeTool(runtime)], middleware: [codemodeApprovalMiddleware(runtime)], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "pay-6" } };
+
+    const first = (await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config)) as Interrupted;
+    expect(requestOf(first).actionRequests.map((action) => action.args)).toEqual([{ to: "ann", eur: 1 }, { to: "bob", eur: 2 }]);
+
+    await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject", message: "not Bob" }] } }), config);
+
+    expect(effects).toEqual(["pay ann 1"]);
+    const answers = Object.fromEntries(
+      model.calls[1]!.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message)).map((message) => [message.tool_call_id, JSON.parse(String(message.content)).status]),
+    );
+    expect(answers).toEqual({ call_ann: "completed", call_bob: "rejected" });
+  });
+
+  it("runs without interrupting when nothing pauses", async () => {
+    const { runtime } = paymentsRuntime();
+    const { agent } = agentFor(runtime, `async () => (await payments.balance({})).eur`);
+    const result = await agent.invoke({ messages: [new HumanMessage("Balance?")] }, { configurable: { thread_id: "pay-4" } });
+    expect((result as Interrupted).__interrupt__).toBeUndefined();
+    expect(JSON.parse(String(lastToolMessage(result.messages)!.content))).toMatchObject({ status: "completed", result: 500 });
+  });
+
+  it("answers a resume value it cannot use with the same request and the reason; the next answer counts", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const { agent } = agentFor(runtime, payOnce);
+    const config = { configurable: { thread_id: "pay-5" } };
+    await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
+
+    const edited = (await agent.invoke(new Command({ resume: { decisions: [{ type: "edit" }] } }), config)) as Interrupted;
+    expect(requestOf(edited).error).toMatch(/must be "approve" or "reject"/);
+    expect(requestOf(edited).actionRequests[0]!.name).toBe("payments.pay");
+    const empty = (await agent.invoke(new Command({ resume: { decisions: [] } }), config)) as Interrupted;
+    expect(requestOf(empty).error).toMatch(/holding 1 decision/);
+    expect(effects).toEqual(["balance"]);
+
+    const approved = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
+    expect(effects).toEqual(["balance", "pay ann 50"]);
+    expect(JSON.parse(String(lastToolMessage(approved.messages)!.content))).toMatchObject({ status: "completed" });
+  });
+});

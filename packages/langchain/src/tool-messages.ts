@@ -1,0 +1,89 @@
+import { modelFacingDecision, type DecisionOutcome, type ModelOutputOptions, type Outcome, type PendingAction } from "@codemode/core";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+
+/** The name `createCodemodeTool` gives its tool unless told otherwise. */
+export const DEFAULT_TOOL_NAME = "codemode";
+
+/** The text of a Code Mode tool result: the model-facing outcome as JSON (no `calls`). */
+export function codemodeToolContent(outcome: DecisionOutcome, options?: ModelOutputOptions): string {
+  return JSON.stringify(modelFacingDecision(outcome, options));
+}
+
+/** The tool message a new outcome replaces: the paused `ToolMessage` itself, or its ids. */
+export type ReplacedToolMessage = ToolMessage | { toolCallId: string; id?: string; name?: string };
+
+/**
+ * The `ToolMessage` that carries the outcome of `runtime.approve` (or of a rejection) back into
+ * the conversation (R-LC-2): it answers the original tool call (same `tool_call_id`) and, given
+ * the paused message, keeps its `id`, so LangGraph's message reducer replaces the paused result
+ * and the model sees the real one where the pause was.
+ *
+ * @example
+ * const [paused] = pausedCodemodeCalls(result.messages);
+ * const outcome = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
+ * await agent.invoke({ messages: [approvalToolMessage(outcome, paused.message)] }, config);
+ */
+export function approvalToolMessage(outcome: DecisionOutcome, replaces: ReplacedToolMessage, options: { modelOutput?: ModelOutputOptions } = {}): ToolMessage {
+  const ids = ToolMessage.isInstance(replaces) ? { toolCallId: replaces.tool_call_id, id: replaces.id, name: replaces.name } : replaces;
+  return new ToolMessage({
+    content: codemodeToolContent(outcome, options.modelOutput),
+    artifact: outcome,
+    tool_call_id: ids.toolCallId,
+    ...(ids.id ? { id: ids.id } : {}),
+    name: ids.name ?? DEFAULT_TOOL_NAME,
+  });
+}
+
+/** A Code Mode tool result in a conversation that is waiting for a human. */
+export interface PausedCodemodeCall {
+  /** The paused tool result; hand it to `approvalToolMessage` to replace it. */
+  message: ToolMessage;
+  executionId: string;
+  /** What waits for approval (one action per pause). */
+  pending: PendingAction[];
+}
+
+/**
+ * The Code Mode tool results in `messages` that are paused, oldest first. The outcome is read
+ * from the message's artifact, or from its JSON content when the artifact was not kept.
+ *
+ * @example
+ * for (const paused of pausedCodemodeCalls(state.messages)) console.log(paused.pending[0]);
+ */
+export function pausedCodemodeCalls(messages: readonly BaseMessage[], options: { toolName?: string } = {}): PausedCodemodeCall[] {
+  const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
+  const paused: PausedCodemodeCall[] = [];
+  for (const message of messages) {
+    if (!ToolMessage.isInstance(message) || message.name !== toolName) continue;
+    const outcome = outcomeOf(message);
+    if (outcome && outcome.pending.length > 0) paused.push({ message, executionId: outcome.executionId, pending: outcome.pending });
+  }
+  return paused;
+}
+
+type PausedOutcome = Extract<Outcome, { status: "paused" }>;
+
+function outcomeOf(message: ToolMessage): Pick<PausedOutcome, "executionId" | "pending"> | undefined {
+  const fromArtifact = asPaused(message.artifact);
+  if (fromArtifact) return fromArtifact;
+  if (typeof message.content !== "string") return undefined;
+  try {
+    return asPaused(JSON.parse(message.content));
+  } catch {
+    return undefined;
+  }
+}
+
+function asPaused(value: unknown): Pick<PausedOutcome, "executionId" | "pending"> | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { status, executionId, pending } = value as { status?: unknown; executionId?: unknown; pending?: unknown };
+  if (status !== "paused" || typeof executionId !== "string" || !Array.isArray(pending)) return undefined;
+  const actions = pending.filter(isActionLike).map(({ seq, connector, method, args }) => ({ executionId, seq, connector, method, args }));
+  return { executionId, pending: actions };
+}
+
+function isActionLike(value: unknown): value is Omit<PendingAction, "executionId"> {
+  if (typeof value !== "object" || value === null) return false;
+  const { seq, connector, method } = value as Record<string, unknown>;
+  return typeof seq === "number" && typeof connector === "string" && typeof method === "string";
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import type { Lease, LockProvider } from "@codemode/core";
+import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+
+/** What the lock needs of a `pg` Pool (or Client). */
+export interface PostgresQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rowCount: number | null; rows: unknown[] }>;
+}
+
+/**
+ * Leases as rows of a table, shared by every process that uses the same database (R-ST-4).
+ * A row, unlike an advisory lock, does not belong to a connection, so a lease survives
+ * connection pooling and is released by whichever pooled connection runs the release. Taking a
+ * key is one `INSERT … ON CONFLICT DO UPDATE … WHERE expires_at <= now`: it succeeds only when
+ * the key is free or its lease lapsed. Renew and release check the token. Expiry uses the
+ * database server's clock, so hosts with drifting clocks still agree.
+ *
+ * @example
+ * const lock = createPostgresLock(pool, { table: "codemode_leases" });
+ * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
+ */
+export function createPostgresLock(pool: PostgresQueryable, options: { table?: string; keyPrefix?: string } = {}): LockProvider {
+  const table = quoteIdentifier(options.table ?? "codemode_leases");
+  const prefix = options.keyPrefix ?? "";
+  const local = localWaiting();
+  let ready: Promise<void> | undefined;
+  const ensureTable = () =>
+    (ready ??= pool
+      .query(`CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Two processes creating the table at once: the loser sees a duplicate; the table is there.
+          if (isDuplicateObject(error)) return;
+          ready = undefined;
+          throw error;
+        },
+      ));
+
+  return {
+    async acquire(key, { ttlMs, waitMs }) {
+      await ensureTable();
+      const rowKey = prefix + key;
+      const ttl = Math.max(1, Math.ceil(ttlMs));
+      return acquireByPolling(rowKey, async () => {
+        const token = randomUUID();
+        const taken = await pool.query(
+          // The NOT EXISTS guard makes a try on a held key a plain read: without it, every poll
+          // would lock the row and commit, and a busy key would cost a disk flush per waiter per poll.
+          `INSERT INTO ${table} (key, token, expires_at)
+           SELECT $1, $2, clock_timestamp() + $3::double precision * interval '1 millisecond'
+           WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp())
+           ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
+           WHERE ${table}.expires_at <= clock_timestamp()
+           RETURNING token`,
+          [rowKey, token, ttl],
+        );
+        return taken.rowCount === 1 ? postgresLease(pool, table, rowKey, token, () => local.wakeups.wake(rowKey)) : null;
+      }, waitMs, local);
+    },
+    async isHeld(key) {
+      await ensureTable();
+      const found = await pool.query(`SELECT 1 FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`, [prefix + key]);
+      return (found.rowCount ?? 0) > 0;
+    },
+  };
+}
+
+function postgresLease(pool: PostgresQueryable, table: string, rowKey: string, token: string, released: () => void): Lease {
+  return {
+    token,
+    async renew(ttlMs) {
+      // A lapsed lease is not revived even when nobody took the key: its holder was taken for gone.
+      const renewed = await pool.query(
+        `UPDATE ${table} SET expires_at = clock_timestamp() + $3::double precision * interval '1 millisecond'
+         WHERE key = $1 AND token = $2 AND expires_at > clock_timestamp()`,
+        [rowKey, token, Math.max(1, Math.ceil(ttlMs))],
+      );
+      return renewed.rowCount === 1;
+    },
+    async release() {
+      await pool.query(`DELETE FROM ${table} WHERE key = $1 AND token = $2`, [rowKey, token]);
+      released();
+    },
+  };
+}
+
+export function quoteIdentifier(name: string): string {
+  if (!/^[A-Za-z_][\w$]{0,62}$/.test(name)) throw new TypeError(`not a plain SQL identifier: ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
+
+/** unique_violation (a racing CREATE of the same type) or duplicate_table. */
+function isDuplicateObject(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "42P07";
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from "node:crypto";
+import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runStorageConformance, tcpUnreachable } from "../testing/index.js";
+import { postgresStorage } from "./postgres-storage.js";
+
+const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+// Tables of their own, dropped afterwards, so the tests leave the database as they found it.
+const suffix = randomUUID().slice(0, 8);
+const TABLES = { table: `codemode_test_store_${suffix}`, leaseTable: `codemode_test_leases_${suffix}` };
+
+afterAll(async () => {
+  if (await tcpUnreachable(POSTGRES_URL)) return;
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL });
+  await pool.query(`DROP TABLE IF EXISTS "${TABLES.table}", "${TABLES.leaseTable}"`);
+  await pool.end();
+});
+
+runStorageConformance("postgresStorage(url)", () => postgresStorage(POSTGRES_URL, TABLES), { unavailable: () => tcpUnreachable(POSTGRES_URL) });
+
+describe("postgresStorage on a real PostgreSQL", () => {
+  let unavailable: string | undefined;
+  beforeAll(async () => {
+    unavailable = await tcpUnreachable(POSTGRES_URL);
+    if (unavailable && process.env.CI) throw new Error(`PostgreSQL is not reachable at ${POSTGRES_URL} (${unavailable}); CI must provide it`);
+  });
+  const cannotRun = () => {
+    if (!unavailable) return false;
+    console.warn(`story not run: PostgreSQL is not reachable at ${POSTGRES_URL} (${unavailable})`);
+    return true;
+  };
+
+  it("two storages with the same URL in one process close independently (unlike @keyv/postgres's shared pool)", async () => {
+    if (cannotRun()) return;
+    const first = postgresStorage(POSTGRES_URL, TABLES);
+    const second = postgresStorage(POSTGRES_URL, TABLES);
+    const name = `pools-${suffix}`;
+    const paused = await createCodemodeRuntime({ name, connectors: [gate()], storage: first }).execute({ code: "async () => gate.open({})" });
+    expectStatus(paused, "paused");
+    await first.close();
+    const runtime = createCodemodeRuntime({ name, connectors: [gate()], storage: second });
+    expectStatus(await runtime.approve({ executionId: paused.executionId }), "completed");
+    await runtime.close();
+    await second.close();
+  });
+
+  it("keys carry the namespace once; leases are rows of their own table", async () => {
+    if (cannotRun()) return;
+    const storage = postgresStorage(POSTGRES_URL, { ...TABLES, namespace: "shop" });
+    const name = `layout-${suffix}`;
+    const runtime = createCodemodeRuntime({ name, connectors: [gate()], storage });
+    const paused = await runtime.execute({ code: "async () => gate.open({})" });
+    expectStatus(paused, "paused");
+    const lease = await storage.lock.acquire(`cm:${name}:lock:${paused.executionId}`, { ttlMs: 5_000, waitMs: 0 });
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL });
+    try {
+      const keys = (await pool.query(`SELECT key FROM "${TABLES.table}" WHERE key LIKE $1 ORDER BY key`, [`%${name}%`])).rows.map((row: { key: string }) => row.key);
+      expect(keys).toEqual([`shop:cm:${name}:c:${paused.executionId}`, `shop:cm:${name}:e:${paused.executionId}:0`, `shop:cm:${name}:h:${paused.executionId}`, `shop:cm:${name}:index`]);
+      const leases = (await pool.query(`SELECT key, token FROM "${TABLES.leaseTable}" WHERE key LIKE $1`, [`%${name}%`])).rows;
+      expect(leases).toEqual([{ key: `shop:cm:${name}:lock:${paused.executionId}`, token: lease!.token }]);
+    } finally {
+      await pool.end();
+      await lease!.release();
+      await runtime.close();
+      await storage.close();
+    }
+  });
+
+  it("R-ST-5 nothing listening at the URL: STORAGE_ERROR, never NOT_FOUND", async () => {
+    const storage = postgresStorage("postgresql://postgres@127.0.0.1:1/test", TABLES);
+    const runtime = createCodemodeRuntime({ connectors: [gate()], storage });
+    const executed = await runtime.execute({ code: "async () => gate.open({})" });
+    expectStatus(executed, "error");
+    expect(executed.code).toBe("STORAGE_ERROR");
+    const approved = await runtime.approve({ executionId: randomUUID() });
+    expectStatus(approved, "error");
+    expect(approved.code).toBe("STORAGE_ERROR");
+    await runtime.close();
+    await storage.close();
+  });
+});
+
+function gate() {
+  return defineConnector({ name: "gate", tools: { open: { requiresApproval: true, execute: async () => "opened" } } });
+}
+
+function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
+  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
+}

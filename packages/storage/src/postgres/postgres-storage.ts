@@ -1,0 +1,99 @@
+import KeyvPostgres from "@keyv/postgres";
+import type { KeyvLike } from "@codemode/core";
+import Keyv from "keyv";
+import pg from "pg";
+import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
+import { createPostgresLock, quoteIdentifier } from "./postgres-lock.js";
+
+export interface PostgresStorageOptions extends StorageOptions {
+  /** Table of keys and values (the `@keyv/postgres` layout). Default "codemode_store". */
+  table?: string;
+  /** Table of leases. Default "codemode_leases". */
+  leaseTable?: string;
+  /** Settings for the connection pool the storage opens from a URL (`pg` PoolConfig). Default: 10 connections, 5 s connect timeout. */
+  pool?: pg.PoolConfig;
+  /** Called with errors of idle pooled connections. Default: ignored (the next query fails and says why). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * A store in one PostgreSQL database: executions and logs through `@keyv/postgres`, leases as
+ * rows of a lease table (R-ST-4). Every worker that points at the same database and namespace
+ * can resume, approve, reject or expire any execution.
+ *
+ * Given a URL, the storage opens one `pg` pool of its own and uses it for both the store and the
+ * leases, and ends it on `close()`. (`@keyv/postgres` on its own keeps a single pool per process,
+ * shared by every instance and ended by whichever disconnects first; this storage does not use
+ * that pool.) Given a pool, it uses that one and leaves it open.
+ *
+ * @example
+ * import { postgresStorage } from "@codemode/storage";
+ * const storage = postgresStorage("postgresql://postgres@127.0.0.1:5432/app");
+ * const runtime = createCodemodeRuntime({ connectors: [github], storage });
+ */
+export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresStorageOptions = {}): CodemodeStorage {
+  const namespace = checkNamespace(options.namespace);
+  const table = options.table ?? "codemode_store";
+  const leaseTable = options.leaseTable ?? "codemode_leases";
+  quoteIdentifier(table);
+  quoteIdentifier(leaseTable);
+
+  const ownsPool = typeof urlOrPool === "string";
+  const pool = typeof urlOrPool === "string" ? new pg.Pool({ connectionString: urlOrPool, connectionTimeoutMillis: 5_000, ...options.pool }) : urlOrPool;
+  // An idle pooled connection that fails emits "error" on the pool; unheard, it would end the process.
+  pool.on("error", (error) => options.onError?.(error));
+
+  let closed = false;
+  const query = async (text: string, values?: unknown[]) => {
+    if (closed) throw new Error("the PostgreSQL storage is closed");
+    return pool.query(text, values);
+  };
+  // Created lazily and again after a failure: a database that was down at start-up still gets its table.
+  let tableReady: Promise<void> | undefined;
+  const ensureTable = () =>
+    (tableReady ??= query(`CREATE TABLE IF NOT EXISTS ${quoteIdentifier(table)} (key VARCHAR(255) PRIMARY KEY, value TEXT)`).then(
+      () => undefined,
+      (error: unknown) => {
+        tableReady = undefined;
+        if ((error as { code?: unknown }).code === "23505" || (error as { code?: unknown }).code === "42P07") return;
+        throw error;
+      },
+    ));
+
+  const adapter = new PooledKeyvPostgres({ table, pool: { query: async (text: string, values?: unknown[]) => (await ensureTable(), query(text, values)) } });
+  const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
+  keyv.on("error", () => {
+    // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
+  });
+
+  return {
+    keyv: keyv as Keyv & KeyvLike,
+    lock: createPostgresLock({ query }, { table: leaseTable, keyPrefix: `${namespace}:` }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (ownsPool) await pool.end();
+    },
+  };
+}
+
+type Queryable = { query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+
+/**
+ * `@keyv/postgres` with a pool chosen by the caller instead of its process-wide one. Its
+ * constructor calls `connect()` after setting `opts`, so the pool travels in the options.
+ */
+class PooledKeyvPostgres extends KeyvPostgres {
+  constructor(options: { table: string; pool: Queryable }) {
+    super({ table: options.table, pool: options.pool } as ConstructorParameters<typeof KeyvPostgres>[0]);
+  }
+
+  override async connect() {
+    const pool = (this.opts as { pool: Queryable }).pool;
+    return async (text: string, values?: unknown) => (await pool.query(text, values as unknown[] | undefined)).rows as never[];
+  }
+
+  override async disconnect() {
+    // The storage owns the pool; see postgresStorage's close().
+  }
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from "node:crypto";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { createClient } from "@keyv/redis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runStorageConformance, tcpUnreachable } from "../testing/index.js";
+import { redisStorage, type RedisClient } from "./redis-storage.js";
+
+const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
+// Everything these tests write lives under this namespace and is deleted afterwards.
+const NAMESPACE = `codemode-test-${randomUUID().slice(0, 8)}`;
+
+let cleaner: RedisClient | undefined;
+afterAll(async () => {
+  if (await tcpUnreachable(REDIS_URL)) return;
+  cleaner = createClient({ url: REDIS_URL }) as RedisClient;
+  await cleaner.connect();
+  const keys = await cleaner.keys(`${NAMESPACE}::*`);
+  if (keys.length > 0) await cleaner.del(keys);
+  await cleaner.close();
+});
+
+runStorageConformance("redisStorage(url)", () => redisStorage(REDIS_URL, { namespace: NAMESPACE }), { unavailable: () => tcpUnreachable(REDIS_URL) });
+
+describe("redisStorage on a real Redis", () => {
+  let unavailable: string | undefined;
+  const runtimes: CodemodeRuntime[] = [];
+  const closers: Array<() => Promise<unknown>> = [];
+
+  beforeAll(async () => {
+    unavailable = await tcpUnreachable(REDIS_URL);
+    if (unavailable && process.env.CI) throw new Error(`Redis is not reachable at ${REDIS_URL} (${unavailable}); CI must provide it`);
+  });
+  afterEach(async () => {
+    for (const runtime of runtimes.splice(0)) await runtime.close();
+    for (const close of closers.splice(0)) await close().catch(() => undefined);
+  });
+  const cannotRun = () => {
+    if (!unavailable) return false;
+    console.warn(`story not run: Redis is not reachable at ${REDIS_URL} (${unavailable})`);
+    return true;
+  };
+
+  it("keys carry the namespace once, leases included", async () => {
+    if (cannotRun()) return;
+    const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
+    closers.push(() => storage.close());
+    const name = `layout-${randomUUID().slice(0, 8)}`;
+    const runtime = track(createCodemodeRuntime({ name, connectors: [gate()], storage }));
+    const paused = await runtime.execute({ code: "async () => gate.open({})" });
+    expectStatus(paused, "paused");
+    const lease = await storage.lock.acquire(`cm:${name}:lock:${paused.executionId}`, { ttlMs: 5_000, waitMs: 0 });
+
+    const raw = await rawClient();
+    const keys = (await raw.keys(`*${name}*`)).sort();
+    expect(keys).toEqual(
+      [
+        `${NAMESPACE}::cm:${name}:c:${paused.executionId}`,
+        `${NAMESPACE}::cm:${name}:e:${paused.executionId}:0`,
+        `${NAMESPACE}::cm:${name}:h:${paused.executionId}`,
+        `${NAMESPACE}::cm:${name}:index`,
+        `${NAMESPACE}::cm:${name}:lock:${paused.executionId}`,
+      ].sort(),
+    );
+    expect(await raw.get(`${NAMESPACE}::cm:${name}:lock:${paused.executionId}`)).toBe(lease!.token);
+    await lease!.release();
+  });
+
+  it("R-ST-5 its connection killed mid-pass (CLIENT KILL): STORAGE_ERROR, no unhandled rejection; after the reconnect the record is consistent and the runs go on", async () => {
+    if (cannotRun()) return;
+    const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
+    closers.push(() => storage.close());
+    const client = (storage.keyv.store as { client: RedisClient }).client;
+    const raw = await rawClient();
+    const name = `kill-${randomUUID().slice(0, 8)}`;
+    const applied: string[] = [];
+    const killer = defineConnector({
+      name: "killer",
+      tools: {
+        read: { execute: async (args: { i: number }) => ({ i: args.i }) },
+        kill: {
+          execute: async () => {
+            const id = await client.sendCommand(["CLIENT", "ID"]);
+            await raw.sendCommand(["CLIENT", "KILL", "ID", String(id)]);
+            // Return once the storage's client has seen its connection go.
+            for (let turn = 0; turn < 1_000 && client.isReady; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+            return "killed";
+          },
+        },
+      },
+    });
+    const runtime = track(createCodemodeRuntime({ name, connectors: [killer, gate(applied)], storage, leaseMs: 600 }));
+    const paused = await runtime.execute({ code: "async () => gate.open({})" });
+    expectStatus(paused, "paused");
+
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    let outcome: Outcome;
+    try {
+      outcome = await runtime.execute({ code: "async () => { await killer.read({ i: 0 }); await killer.kill({}); for (let i = 1; i < 5; i++) await killer.read({ i }); return 'done'; }" });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("unhandledRejection", onRejection);
+    }
+    expect(rejections).toEqual([]);
+    expectStatus(outcome, "error");
+    expect(outcome.code).toBe("STORAGE_ERROR");
+
+    // The client reconnects by itself.
+    for (let turn = 0; turn < 200 && !client.isReady; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(client.isReady).toBe(true);
+    const state = await runtime.execution(outcome.executionId);
+    expect(state?.log.slice(0, 2)).toMatchObject([
+      { seq: 0, method: "read", state: "applied" },
+      { seq: 1, method: "kill", state: "executing" },
+    ]);
+    expect(["running", "error"]).toContain(state?.status);
+    if (state?.status === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(await runtime.expirePaused({ maxAgeMs: 60_000 })).toEqual([outcome.executionId]);
+    }
+    expect((await runtime.execution(outcome.executionId))?.status).toBe("error");
+    expectStatus(await runtime.approve({ executionId: paused.executionId }), "completed");
+    expect(applied).toEqual([`${paused.executionId}:0`]);
+  });
+
+  it("R-ST-5 nothing listening at the URL: STORAGE_ERROR within the connect timeout, never NOT_FOUND", async () => {
+    const storage = redisStorage("redis://127.0.0.1:1", { namespace: NAMESPACE, connectTimeoutMs: 300 });
+    closers.push(() => storage.close());
+    const runtime = track(createCodemodeRuntime({ connectors: [gate()], storage }));
+    const started = Date.now();
+    const executed = await runtime.execute({ code: "async () => gate.open({})" });
+    expectStatus(executed, "error");
+    expect(executed.code).toBe("STORAGE_ERROR");
+    const approved = await runtime.approve({ executionId: randomUUID() });
+    expectStatus(approved, "error");
+    expect(approved.code).toBe("STORAGE_ERROR");
+    expect(await runtime.expirePaused()).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("a client passed in is used as it is and left open on close()", async () => {
+    if (cannotRun()) return;
+    const client = createClient({ url: REDIS_URL, disableOfflineQueue: true }) as RedisClient;
+    client.on("error", () => undefined);
+    await client.connect();
+    closers.push(() => client.close());
+    const storage = redisStorage(client, { namespace: NAMESPACE });
+    const runtime = track(createCodemodeRuntime({ connectors: [gate()], storage, name: `given-${randomUUID().slice(0, 8)}` }));
+    expectStatus(await runtime.execute({ code: "async () => gate.open({})" }), "paused");
+    await storage.close();
+    expect(client.isReady).toBe(true);
+    expect(await client.ping()).toBe("PONG");
+    // The storage itself refuses work once closed.
+    const afterClose = await runtime.execute({ code: "async () => 1" });
+    expectStatus(afterClose, "error");
+    expect(afterClose.code).toBe("STORAGE_ERROR");
+  });
+
+  function track(runtime: CodemodeRuntime): CodemodeRuntime {
+    runtimes.push(runtime);
+    return runtime;
+  }
+
+  async function rawClient(): Promise<RedisClient> {
+    const client = createClient({ url: REDIS_URL }) as RedisClient;
+    await client.connect();
+    closers.push(() => client.close());
+    return client;
+  }
+});
+
+/** One gated tool; records the idempotency key of each applied call. */
+function gate(applied: string[] = []) {
+  return defineConnector({
+    name: "gate",
+    tools: {
+      open: {
+        requiresApproval: true,
+        execute: async (_args: unknown, context) => {
+          applied.push(context.idempotencyKey);
+          return "opened";
+        },
+      },
+    },
+  });
+}
+
+function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
+  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
+}

@@ -1,0 +1,47 @@
+import type { KeyvLike, LockProvider } from "@codemode/core";
+import type Keyv from "keyv";
+
+/**
+ * What every store of this package returns, and what `createCodemodeRuntime({ storage })` takes:
+ * a Keyv instance for executions and logs, a lock with leases for status changes that can race
+ * (R-ST-4), and `close()` for the connections the store opened.
+ *
+ * @example
+ * const storage = redisStorage("redis://127.0.0.1:6379");
+ * const runtime = createCodemodeRuntime({ connectors, storage });
+ * // ... on shutdown:
+ * await runtime.close();
+ * await storage.close();
+ */
+export interface CodemodeStorage {
+  /** Executions, log entries, snippets and the execution index, under this storage's namespace. */
+  readonly keyv: Keyv & KeyvLike;
+  /** Leases on executions; across processes for Redis, PostgreSQL and SQLite. */
+  readonly lock: LockProvider;
+  /**
+   * Closes the connections this storage opened (a client passed in by the caller stays open).
+   * Afterwards every operation fails, and the runtime reports STORAGE_ERROR.
+   */
+  close(): Promise<void>;
+}
+
+/** Options every store takes. */
+export interface StorageOptions {
+  /**
+   * Keyv namespace: keys are stored as `<namespace>:…` (Redis: `<namespace>::…`), so several
+   * applications can share one database. Runtimes in one namespace are kept apart by their
+   * `name`. Default "codemode".
+   */
+  namespace?: string;
+}
+
+export const DEFAULT_NAMESPACE = "codemode";
+
+/** A namespace is part of every key; SQL adapters keep keys in VARCHAR(255). */
+export function checkNamespace(namespace: string | undefined): string {
+  const value = namespace ?? DEFAULT_NAMESPACE;
+  if (typeof value !== "string" || !/^[\w.-]{1,64}$/.test(value)) {
+    throw new TypeError(`storage namespace must be 1–64 letters, digits, "_", "-" or "." (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}

@@ -1,0 +1,3 @@
+export { runStorageConformance, type StorageConformanceOptions, type StorageUnderTest } from "./run-storage-conformance.js";
+export { countingKeyv, type KeyvCounts } from "./counting-keyv.js";
+export { tcpUnreachable } from "./tcp-unreachable.js";
