@@ -69,14 +69,33 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
   /** Writes an entry; a new seq beyond the head's limit raises the limit first, in order. */
   const record = (entry: StoredEntry): Promise<void> => {
     log.set(entry.seq, entry);
-    if (entry.seq < head.seqLimit) return store.writeEntry(head.id, entry);
+    // Writes land in the order the pass made them: a deferred result comes before anything after it.
+    const earlier = deferredWrites.size > 0 ? Promise.all(deferredWrites) : undefined;
+    if (entry.seq < head.seqLimit) return earlier ? earlier.then(() => store.writeEntry(head.id, entry)) : store.writeEntry(head.id, entry);
     head.seqLimit = ExecutionStore.seqLimitFor(entry.seq);
     const snapshot = { ...head };
     headWrite = headWrite.then(async () => {
+      if (earlier) await earlier;
       await input.confirmLease?.();
       await store.writeHeadAndEntry(snapshot, entry);
     });
     return headWrite;
+  };
+
+  /**
+   * Records a call's result without making the program wait for the store: the result goes to
+   * the sandbox at once, and every later write of the pass (the next call's write-ahead, a pause,
+   * a step) and the end of the pass wait for it. So no effect ever depends on a result that is
+   * not durable yet, and a host that dies before it lands leaves the call `executing`, which
+   * re-runs with the same idempotency key (R-RP-4).
+   */
+  const deferredWrites = new Set<Promise<void>>();
+  const recordLater = (entry: StoredEntry): void => {
+    const write = record(entry).catch((error: unknown) => {
+      void failWith(error);
+    });
+    deferredWrites.add(write);
+    void write.finally(() => deferredWrites.delete(write));
   };
 
   const claimSeq = (seq: number): boolean => {
@@ -184,6 +203,8 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     } catch (error) {
       return failWith(error);
     }
+    // A deferred write that failed meanwhile stopped the pass: run nothing that cannot be recorded.
+    if (stop?.kind === "error" && stop.code === "STORAGE_ERROR") return HALT;
 
     // R-CON-2: arguments are checked before execute; a mismatch rejects the call in the sandbox
     // and is recorded, so it replays as the same rejection.
@@ -214,14 +235,10 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
       }
       return { kind: "error", message };
     }
-    try {
-      if (ephemeral) {
-        if (!(reason === "reexecute" && recorded)) await record({ ...entry, state: "applied", endedAt: Date.now() });
-      } else {
-        await record({ ...entry, state: "applied", result: resultText, endedAt: Date.now() });
-      }
-    } catch (error) {
-      return failWith(error);
+    if (ephemeral) {
+      if (!(reason === "reexecute" && recorded)) recordLater({ ...entry, state: "applied", endedAt: Date.now() });
+    } else {
+      recordLater({ ...entry, state: "applied", result: resultText, endedAt: Date.now() });
     }
     return { kind: "value", value: resultText };
   }
@@ -346,6 +363,7 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     timeoutMs: input.timeoutMs,
     memoryMb: input.memoryMb,
   });
+  await Promise.all(deferredWrites);
   await headWrite.catch(() => undefined);
 
   const finalStop = stop as Stop | undefined;
