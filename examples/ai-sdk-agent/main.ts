@@ -6,13 +6,13 @@
 //
 //   npm run example:ai-sdk
 //   npm run build && node examples/ai-sdk-agent/main.ts "Order three blue pens"
-import { createInterface } from "node:readline/promises";
 import { openai } from "@ai-sdk/openai";
 import { codemodeToolApproval, connectorFromAiSdkTools, continueAfterApproval, createCodemodeTool, rejectDeniedExecutions } from "@codemode/ai-sdk";
 import { createCodemodeRuntime, describePendingAction, type Outcome } from "@codemode/core";
 import { generateText, stepCountIs, tool, type LanguageModel, type ModelMessage, type ToolApprovalResponse } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
+import { askYesNo, indent } from "../shared/terminal.ts";
 
 // --- tools an AI SDK app already has, turned into connectors --------------------------------------
 const products = [
@@ -73,7 +73,7 @@ for (let turn = 0; turn < 10; turn += 1) {
   const responses: ToolApprovalResponse[] = [];
   for (const part of result.content) {
     if (part.type !== "tool-approval-request" || part.isAutomatic) continue;
-    const approved = await ask(part.reason ?? `Run ${part.toolCall.toolName}?`);
+    const approved = await askYesNo(part.reason ?? `Run ${part.toolCall.toolName}?`);
     responses.push({ type: "tool-approval-response", approvalId: part.approvalId, approved, ...(approved ? {} : { reason: "declined in the terminal" }) });
   }
   if (responses.length > 0) {
@@ -90,7 +90,7 @@ for (let turn = 0; turn < 10; turn += 1) {
     if (result.text) console.log(`\nmodel: ${result.text}`);
     while (outcome.status === "paused") {
       const action = outcome.pending[0]!;
-      if (!(await ask(`Approve ${describePendingAction(action)}?`))) {
+      if (!(await askYesNo(`Approve ${describePendingAction(action)}?`))) {
         await runtime.reject({ executionId: action.executionId, seq: action.seq, by: "terminal user" });
         messages.push({ role: "user", content: `I rejected ${action.connector}.${action.method}; the run ended without it.` });
         break;
@@ -122,26 +122,6 @@ function report(outcome: Outcome): Outcome {
   else if (outcome.status === "paused") console.log(`  → paused at ${describePendingAction(outcome.pending[0]!)}`);
   else console.log(`  → error ${outcome.code}: ${outcome.error}`);
   return outcome;
-}
-
-async function ask(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) {
-    console.log(`\n${question} [y/N] y   (approved automatically: not a terminal)`);
-    return true;
-  }
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return /^y(es)?$/i.test((await prompt.question(`\n${question} [y/N] `)).trim());
-  } finally {
-    prompt.close();
-  }
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => `    ${line}`)
-    .join("\n");
 }
 
 /** A stand-in model: writes the ordering program, then answers from the tool result it is shown. */

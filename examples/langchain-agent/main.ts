@@ -5,8 +5,7 @@
 //
 //   npm run example:langchain                      (a scripted fake model, no keys)
 //   OPENAI_API_KEY=… npm run example:langchain     (a real OpenAI model, if @langchain/openai is installed)
-import { createInterface } from "node:readline/promises";
-import { createCodemodeRuntime, type LogEntry } from "@codemode/core";
+import { createCodemodeRuntime } from "@codemode/core";
 import { connectorFromLangChainTools, createCodemodeTool } from "@codemode/langchain";
 import { codemodeApprovalMiddleware, type CodemodeApprovalRequest } from "@codemode/langchain/middleware";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
@@ -15,6 +14,7 @@ import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
 import { z } from "zod";
+import { askYesNo, indent, printTable } from "../shared/terminal.ts";
 
 // --- LangChain tools you already have -----------------------------------------------------------
 const products = [
@@ -76,7 +76,7 @@ while (result.__interrupt__?.length) {
   const decisions = [];
   for (const action of request.pending) {
     console.log(`  paused: ${action.connector}.${action.method} (execution ${action.executionId.slice(0, 8)}…, call ${action.seq}) needs approval`);
-    const approved = await askApproval(`Approve ${action.connector}.${action.method}(${JSON.stringify(action.args)})?`);
+    const approved = await askYesNo(`Approve ${action.connector}.${action.method}(${JSON.stringify(action.args)})?`);
     decisions.push(approved ? { type: "approve", by: "example user" } : { type: "reject", message: "declined in the terminal", by: "example user" });
   }
   console.log("\n→ agent.invoke(new Command({ resume: { decisions } }))");
@@ -149,46 +149,4 @@ function showProgram(messages: BaseMessage[]): void {
 function lastCodemodeExecution(messages: BaseMessage[]): string | undefined {
   const last = messages.findLast((message) => ToolMessage.isInstance(message) && message.name === "codemode");
   return last ? (last as ToolMessage).artifact?.executionId : undefined;
-}
-
-async function askApproval(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) {
-    console.log(`\n${question} [y/N] y   (approved automatically: not a terminal)`);
-    return true;
-  }
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = await prompt.question(`\n${question} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    prompt.close();
-  }
-}
-
-function printTable(log: LogEntry[]): void {
-  const rows = log.map((entry) => [
-    String(entry.seq),
-    `${entry.connector}.${entry.method}`,
-    entry.state,
-    entry.decision ? `${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "?"}` : entry.requiresApproval ? "needs approval" : "",
-    clip(JSON.stringify(entry.args) ?? ""),
-    clip(entry.error ?? JSON.stringify(entry.result) ?? ""),
-  ]);
-  const header = ["seq", "call", "state", "approval", "args", "result"];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ");
-  console.log(line(header));
-  console.log(widths.map((width) => "-".repeat(width)).join("  "));
-  for (const row of rows) console.log(line(row));
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => `    ${line}`)
-    .join("\n");
 }

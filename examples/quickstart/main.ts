@@ -6,8 +6,8 @@
 //   npm run quickstart:approve -- <executionId> # approves it from a new process; it finishes
 //
 // In a terminal, `npm start` also offers to approve on the spot. No keys, no servers.
-import { createInterface } from "node:readline/promises";
 import type { Outcome } from "@codemode/core";
+import { askLine, indent } from "../shared/terminal.ts";
 import { openShop, printRecord, report, STORE_FILE } from "./shop.ts";
 
 // --- what the model wrote -------------------------------------------------------------------------
@@ -59,20 +59,8 @@ async function askApproval(question: string): Promise<"yes" | "no" | "later"> {
     console.log(`\n${question} (not a terminal: leaving it for later)`);
     return "later";
   }
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = (await prompt.question(`\n${question} [y]es, [n]o, or [l]ater from another process (default): `)).trim();
-    if (/^y(es)?$/i.test(answer)) return "yes";
-    if (/^n(o)?$/i.test(answer)) return "no";
-    return "later";
-  } finally {
-    prompt.close();
-  }
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => `    ${line}`)
-    .join("\n");
+  const answer = await askLine(`\n${question} [y]es, [n]o, or [l]ater from another process (default): `);
+  if (/^y(es)?$/i.test(answer)) return "yes";
+  if (/^n(o)?$/i.test(answer)) return "no";
+  return "later";
 }

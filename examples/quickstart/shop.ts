@@ -2,8 +2,9 @@
 // survives the process that started it. main.ts and approve.ts both build their runtime here:
 // whoever approves must configure the same connectors as whoever started the run.
 import { fileURLToPath } from "node:url";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type LogEntry, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
 import { sqliteStorage, type CodemodeStorage } from "@codemode/storage";
+import { printTable } from "../shared/terminal.ts";
 
 /** Where the quickstart keeps its executions (gitignored). Delete it to start afresh. */
 export const STORE_FILE = fileURLToPath(new URL("../../.codemode/quickstart.sqlite", import.meta.url));
@@ -79,25 +80,4 @@ export async function printRecord(runtime: CodemodeRuntime, executionId: string)
   if (!record) return;
   console.log(`\nThe durable call log of execution ${record.id} (status: ${record.status}):\n`);
   printTable(record.log);
-}
-
-function printTable(log: LogEntry[]): void {
-  const rows = log.map((entry) => [
-    String(entry.seq),
-    `${entry.connector}.${entry.method}`,
-    entry.state,
-    entry.decision ? `${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "?"}` : entry.requiresApproval ? "needs approval" : "",
-    clip(JSON.stringify(entry.args) ?? ""),
-    clip(entry.error ?? JSON.stringify(entry.result) ?? ""),
-  ]);
-  const header = ["seq", "call", "state", "approval", "args", "result"];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join("  ");
-  console.log(line(header));
-  console.log(widths.map((width) => "-".repeat(width)).join("  "));
-  for (const row of rows) console.log(line(row));
-}
-
-function clip(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
