@@ -1,0 +1,67 @@
+import { decodeDurable } from "../log/durable-value.js";
+import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
+import type { ExecutionState, LogEntry, PendingAction } from "../outcome.js";
+
+// How stored records look to the application: values decoded, entries ordered by seq.
+
+/** Who approved or rejected a pending action, and when (R-AP-7). */
+export function decisionOf(approved: boolean, by: unknown, reason: unknown) {
+  const decision: { approved: boolean; by?: string; reason?: string; at: number } = { approved, at: Date.now() };
+  if (typeof by === "string" && by) decision.by = by;
+  if (typeof reason === "string" && reason) decision.reason = reason;
+  return decision;
+}
+
+export function toPendingAction(executionId: string, entry: StoredEntry): PendingAction {
+  return { executionId, seq: entry.seq, connector: entry.connector, method: entry.method, args: safeDecode(entry.args) };
+}
+
+/** The log as the application sees it: values decoded, ordered by seq. */
+export function toLogEntries(log: Map<number, StoredEntry>): LogEntry[] {
+  return [...log.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map((entry) => {
+      const view: LogEntry = {
+        seq: entry.seq,
+        connector: entry.connector,
+        method: entry.method,
+        args: safeDecode(entry.args),
+        requiresApproval: entry.requiresApproval,
+        state: entry.state,
+        startedAt: entry.startedAt,
+      };
+      if (entry.result !== undefined) view.result = safeDecode(entry.result);
+      if (entry.error !== undefined) view.error = entry.error;
+      if (entry.ephemeral) view.ephemeral = true;
+      if (entry.decision) view.decision = { ...entry.decision };
+      if (entry.endedAt !== undefined) view.endedAt = entry.endedAt;
+      return view;
+    });
+}
+
+function safeDecode(text: string): unknown {
+  try {
+    return decodeDurable(text);
+  } catch {
+    return text;
+  }
+}
+
+export function toExecutionState(head: ExecutionHead, code: string, log: LogEntry[], stored: { result?: string; omitted?: string; logs?: string[] } | undefined): ExecutionState {
+  const state: ExecutionState = {
+    id: head.id,
+    code,
+    status: head.status,
+    log,
+    connectors: [...head.connectors],
+    createdAt: head.createdAt,
+    updatedAt: head.updatedAt,
+  };
+  if (stored?.result !== undefined) state.result = safeDecode(stored.result);
+  else if (stored?.omitted !== undefined) state.result = { omitted: stored.omitted };
+  if (stored?.logs) state.logs = stored.logs;
+  if (head.error !== undefined) state.error = head.error;
+  if (head.errorCode !== undefined) state.errorCode = head.errorCode;
+  return state;
+}
+

@@ -1,0 +1,135 @@
+import Keyv from "keyv";
+import { connectorProblems, type Connector, type ConnectorDefinition } from "../connectors/define-connector.js";
+import { schemaProblems } from "../connectors/validate-args.js";
+import type { KeyvLike } from "../log/execution-store.js";
+import { createInProcessLock, type LockProvider } from "../log/lock.js";
+import type { Executor } from "../sandbox/executor.js";
+
+export interface CodemodeRuntimeOptions {
+  /** Connectors the model's code sees as globals. */
+  connectors?: ReadonlyArray<Connector | ConnectorDefinition>;
+  /**
+   * Where executions live: a Keyv instance (≥ 5.6), or `{ keyv, lock }` from
+   * `@codemode/storage` for stores shared by several processes. Default: in-memory Keyv.
+   */
+  storage?: KeyvLike | { keyv: KeyvLike; lock: LockProvider };
+  /** Separates histories in one store. Default "default". */
+  name?: string;
+  /** Terminal executions kept when a new one starts. Default 50. */
+  maxExecutions?: number;
+  /** Per pass: wall-clock timeout (default 60 000 ms) and heap limit (default 128 MB). */
+  limits?: { timeoutMs?: number; memoryMb?: number };
+  /** Replay-stable Date, Math.random and crypto in the sandbox (R-SB-6). Default true. */
+  deterministic?: boolean;
+  /** Gives the sandbox a host-run `fetch`, recorded like a step (R-SB-5). Default false. */
+  allowNetwork?: boolean;
+  /** Reshapes a completed result for the model; the record keeps the raw value (R-DV-3). */
+  transformResult?: (result: unknown) => unknown;
+  /** Runs passes. Default: a fresh isolated-vm isolate per pass. */
+  executor?: Executor;
+  /**
+   * Fresh isolates the default executor prepares ahead of need, so a pass does not wait for
+   * one. Each serves one pass only and is disposed after it. Default 0.
+   */
+  prewarmIsolates?: number;
+  /** How long a control operation waits for an execution held by another (then BUSY). Default 5 000 ms. */
+  lockWaitMs?: number;
+  /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
+  leaseMs?: number;
+  /** Where swallowed hook errors are reported (R-RS-3). Default: console. */
+  logger?: { warn(message: string): void };
+}
+
+
+export const DEFAULTS = { name: "default", maxExecutions: 50, timeoutMs: 60_000, memoryMb: 128, lockWaitMs: 5_000, leaseMs: 30_000 };
+
+export interface Settings {
+  connectors: Map<string, Connector>;
+  keyv: KeyvLike;
+  lock: LockProvider;
+  name: string;
+  maxExecutions: number;
+  timeoutMs: number;
+  memoryMb: number;
+  deterministic: boolean;
+  allowNetwork: boolean;
+  lockWaitMs: number;
+  leaseMs: number;
+}
+
+/** Host programming errors surface here, at creation, as one TypeError listing them all. */
+export function checkOptions(options: CodemodeRuntimeOptions): Settings {
+  const problems: string[] = [];
+  const connectors = new Map<string, Connector>();
+  for (const definition of options.connectors ?? []) {
+    const found = connectorProblems(definition);
+    problems.push(...found);
+    if (found.length > 0) continue;
+    if (connectors.has(definition.name)) problems.push(`two connectors are named "${definition.name}"`);
+    connectors.set(definition.name, { ...definition, kind: "codemode-connector" });
+    for (const [method, tool] of Object.entries(definition.tools)) problems.push(...schemaProblems(`${definition.name}.${method}`, tool));
+  }
+  const positive = (value: unknown, label: string) => {
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) problems.push(`${label} must be a positive number`);
+  };
+  positive(options.maxExecutions, "maxExecutions");
+  positive(options.limits?.timeoutMs, "limits.timeoutMs");
+  positive(options.limits?.memoryMb, "limits.memoryMb");
+  positive(options.lockWaitMs, "lockWaitMs");
+  positive(options.leaseMs, "leaseMs");
+  if (options.prewarmIsolates !== undefined && (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)) {
+    problems.push("prewarmIsolates must be a whole number from 0 to 64");
+  }
+  if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8) problems.push("limits.memoryMb must be at least 8");
+  const name = options.name ?? DEFAULTS.name;
+  if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);
+  if (options.transformResult !== undefined && typeof options.transformResult !== "function") problems.push("transformResult must be a function");
+
+  let keyv: KeyvLike;
+  let lock: LockProvider;
+  const storage = options.storage;
+  if (storage === undefined) {
+    keyv = new Keyv() as unknown as KeyvLike;
+    lock = createInProcessLock();
+  } else if (isKeyvLike(storage)) {
+    keyv = storage;
+    lock = inProcessLockFor(storage);
+  } else if (typeof storage === "object" && storage !== null && isKeyvLike((storage as { keyv?: unknown }).keyv)) {
+    keyv = storage.keyv;
+    lock = storage.lock;
+    if (!lock || typeof lock.acquire !== "function" || typeof lock.isHeld !== "function") problems.push("storage.lock must be a LockProvider");
+  } else {
+    problems.push("storage must be a Keyv instance or { keyv, lock }");
+    keyv = new Keyv() as unknown as KeyvLike;
+    lock = createInProcessLock();
+  }
+  if (problems.length > 0) throw new TypeError(`createCodemodeRuntime: ${problems.join("; ")}`);
+  return {
+    connectors,
+    keyv,
+    lock,
+    name,
+    maxExecutions: options.maxExecutions ?? DEFAULTS.maxExecutions,
+    timeoutMs: options.limits?.timeoutMs ?? DEFAULTS.timeoutMs,
+    memoryMb: options.limits?.memoryMb ?? DEFAULTS.memoryMb,
+    deterministic: options.deterministic ?? true,
+    allowNetwork: options.allowNetwork ?? false,
+    lockWaitMs: options.lockWaitMs ?? DEFAULTS.lockWaitMs,
+    leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
+  };
+}
+
+/**
+ * One in-process lock per Keyv instance: two runtimes of one process sharing a store must
+ * serialise approvals of the same execution (R-AP-6), which two separate locks would not.
+ */
+const inProcessLocks = new WeakMap<KeyvLike, LockProvider>();
+function inProcessLockFor(keyv: KeyvLike): LockProvider {
+  let lock = inProcessLocks.get(keyv);
+  if (!lock) inProcessLocks.set(keyv, (lock = createInProcessLock()));
+  return lock;
+}
+
+function isKeyvLike(value: unknown): value is KeyvLike {
+  return typeof value === "object" && value !== null && typeof (value as KeyvLike).get === "function" && typeof (value as KeyvLike).set === "function" && typeof (value as KeyvLike).delete === "function";
+}
