@@ -128,6 +128,8 @@ export function searchCatalog(entries: readonly SearchEntry[], query: string, op
   return { results, truncated: scored.length > limit };
 }
 
+const MAX_TOKENIZED_CHARS = 2_000;
+
 /**
  * Splits text into lower-case words at camelCase humps, underscores, dashes, dots, slashes and
  * spaces (no stemming).
@@ -137,7 +139,10 @@ export function searchCatalog(entries: readonly SearchEntry[], query: string, op
  * tokenize("list_pull-requests v2");  // ["list", "pull", "requests", "v2"]
  */
 export function tokenize(text: string): string[] {
+  // Queries come from model code: words past the first couple of thousand characters add
+  // nothing, and the acronym patterns below are quadratic on long runs of capitals.
   return text
+    .slice(0, MAX_TOKENIZED_CHARS)
     .replace(/([A-Z]{2,})s(?![a-z])/g, "$1S") // "PRs", "URLs": a plural acronym is one word
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")

@@ -24,7 +24,9 @@ export type NormalizedCode =
     }
   | { ok: false; message: string; line: number; column: number };
 
-const FENCE = /^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n/m;
+// Linear on any input: no two adjacent parts can match the same characters (this runs on the
+// host thread, outside any timeout, on up to a million characters of model code).
+const FENCE = /^[ \t]*(`{3,}|~{3,})[^\n`~]*\n/m;
 
 /** Turns code as the model wrote it into a function body, or a syntax error with its position. */
 export function normalizeCode(code: string): NormalizedCode {
@@ -260,7 +262,8 @@ function stripTypes(text: string): StripResult {
 }
 
 /** `async () => {` (one line, parameters without parentheses inside) at the start of the code. */
-const ARROW_HEAD = /^(\s*)(async[ \t]+)?\(([^()\n]*)\)([ \t]*:[^{\n]*?)?[ \t]*=>[ \t]*(?=\{)/;
+// Bounded repetitions where parts overlap, so a hostile line cannot make it backtrack for long.
+const ARROW_HEAD = /^(\s*)(async[ \t]+)?\(([^()\n]*)\)([ \t]{0,40}:[^{\n]{0,400}?)?[ \t]{0,40}=>[ \t]{0,40}(?=\{)/;
 
 /**
  * SWC gives up on an arrow function with an error in its body as a whole and reports the error
