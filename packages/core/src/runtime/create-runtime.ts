@@ -125,9 +125,8 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
 
   /** Runs a pass while holding the lease, then records how it ended. */
   async function runAndSettle(head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: Lease): Promise<Outcome> {
-    // Renewed well within its length: a longer interval would let a short lease lapse mid-pass.
-    const renewal = setInterval(() => void lease.renew(settings.leaseMs).catch(() => undefined), settings.leaseMs / 3);
     let lostTo = "held elsewhere";
+    let leaseLost = false;
     /**
      * R-ST-4 fencing: true while this pass still owns the execution — its lease renewed, or (after
      * a lapse nobody acted on) retaken with the record still `running`. A lease's `renew` answers
@@ -146,6 +145,16 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       lostTo = stored?.status ?? "held elsewhere";
       return false;
     };
+    // Renewed well within its length: a longer interval would let a short lease lapse mid-pass.
+    // Once the lease is lost for good, the pass runs nothing more (checked on every request).
+    const renewal = setInterval(() => {
+      holdLease().then(
+        (held) => {
+          if (!held) leaseLost = true;
+        },
+        () => undefined,
+      );
+    }, settings.leaseMs / 3);
     const takenOver = () =>
       new CodemodeError("BUSY", `execution ${head.id} was taken over while this pass ran (its lease lapsed; it is now ${lostTo}); this pass's result is not recorded`);
     try {
@@ -165,6 +174,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         confirmLease: async () => {
           if (!(await holdLease())) throw takenOver();
         },
+        leaseLost: () => (leaseLost ? takenOver().message : undefined),
       });
       let held: boolean;
       try {

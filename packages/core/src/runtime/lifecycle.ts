@@ -56,9 +56,12 @@ export const setIndexStatus = (context: LifecycleContext, head: ExecutionHead) =
 export async function withExecutionLease<T>(context: LifecycleContext, executionId: string, waitMs: number, operation: (lease: Lease) => Promise<T>): Promise<T | null> {
   const lease = await context.lock.acquire(context.store.keys.lock(executionId), { ttlMs: context.leaseMs, waitMs });
   if (!lease) return null;
+  // Renewed while the operation runs (reverts and hooks can take longer than a lease).
+  const renewal = setInterval(() => void lease.renew(context.leaseMs).catch(() => undefined), context.leaseMs / 3);
   try {
     return await operation(lease);
   } finally {
+    clearInterval(renewal);
     await lease.release().catch(() => undefined);
   }
 }
@@ -130,7 +133,7 @@ export async function pruneTerminal(context: LifecycleContext, keep: number): Pr
   for (const item of doomed) {
     // Under the execution's lease, so a rollback running on it finishes first; one that stays
     // busy is left for the next prune.
-    const deleted = await withExecutionLease(context, item.id, context.lockWaitMs, async () => {
+    const deleted = await withExecutionLease(context, item.id, 0, async () => {
       const head = await context.store.readHead(item.id);
       if (head && !isTerminal(head.status)) return false;
       if (head) await context.store.deleteExecution(head);

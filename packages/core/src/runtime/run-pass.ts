@@ -30,6 +30,8 @@ export interface PassInput {
    * whoever ended the execution meanwhile.
    */
   confirmLease?: () => Promise<void>;
+  /** Why the pass no longer owns the execution (its lease was lost), or undefined while it does. */
+  leaseLost?: () => string | undefined;
 }
 
 export type PassEnd =
@@ -106,6 +108,10 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
 
   function onRequest(request: SandboxRequest): Promise<HostReply> {
     if (stop) return HALT_PROMISE;
+    // R-ST-4: a host whose lease lapsed may have been taken for dead (expired, disposed): it
+    // must not cause one more effect.
+    const lost = input.leaseLost?.();
+    if (lost) return halt({ kind: "error", code: "BUSY", message: lost });
     switch (request.type) {
       case "call":
         return handleCall(request);
@@ -205,6 +211,8 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     }
     // A deferred write that failed meanwhile stopped the pass: run nothing that cannot be recorded.
     if (stop?.kind === "error" && stop.code === "STORAGE_ERROR") return HALT;
+    const lost = input.leaseLost?.();
+    if (lost) return halt({ kind: "error", code: "BUSY", message: lost });
 
     // R-CON-2: arguments are checked before execute; a mismatch rejects the call in the sandbox
     // and is recorded, so it replays as the same rejection.
