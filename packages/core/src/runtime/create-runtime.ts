@@ -308,8 +308,15 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       try {
         // R-RE-1: stored first, so a crash right after still leaves a record.
         await store.createExecution(head, code);
+      } catch (error) {
+        await lease.release().catch(() => undefined);
+        return failure(executionId, error, new Map());
+      }
+      try {
         await updateIndex((items) => [{ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, ...items]);
       } catch (error) {
+        // Unlisted, it could never be expired or pruned: nothing has run, so take it back.
+        await store.deleteExecution(head).catch(() => undefined);
         await lease.release().catch(() => undefined);
         return failure(executionId, error, new Map());
       }
@@ -358,7 +365,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         await store.writeHeadAndEntry(head, approved);
         // The head is the truth and the pass's end rewrites the index entry: a busy index must not
         // strand a run that is already marked running with its action approved (R-AP-6).
-        await setIndexStatus(head).catch((error: unknown) => lifecycle.warn(`could not mark execution ${executionId} running in the index: ${error instanceof Error ? error.message : String(error)}`));
+        await setIndexStatus(head);
         handedOver = true;
         return await runAndSettle(head, code, log, lease);
       } catch (error) {
@@ -513,7 +520,8 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   };
 
   async function pausedHeads(): Promise<ExecutionHead[]> {
-    const items = (await store.readIndex()).filter((item) => item.status === "paused");
+    // Heads are the truth: an index entry may lag behind a status change it failed to record.
+    const items = (await store.readIndex()).filter((item) => item.status === "paused" || item.status === "running");
     const heads = await store.readHeads(items.map((item) => item.id));
     return heads.filter((head): head is ExecutionHead => head?.status === "paused");
   }

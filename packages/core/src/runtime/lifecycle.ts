@@ -49,8 +49,18 @@ export async function runDisposeHooks(context: LifecycleContext, executionId: st
   }
 }
 
-export const setIndexStatus = (context: LifecycleContext, head: ExecutionHead) =>
-  context.updateIndex((items) => items.map((item) => (item.id === head.id ? { ...item, status: head.status, updatedAt: head.updatedAt } : item)));
+/**
+ * Mirrors a status change into the execution index. The head is the truth and is written
+ * first; the index only serves listings (pending, executions, retention), so a busy or failing
+ * index must not turn a change that happened into an error. It is reported and left.
+ */
+export async function setIndexStatus(context: LifecycleContext, head: ExecutionHead): Promise<void> {
+  try {
+    await context.updateIndex((items) => items.map((item) => (item.id === head.id ? { ...item, status: head.status, updatedAt: head.updatedAt } : item)));
+  } catch (error) {
+    context.warn(`execution ${head.id} is ${head.status}, but the execution index could not be updated: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 /** Runs `operation` holding the execution's lease, or returns null when it stayed busy. */
 export async function withExecutionLease<T>(context: LifecycleContext, executionId: string, waitMs: number, operation: (lease: Lease) => Promise<T>): Promise<T | null> {

@@ -69,17 +69,29 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
   };
 
   /** Writes an entry; a new seq beyond the head's limit raises the limit first, in order. */
+  // The limit the stored head already has: an entry at or above it is invisible to a later
+  // load until the head that raises the limit has landed, so it waits for that write.
+  let storedSeqLimit = head.seqLimit;
   const record = (entry: StoredEntry): Promise<void> => {
     log.set(entry.seq, entry);
     // Writes land in the order the pass made them: a deferred result comes before anything after it.
     const earlier = deferredWrites.size > 0 ? Promise.all(deferredWrites) : undefined;
-    if (entry.seq < head.seqLimit) return earlier ? earlier.then(() => store.writeEntry(head.id, entry)) : store.writeEntry(head.id, entry);
+    if (entry.seq < storedSeqLimit) return earlier ? earlier.then(() => store.writeEntry(head.id, entry)) : store.writeEntry(head.id, entry);
+    if (entry.seq < head.seqLimit) {
+      // Another call is raising the limit right now: write after it.
+      headWrite = headWrite.then(async () => {
+        if (earlier) await earlier;
+        await store.writeEntry(head.id, entry);
+      });
+      return headWrite;
+    }
     head.seqLimit = ExecutionStore.seqLimitFor(entry.seq);
     const snapshot = { ...head };
     headWrite = headWrite.then(async () => {
       if (earlier) await earlier;
       await input.confirmLease?.();
       await store.writeHeadAndEntry(snapshot, entry);
+      storedSeqLimit = Math.max(storedSeqLimit, snapshot.seqLimit);
     });
     return headWrite;
   };
@@ -419,9 +431,17 @@ function canonicalOf(argsText: string): string {
   }
 }
 
-/** Recorded calls and steps the sandbox may answer itself. */
+/**
+ * Recorded text the sandbox may hold at once to answer replays itself. All of a long log's
+ * results in the isolate's heap together could exceed its limit where the first pass, using one
+ * result at a time, did not; calls beyond the budget are answered by the host one by one.
+ */
+const PRELOAD_BUDGET_CHARS = 8_000_000;
+
+/** Recorded calls and steps the sandbox may answer itself (steps always: their fn is skipped). */
 function replayEntries(log: Map<number, StoredEntry>): ReplayEntry[] {
   const entries: ReplayEntry[] = [];
+  let budget = PRELOAD_BUDGET_CHARS;
   for (const entry of log.values()) {
     const isStep = entry.connector === "codemode" && entry.method === "step";
     if (isStep) {
@@ -432,6 +452,9 @@ function replayEntries(log: Map<number, StoredEntry>): ReplayEntry[] {
     }
     if (entry.ephemeral) continue;
     // The sandbox compares the recorded text first and canonicalizes only when it differs.
+    const size = entry.args.length + (entry.result?.length ?? entry.error?.length ?? 0);
+    if (size > budget) continue;
+    budget -= size;
     const base = { kind: "call" as const, seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args };
     if ((entry.state === "applied" || entry.state === "reverted") && entry.result !== undefined) entries.push({ ...base, outcome: "value", text: entry.result });
     else if (entry.state === "error") entries.push({ ...base, outcome: "error", text: entry.error ?? "the call failed" });
