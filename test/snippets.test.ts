@@ -99,6 +99,24 @@ describe("snippets", () => {
     await Promise.all([withGithub.close(), first.close(), second.close()]);
   });
 
+  it("R-AP-5: approve checks the connectors a snippet used inside the run too, and leaves the run approvable", async () => {
+    const { default: Keyv } = await import("keyv");
+    const keyv = new Keyv();
+    const slack = defineConnector({ name: "slack", tools: { post: { execute: () => ({ ok: true }) } } });
+    const shop = defineConnector({ name: "shop", tools: { refund: { requiresApproval: true, execute: () => 1 } } });
+    const full = createCodemodeRuntime({ connectors: [slack, shop], storage: keyv });
+    const source = await full.execute({ code: "async () => slack.post({ text: input?.text ?? 'hi' })" });
+    await full.saveSnippet("notify", { executionId: source.executionId });
+    const paused = await full.execute({ code: "async () => { await codemode.run('notify', { text: 'refunding' }); return shop.refund({ order: 7 }); }" });
+    expect(paused.status).toBe("paused");
+    const withoutSlack = createCodemodeRuntime({ connectors: [shop], storage: keyv });
+    const refused = await withoutSlack.approve({ executionId: paused.executionId });
+    expect(refused).toMatchObject({ status: "error", code: "MISSING_CONNECTOR", error: expect.stringContaining("slack") });
+    expect((await full.execution(paused.executionId))?.status).toBe("paused");
+    expect(expectCompleted(await full.approve({ executionId: paused.executionId }))).toBe(1);
+    await Promise.all([full.close(), withoutSlack.close()]);
+  });
+
   it("R-SN-2: snippets saved from every accepted code form run again", async () => {
     const runtime = createCodemodeRuntime({ connectors: [makeGithub([])] });
     const forms = {
@@ -134,6 +152,33 @@ describe("network", () => {
     url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("R-SB-5 R-DV-1: a response over the durable limit is refused with VALUE_TOO_LARGE, and the download stops there", async () => {
+    let sent = 0;
+    const big = createServer((_request, response) => {
+      const chunk = "x".repeat(64 * 1024);
+      const pump = () => {
+        while (sent < 64 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return void response.once("drain", pump);
+        }
+        response.end();
+      };
+      response.on("close", () => undefined);
+      pump();
+    });
+    await new Promise<void>((resolve) => big.listen(0, "127.0.0.1", resolve));
+    const address = big.address();
+    const bigUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/huge`;
+    const runtime = createCodemodeRuntime({ connectors: [makeGithub([])], allowNetwork: true });
+    const outcome = await runtime.execute({ code: `async () => (await fetch("${bigUrl}")).text()` });
+    expect(outcome).toMatchObject({ status: "error", code: "VALUE_TOO_LARGE" });
+    // The host stopped reading soon after the limit instead of downloading all 64 MB.
+    expect(sent).toBeLessThan(32 * 1024 * 1024);
+    await runtime.close();
+    big.closeAllConnections();
+    await new Promise<void>((resolve) => big.close(() => resolve()));
+  });
 
   it("R-SB-5: without allowNetwork there is no fetch in the sandbox", async () => {
     const runtime = createCodemodeRuntime({ connectors: [makeGithub([])] });

@@ -353,7 +353,9 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
           // R-AP-7: a click on a stale screen must not approve something else.
           return errorOutcome(executionId, "NOT_PAUSED", `action ${String(input.seq)} is not pending; the pending action is seq ${pendingSeq} (${entry.connector}.${entry.method})`, { calls: toLogEntries(log) });
         }
-        const missing = head.connectors.filter((name) => !connectors.has(name));
+        // The code's own connectors and those its log used (a snippet run inside it may add some).
+        const used = new Set([...head.connectors, ...[...log.values()].map((logged) => logged.connector).filter((name) => name !== "codemode")]);
+        const missing = [...used].filter((name) => !connectors.has(name));
         if (missing.length > 0) {
           return errorOutcome(executionId, "MISSING_CONNECTOR", `execution ${executionId} uses connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured in this runtime`, { calls: toLogEntries(log) });
         }
@@ -495,11 +497,21 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     },
 
     async snippets() {
-      return snippetStore.list();
+      try {
+        return await snippetStore.list();
+      } catch (error) {
+        lifecycle.warn(`could not read the snippet catalogue: ${error instanceof Error ? error.message : String(error)}`);
+        return [];
+      }
     },
 
     async deleteSnippet(name) {
-      return updateSnippets(() => snippetStore.delete(String(name)));
+      try {
+        return await updateSnippets(() => snippetStore.delete(String(name)));
+      } catch (error) {
+        lifecycle.warn(`could not delete snippet ${String(name)}: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      }
     },
 
     async search(query) {

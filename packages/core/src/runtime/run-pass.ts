@@ -333,13 +333,21 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     try {
       await record(entry);
       const init = request.init ?? {};
-      const response = await fetch(String(request.input), {
-        method: typeof init.method === "string" ? init.method : "GET",
-        headers: (typeof init.headers === "object" && init.headers !== null ? init.headers : {}) as Record<string, string>,
-        body: typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : null,
-        signal: AbortSignal.timeout(input.timeoutMs),
-      });
-      const body = await response.text();
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(new Error(`no response within ${input.timeoutMs} ms`)), input.timeoutMs);
+      let response: Response;
+      let body: string;
+      try {
+        response = await fetch(String(request.input), {
+          method: typeof init.method === "string" ? init.method : "GET",
+          headers: (typeof init.headers === "object" && init.headers !== null ? init.headers : {}) as Record<string, string>,
+          body: typeof init.body === "string" || init.body instanceof Uint8Array ? init.body : null,
+          signal: abort.signal,
+        });
+        body = await readTextWithin(response, MAX_DURABLE_CHARS, abort, String(request.input));
+      } finally {
+        clearTimeout(timer);
+      }
       const resultText = encodeDurable(
         { url: response.url, status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body },
         `the response of fetch(${JSON.stringify(String(request.input)).slice(0, 100)})`,
@@ -397,6 +405,28 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     case "halted":
       return { kind: "error", code: "SANDBOX_ERROR", message: "the pass was halted without a reason", logs: result.logs };
   }
+}
+
+/**
+ * Reads a response body as text, stopping as soon as it passes what the log may keep: a huge
+ * download must not be held in the host's memory only to be refused afterwards (R-DV-1).
+ */
+async function readTextWithin(response: Response, maxChars: number, abort: AbortController, url: string): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (text.length > maxChars) {
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+      throw new CodemodeError("VALUE_TOO_LARGE", `the response of fetch(${JSON.stringify(url).slice(0, 100)}) is over the ${maxChars.toLocaleString("en")}-character limit for values kept for replay: download it in a connector that stores it and returns a reference such as a path`);
+    }
+  }
+  return text + decoder.decode();
 }
 
 function resolveRequiresApproval(tool: ToolDefinition, args: unknown): boolean {
