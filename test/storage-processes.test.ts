@@ -25,7 +25,7 @@ const BUILT = [fileURLToPath(new URL("../packages/core/dist/index.js", import.me
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 /** Lease of the workers that race: the runtime's default is 30 s; long enough for a loaded machine. */
-const LEASE_MS = 10_000;
+const LEASE_MS = 30_000;
 /** Lease of the worker that gets killed, so that its run's lease lapses quickly. */
 const SHORT_LEASE_MS = 1_500;
 

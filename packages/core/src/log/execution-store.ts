@@ -157,8 +157,12 @@ export class ExecutionStore {
     ]);
   }
 
-  async writeResult(executionId: string, result: StoredResult): Promise<void> {
-    await this.guard("record the result", () => this.keyv.set(this.keys.result(executionId), JSON.stringify(result)));
+  /** The final record of a pass: result and head in one batch, the result listed first. */
+  async writeResultAndHead(head: ExecutionHead, result: StoredResult): Promise<void> {
+    await this.setMany([
+      { key: this.keys.result(head.id), value: JSON.stringify(result) },
+      { key: this.keys.head(head.id), value: JSON.stringify(head) },
+    ]);
   }
 
   async readResult(executionId: string): Promise<StoredResult | undefined> {

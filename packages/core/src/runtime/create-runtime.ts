@@ -77,6 +77,8 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb, prewarm: options.prewarmIsolates ?? 0 });
   const ownsExecutor = options.executor === undefined;
   const connectorNames = [...connectors.keys()];
+  // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
+  const connectorPatterns = connectorNames.map((name) => ({ name, pattern: new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`) }));
   const validators = new Map<string, ArgsValidator>();
   for (const connector of connectors.values()) {
     for (const [method, tool] of Object.entries(connector.tools)) {
@@ -224,8 +226,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         head.error = end.message;
         head.errorCode = end.code;
         delete head.pendingSeq;
-        await store.writeResult(head.id, end.logs.length > 0 ? { logs: end.logs } : {});
-        await store.writeHead(head);
+        await store.writeResultAndHead(head, end.logs.length > 0 ? { logs: end.logs } : {});
         await setIndexStatus(head);
         return errorOutcome(head.id, end.code, end.message, { ...logs, calls });
       }
@@ -236,8 +237,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
           : { omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record` };
       head.status = "completed";
       delete head.pendingSeq;
-      await store.writeResult(head.id, { ...kept, ...(end.logs.length > 0 ? { logs: end.logs } : {}) });
-      await store.writeHead(head);
+      await store.writeResultAndHead(head, { ...kept, ...(end.logs.length > 0 ? { logs: end.logs } : {}) });
       await setIndexStatus(head);
       // Transformed before the logs are handed out: a transform failure adds a line to them.
       const result = transform(decodeDurable(end.resultText), end.logs);
@@ -290,7 +290,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         status: "running",
         createdAt: now,
         updatedAt: now,
-        connectors: connectorNames.filter((name) => new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(code)),
+        connectors: connectorPatterns.filter(({ pattern }) => pattern.test(code)).map(({ name }) => name),
         seqLimit: 0,
         deterministic: settings.deterministic,
         seed: executionId,
@@ -312,17 +312,23 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         await lease.release().catch(() => undefined);
         return failure(executionId, error, new Map());
       }
+      let index: IndexItem[] = [];
       try {
-        await updateIndex((items) => [{ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, ...items]);
+        await updateIndex((items) => (index = [{ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, ...items]));
       } catch (error) {
         // Unlisted, it could never be expired or pruned: nothing has run, so take it back.
         await store.deleteExecution(head).catch(() => undefined);
         await lease.release().catch(() => undefined);
         return failure(executionId, error, new Map());
       }
-      // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs.
-      await pruneTerminal(lifecycle, settings.maxExecutions).catch((error: unknown) => lifecycle.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
-      return runAndSettle(head, code, new Map(), lease);
+      // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs (chosen
+      // from the index as just written, which saves reading it again). They are deleted while
+      // the pass runs, which mostly waits on the sandbox, and are gone before execute returns.
+      // The new execution is running, so it is never among them.
+      const pruned = pruneTerminal(lifecycle, settings.maxExecutions, index).catch((error: unknown) => lifecycle.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
+      const outcome = await runAndSettle(head, code, new Map(), lease);
+      await pruned;
+      return outcome;
     },
 
     async approve(input) {

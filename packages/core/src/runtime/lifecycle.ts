@@ -135,9 +135,12 @@ export async function rollbackExecution(context: LifecycleContext, executionId: 
   }
 }
 
-/** R-RE-1: removes terminal executions beyond the newest `keep`, with their logs. */
-export async function pruneTerminal(context: LifecycleContext, keep: number): Promise<number> {
-  const terminal = (await context.store.readIndex()).filter((item) => isTerminal(item.status));
+/**
+ * R-RE-1: removes terminal executions beyond the newest `keep`, with their logs. `index` is the
+ * index as the caller just wrote it, when it has it; otherwise the index is read.
+ */
+export async function pruneTerminal(context: LifecycleContext, keep: number, index?: readonly IndexItem[]): Promise<number> {
+  const terminal = (index ?? (await context.store.readIndex())).filter((item) => isTerminal(item.status));
   const doomed = terminal.slice(Math.max(0, Math.floor(keep)));
   const removed = new Set<string>();
   for (const item of doomed) {
