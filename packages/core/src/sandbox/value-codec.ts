@@ -117,7 +117,20 @@ export function createValueCodec(): ValueCodec {
     return bytes;
   }
 
-  function encodeAt(value: unknown, path: string, stack: object[], sortKeys: boolean): string | undefined {
+  /**
+   * The path of the value being encoded, for error messages only: `keys[depth]` is the key or
+   * index taken below `stack[depth]`, so the path is built when something fails, never per key.
+   */
+  function pathOf(keys: Array<string | number>, depth: number): string {
+    let path = "";
+    for (let index = 0; index < depth; index++) {
+      const key = keys[index]!;
+      path = typeof key === "number" ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    }
+    return path;
+  }
+
+  function encodeAt(value: unknown, stack: object[], keys: Array<string | number>, sortKeys: boolean): string | undefined {
     switch (typeof value) {
       case "string":
         return JSONStringify(value);
@@ -130,15 +143,16 @@ export function createValueCodec(): ValueCodec {
       case "bigint":
         return `{"${TAG}":"bigint","v":"${value}"}`;
       case "function":
-        return fail(path, "a function");
+        return fail(pathOf(keys, stack.length), "a function");
       case "symbol":
-        return fail(path, "a symbol");
+        return fail(pathOf(keys, stack.length), "a symbol");
     }
     if (value === null) return "null";
     const object = value as object;
-    if (stack.length >= MAX_DEPTH) fail(path, `a value nested more than ${MAX_DEPTH} levels deep`);
-    for (let index = 0; index < stack.length; index++) {
-      if (stack[index] === object) fail(path, "a circular reference");
+    const depth = stack.length;
+    if (depth >= MAX_DEPTH) fail(pathOf(keys, depth), `a value nested more than ${MAX_DEPTH} levels deep`);
+    for (let index = 0; index < depth; index++) {
+      if (stack[index] === object) fail(pathOf(keys, depth), "a circular reference");
     }
     // Arrays and plain objects are by far the common case; the brand checks below throw and
     // catch internally, which costs microseconds per object, so plain data skips them.
@@ -148,17 +162,17 @@ export function createValueCodec(): ValueCodec {
       if (typedArrayTag === "Uint8Array") {
         return `{"${TAG}":"bytes","v":"${bytesToBase64(object as Uint8Array)}"}`;
       }
-      if (typedArrayTag !== undefined) fail(path, `a ${typedArrayTag} (use Uint8Array for bytes)`);
-      if (hasBrand(ArrayBufferByteLength, object)) fail(path, "an ArrayBuffer (wrap it in a Uint8Array)");
+      if (typedArrayTag !== undefined) fail(pathOf(keys, depth), `a ${typedArrayTag} (use Uint8Array for bytes)`);
+      if (hasBrand(ArrayBufferByteLength, object)) fail(pathOf(keys, depth), "an ArrayBuffer (wrap it in a Uint8Array)");
       if (hasBrand(DateGetTime, object)) {
         const time = ReflectApply(DateGetTime, object, []) as number;
         return NumberIsFinite(time) ? JSONStringify(ReflectApply(DateToISOString, object, [])) : "null";
       }
-      if (hasBrand(MapSizeGetter, object)) fail(path, "a Map (convert it with Object.fromEntries)");
-      if (hasBrand(SetSizeGetter, object)) fail(path, "a Set (convert it with Array.from)");
-      if (hasBrand(PromiseThen, object) && prototype === Promise.prototype) fail(path, "a Promise (await it first)");
+      if (hasBrand(MapSizeGetter, object)) fail(pathOf(keys, depth), "a Map (convert it with Object.fromEntries)");
+      if (hasBrand(SetSizeGetter, object)) fail(pathOf(keys, depth), "a Set (convert it with Array.from)");
+      if (hasBrand(PromiseThen, object) && prototype === Promise.prototype) fail(pathOf(keys, depth), "a Promise (await it first)");
     }
-    stack[stack.length] = object;
+    stack[depth] = object;
     try {
       if (ArrayIsArray(object)) {
         const array = object as unknown[];
@@ -166,7 +180,8 @@ export function createValueCodec(): ValueCodec {
         let out = "[";
         for (let index = 0; index < length; index++) {
           if (index > 0) out += ",";
-          const item = encodeAt(array[index], `${path}[${index}]`, stack, sortKeys);
+          keys[depth] = index;
+          const item = encodeAt(array[index], stack, keys, sortKeys);
           out += item === undefined ? "null" : item;
         }
         return out + "]";
@@ -175,15 +190,16 @@ export function createValueCodec(): ValueCodec {
       const source: Record<string, unknown> = isError
         ? { name: String((object as Error).name), message: String((object as Error).message) }
         : (object as Record<string, unknown>);
-      const keys = ObjectKeys(source);
-      if (sortKeys) ReflectApply(ArraySort, keys, []);
+      const names = ObjectKeys(source);
+      if (sortKeys) ReflectApply(ArraySort, names, []);
       let out = "{";
       let first = true;
       let hasTagKey = false;
-      for (let index = 0; index < keys.length; index++) {
-        const key = keys[index]!;
+      for (let index = 0; index < names.length; index++) {
+        const key = names[index]!;
         if (key === TAG) hasTagKey = true;
-        const item = encodeAt(source[key], path ? `${path}.${key}` : key, stack, sortKeys);
+        keys[depth] = key;
+        const item = encodeAt(source[key], stack, keys, sortKeys);
         if (item === undefined) continue;
         if (!first) out += ",";
         first = false;
@@ -192,15 +208,22 @@ export function createValueCodec(): ValueCodec {
       out += "}";
       return hasTagKey ? `{"${TAG}":"object","v":${out}}` : out;
     } finally {
-      stack.length = stack.length - 1;
+      stack.length = depth;
     }
   }
 
+  // Parsed JSON is revived in place, and a property is written only when its value changed (a
+  // tag became a bigint or bytes): plain data, the common case, is only read.
   function revive(value: unknown): unknown {
     if (value === null || typeof value !== "object") return value;
     if (ArrayIsArray(value)) {
       const array = value as unknown[];
-      for (let index = 0; index < array.length; index++) array[index] = revive(array[index]);
+      for (let index = 0; index < array.length; index++) {
+        const item = array[index];
+        if (item === null || typeof item !== "object") continue;
+        const revived = revive(item);
+        if (revived !== item) array[index] = revived;
+      }
       return array;
     }
     const record = value as Record<string, unknown>;
@@ -227,9 +250,11 @@ export function createValueCodec(): ValueCodec {
     const keys = ObjectKeys(record);
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index]!;
-      const item = revive(record[key]);
+      const item = record[key];
+      if (item === null || typeof item !== "object") continue;
+      const revived = revive(item);
       // "__proto__" from JSON.parse is an own data property; keep it one.
-      ObjectDefineProperty(record, key, { value: item, writable: true, enumerable: true, configurable: true });
+      if (revived !== item) ObjectDefineProperty(record, key, { value: revived, writable: true, enumerable: true, configurable: true });
     }
     return record;
   }
@@ -245,7 +270,7 @@ export function createValueCodec(): ValueCodec {
 
   return {
     encode(value, options) {
-      return encodeAt(value, "", [], options?.sortKeys === true);
+      return encodeAt(value, [], [], options?.sortKeys === true);
     },
     decode(text) {
       try {
@@ -257,7 +282,7 @@ export function createValueCodec(): ValueCodec {
     },
     canonical(text) {
       // Re-encode with sorted keys; tags survive because they decode to the same value.
-      return encodeAt(revive(parse(text)), "", [], true) ?? "undefined";
+      return encodeAt(revive(parse(text)), [], [], true) ?? "undefined";
     },
   };
 }
