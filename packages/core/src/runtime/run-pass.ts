@@ -1,6 +1,6 @@
 import type { Connector, ToolDefinition } from "../connectors/define-connector.js";
 import type { ArgsValidator } from "../connectors/validate-args.js";
-import { decodeDurable, encodeDurable, MAX_DURABLE_CHARS } from "../log/durable-value.js";
+import { checkDurableSize, decodeDurable, encodeDurable, MAX_DURABLE_CHARS } from "../log/durable-value.js";
 import { ExecutionStore, type ExecutionHead, type StoredEntry } from "../log/execution-store.js";
 import { CodemodeError, type ErrorCode } from "../outcome.js";
 import type { Executor, HostReply, ReplayEntry, SandboxRequest } from "../sandbox/executor.js";
@@ -144,8 +144,10 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     if (!tool || !Object.hasOwn(input.connectors.get(connectorName)!.tools, method)) {
       return Promise.resolve({ kind: "error", message: `${connectorName}.${method} is not a configured tool` });
     }
-    if (request.args.length > MAX_DURABLE_CHARS) {
-      return failWith(new CodemodeError("VALUE_TOO_LARGE", `the argument of ${connectorName}.${method} is ${request.args.length.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: store the data elsewhere and pass a small reference such as a path`));
+    try {
+      checkDurableSize(request.args, `the argument of ${connectorName}.${method}`);
+    } catch (error) {
+      return failWith(error);
     }
     let canonicalArgs: string;
     let args: unknown;
@@ -280,8 +282,10 @@ export async function runPass(input: PassInput): Promise<PassEnd> {
     const decision = decideStep(seq, name, recorded && toRecordedCall(recorded));
     if (decision.type === "diverge") return halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
     if (decision.type === "replay") return { kind: "value", value: "" };
-    if (request.value !== undefined && request.value.length > MAX_DURABLE_CHARS) {
-      return failWith(new CodemodeError("VALUE_TOO_LARGE", `the result of codemode.step("${name}") is ${request.value.length.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: store the data elsewhere and pass a small reference such as a path`));
+    try {
+      if (request.value !== undefined) checkDurableSize(request.value, `the result of codemode.step("${name}")`);
+    } catch (error) {
+      return failWith(error);
     }
     const now = Date.now();
     const entry: StoredEntry = {
