@@ -1,15 +1,18 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
   resolve: {
-    alias: {
-      // Tests run against the sources; `npm run build` checks the published output.
-      "@codemode/core": fileURLToPath(new URL("./packages/core/src/index.ts", import.meta.url)),
-      // The subpath first: an alias also matches the paths below its key.
-      "@codemode/storage/testing": fileURLToPath(new URL("./packages/storage/src/testing/index.ts", import.meta.url)),
-      "@codemode/storage": fileURLToPath(new URL("./packages/storage/src/index.ts", import.meta.url)),
-    },
+    // Tests run against the sources; `npm run build` checks the published output. Subpaths come
+    // first: an alias also matches the paths below its key.
+    alias: [
+      { find: /^@codemode\/core\/(adapters|sandbox)$/, replacement: source("./packages/core/src/$1/index.ts") },
+      { find: /^@codemode\/core$/, replacement: source("./packages/core/src/index.ts") },
+      { find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/, replacement: source("./packages/storage/src/$1/index.ts") },
+      { find: /^@codemode\/storage$/, replacement: source("./packages/storage/src/index.ts") },
+    ],
   },
   test: {
     pool: "forks",
