@@ -18,6 +18,14 @@ export default defineConfig({
   test: {
     pool: "forks",
     include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    // Type-level tests (*.test-d.ts) are checked by tsc, not run: `npm test` runs both.
+    typecheck: {
+      enabled: true,
+      // The repo's TypeScript 7 CLI: vitest only spawns it and reads its diagnostics, no JS API needed.
+      checker: "tsc",
+      include: ["packages/*/src/**/*.test-d.ts"],
+      tsconfig: "./tsconfig.typetests.json",
+    },
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
