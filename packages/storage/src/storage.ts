@@ -1,12 +1,13 @@
-import type { KeyvLike, LockProvider } from "@codemode/core";
+import type { ExecutionIndexProvider, KeyvLike, LockProvider } from "@codemode/core/store";
 import type Keyv from "keyv";
 
 /**
  * What every store of this package returns, and what `createCodemodeRuntime({ storage })` takes:
  * a Keyv instance for executions and logs, a lock with leases for status changes that can race
- * (R-ST-4), and `close()` for the connections the store opened.
+ * (R-ST-4), the listing of executions, and `close()` for the connections the store opened.
  *
  * @example
+ * import { redisStorage } from "@codemode/storage/redis";
  * const storage = redisStorage("redis://127.0.0.1:6379");
  * const runtime = createCodemodeRuntime({ connectors, storage });
  * // ... on shutdown:
@@ -14,10 +15,17 @@ import type Keyv from "keyv";
  * await storage.close();
  */
 export interface CodemodeStorage {
-  /** Executions, log entries, snippets and the execution index, under this storage's namespace. */
+  /** Executions, log entries and snippets, under this storage's namespace. */
   readonly keyv: Keyv & KeyvLike;
   /** Leases on executions; across processes for Redis, PostgreSQL and SQLite. */
   readonly lock: LockProvider;
+  /**
+   * The listing of executions, kept natively: sorted sets on Redis, an indexed table on
+   * PostgreSQL and SQLite, sorted arrays in memory. A status change costs a fixed number of round
+   * trips however many executions the store holds, and touches nothing every execution shares
+   * (R-RT-4); a page of a listing costs O(page).
+   */
+  readonly index: ExecutionIndexProvider;
   /**
    * Closes the connections this storage opened (a client passed in by the caller stays open).
    * Afterwards every operation fails, and the runtime reports STORAGE_ERROR.

@@ -1,4 +1,4 @@
-import type { Lease } from "@codemode/core";
+import type { Lease } from "@codemode/core/store";
 
 /**
  * Waiters of one lock provider, woken when a lease of the same provider (this process) releases

@@ -1,4 +1,5 @@
-import { runStorageConformance } from "../testing/index.js";
-import { memoryStorage } from "./memory-storage.js";
+import { memoryStorage } from "@codemode/storage/memory";
+import { runExecutionIndexConformance, runStorageConformance } from "@codemode/storage/testing";
 
 runStorageConformance("memoryStorage()", () => memoryStorage(), { shared: false });
+runExecutionIndexConformance("memoryStorage()", () => memoryStorage(), { shared: false });

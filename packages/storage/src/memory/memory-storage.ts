@@ -1,6 +1,7 @@
-import { createInProcessLock, type KeyvLike } from "@codemode/core";
+import { createInProcessLock, type KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import type { CodemodeStorage } from "../storage.js";
+import { createMemoryExecutionIndex } from "./memory-execution-index.js";
 
 /**
  * A store in this process's memory, with the in-process lock: for tests, demos and single-process
@@ -9,7 +10,7 @@ import type { CodemodeStorage } from "../storage.js";
  * operation fails, as a closed connection would.
  *
  * @example
- * import { memoryStorage } from "@codemode/storage";
+ * import { memoryStorage } from "@codemode/storage/memory";
  * const runtime = createCodemodeRuntime({ connectors: [github], storage: memoryStorage() });
  */
 export function memoryStorage(): CodemodeStorage {
@@ -18,11 +19,14 @@ export function memoryStorage(): CodemodeStorage {
   keyv.on("error", () => {
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
   });
+  const index = createMemoryExecutionIndex();
   return {
     keyv: keyv as Keyv & KeyvLike,
     lock: createInProcessLock(),
+    index: { forRuntime: (runtimeName) => index.forRuntime(runtimeName) },
     async close() {
       store.close();
+      index.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Lease, LockProvider } from "@codemode/core";
+import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
 
 /** What the lock needs of a `pg` Pool (or Client). */

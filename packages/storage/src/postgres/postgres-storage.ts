@@ -1,8 +1,9 @@
 import KeyvPostgres from "@keyv/postgres";
-import type { KeyvLike } from "@codemode/core";
+import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import pg from "pg";
 import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
+import { createPostgresExecutionIndex } from "./postgres-execution-index.js";
 import { createPostgresLock, quoteIdentifier } from "./postgres-lock.js";
 
 export interface PostgresStorageOptions extends StorageOptions {
@@ -10,6 +11,8 @@ export interface PostgresStorageOptions extends StorageOptions {
   table?: string;
   /** Table of leases. Default "codemode_leases". */
   leaseTable?: string;
+  /** Table of the execution index, one row per execution. Default "codemode_executions". */
+  indexTable?: string;
   /** Settings for the connection pool the storage opens from a URL (`pg` PoolConfig). Default: 10 connections, 5 s connect timeout. */
   pool?: pg.PoolConfig;
   /** Called with errors of idle pooled connections. Default: ignored (the next query fails and says why). */
@@ -18,7 +21,8 @@ export interface PostgresStorageOptions extends StorageOptions {
 
 /**
  * A store in one PostgreSQL database: executions and logs through `@keyv/postgres`, leases as
- * rows of a lease table (R-ST-4). Every worker that points at the same database and namespace
+ * rows of a lease table (R-ST-4), the listing of executions as rows of an indexed table (one
+ * round trip per status change). Every worker that points at the same database and namespace
  * can resume, approve, reject or expire any execution.
  *
  * Given a URL, the storage opens one `pg` pool of its own and uses it for both the store and the
@@ -27,7 +31,7 @@ export interface PostgresStorageOptions extends StorageOptions {
  * that pool.) Given a pool, it uses that one and leaves it open.
  *
  * @example
- * import { postgresStorage } from "@codemode/storage";
+ * import { postgresStorage } from "@codemode/storage/postgres";
  * const storage = postgresStorage("postgresql://postgres@127.0.0.1:5432/app");
  * const runtime = createCodemodeRuntime({ connectors: [github], storage });
  */
@@ -35,8 +39,8 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
   const namespace = checkNamespace(options.namespace);
   const table = options.table ?? "codemode_store";
   const leaseTable = options.leaseTable ?? "codemode_leases";
-  quoteIdentifier(table);
-  quoteIdentifier(leaseTable);
+  const indexTable = options.indexTable ?? "codemode_executions";
+  for (const name of [table, leaseTable, indexTable]) quoteIdentifier(name);
 
   const ownsPool = typeof urlOrPool === "string";
   const pool = typeof urlOrPool === "string" ? new pg.Pool({ connectionString: urlOrPool, connectionTimeoutMillis: 5_000, ...options.pool }) : urlOrPool;
@@ -69,6 +73,7 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
   return {
     keyv: keyv as Keyv & KeyvLike,
     lock: createPostgresLock({ query }, { table: leaseTable, keyPrefix: `${namespace}:` }),
+    index: createPostgresExecutionIndex({ query }, { table: indexTable, namespace }),
     async close() {
       if (closed) return;
       closed = true;

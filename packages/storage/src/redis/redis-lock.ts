@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Lease, LockProvider } from "@codemode/core";
+import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
 
 /** The Redis commands the lock needs; a node-redis client (v5) has them. */

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
 import { createClient } from "@keyv/redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runStorageConformance, tcpUnreachable } from "../testing/index.js";
-import { redisStorage, type RedisClient } from "./redis-storage.js";
+import { redisStorage, type RedisClient } from "@codemode/storage/redis";
+import { runExecutionIndexConformance, runStorageConformance, tcpUnreachable } from "@codemode/storage/testing";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 // Everything these tests write lives under this namespace and is deleted afterwards.
@@ -14,12 +14,16 @@ afterAll(async () => {
   if (await tcpUnreachable(REDIS_URL)) return;
   cleaner = createClient({ url: REDIS_URL }) as RedisClient;
   await cleaner.connect();
-  const keys = await cleaner.keys(`${NAMESPACE}::*`);
+  const keys = await cleaner.keys(`${NAMESPACE}*`);
   if (keys.length > 0) await cleaner.del(keys);
   await cleaner.close();
 });
 
 runStorageConformance("redisStorage(url)", () => redisStorage(REDIS_URL, { namespace: NAMESPACE }), { unavailable: () => tcpUnreachable(REDIS_URL) });
+runExecutionIndexConformance("redisStorage(url)", (namespace) => redisStorage(REDIS_URL, { namespace }), {
+  unavailable: () => tcpUnreachable(REDIS_URL),
+  namespaces: [NAMESPACE, `${NAMESPACE}-other`],
+});
 
 describe("redisStorage on a real Redis", () => {
   let unavailable: string | undefined;
@@ -40,7 +44,7 @@ describe("redisStorage on a real Redis", () => {
     return true;
   };
 
-  it("keys carry the namespace once, leases included", async () => {
+  it("keys carry the namespace once, leases and the execution index included", async () => {
     if (cannotRun()) return;
     const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
     closers.push(() => storage.close());
@@ -57,7 +61,9 @@ describe("redisStorage on a real Redis", () => {
         `${NAMESPACE}::cm:${name}:c:${paused.executionId}`,
         `${NAMESPACE}::cm:${name}:e:${paused.executionId}:0`,
         `${NAMESPACE}::cm:${name}:h:${paused.executionId}`,
-        `${NAMESPACE}::cm:${name}:index`,
+        // The listing is the storage's own index: a hash of rows and a sorted set per status.
+        `${NAMESPACE}::cm:${name}:ix`,
+        `${NAMESPACE}::cm:${name}:ix:paused`,
         `${NAMESPACE}::cm:${name}:lock:${paused.executionId}`,
       ].sort(),
     );
@@ -122,6 +128,45 @@ describe("redisStorage on a real Redis", () => {
     expect((await runtime.execution(outcome.executionId))?.status).toBe("error");
     expectStatus(await runtime.approve({ executionId: paused.executionId }), "completed");
     expect(applied).toEqual([`${paused.executionId}:0`]);
+  });
+
+  it("the execution index: a sorted set per status whose members order by (createdAt, id), and a hash of rows", async () => {
+    if (cannotRun()) return;
+    const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
+    closers.push(() => storage.close());
+    const name = `ix-layout-${randomUUID().slice(0, 8)}`;
+    const index = storage.index.forRuntime(name);
+    await index.put({ id: "run-1", status: "running", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 });
+    await index.put({ id: "run-1", status: "paused", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_500 }, "running");
+
+    const raw = await rawClient();
+    const base = `${NAMESPACE}::cm:${name}:ix`;
+    expect((await raw.keys(`*${name}*`)).sort()).toEqual([base, `${base}:paused`]);
+    expect(await raw.zRangeWithScores(`${base}:paused`, 0, -1)).toEqual([{ value: "0001700000000000:run-1", score: 0 }]);
+    expect(await raw.hGetAll(base)).toEqual({ "run-1": "paused 0001700000000000 1700000000500" });
+    await index.remove({ id: "run-1", status: "paused", createdAt: 1_700_000_000_000 });
+    expect(await raw.keys(`*${name}*`)).toEqual([]);
+  });
+
+  it("R-ST-5 the execution index on a killed connection (CLIENT KILL) rejects, never answers an empty page; after the reconnect it lists again", async () => {
+    if (cannotRun()) return;
+    const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
+    closers.push(() => storage.close());
+    const client = (storage.keyv.store as { client: RedisClient }).client;
+    const index = storage.index.forRuntime(`ix-kill-${randomUUID().slice(0, 8)}`);
+    const row = { id: "run-1", status: "paused" as const, createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 };
+    await index.put(row);
+
+    const raw = await rawClient();
+    const id = await client.sendCommand(["CLIENT", "ID"]);
+    await raw.sendCommand(["CLIENT", "KILL", "ID", String(id)]);
+    for (let turn = 0; turn < 1_000 && client.isReady; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+    await expect(index.list({ limit: 10 })).rejects.toThrow();
+    await expect(index.count(["paused"])).rejects.toThrow();
+    await expect(index.put({ ...row, status: "completed" }, "paused")).rejects.toThrow();
+
+    for (let turn = 0; turn < 200 && !client.isReady; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await index.list({ limit: 10 })).toEqual([row]);
   });
 
   it("R-ST-5 nothing listening at the URL: STORAGE_ERROR within the connect timeout, never NOT_FOUND", async () => {

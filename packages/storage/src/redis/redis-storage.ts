@@ -1,7 +1,8 @@
 import KeyvRedis, { createClient, type RedisConnectionClientType } from "@keyv/redis";
-import type { KeyvLike } from "@codemode/core";
+import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
+import { createRedisExecutionIndex } from "./redis-execution-index.js";
 import { createRedisLock, type RedisLockClient } from "./redis-lock.js";
 
 export interface RedisStorageOptions extends StorageOptions {
@@ -23,7 +24,8 @@ export type RedisClient = RedisConnectionClientType;
 
 /**
  * A store on one Redis server: executions and logs through `@keyv/redis`, leases with
- * `SET NX PX` and token-checked Lua (R-ST-4). Every worker that points at the same server and
+ * `SET NX PX` and token-checked Lua (R-ST-4), the listing of executions in sorted sets (one
+ * round trip per status change). Every worker that points at the same server and
  * namespace can resume, approve, reject or expire any execution.
  *
  * Given a URL, the storage opens its own client with the offline queue off: a command issued
@@ -33,7 +35,7 @@ export type RedisClient = RedisConnectionClientType;
  * the same fail-fast behaviour.
  *
  * @example
- * import { redisStorage } from "@codemode/storage";
+ * import { redisStorage } from "@codemode/storage/redis";
  * const storage = redisStorage(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
  * const runtime = createCodemodeRuntime({ connectors: [github], storage });
  */
@@ -82,19 +84,19 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
   });
 
+  // Every command goes through the gate: a closed storage refuses, a first connection is waited for.
   const commands = client as unknown as RedisLockClient;
-  const lock = createRedisLock(
-    {
-      set: async (key, value, setOptions) => (await ready(), commands.set(key, value, setOptions)),
-      eval: async (script, evalOptions) => (await ready(), commands.eval(script, evalOptions)),
-      exists: async (key) => (await ready(), commands.exists(key)),
-    },
-    { keyPrefix: `${namespace}${adapter.keyPrefixSeparator}` },
-  );
+  const gated: RedisLockClient = {
+    set: async (key, value, setOptions) => (await ready(), commands.set(key, value, setOptions)),
+    eval: async (script, evalOptions) => (await ready(), commands.eval(script, evalOptions)),
+    exists: async (key) => (await ready(), commands.exists(key)),
+  };
+  const keyPrefix = `${namespace}${adapter.keyPrefixSeparator}`;
 
   return {
     keyv: keyv as Keyv & KeyvLike,
-    lock,
+    lock: createRedisLock(gated, { keyPrefix }),
+    index: createRedisExecutionIndex(gated, { keyPrefix }),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
-import type { Lease, LockProvider } from "@codemode/core";
+import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
 
 /**

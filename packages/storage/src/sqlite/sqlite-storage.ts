@@ -1,10 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import type { KeyvLike } from "@codemode/core";
+import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
 import { NodeSqliteStore } from "./node-sqlite-store.js";
+import { createSqliteExecutionIndex } from "./sqlite-execution-index.js";
 import { createSqliteLock } from "./sqlite-lock.js";
 
 export interface SqliteStorageOptions extends StorageOptions {
@@ -12,6 +13,8 @@ export interface SqliteStorageOptions extends StorageOptions {
   table?: string;
   /** Table of leases. Default "codemode_leases". */
   leaseTable?: string;
+  /** Table of the execution index, one row per execution. Default "codemode_executions". */
+  indexTable?: string;
   /** How long a write waits for another process's write to finish before failing. Default 5 000 ms. */
   busyTimeoutMs?: number;
 }
@@ -19,7 +22,7 @@ export interface SqliteStorageOptions extends StorageOptions {
 /**
  * A store in one SQLite file: the embedded, persistent choice for one machine. A paused run
  * survives a restart, and every process on the machine that opens the same file can approve,
- * reject or expire it: leases are rows of the same file (R-ST-4). Uses `node:sqlite`, built into
+ * reject or expire it: leases and the listing of executions are rows of the same file (R-ST-4). Uses `node:sqlite`, built into
  * Node.js 24, so there is no native module to build. The file and its folder are created if
  * missing; the database runs in WAL mode so readers do not wait for a writer.
  *
@@ -27,7 +30,7 @@ export interface SqliteStorageOptions extends StorageOptions {
  * use Redis or PostgreSQL for workers on several machines.
  *
  * @example
- * import { sqliteStorage } from "@codemode/storage";
+ * import { sqliteStorage } from "@codemode/storage/sqlite";
  * const storage = sqliteStorage(".codemode/agent.sqlite");
  * const runtime = createCodemodeRuntime({ connectors: [github], storage });
  */
@@ -35,6 +38,7 @@ export function sqliteStorage(path: string, options: SqliteStorageOptions = {}):
   const namespace = checkNamespace(options.namespace);
   const table = checkTableName(options.table ?? "keyv");
   const leaseTable = checkTableName(options.leaseTable ?? "codemode_leases");
+  const indexTable = checkTableName(options.indexTable ?? "codemode_executions");
   if (path !== ":memory:" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
   const database = new DatabaseSync(path, { timeout: options.busyTimeoutMs ?? 5_000 });
   try {
@@ -49,9 +53,11 @@ export function sqliteStorage(path: string, options: SqliteStorageOptions = {}):
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
   });
   const lock = createSqliteLock(database, { table: leaseTable, keyPrefix: `${namespace}:` });
+  const index = createSqliteExecutionIndex(database, { table: indexTable, namespace });
   return {
     keyv: keyv as Keyv & KeyvLike,
     lock,
+    index,
     async close() {
       if (database.isOpen) database.close();
     },

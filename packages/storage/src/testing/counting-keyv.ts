@@ -1,4 +1,4 @@
-import type { KeyvLike } from "@codemode/core";
+import type { KeyvLike } from "@codemode/core/store";
 
 /** What the runtime asked of a Keyv instance, counted by `countingKeyv`. */
 export interface KeyvCounts {

@@ -1,3 +1,4 @@
 export { runStorageConformance, type StorageConformanceOptions, type StorageUnderTest } from "./run-storage-conformance.js";
+export { runExecutionIndexConformance, type IndexConformanceOptions, type IndexUnderTest } from "./run-index-conformance.js";
 export { countingKeyv, type KeyvCounts } from "./counting-keyv.js";
 export { tcpUnreachable } from "./tcp-unreachable.js";

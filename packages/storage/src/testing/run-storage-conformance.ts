@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type KeyvLike, type Lease, type LockProvider, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Outcome } from "@codemode/core";
+import { type KeyvLike, type Lease, type LockProvider } from "@codemode/core/store";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { countingKeyv } from "./counting-keyv.js";
 
@@ -39,7 +40,7 @@ const LIMITS = { timeoutMs: 20_000 };
  *
  * @example
  * // my-store.test.ts
- * import { createInProcessLock } from "@codemode/core";
+ * import { createInProcessLock } from "@codemode/core/store";
  * import { runStorageConformance } from "@codemode/storage/testing";
  * import Keyv from "keyv";
  *

@@ -1,0 +1,117 @@
+import { type ExecutionIndex, type ExecutionIndexProvider } from "@codemode/core/store";
+import { checkRow, checkRuntimeName, checkStatus, pageQuery } from "../execution-index/index-rows.js";
+import { quoteIdentifier, type PostgresQueryable } from "./postgres-lock.js";
+
+/**
+ * The execution index as a PostgreSQL table, one row per execution:
+ * `(namespace, runtime, id) → status, created_at, updated_at`, with an index on
+ * `(namespace, runtime, status, created_at, id)` that serves every page. A move is one upsert of
+ * the execution's own row, a removal one delete: one round trip each, and no row, lock or
+ * counter that other executions share (R-RT-4). A page is one query that reads at most `limit`
+ * index entries per status it asks for. The table is created on first use.
+ *
+ * Ids are compared as bytes (`COLLATE "C"`), which for ASCII ids (UUIDs) is the order of
+ * `compareRows`; a database's default collation would order them by locale instead.
+ *
+ * @example
+ * const provider = createPostgresExecutionIndex(pool, { table: "codemode_executions", namespace: "codemode" });
+ * const page = await provider.forRuntime("default").list({ statuses: ["paused"], limit: 20 });
+ */
+export function createPostgresExecutionIndex(pool: PostgresQueryable, options: { table?: string; namespace?: string } = {}): ExecutionIndexProvider {
+  const tableName = options.table ?? "codemode_executions";
+  const table = quoteIdentifier(tableName);
+  const namespace = options.namespace ?? "";
+  let ready: Promise<void> | undefined;
+  const ensureTable = () =>
+    (ready ??= (async () => {
+      await ignoreDuplicate(
+        pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
+          namespace TEXT NOT NULL,
+          runtime TEXT NOT NULL,
+          id TEXT COLLATE "C" NOT NULL,
+          status TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          PRIMARY KEY (namespace, runtime, id))`),
+      );
+      const indexName = quoteIdentifier(`${tableName}_by_status`.slice(0, 63));
+      await ignoreDuplicate(pool.query(`CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (namespace, runtime, status, created_at, id)`));
+    })().catch((error: unknown) => {
+      // A database that was down at start-up gets its table on a later call.
+      ready = undefined;
+      throw error;
+    }));
+  const query = async (text: string, values: unknown[]) => (await ensureTable(), pool.query(text, values));
+
+  const put = `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;
+  // Only the row listed under the status the caller saw: a row that moved since stays.
+  const remove = `DELETE FROM ${table} WHERE namespace = $1 AND runtime = $2 AND id = $3 AND status = $4`;
+  const count = `SELECT count(*) AS total FROM ${table} WHERE namespace = $1 AND runtime = $2 AND status = ANY($3::text[])`;
+
+  return {
+    forRuntime(runtimeName): ExecutionIndex {
+      checkRuntimeName(runtimeName);
+      return {
+        async put(row) {
+          checkRow(row);
+          await query(put, [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt]);
+        },
+        async remove(row) {
+          checkRow(row);
+          await query(remove, [namespace, runtimeName, row.id, row.status]);
+        },
+        async list(request) {
+          const page = pageQuery(request);
+          if (page.limit === 0 || page.statuses.length === 0) return [];
+          const values: unknown[] = [namespace, runtimeName, page.statuses];
+          if (page.after) values.push(page.after.createdAt, page.after.id);
+          values.push(page.limit);
+          const found = await query(listSql(table, page.order, page.after !== undefined), values);
+          return (found.rows as Array<{ id: string; status: string; created_at: string; updated_at: string }>).map((row) => {
+            checkStatus(row.status);
+            return { id: row.id, status: row.status, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) };
+          });
+        },
+        async count(statuses) {
+          for (const status of statuses) checkStatus(status);
+          if (statuses.length === 0) return 0;
+          const found = await query(count, [namespace, runtimeName, [...new Set(statuses)]]);
+          return Number((found.rows[0] as { total: string } | undefined)?.total ?? 0);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * One page: per wanted status, the first `limit` entries of the index after the cursor (a range
+ * scan that stops at `limit`), then merged and cut to `limit`. With `status = ANY(…)` instead,
+ * PostgreSQL would read and sort every row of those statuses.
+ */
+function listSql(table: string, order: "newest" | "oldest", hasCursor: boolean): string {
+  const direction = order === "newest" ? "DESC" : "ASC";
+  const beyond = order === "newest" ? "<" : ">";
+  const cursor = hasCursor ? `AND (listed.created_at, listed.id) ${beyond} ($4::bigint, $5::text)` : "";
+  const limit = hasCursor ? "$6" : "$4";
+  return `SELECT page.id, page.status, page.created_at, page.updated_at
+    FROM unnest($3::text[]) AS wanted(status)
+    CROSS JOIN LATERAL (
+      SELECT listed.id, listed.status, listed.created_at, listed.updated_at FROM ${table} AS listed
+      WHERE listed.namespace = $1 AND listed.runtime = $2 AND listed.status = wanted.status ${cursor}
+      ORDER BY listed.created_at ${direction}, listed.id ${direction}
+      LIMIT ${limit}
+    ) AS page
+    ORDER BY page.created_at ${direction}, page.id ${direction}
+    LIMIT ${limit}`;
+}
+
+/** Two processes creating the table at once: the loser sees a duplicate; the table is there. */
+async function ignoreDuplicate(creating: Promise<unknown>): Promise<void> {
+  try {
+    await creating;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== "23505" && code !== "42P07") throw error;
+  }
+}

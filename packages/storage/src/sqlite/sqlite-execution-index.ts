@@ -1,0 +1,104 @@
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { ExecutionIndex, ExecutionIndexProvider, IndexRow } from "@codemode/core/store";
+import { checkRow, checkRuntimeName, checkStatus, mergePages, pageQuery } from "../execution-index/index-rows.js";
+
+/**
+ * The execution index as a table of the SQLite file, one row per execution:
+ * `(namespace, runtime, id) → status, created_at, updated_at`, with an index on
+ * `(namespace, runtime, status, created_at, id)`. A move is one upsert of the execution's own
+ * row and a removal one delete (R-RT-4); a page reads at most `limit` index entries per status
+ * it asks for. Every process on the machine that opens the file sees the same listing.
+ *
+ * Ids are compared as bytes (SQLite's BINARY collation), which for ASCII ids (UUIDs) is the
+ * order of `compareRows`.
+ *
+ * @example
+ * const provider = createSqliteExecutionIndex(new DatabaseSync("app.sqlite"), { namespace: "codemode" });
+ * const page = await provider.forRuntime("default").list({ statuses: ["paused"], limit: 20 });
+ */
+export function createSqliteExecutionIndex(database: DatabaseSync, options: { table?: string; namespace?: string } = {}): ExecutionIndexProvider {
+  const tableName = options.table ?? "codemode_executions";
+  const table = `"${tableName}"`;
+  const namespace = options.namespace ?? "";
+  database.exec(`CREATE TABLE IF NOT EXISTS ${table} (
+    namespace TEXT NOT NULL,
+    runtime TEXT NOT NULL,
+    id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (namespace, runtime, id))`);
+  database.exec(`CREATE INDEX IF NOT EXISTS "${tableName}_by_status" ON ${table} (namespace, runtime, status, created_at, id)`);
+
+  const put = database.prepare(
+    `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+  );
+  // Only the row listed under the status the caller saw: a row that moved since stays.
+  const remove = database.prepare(`DELETE FROM ${table} WHERE namespace = ? AND runtime = ? AND id = ? AND status = ?`);
+  const count = database.prepare(`SELECT count(*) AS total FROM ${table} WHERE namespace = ? AND runtime = ? AND status = ?`);
+  const pageStatement = (order: "newest" | "oldest", hasCursor: boolean): StatementSync => {
+    const direction = order === "newest" ? "DESC" : "ASC";
+    const cursor = hasCursor ? `AND (created_at, id) ${order === "newest" ? "<" : ">"} (?, ?)` : "";
+    return database.prepare(
+      `SELECT id, created_at, updated_at FROM ${table} WHERE namespace = ? AND runtime = ? AND status = ? ${cursor}
+       ORDER BY created_at ${direction}, id ${direction} LIMIT ?`,
+    );
+  };
+  const pages = {
+    newest: { first: pageStatement("newest", false), after: pageStatement("newest", true) },
+    oldest: { first: pageStatement("oldest", false), after: pageStatement("oldest", true) },
+  };
+
+  return {
+    forRuntime(runtimeName): ExecutionIndex {
+      checkRuntimeName(runtimeName);
+      return {
+        async put(row) {
+          checkRow(row);
+          put.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt);
+        },
+        async remove(row) {
+          checkRow(row);
+          remove.run(namespace, runtimeName, row.id, row.status);
+        },
+        async list(query) {
+          const page = pageQuery(query);
+          if (page.limit === 0) return [];
+          const statements = pages[page.order];
+          const perStatus = snapshot(database, () => page.statuses.map((status): IndexRow[] => {
+            const found = page.after
+              ? statements.after.all(namespace, runtimeName, status, page.after.createdAt, page.after.id, page.limit)
+              : statements.first.all(namespace, runtimeName, status, page.limit);
+            return (found as Array<{ id: string; created_at: number; updated_at: number }>).map((row) => ({
+              id: row.id,
+              status,
+              createdAt: Number(row.created_at),
+              updatedAt: Number(row.updated_at),
+            }));
+          }));
+          return mergePages(perStatus, page.order, page.limit);
+        },
+        async count(statuses) {
+          for (const status of statuses) checkStatus(status);
+          return snapshot(database, () => {
+            let total = 0;
+            for (const status of new Set(statuses)) total += Number((count.get(namespace, runtimeName, status) as { total: number }).total);
+            return total;
+          });
+        },
+      };
+    },
+  };
+}
+
+/** Runs reads of several statements on one snapshot, so a write of another process between them cannot show a row twice. */
+function snapshot<T>(database: DatabaseSync, read: () => T): T {
+  if (database.isTransaction) return read();
+  database.exec("BEGIN");
+  try {
+    return read();
+  } finally {
+    if (database.isTransaction) database.exec("COMMIT");
+  }
+}
