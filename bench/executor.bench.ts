@@ -5,7 +5,7 @@
  * 2. bridge call: the cost of one connector call, from passes of N sequential awaited calls
  *    minus passes of 0 calls (the fixed cost of a pass cancels out).
  */
-import { createIsolatedVmExecutor, valueCodec, type Executor, type HostReply, type SandboxRequest } from "@codemode/core";
+import { createIsolatedVmExecutor, valueCodec, type Executor, type HostReply, type SandboxRequest } from "@codemode/core/sandbox";
 import { bareIsolatedVm } from "./baselines.ts";
 import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { connect } from "node:net";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
-import { redisStorage } from "@codemode/storage";
+import { redisStorage } from "@codemode/storage/redis";
 import { createClient } from "@keyv/redis";
 import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { sequentialCalls } from "./programs.ts";

@@ -7,7 +7,8 @@
  *    minus `approve` of one with none; replayed calls per second.
  */
 import { performance } from "node:perf_hooks";
-import { createCodemodeRuntime, createIsolatedVmExecutor, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
+import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
 import { bareIsolatedVm } from "./baselines.ts";
 import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";

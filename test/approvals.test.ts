@@ -1,14 +1,6 @@
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createCodemodeRuntime,
-  defineConnector,
-  type CodemodeRuntime,
-  type CodemodeRuntimeOptions,
-  type ConnectorDefinition,
-  type Outcome,
-  type ToolContext,
-} from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type ConnectorDefinition, type Outcome, type ToolContext } from "@codemode/core";
 
 /** Approval stories (R-AP-*): gated calls pause, people approve or reject, nothing runs twice. */
 
@@ -130,8 +122,8 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
       [0, "list_items", "applied", false],
       [1, "create_order", "pending", true],
     ]);
-    expect(await runtime.pending(executionId)).toEqual(paused.pending);
-    expect(await runtime.pending()).toEqual(paused.pending);
+    expect((await runtime.pending(executionId)).items).toEqual(paused.pending);
+    expect((await runtime.pending()).items).toEqual(paused.pending);
     expect((await runtime.execution(executionId))?.status).toBe("paused");
 
     const done = expectCompleted(await runtime.approve({ executionId }));
@@ -144,7 +136,7 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
     const stored = await runtime.execution(executionId);
     expect(stored?.status).toBe("completed");
     expect(stored?.result).toBe("o-1");
-    expect(await runtime.pending()).toEqual([]);
+    expect((await runtime.pending()).items).toEqual([]);
   });
 
   it("R-AP-1: the code never sees a provisional result: nothing after the gated call runs before approval", async () => {
@@ -328,7 +320,7 @@ describe("reject (R-AP-4, R-AP-7)", () => {
     expect(stored?.log[1]!.error).toContain("too expensive");
     expect(reverts).toEqual([]);
     expect(count("create_order")).toBe(0);
-    expect(await runtime.pending()).toEqual([]);
+    expect((await runtime.pending()).items).toEqual([]);
   });
 
   it("R-AP-4: reject returns true once, then false and changes nothing", async () => {

@@ -3,7 +3,8 @@
  * replays that must fit where the first pass fitted (R-AP-2).
  */
 import Keyv from "keyv";
-import { createCodemodeRuntime, defineConnector, type KeyvLike } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { type KeyvLike } from "@codemode/core/store";
 import { describe, expect, it } from "vitest";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,7 +3,8 @@
  * lives; a pass that lost it causes no further effect, and long operations keep theirs renewed.
  */
 import Keyv from "keyv";
-import { createCodemodeRuntime, createInProcessLock, defineConnector, type Lease, type LockProvider } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { createInProcessLock, type Lease, type LockProvider } from "@codemode/core/store";
 import { describe, expect, it } from "vitest";
 
 /** An in-process lock whose leases a test can take away, as a store would after a long stall. */
@@ -62,7 +63,7 @@ describe("leases", () => {
     const runtime = createCodemodeRuntime({ connectors: [tools], storage, leaseMs: 300, logger: { warn() {} } });
     const pass = runtime.execute({ code: "async () => { await t.wait({}); await t.effect({}); return 'done'; }" });
     await started;
-    const [running] = await runtime.executions(1);
+    const [running] = (await runtime.executions({ limit: 1 })).items;
     // The host stalled past its lease: the store gave the lease up; another host expires the run.
     await steal(`cm:default:lock:${running!.id}`);
     expect(await runtime.expirePaused()).toEqual([running!.id]);

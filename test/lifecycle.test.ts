@@ -5,15 +5,8 @@
 import { randomUUID } from "node:crypto";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  createCodemodeRuntime,
-  defineConnector,
-  type CodemodeRuntime,
-  type CodemodeRuntimeOptions,
-  type Connector,
-  type LockProvider,
-  type ToolDefinition,
-} from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Connector, type ToolDefinition } from "@codemode/core";
+import { type LockProvider } from "@codemode/core/store";
 
 const runtimes: CodemodeRuntime[] = [];
 
@@ -298,14 +291,14 @@ describe("R-RE-1 retention", () => {
     expect([...map.values()].some((value) => String(value).includes(first))).toBe(false);
     expect((await runtime.execution(second))?.log).toHaveLength(1);
     expect(keysOf(second).length).toBeGreaterThanOrEqual(4); // head, code, result, one log entry
-    expect((await runtime.executions()).map((state) => state.id)).toEqual([...newest].reverse().concat(second, paused.executionId));
+    expect(((await runtime.executions()).items).map((state) => state.id)).toEqual([...newest].reverse().concat(second, paused.executionId));
 
     expect(await runtime.pruneExecutions(1)).toBe(3);
     for (const executionId of [second, ...newest.slice(0, 2)]) {
       expect(await runtime.execution(executionId)).toBeNull();
       expect(keysOf(executionId)).toEqual([]);
     }
-    expect((await runtime.executions()).map((state) => ({ id: state.id, status: state.status }))).toEqual([
+    expect(((await runtime.executions()).items).map((state) => ({ id: state.id, status: state.status }))).toEqual([
       { id: newest[2], status: "completed" },
       { id: paused.executionId, status: "paused" },
     ]);
@@ -314,7 +307,7 @@ describe("R-RE-1 retention", () => {
     // Nothing more to remove; the paused run is never pruned, even with keep 0.
     expect(await runtime.pruneExecutions(1)).toBe(0);
     expect(await runtime.pruneExecutions(0)).toBe(1);
-    expect((await runtime.pending()).map((action) => action.executionId)).toEqual([paused.executionId]);
+    expect(((await runtime.pending()).items).map((action) => action.executionId)).toEqual([paused.executionId]);
   });
 });
 
@@ -376,7 +369,7 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
     expect(expired?.log.map((entry) => entry.state)).toEqual(["applied", "error"]);
     expect((await runtime.execution(fresh.executionId))?.status).toBe("paused");
     expect(calls).toEqual([{ event: "shop.disposeExecution(rejected)", executionId: old.executionId }]);
-    expect((await runtime.pending()).map((action) => action.executionId)).toEqual([fresh.executionId]);
+    expect(((await runtime.pending()).items).map((action) => action.executionId)).toEqual([fresh.executionId]);
     expect(await runtime.approve({ executionId: old.executionId })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(counter.orders).toBe(0);
   });
@@ -404,7 +397,7 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
 
     const zombie = runtimeA.execute({ code: "async () => shop.sync()" });
     await stuck.started;
-    const [running] = await runtimeB.executions();
+    const [running] = (await runtimeB.executions()).items;
     expect(running?.status).toBe("running");
 
     // While A's lease is live, its run is left alone.
@@ -460,8 +453,8 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
     expect(await runtime.deleteExecution(paused.executionId)).toBe(true);
 
     expect(await runtime.execution(paused.executionId)).toBeNull();
-    expect(await runtime.pending()).toEqual([]);
-    expect(await runtime.executions()).toEqual([]);
+    expect((await runtime.pending()).items).toEqual([]);
+    expect((await runtime.executions()).items).toEqual([]);
     expect(events(calls)).toEqual(["shop.onPassEnd(paused)", "shop.disposeExecution(rejected)"]);
     expect(await runtime.deleteExecution(paused.executionId)).toBe(false);
     expect(await runtime.deleteExecution("no-such-execution")).toBe(false);
@@ -532,7 +525,7 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
     expect(approved).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(counter.orders).toBe(0);
     expect(reverted).toEqual([{ reservation: "r-1" }]);
-    expect(await runtime.pending(executionId)).toEqual([]);
+    expect((await runtime.pending(executionId)).items).toEqual([]);
     expect(events(calls)).toEqual(["shop.onPassEnd(paused)", "shop.disposeExecution(rolled_back)"]);
   });
 
@@ -603,7 +596,7 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
     }
   });
 
-  it("R-AP-6 R-ST-4: while a pass holds the execution, rollback, approve, delete and expiry give up after lockWaitMs and say BUSY as data", async () => {
+  it("R-AP-6 R-ST-4: while a pass holds the execution, rollback, approve, delete and expiry give up after lockWaitMs and say BUSY (as data, or delete as a BUSY rejection)", async () => {
     const inFlight = gate();
     const counter = { orders: 0 };
     const runtime = runtimeWith({
@@ -625,7 +618,7 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
 
     const outcome = runtime.execute({ code: `async () => { await shop.sync(); return shop.create_order({ item: 1 }); }` });
     await inFlight.started;
-    const [running] = await runtime.executions();
+    const [running] = (await runtime.executions()).items;
     const executionId = running!.id;
 
     const report = await runtime.rollback({ executionId });
@@ -633,7 +626,8 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
     const approved = await runtime.approve({ executionId });
     expect(approved.status).toBe("error");
     expect(approved.status === "error" && ["BUSY", "NOT_PAUSED"].includes(approved.code)).toBe(true);
-    expect(await runtime.deleteExecution(executionId)).toBe(false);
+    // "false" would read as "no such execution": a busy one rejects with BUSY (R-RT-3).
+    await expect(runtime.deleteExecution(executionId)).rejects.toMatchObject({ name: "CodemodeError", code: "BUSY" });
     expect(await runtime.expirePaused({ maxAgeMs: 0 })).toEqual([]);
     expect((await runtime.execution(executionId))?.status).toBe("running");
 

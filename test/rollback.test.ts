@@ -285,7 +285,7 @@ describe("rollback of a paused execution", () => {
       [1, "error"],
     ]);
     expect(record?.log[1]?.error).toBe("rolled back before approval");
-    expect(await runtime.pending(paused.executionId)).toEqual([]);
+    expect((await runtime.pending(paused.executionId)).items).toEqual([]);
     const approved = await runtime.approve({ executionId: paused.executionId });
     expect(approved).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(orders).toEqual(["unreserved"]);

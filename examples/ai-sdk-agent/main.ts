@@ -8,7 +8,8 @@
 //   npm run build && node examples/ai-sdk-agent/main.ts "Order three blue pens"
 import { openai } from "@ai-sdk/openai";
 import { codemodeToolApproval, connectorFromAiSdkTools, continueAfterApproval, createCodemodeTool, rejectDeniedExecutions } from "@codemode/ai-sdk";
-import { createCodemodeRuntime, describePendingAction, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, type Outcome } from "@codemode/core";
+import { describePendingAction } from "@codemode/core/adapters";
 import { generateText, stepCountIs, tool, type LanguageModel, type ModelMessage, type ToolApprovalResponse } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
@@ -105,7 +106,7 @@ for (let turn = 0; turn < 10; turn += 1) {
   break;
 }
 
-for (const execution of await runtime.executions()) {
+for (const execution of (await runtime.executions()).items) {
   const record = await runtime.execution(execution.id);
   console.log(`\nexecution ${execution.id}: ${execution.status}`);
   for (const entry of record?.log ?? []) {

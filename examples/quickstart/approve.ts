@@ -9,7 +9,7 @@ import { openShop, printRecord, report } from "./shop.ts";
 const { runtime, storage } = openShop();
 try {
   const requested = process.argv[2];
-  const pending = await runtime.pending(requested);
+  const pending = (await runtime.pending(requested)).items;
   const action = pending[0];
   if (!action) {
     console.log(requested ? `Execution ${requested} has no pending action (unknown, or not paused).` : "No paused quickstart run. Start one with `npm start`.");

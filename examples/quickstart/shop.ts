@@ -3,7 +3,8 @@
 // whoever approves must configure the same connectors as whoever started the run.
 import { fileURLToPath } from "node:url";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { sqliteStorage, type CodemodeStorage } from "@codemode/storage";
+import type { CodemodeStorage } from "@codemode/storage";
+import { sqliteStorage } from "@codemode/storage/sqlite";
 import { printTable } from "../shared/terminal.ts";
 
 /** Where the quickstart keeps its executions (gitignored). Delete it to start afresh. */

@@ -10,7 +10,10 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { postgresStorage, redisStorage, sqliteStorage, type CodemodeStorage } from "@codemode/storage";
+import type { CodemodeStorage } from "@codemode/storage";
+import { postgresStorage } from "@codemode/storage/postgres";
+import { redisStorage } from "@codemode/storage/redis";
+import { sqliteStorage } from "@codemode/storage/sqlite";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
 

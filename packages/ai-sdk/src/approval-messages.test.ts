@@ -49,7 +49,7 @@ describe("continueAfterApproval", () => {
     const first = await generateText({ model, ...settings, messages });
     messages.push(...first.responseMessages);
 
-    const [pending] = await runtime.pending();
+    const [pending] = (await runtime.pending()).items;
     const outcome = await runtime.approve({ executionId: pending!.executionId, seq: pending!.seq });
     const continued = continueAfterApproval(messages, outcome);
     expect(continued.at(-1)).toEqual(approvalToolResult(outcome, { toolCallId: "call-1", toolName: "codemode" }));

@@ -62,8 +62,8 @@ describe("codemodeToolApproval", () => {
     expect(shown).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
     expect(second.text).toBe(`Ordered: ${JSON.stringify(shown)}`);
     // One execution: the approval function's run is the one the approval resumed.
-    const [execution] = await runtime.executions();
-    expect(await runtime.executions()).toHaveLength(1);
+    const [execution] = (await runtime.executions()).items;
+    expect((await runtime.executions()).items).toHaveLength(1);
     expect((await runtime.execution(execution!.id))?.log.find((entry) => entry.method === "create_order")?.decision).toMatchObject({ approved: true, reason: "fine by me" });
   });
 
@@ -138,7 +138,7 @@ describe("codemodeToolApproval", () => {
     expect(approvalRequests(result.content)).toEqual([]);
     expect(result.text).toBe("One mug.");
     expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "completed", result: ["mug-logo"] });
-    expect(await runtime.executions()).toHaveLength(1);
+    expect((await runtime.executions()).items).toHaveLength(1);
   });
 
   it("R-AP-4: a denied request ends the execution rejected; the model sees the denial; nothing is ordered", async () => {

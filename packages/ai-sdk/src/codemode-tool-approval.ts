@@ -1,13 +1,5 @@
-import {
-  createOutcomeMemo,
-  decidePendingAction,
-  pauseApprovalReason,
-  readPauseReference,
-  type CodemodeRuntime,
-  type Outcome,
-  type OutcomeMemo,
-  type PauseReference,
-} from "@codemode/core";
+import { type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { createOutcomeMemo, decidePendingAction, pauseApprovalReason, readPauseReference, type OutcomeMemo, type PauseReference } from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
 
 // One memo per runtime, shared by its Code Mode tools and approval functions.

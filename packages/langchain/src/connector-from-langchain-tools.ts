@@ -1,4 +1,5 @@
-import { defineConnector, methodNamesFor, type Connector, type JsonSchema, type StandardSchemaV1, type ToolDefinition } from "@codemode/core";
+import { defineConnector, type Connector, type JsonSchema, type StandardSchemaV1, type ToolDefinition } from "@codemode/core";
+import { methodNamesFor } from "@codemode/core/adapters";
 import { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";

@@ -1,4 +1,5 @@
-import type { CodemodeRuntime, ModelOutputOptions, Outcome } from "@codemode/core";
+import type { CodemodeRuntime, Outcome } from "@codemode/core";
+import type { ModelOutputOptions } from "@codemode/core/adapters";
 import { DynamicStructuredTool, tool } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import { codemodeToolContent, DEFAULT_TOOL_NAME } from "./tool-messages.js";

@@ -1,4 +1,5 @@
-import { decidePendingAction, describePendingAction, type CodemodeRuntime, type DecisionOutcome, type ModelOutputOptions, type PendingAction } from "@codemode/core";
+import { type CodemodeRuntime, type PendingAction } from "@codemode/core";
+import { decidePendingAction, describePendingAction, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";

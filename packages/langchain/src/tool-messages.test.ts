@@ -1,4 +1,5 @@
-import type { DecisionOutcome, Outcome, PendingAction } from "@codemode/core";
+import type { Outcome, PendingAction } from "@codemode/core";
+import type { DecisionOutcome } from "@codemode/core/adapters";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { approvalToolMessage, codemodeToolContent, pausedCodemodeCalls } from "./tool-messages.js";

@@ -1,4 +1,5 @@
-import { modelFacingDecision, type DecisionOutcome, type ModelOutputOptions, type Outcome, type PendingAction } from "@codemode/core";
+import { type Outcome, type PendingAction } from "@codemode/core";
+import { modelFacingDecision, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 
 /** The name `createCodemodeTool` gives its tool unless told otherwise. */

@@ -67,19 +67,12 @@ export interface StoredResult {
   logs?: string[];
 }
 
-export interface IndexItem {
-  id: string;
-  status: ExecutionStatus;
-  createdAt: number;
-  updatedAt: number;
-}
-
 const SEQ_BLOCK = 32;
 
 /**
- * Executions, log entries and the execution index over a Keyv store. Recording a call writes
- * that one entry (R-ST-1); the index is written only on status changes. Every store failure
- * becomes a STORAGE_ERROR: an outage must never look like a missing key.
+ * Executions and their log entries over a Keyv store. Recording a call writes that one entry
+ * (R-ST-1). Every store failure becomes a STORAGE_ERROR: an outage must never look like a
+ * missing key. Listings live apart, in an `ExecutionIndex`.
  */
 export class ExecutionStore {
   readonly keys: StoreKeys;
@@ -120,8 +113,18 @@ export class ExecutionStore {
     return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<ExecutionHead>(text, "execution record")));
   }
 
-  async writeHead(head: ExecutionHead): Promise<void> {
-    await this.guard("write an execution", () => this.keyv.set(this.keys.head(head.id), JSON.stringify(head)));
+  /**
+   * Writes the head, with the entries and the final result that change with it, in one batch.
+   * The result and entries are listed first: a store that applies a batch in order never shows
+   * a head whose result is not there yet.
+   */
+  async writeHead(head: ExecutionHead, extra: { entries?: StoredEntry[]; result?: StoredResult } = {}): Promise<void> {
+    const batch: Array<{ key: string; value: string }> = [];
+    if (extra.result) batch.push({ key: this.keys.result(head.id), value: JSON.stringify(extra.result) });
+    for (const entry of extra.entries ?? []) batch.push({ key: this.keys.entry(head.id, entry.seq), value: JSON.stringify(entry) });
+    batch.push({ key: this.keys.head(head.id), value: JSON.stringify(head) });
+    if (batch.length === 1) await this.guard("write an execution", () => this.keyv.set(this.keys.head(head.id), JSON.stringify(head)));
+    else await this.setMany(batch);
   }
 
   /** Code and every log entry of an execution, in one batched read (R-ST-2). */
@@ -146,23 +149,14 @@ export class ExecutionStore {
     return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry")));
   }
 
+  /** Entries of several executions in one batched read (the pending actions of a page). */
+  async readEntriesAt(refs: ReadonlyArray<{ executionId: string; seq: number }>): Promise<Array<StoredEntry | undefined>> {
+    const texts = await this.getMany(refs.map((ref) => this.keys.entry(ref.executionId, ref.seq)));
+    return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry")));
+  }
+
   async writeEntry(executionId: string, entry: StoredEntry): Promise<void> {
     await this.guard("record a call", () => this.keyv.set(this.keys.entry(executionId, entry.seq), JSON.stringify(entry)));
-  }
-
-  async writeHeadAndEntry(head: ExecutionHead, entry: StoredEntry): Promise<void> {
-    await this.setMany([
-      { key: this.keys.head(head.id), value: JSON.stringify(head) },
-      { key: this.keys.entry(head.id, entry.seq), value: JSON.stringify(entry) },
-    ]);
-  }
-
-  /** The final record of a pass: result and head in one batch, the result listed first. */
-  async writeResultAndHead(head: ExecutionHead, result: StoredResult): Promise<void> {
-    await this.setMany([
-      { key: this.keys.result(head.id), value: JSON.stringify(result) },
-      { key: this.keys.head(head.id), value: JSON.stringify(head) },
-    ]);
   }
 
   async readResult(executionId: string): Promise<StoredResult | undefined> {
@@ -177,15 +171,6 @@ export class ExecutionStore {
       if (this.keyv.deleteMany) await this.keyv.deleteMany(keys);
       else await Promise.all(keys.map((key) => this.keyv.delete(key)));
     });
-  }
-
-  async readIndex(): Promise<IndexItem[]> {
-    const text = await this.guard("read the execution index", () => this.keyv.get(this.keys.index));
-    return text === undefined || text === null ? [] : parseJson<IndexItem[]>(text, "execution index");
-  }
-
-  async writeIndex(items: IndexItem[]): Promise<void> {
-    await this.guard("write the execution index", () => this.keyv.set(this.keys.index, JSON.stringify(items)));
   }
 
   async getRaw(key: string): Promise<unknown> {

@@ -11,3 +11,4 @@ export {
   type IndexQuery,
   type IndexRow,
 } from "./execution-index.js";
+export { createKeyvExecutionIndex } from "./kv-execution-index.js";

@@ -1,6 +1,6 @@
 import { decodeDurable } from "../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
-import type { ExecutionState, LogEntry, PendingAction } from "../outcome.js";
+import type { ErrorCode, ExecutionState, ExecutionStatus, LogEntry, PendingAction } from "../outcome.js";
 
 // How stored records look to the application: values decoded, entries ordered by seq.
 
@@ -17,7 +17,7 @@ export function toPendingAction(executionId: string, entry: StoredEntry): Pendin
 }
 
 /** The log as the application sees it: values decoded, ordered by seq. */
-export function toLogEntries(log: Map<number, StoredEntry>): LogEntry[] {
+export function toLogEntries(log: ReadonlyMap<number, StoredEntry>): LogEntry[] {
   return [...log.values()]
     .sort((a, b) => a.seq - b.seq)
     .map((entry) => {
@@ -65,3 +65,27 @@ export function toExecutionState(head: ExecutionHead, code: string, log: LogEntr
   return state;
 }
 
+
+/** An execution as a listing shows it: its record without code or log (`execution(id)` has those). */
+export interface ExecutionSummary {
+  id: string;
+  status: ExecutionStatus;
+  createdAt: number;
+  updatedAt: number;
+  /** Connectors the code names. */
+  connectors: string[];
+  /** Passes run so far. */
+  passes: number;
+  /** The seq of the action waiting for approval, when paused. */
+  pendingSeq?: number;
+  error?: string;
+  errorCode?: ErrorCode;
+}
+
+export function toSummary(head: ExecutionHead): ExecutionSummary {
+  const summary: ExecutionSummary = { id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt, connectors: [...head.connectors], passes: head.passes };
+  if (head.pendingSeq !== undefined) summary.pendingSeq = head.pendingSeq;
+  if (head.error !== undefined) summary.error = head.error;
+  if (head.errorCode !== undefined) summary.errorCode = head.errorCode;
+  return summary;
+}

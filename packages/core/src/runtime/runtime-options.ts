@@ -1,6 +1,7 @@
 import Keyv from "keyv";
 import { connectorProblems, type Connector, type ConnectorDefinition } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
+import type { ExecutionIndexProvider } from "../log/execution-index.js";
 import type { KeyvLike } from "../log/execution-store.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { Executor } from "../sandbox/executor.js";
@@ -9,10 +10,12 @@ export interface CodemodeRuntimeOptions {
   /** Connectors the model's code sees as globals. */
   connectors?: ReadonlyArray<Connector | ConnectorDefinition>;
   /**
-   * Where executions live: a Keyv instance (≥ 5.6), or `{ keyv, lock }` from
-   * `@codemode/storage` for stores shared by several processes. Default: in-memory Keyv.
+   * Where executions live: a Keyv instance (≥ 5.6), or `{ keyv, lock, index? }` from
+   * `@codemode/storage` for stores shared by several processes (`index` lists executions with
+   * the store's native structures; without it a generic listing over the Keyv is used).
+   * Default: in-memory Keyv.
    */
-  storage?: KeyvLike | { keyv: KeyvLike; lock: LockProvider };
+  storage?: KeyvLike | { keyv: KeyvLike; lock: LockProvider; index?: ExecutionIndexProvider };
   /** Separates histories in one store. Default "default". */
   name?: string;
   /** Terminal executions kept when a new one starts. Default 50. */
@@ -47,6 +50,7 @@ export interface Settings {
   connectors: Map<string, Connector>;
   keyv: KeyvLike;
   lock: LockProvider;
+  index: ExecutionIndexProvider | undefined;
   name: string;
   maxExecutions: number;
   timeoutMs: number;
@@ -87,6 +91,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
 
   let keyv: KeyvLike;
   let lock: LockProvider;
+  let index: ExecutionIndexProvider | undefined;
   const storage = options.storage;
   if (storage === undefined) {
     keyv = new Keyv() as unknown as KeyvLike;
@@ -97,7 +102,9 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   } else if (typeof storage === "object" && storage !== null && isKeyvLike((storage as { keyv?: unknown }).keyv)) {
     keyv = storage.keyv;
     lock = storage.lock;
+    index = (storage as { index?: ExecutionIndexProvider }).index;
     if (!lock || typeof lock.acquire !== "function" || typeof lock.isHeld !== "function") problems.push("storage.lock must be a LockProvider");
+    if (index !== undefined && typeof index?.forRuntime !== "function") problems.push("storage.index must be an ExecutionIndexProvider");
   } else {
     problems.push("storage must be a Keyv instance or { keyv, lock }");
     keyv = new Keyv() as unknown as KeyvLike;
@@ -108,6 +115,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     connectors,
     keyv,
     lock,
+    index,
     name,
     maxExecutions: options.maxExecutions ?? DEFAULTS.maxExecutions,
     timeoutMs: options.limits?.timeoutMs ?? DEFAULTS.timeoutMs,

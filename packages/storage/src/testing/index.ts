@@ -2,3 +2,4 @@ export { runStorageConformance, type StorageConformanceOptions, type StorageUnde
 export { runExecutionIndexConformance, type IndexConformanceOptions, type IndexUnderTest } from "./run-index-conformance.js";
 export { countingKeyv, type KeyvCounts } from "./counting-keyv.js";
 export { tcpUnreachable } from "./tcp-unreachable.js";
+export { cuttableProxy, type CuttableProxy } from "./cuttable-proxy.js";

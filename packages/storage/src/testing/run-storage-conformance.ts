@@ -257,10 +257,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const warehouseDone = await warehouse.execute({ code: readsProgram(2) });
         expectStatus(warehouseDone, "completed");
 
-        expect((await shop.executions()).map((state) => state.id)).toEqual([shopPaused.executionId]);
-        expect((await warehouse.executions()).map((state) => state.id)).toEqual([warehouseDone.executionId]);
+        expect(((await shop.executions()).items).map((state) => state.id)).toEqual([shopPaused.executionId]);
+        expect(((await warehouse.executions()).items).map((state) => state.id)).toEqual([warehouseDone.executionId]);
         expect(await warehouse.execution(shopPaused.executionId)).toBeNull();
-        expect(await warehouse.pending()).toEqual([]);
+        expect((await warehouse.pending()).items).toEqual([]);
         const crossApprove = await warehouse.approve({ executionId: shopPaused.executionId });
         expectStatus(crossApprove, "error");
         expect(crossApprove.code).toBe("NOT_FOUND");
@@ -281,7 +281,7 @@ export function runStorageConformance(name: string, createStorage: () => Storage
 
         const secondLedger = ledgerConnector();
         const second = runtimeOn(storage, { name, connectors: [secondLedger.connector] });
-        expect(await second.pending()).toEqual([{ executionId: paused.executionId, seq: 3, connector: "ledger", method: "apply", args: { item: "item-0" } }]);
+        expect((await second.pending()).items).toEqual([{ executionId: paused.executionId, seq: 3, connector: "ledger", method: "apply", args: { item: "item-0" } }]);
         const done = await second.approve({ executionId: paused.executionId, seq: 3, by: "ops" });
         expectStatus(done, "completed");
         expect(done.result).toEqual({ total: 3, applied: "item-0" });
@@ -413,7 +413,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
           const fresh = await runtime.execute({ code: readsProgram(1) });
           expectStatus(fresh, "error");
           expect(fresh.code).toBe("STORAGE_ERROR");
-          expect(await runtime.reject({ executionId: paused.executionId, seq: 2 })).toBe(false);
+          // R-RT-3: "false" would say the action was not pending; the store could not say.
+          await expect(runtime.reject({ executionId: paused.executionId, seq: 2 })).rejects.toMatchObject({ name: "CodemodeError", code: "STORAGE_ERROR" });
+          await expect(runtime.pending()).rejects.toMatchObject({ code: "STORAGE_ERROR" });
+          await expect(runtime.execution(paused.executionId)).rejects.toMatchObject({ code: "STORAGE_ERROR" });
           const rollback = await runtime.rollback({ executionId: paused.executionId });
           expect(rollback).toMatchObject({ code: "STORAGE_ERROR" });
           for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));

@@ -1,0 +1,82 @@
+import type { Connector } from "../connectors/define-connector.js";
+import { createArgsValidator, type ArgsValidator } from "../connectors/validate-args.js";
+import type { ExecutionIndex } from "../log/execution-index.js";
+import { ExecutionStore } from "../log/execution-store.js";
+import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
+import type { LeaseSettings } from "../log/lease.js";
+import type { LockProvider } from "../log/lock.js";
+import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
+import type { Executor } from "../sandbox/executor.js";
+import { SnippetStore } from "../snippets/snippets.js";
+import { Discovery } from "./discovery.js";
+import { checkOptions, type CodemodeRuntimeOptions, type Settings } from "./runtime-options.js";
+
+/**
+ * Everything a runtime operation works with, built once per runtime. Operations are modules
+ * over this object; none calls back into the runtime handle.
+ */
+export interface RuntimeContext {
+  readonly settings: Settings;
+  readonly connectors: ReadonlyMap<string, Connector>;
+  readonly store: ExecutionStore;
+  /** Listings: the store's native index, or the generic one over its Keyv. */
+  readonly index: ExecutionIndex;
+  readonly lock: LockProvider;
+  /** How every lease on an execution is taken (see `ExecutionLease`). */
+  readonly leases: LeaseSettings;
+  readonly executor: Executor;
+  readonly ownsExecutor: boolean;
+  /** Argument validators by "connector.method" (R-CON-2); tools without a schema have none. */
+  readonly validators: ReadonlyMap<string, ArgsValidator>;
+  readonly discovery: Discovery;
+  readonly snippets: SnippetStore;
+  readonly transformResult: ((result: unknown) => unknown) | undefined;
+  /** Connectors the code names as identifiers (R-AP-5). */
+  connectorsIn(code: string): string[];
+  /** Reports what is swallowed on purpose (hook errors, a lagging listing). */
+  warn(message: string): void;
+}
+
+/** Checks the options (bad ones throw here, R-RT-1) and builds the context. */
+export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeContext {
+  const settings = checkOptions(options);
+  const { connectors, keyv, lock } = settings;
+  const store = new ExecutionStore(keyv, settings.name);
+  const index = settings.index?.forRuntime(settings.name) ?? createKeyvExecutionIndex(keyv, settings.name, lock, { leaseMs: settings.leaseMs, lockWaitMs: settings.lockWaitMs });
+  const snippets = new SnippetStore(store);
+  const logger = options.logger ?? console;
+  const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb, prewarm: options.prewarmIsolates ?? 0 });
+  // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
+  const patterns = [...connectors.keys()].map((name) => ({ name, pattern: new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`) }));
+  return {
+    settings,
+    connectors,
+    store,
+    index,
+    lock,
+    leases: {
+      lock,
+      leaseMs: settings.leaseMs,
+      keyOf: (executionId) => store.keys.lock(executionId),
+      readStatus: async (executionId) => (await store.readHead(executionId))?.status,
+    },
+    executor,
+    ownsExecutor: options.executor === undefined,
+    validators: validatorsOf(connectors),
+    discovery: new Discovery(connectors, snippets),
+    snippets,
+    transformResult: options.transformResult,
+    connectorsIn: (code) => patterns.filter(({ pattern }) => pattern.test(code)).map(({ name }) => name),
+    warn: (message) => logger.warn(`[codemode] ${message}`),
+  };
+}
+
+function validatorsOf(connectors: ReadonlyMap<string, Connector>): Map<string, ArgsValidator> {
+  const validators = new Map<string, ArgsValidator>();
+  for (const connector of connectors.values()) {
+    for (const [method, tool] of Object.entries(connector.tools)) {
+      if (tool.inputSchema !== undefined) validators.set(`${connector.name}.${method}`, createArgsValidator(`${connector.name}.${method}`, tool));
+    }
+  }
+  return validators;
+}

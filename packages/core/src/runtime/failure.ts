@@ -1,0 +1,31 @@
+import type { StoredEntry } from "../log/execution-store.js";
+import { CodemodeError, errorOutcome, type ErrorCode, type ErrorOutcome, type LogEntry } from "../outcome.js";
+import type { RuntimeContext } from "./context.js";
+import { toLogEntries } from "./log-view.js";
+
+/** An error outcome for a failure met inside an operation: its own code, else SANDBOX_ERROR. */
+export function failureOutcome(executionId: string, error: unknown, log?: ReadonlyMap<number, StoredEntry> | LogEntry[], logs?: string[]): ErrorOutcome {
+  const code: ErrorCode = CodemodeError.isInstance(error) ? error.code : "SANDBOX_ERROR";
+  const message = error instanceof Error ? error.message : String(error);
+  const extra: { logs?: string[]; calls?: LogEntry[] } = {};
+  if (logs) extra.logs = logs;
+  if (log) extra.calls = Array.isArray(log) ? log : toLogEntries(log as ReadonlyMap<number, StoredEntry>);
+  return errorOutcome(executionId, code, message, extra);
+}
+
+/** The log as it stands, read without the lease, for an outcome that could not take it (R-RT-2). */
+export async function currentCalls(context: RuntimeContext, executionId: string): Promise<LogEntry[]> {
+  try {
+    const head = await context.store.readHead(executionId);
+    return head ? toLogEntries((await context.store.readCodeAndLog(head)).log) : [];
+  } catch {
+    // The outcome already says what failed; the log is a courtesy here.
+    return [];
+  }
+}
+
+/** Wraps a store failure met by a read as STORAGE_ERROR (R-RT-3); our own errors pass through. */
+export function asStorageError(what: string, error: unknown): CodemodeError {
+  if (CodemodeError.isInstance(error)) return error;
+  return new CodemodeError("STORAGE_ERROR", `${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}

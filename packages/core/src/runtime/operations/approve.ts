@@ -1,0 +1,73 @@
+import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import { ExecutionLease } from "../../log/lease.js";
+import { errorOutcome, type ErrorOutcome, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { currentCalls, failureOutcome } from "../failure.js";
+import { decisionOf, toLogEntries } from "../log-view.js";
+import { runLeasedPass } from "../pass/settle-pass.js";
+import { transition } from "../transition.js";
+
+export interface ApproveInput {
+  executionId: string;
+  /** The action the person saw; refused (NOT_PAUSED) when it is not the one pending now (R-AP-7). */
+  seq?: number;
+  by?: string;
+  reason?: string;
+}
+
+/**
+ * Approves the pending action of a paused execution and resumes it (R-AP-2): the lease is taken
+ * (or BUSY), the action marked approved with who and why, and a new pass runs under the same
+ * lease. Anything stale comes back as an error outcome, never a throw (R-AP-3).
+ */
+export async function approve(context: RuntimeContext, input: ApproveInput): Promise<Outcome> {
+  const executionId = typeof input?.executionId === "string" ? input.executionId : "";
+  if (!executionId) return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId", { calls: [] });
+  let lease: ExecutionLease | null;
+  try {
+    lease = await ExecutionLease.acquire(context.leases, executionId, context.settings.lockWaitMs);
+  } catch (error) {
+    return failureOutcome(executionId, error, await currentCalls(context, executionId));
+  }
+  if (!lease) return errorOutcome(executionId, "BUSY", `execution ${executionId} is busy (another pass or control operation holds it); try again`, { calls: await currentCalls(context, executionId) });
+  let handedOver = false;
+  try {
+    const head = await context.store.readHead(executionId);
+    if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`, { calls: [] });
+    const { code, log } = await context.store.readCodeAndLog(head);
+    const refused = checkApprovable(context, head, log, input);
+    if (refused) return refused;
+    const pendingSeq = head.pendingSeq as number;
+    const approved: StoredEntry = { ...(log.get(pendingSeq) as StoredEntry), decision: decisionOf(true, input.by, input.reason) };
+    log.set(pendingSeq, approved);
+    await transition(context, head, "running", { entries: [approved] });
+    handedOver = true;
+    return await runLeasedPass(context, head, code, log, lease);
+  } catch (error) {
+    return failureOutcome(executionId, error, await currentCalls(context, executionId));
+  } finally {
+    if (!handedOver) await lease.release();
+  }
+}
+
+/** Why this approval must change nothing, or undefined when it may go ahead. */
+function checkApprovable(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, input: ApproveInput): ErrorOutcome | undefined {
+  const executionId = head.id;
+  const calls = () => ({ calls: toLogEntries(log) });
+  // R-AP-3: a stale approval must never revive a finished or running execution.
+  if (head.status !== "paused") return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} is ${head.status}; only a paused execution can be approved`, calls());
+  const pendingSeq = head.pendingSeq;
+  const entry = pendingSeq === undefined ? undefined : log.get(pendingSeq);
+  if (pendingSeq === undefined || !entry || entry.state !== "pending") return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, calls());
+  if (input.seq !== undefined && input.seq !== pendingSeq) {
+    // R-AP-7: a click on a stale screen must not approve something else.
+    return errorOutcome(executionId, "NOT_PAUSED", `action ${String(input.seq)} is not pending; the pending action is seq ${pendingSeq} (${entry.connector}.${entry.method})`, calls());
+  }
+  // R-AP-5: the code's own connectors and those its log used (a snippet run inside it may add some).
+  const used = new Set([...head.connectors, ...[...log.values()].map((logged) => logged.connector).filter((name) => name !== "codemode")]);
+  const missing = [...used].filter((name) => !context.connectors.has(name));
+  if (missing.length > 0) {
+    return errorOutcome(executionId, "MISSING_CONNECTOR", `execution ${executionId} uses connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured in this runtime`, calls());
+  }
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
+import type { ExecutionHead } from "../../log/execution-store.js";
+import { ExecutionLease } from "../../log/lease.js";
+import { errorOutcome, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { failureOutcome } from "../failure.js";
+import { runLeasedPass } from "../pass/settle-pass.js";
+import { listNew } from "../transition.js";
+import { pruneTerminal } from "./prune.js";
+
+/**
+ * Runs new code as a new execution: stored first (R-RE-1), listed, then run under its lease.
+ * Older terminal executions beyond `maxExecutions` are pruned beside the pass.
+ */
+export async function execute(context: RuntimeContext, input: { code: string }): Promise<Outcome> {
+  const executionId = randomUUID();
+  const code: unknown = (input as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "string") return errorOutcome(executionId, "SANDBOX_ERROR", "execute needs { code: string }", { calls: [] });
+  if (code.length > MAX_DURABLE_CHARS) {
+    return errorOutcome(executionId, "VALUE_TOO_LARGE", `the code is ${code.length.toLocaleString("en")} characters, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit: keep programs small and read large data through a connector`, { calls: [] });
+  }
+  const head = newHead(context, executionId, code);
+  let lease: ExecutionLease | null;
+  try {
+    lease = await ExecutionLease.acquire(context.leases, executionId, 0);
+  } catch (error) {
+    // R-RT-1: a lock on a store that is down is an outcome, not a throw.
+    return failureOutcome(executionId, error, []);
+  }
+  if (!lease) return errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] });
+  try {
+    // R-RE-1: stored first, so a crash right after still leaves a record; then listed.
+    await context.store.createExecution(head, code);
+    await listNew(context, head);
+  } catch (error) {
+    // Unlisted, it could never be found, expired or pruned: nothing has run, so take it back.
+    await context.store.deleteExecution(head).catch(() => undefined);
+    await lease.release();
+    return failureOutcome(executionId, error, []);
+  }
+  // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs, beside the
+  // pass (which mostly waits on the sandbox); they are gone before execute returns. The new
+  // execution is running, so it is never among them.
+  const pruned = pruneTerminal(context, context.settings.maxExecutions).catch((error: unknown) => context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
+  const outcome = await runLeasedPass(context, head, code, new Map(), lease);
+  await pruned;
+  return outcome;
+}
+
+function newHead(context: RuntimeContext, executionId: string, code: string): ExecutionHead {
+  const now = Date.now();
+  return {
+    id: executionId,
+    status: "running",
+    createdAt: now,
+    updatedAt: now,
+    connectors: context.connectorsIn(code),
+    seqLimit: 0,
+    deterministic: context.settings.deterministic,
+    seed: executionId,
+    clockMs: now,
+    passes: 0,
+  };
+}

@@ -1,0 +1,71 @@
+import type { IndexRow } from "../../log/execution-index.js";
+import { withLease } from "../../log/lease.js";
+import type { ExecutionEndStatus } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { asStorageError } from "../failure.js";
+import { afterTransition, transition } from "../transition.js";
+
+const PAGE = 100;
+
+/**
+ * R-RE-2: paused executions last changed before the cutoff become `rejected`; running ones whose
+ * host is gone (no live lease) become `error`; each is disposed. Paused rows are read oldest
+ * first and the walk stops at the first one created after the cutoff (it cannot have been
+ * changed before it), so the cost follows the paused and running runs, not the history.
+ */
+export async function expireStale(context: RuntimeContext, maxAgeMs: number): Promise<string[]> {
+  try {
+    return await expireOlderThan(context, maxAgeMs);
+  } catch (error) {
+    throw asStorageError("could not expire executions", error);
+  }
+}
+
+async function expireOlderThan(context: RuntimeContext, maxAgeMs: number): Promise<string[]> {
+  const cutoff = Date.now() - maxAgeMs;
+  const expired: string[] = [];
+  for await (const row of rows(context, "paused", (candidate) => candidate.createdAt < cutoff)) {
+    if (row.updatedAt >= cutoff) continue;
+    if (await expireOne(context, row.id, cutoff)) expired.push(row.id);
+  }
+  for await (const row of rows(context, "running", () => true)) {
+    if (await context.lock.isHeld(context.store.keys.lock(row.id))) continue;
+    if (await expireOne(context, row.id, cutoff)) expired.push(row.id);
+  }
+  return expired;
+}
+
+/** Rows of one status, oldest first, while `more` holds. Pages are read ahead of changes to them. */
+async function* rows(context: RuntimeContext, status: "paused" | "running", more: (row: IndexRow) => boolean): AsyncGenerator<IndexRow> {
+  let after: { createdAt: number; id: string } | undefined;
+  for (;;) {
+    const page = await context.index.list({ statuses: [status], order: "oldest", limit: PAGE, ...(after ? { after } : {}) });
+    for (const row of page) {
+      if (!more(row)) return;
+      yield row;
+    }
+    if (page.length < PAGE) return;
+    const last = page[page.length - 1] as IndexRow;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+async function expireOne(context: RuntimeContext, executionId: string, cutoff: number): Promise<boolean> {
+  let ended: ExecutionEndStatus | undefined;
+  await withLease(context.leases, executionId, 0, async (lease) => {
+    const head = await context.store.readHead(executionId);
+    if (!head) return;
+    if (head.status === "paused" && head.updatedAt < cutoff) {
+      await transition(context, head, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
+    } else if (head.status === "running") {
+      await transition(context, head, "error", { error: { message: "the host running this execution went away (its lease lapsed)", code: "SANDBOX_ERROR" } });
+    } else {
+      return;
+    }
+    ended = head.status as ExecutionEndStatus;
+    await lease.release();
+  });
+  if (!ended) return false;
+  await afterTransition(context, executionId, { kind: "dispose", status: ended });
+  return true;
+}

@@ -1,0 +1,137 @@
+import { ALL_STATUSES, type IndexRow } from "../../log/execution-index.js";
+import type { ExecutionHead } from "../../log/execution-store.js";
+import type { ExecutionState, ExecutionStatus, PendingAction } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { asStorageError } from "../failure.js";
+import { toExecutionState, toLogEntries, toPendingAction, toSummary, type ExecutionSummary } from "../log-view.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+
+/** One page of a listing; `cursor` is absent on the last page. */
+export interface Page<T> {
+  items: T[];
+  cursor?: string;
+}
+
+export interface ListQuery {
+  /** Only executions in this status (or these). Default: all. */
+  status?: ExecutionStatus | readonly ExecutionStatus[];
+  /** Items per page, 1–1,000. Default 50. */
+  limit?: number;
+  /** The `cursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface PendingQuery {
+  /** Only this execution's pending action. */
+  executionId?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+const DEFAULT_LIMIT = 50;
+/** Reads beyond a short page when rows turned out stale, before giving the page as it is. */
+const MAX_EXTRA_READS = 8;
+
+/**
+ * Executions, newest first, as summaries (no log: `execution(id)` has it). Costs O(page), not
+ * O(history) (R-RT-4). Rows that lag behind their head (a change that crashed halfway) are
+ * repaired as they are met. A store failure rejects with STORAGE_ERROR (R-RT-3).
+ */
+export async function listExecutions(context: RuntimeContext, query: ListQuery = {}): Promise<Page<ExecutionSummary>> {
+  const statuses = statusesOf(query.status);
+  const page = await readPage(context, statuses, limitOf(query.limit), query.cursor);
+  return withCursor(page.heads.map(toSummary), page.cursor);
+}
+
+/** Pending actions of paused executions, newest first; or of one execution. */
+export async function listPending(context: RuntimeContext, query: PendingQuery = {}): Promise<Page<PendingAction>> {
+  try {
+    if (query.executionId !== undefined) {
+      const head = await context.store.readHead(String(query.executionId));
+      return { items: head?.status === "paused" ? await pendingActions(context, [head]) : [] };
+    }
+    const page = await readPage(context, ["paused"], limitOf(query.limit), query.cursor);
+    return withCursor(await pendingActions(context, page.heads), page.cursor);
+  } catch (error) {
+    throw asStorageError("could not list pending actions", error);
+  }
+}
+
+/** One execution with its log, or null when there is none. */
+export async function readExecution(context: RuntimeContext, executionId: string): Promise<ExecutionState | null> {
+  try {
+    const head = await context.store.readHead(String(executionId));
+    if (!head) return null;
+    const { code, log } = await context.store.readCodeAndLog(head);
+    const stored = await context.store.readResult(head.id);
+    return toExecutionState(head, code, toLogEntries(log), stored);
+  } catch (error) {
+    throw asStorageError(`could not read execution ${String(executionId)}`, error);
+  }
+}
+
+async function pendingActions(context: RuntimeContext, heads: ExecutionHead[]): Promise<PendingAction[]> {
+  const waiting = heads.filter((head) => head.pendingSeq !== undefined);
+  const entries = await context.store.readEntriesAt(waiting.map((head) => ({ executionId: head.id, seq: head.pendingSeq as number })));
+  const actions: PendingAction[] = [];
+  waiting.forEach((head, position) => {
+    const entry = entries[position];
+    if (entry?.state === "pending") actions.push(toPendingAction(head.id, entry));
+  });
+  return actions;
+}
+
+/** Reads rows and their heads until `limit` current ones are found or the rows run out. */
+async function readPage(context: RuntimeContext, statuses: readonly ExecutionStatus[], limit: number, cursor: string | undefined): Promise<{ heads: ExecutionHead[]; cursor?: string }> {
+  let after = cursor === undefined ? undefined : decodeCursor(cursor);
+  const heads: ExecutionHead[] = [];
+  try {
+    for (let read = 0; read <= MAX_EXTRA_READS; read++) {
+      const wanted = limit - heads.length;
+      const rows = await context.index.list({ statuses, limit: wanted, ...(after ? { after } : {}) });
+      const found = await context.store.readHeads(rows.map((row) => row.id));
+      rows.forEach((row, position) => {
+        const head = checkRow(context, row, found[position]);
+        if (head && statuses.includes(head.status)) heads.push(head);
+      });
+      // Fewer rows than asked for: the listing has no more.
+      if (rows.length < wanted) return { heads };
+      const last = rows[rows.length - 1] as IndexRow;
+      after = { createdAt: last.createdAt, id: last.id };
+      if (heads.length >= limit) break;
+    }
+  } catch (error) {
+    throw asStorageError("could not list executions", error);
+  }
+  return after ? { heads, cursor: encodeCursor(after) } : { heads };
+}
+
+/** The head a row stands for, repairing a row that lags behind it (best effort). */
+function checkRow(context: RuntimeContext, row: IndexRow, head: ExecutionHead | undefined): ExecutionHead | undefined {
+  const repair = (work: Promise<void>) => work.catch((error: unknown) => context.warn(`could not repair the listing row of execution ${row.id}: ${error instanceof Error ? error.message : String(error)}`));
+  if (!head) {
+    void repair(context.index.remove(row));
+    return undefined;
+  }
+  if (head.status !== row.status) void repair(context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status));
+  return head;
+}
+
+function withCursor<T>(items: T[], cursor: string | undefined): Page<T> {
+  return cursor === undefined ? { items } : { items, cursor };
+}
+
+function statusesOf(status: ListQuery["status"]): readonly ExecutionStatus[] {
+  if (status === undefined) return ALL_STATUSES;
+  const list = typeof status === "string" ? [status] : [...status];
+  for (const value of list) {
+    if (!ALL_STATUSES.includes(value)) throw new TypeError(`status ${JSON.stringify(value)} is not one of ${ALL_STATUSES.join(", ")}`);
+  }
+  return list;
+}
+
+function limitOf(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new TypeError(`limit must be a whole number from 1 to 1,000 (got ${String(limit)})`);
+  return limit;
+}

@@ -1,0 +1,46 @@
+import { TERMINAL_STATUSES } from "../../log/execution-index.js";
+import { withLease } from "../../log/lease.js";
+import type { RuntimeContext } from "../context.js";
+import { asStorageError } from "../failure.js";
+import { isTerminal } from "../transition.js";
+
+/** How many executions one prune deletes at most; the next one continues. */
+const PRUNE_BATCH = 100;
+
+/**
+ * R-RE-1: deletes terminal executions beyond the newest `keep`, with their logs, oldest first.
+ * It counts the terminal rows and reads only the oldest surplus: its cost follows what it
+ * deletes, not how many executions the store holds (R-RT-4). Running and paused executions are
+ * never pruned. Each is deleted under its own lease, so a rollback running on it finishes
+ * first; one that stays busy is left for the next prune.
+ */
+export async function pruneTerminal(context: RuntimeContext, keep: number): Promise<number> {
+  const surplus = (await context.index.count(TERMINAL_STATUSES)) - Math.max(0, Math.floor(keep));
+  if (surplus <= 0) return 0;
+  const doomed = await context.index.list({ statuses: TERMINAL_STATUSES, order: "oldest", limit: Math.min(surplus, PRUNE_BATCH) });
+  let removed = 0;
+  for (const row of doomed) {
+    const deleted = await withLease(context.leases, row.id, 0, async () => {
+      const head = await context.store.readHead(row.id);
+      if (head && !isTerminal(head.status)) {
+        // The listing lagged behind a change: set it right instead of deleting a live run.
+        await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status);
+        return false;
+      }
+      if (head) await context.store.deleteExecution(head);
+      await context.index.remove(row);
+      return true;
+    });
+    if (deleted) removed += 1;
+  }
+  return removed;
+}
+
+/** `runtime.pruneExecutions`: a store failure rejects with STORAGE_ERROR (R-RT-3). */
+export async function pruneExecutions(context: RuntimeContext, keep: number): Promise<number> {
+  try {
+    return await pruneTerminal(context, keep);
+  } catch (error) {
+    throw asStorageError("could not prune executions", error);
+  }
+}

@@ -1,0 +1,67 @@
+import { decodeDurable } from "../../log/durable-value.js";
+import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import { withLease } from "../../log/lease.js";
+import { CodemodeError, type RollbackReport } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { describeError } from "../hooks.js";
+import { afterTransition, hooksFor, transition } from "../transition.js";
+
+/**
+ * Walks applied connector calls from the highest seq down and asks the configured tool to revert
+ * each (R-RB-1). Progress is written per entry, so a rollback that died midway continues and
+ * never reverts an entry twice (R-RB-4); a failing revert does not stop the rest (R-RB-2). A
+ * report, never a throw: a rollback that could not run says why in `code` and `error`.
+ */
+export async function rollback(context: RuntimeContext, executionId: string): Promise<RollbackReport> {
+  const report: RollbackReport = { executionId, status: "error", reverted: [], failed: [], skipped: [] };
+  let rolledBack = false;
+  try {
+    const done = await withLease(context.leases, executionId, context.settings.lockWaitMs, async (lease) => {
+      const head = await context.store.readHead(executionId);
+      if (!head) return { ...report, code: "NOT_FOUND" as const, error: `no execution ${executionId}` };
+      report.status = head.status;
+      if (head.status === "running") return { ...report, code: "BUSY" as const, error: `execution ${executionId} is running; roll it back once it has stopped` };
+      const { log } = await context.store.readCodeAndLog(head);
+      await revertApplied(context, head, log, report, () => lease.confirm());
+      // R-RB-3: rolled_back only when at least one call was reverted.
+      const anyReverted = [...log.values()].some((entry) => entry.state === "reverted");
+      if (anyReverted && head.status !== "rolled_back") {
+        // A paused run rolled back can never be approved: its pending action ends with it.
+        await transition(context, head, "rolled_back", { closePending: "rolled back before approval", log });
+        report.status = head.status;
+        rolledBack = true;
+      }
+      return report;
+    });
+    if (rolledBack) await afterTransition(context, executionId, hooksFor("rolled_back", false));
+    return done ?? { ...report, code: "BUSY", error: `execution ${executionId} is busy; try the rollback again` };
+  } catch (error) {
+    return { ...report, code: CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", error: describeError(error) };
+  }
+}
+
+async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, report: RollbackReport, confirmLease: () => Promise<void>): Promise<void> {
+  const applied = [...log.values()].filter((entry) => entry.state === "applied" && entry.connector !== "codemode").sort((a, b) => b.seq - a.seq);
+  for (const entry of applied) {
+    const tool = context.connectors.get(entry.connector)?.tools[entry.method];
+    if (!tool?.revert) {
+      report.skipped.push(entry.seq);
+      continue;
+    }
+    // Each revert is an effect: one whose lease was taken over must not run it.
+    await confirmLease();
+    const revertContext = { executionId: head.id, seq: entry.seq, idempotencyKey: `${head.id}:${entry.seq}`, connector: entry.connector, method: entry.method };
+    try {
+      await tool.revert(decodeDurable(entry.args) as never, decodeDurable(entry.result) as never, revertContext);
+    } catch (error) {
+      report.failed.push({ seq: entry.seq, error: describeError(error) });
+      await context.store.writeEntry(head.id, { ...entry, revertError: describeError(error) });
+      continue;
+    }
+    const reverted: StoredEntry = { ...entry, state: "reverted", endedAt: Date.now() };
+    delete reverted.revertError;
+    await context.store.writeEntry(head.id, reverted);
+    log.set(entry.seq, reverted);
+    report.reverted.push(entry.seq);
+  }
+}

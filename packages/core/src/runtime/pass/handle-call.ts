@@ -1,0 +1,190 @@
+import type { ToolDefinition } from "../../connectors/define-connector.js";
+import { checkDurableSize, decodeDurable, encodeDurable } from "../../log/durable-value.js";
+import type { StoredEntry } from "../../log/execution-store.js";
+import { CodemodeError } from "../../outcome.js";
+import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
+import { valueCodec } from "../../sandbox/value-codec.js";
+import { decideCall, type RecordedCall } from "../decide.js";
+import { HALT, type PassState } from "./pass-state.js";
+
+type CallRequest = Extract<SandboxRequest, { type: "call" }>;
+type ExecuteReason = "new" | "approved" | "reexecute" | "interrupted";
+
+/** A call as the host understood it: checked, decoded, and (when new) validated. */
+interface CheckedCall {
+  seq: number;
+  connector: string;
+  method: string;
+  tool: ToolDefinition;
+  argsText: string;
+  args: unknown;
+  recorded: StoredEntry | undefined;
+  /** Whether `args` already went through the tool's schema (R-CON-2). */
+  validated: boolean;
+}
+
+/**
+ * What happens to one connector call (built-in `fetch` included): checked as hostile input,
+ * validated when new, then answered by the decision of `decideCall` — replay the record, pause
+ * for approval, diverge, or execute with a write-ahead entry (R-RP-4).
+ */
+export function handleCall(pass: PassState, request: CallRequest): Promise<HostReply> {
+  const { seq, connector, method } = request;
+  const reused = pass.claimSeq(seq);
+  if (reused) return reused;
+  const tool = pass.tools(connector, method);
+  if (!tool) return Promise.resolve({ kind: "error", message: `${connector}.${method} is not a configured tool` });
+  let canonicalArgs: string;
+  let args: unknown;
+  try {
+    checkDurableSize(request.args, `the argument of ${connector}.${method}`);
+    canonicalArgs = request.args === "" ? "" : valueCodec.canonical(request.args);
+    args = decodeDurable(request.args);
+  } catch (error) {
+    if (CodemodeError.isInstance(error)) return pass.failWith(error);
+    return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
+  }
+  const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, args, recorded: pass.log.get(seq), validated: false };
+  // R-CON-2: a new call is checked before anything else, so nobody is asked to approve arguments
+  // the tool would refuse. Schemas that only validate asynchronously are checked in execute,
+  // since a pause must be decided synchronously (R-RP-6).
+  const validator = pass.validators.get(`${connector}.${method}`);
+  if (!call.recorded && validator) {
+    const validation = validator(args);
+    if (!(validation instanceof Promise)) {
+      if (!validation.ok) return refuse(pass, newEntry(call, "executing"), validation.message);
+      call.args = validation.value;
+      call.validated = true;
+    }
+  }
+  const decision = decideCall({ seq, connector, method, canonicalArgs }, call.recorded && toRecordedCall(call.recorded), {
+    requiresApproval: resolveRequiresApproval(tool, call.args),
+    reexecute: tool.replay === "reexecute",
+    onInterrupted: tool.onInterrupted ?? "rerun",
+  });
+  switch (decision.type) {
+    case "diverge":
+      return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+    case "replay": {
+      const recorded = call.recorded as StoredEntry;
+      return Promise.resolve(decision.outcome === "value" ? { kind: "value", value: recorded.result ?? "" } : { kind: "error", message: recorded.error ?? "the call failed" });
+    }
+    case "pause":
+      return pause(pass, call);
+    case "execute":
+      return execute(pass, call, decision.reason);
+  }
+}
+
+/** R-AP-1: records a pending entry and ends the pass; the program never sees a provisional result. */
+function pause(pass: PassState, call: CheckedCall): Promise<HostReply> {
+  void pass.halt({ kind: "paused", pendingSeq: call.seq });
+  const entry: StoredEntry = call.recorded ? { ...call.recorded, state: "pending", requiresApproval: true } : { ...newEntry(call, "pending"), requiresApproval: true };
+  delete entry.decision;
+  return pass.recorder.record(entry).then(
+    () => HALT,
+    (error: unknown) => pass.failWith(error),
+  );
+}
+
+async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason): Promise<HostReply> {
+  const { tool, recorded } = call;
+  const ephemeral = tool.replay === "reexecute";
+  const entry: StoredEntry = recorded ? { ...recorded, state: "executing" } : newEntry(call, "executing");
+  if (ephemeral) entry.ephemeral = true;
+  const rerunEphemeral = reason === "reexecute" && recorded !== undefined;
+  try {
+    // Write-ahead, so a host that dies mid-call leaves an `executing` entry (R-RP-4). An
+    // ephemeral call already in the log just runs again: nothing about it changes.
+    if (!rerunEphemeral) await pass.recorder.record(entry);
+  } catch (error) {
+    return pass.failWith(error);
+  }
+  // A deferred write that failed meanwhile stopped the pass: run nothing that cannot be recorded.
+  if (pass.storageFailed) return HALT;
+  const lost = pass.haltIfLeaseLost();
+  if (lost) return lost;
+
+  // R-CON-2: arguments are checked before execute; a mismatch rejects the call in the sandbox
+  // and is recorded, so it replays as the same rejection.
+  let args = call.args;
+  const validator = call.validated ? undefined : pass.validators.get(`${call.connector}.${call.method}`);
+  if (validator) {
+    const validation = await validator(args);
+    if (!validation.ok) return refuse(pass, entry, validation.message);
+    args = validation.value;
+  }
+  const context = { executionId: pass.head.id, seq: call.seq, idempotencyKey: `${pass.head.id}:${call.seq}`, connector: call.connector, method: call.method };
+  let result: unknown;
+  try {
+    result = await tool.execute(args as never, context);
+  } catch (error) {
+    return recordFailure(pass, entry, call, error);
+  }
+  let resultText: string;
+  try {
+    resultText = encodeDurable(result, `the result of ${call.connector}.${call.method}`);
+  } catch (error) {
+    // The effect happened; keep that in the log even though its result cannot be kept.
+    await pass.recorder.record({ ...entry, state: "applied", error: error instanceof Error ? error.message : String(error), endedAt: Date.now() }).catch(() => undefined);
+    return pass.failWith(error);
+  }
+  if (!rerunEphemeral) pass.recorder.recordLater(ephemeral ? { ...entry, state: "applied", endedAt: Date.now() } : { ...entry, state: "applied", result: resultText, endedAt: Date.now() });
+  return { kind: "value", value: resultText };
+}
+
+/**
+ * R-CON-3: a tool's error is recorded and rejects the call in the sandbox. A built-in tool may
+ * throw a `CodemodeError` to end the pass with its code (a download over the durable limit).
+ */
+async function recordFailure(pass: PassState, entry: StoredEntry, call: CheckedCall, error: unknown): Promise<HostReply> {
+  const message = error instanceof Error ? error.message : String(error);
+  try {
+    await pass.recorder.record({ ...entry, state: "error", error: message, endedAt: Date.now() });
+  } catch (storeError) {
+    return pass.failWith(storeError);
+  }
+  if (call.connector === "codemode" && CodemodeError.isInstance(error)) return pass.failWith(error);
+  return { kind: "error", message };
+}
+
+/** Records a refused call as an error entry, which replays as the same rejection. */
+async function refuse(pass: PassState, entry: StoredEntry, message: string): Promise<HostReply> {
+  try {
+    await pass.recorder.record({ ...entry, state: "error", error: message, endedAt: Date.now() });
+  } catch (error) {
+    return pass.failWith(error);
+  }
+  return { kind: "error", message };
+}
+
+function newEntry(call: CheckedCall, state: StoredEntry["state"]): StoredEntry {
+  return { seq: call.seq, connector: call.connector, method: call.method, args: call.argsText, requiresApproval: false, state, startedAt: Date.now() };
+}
+
+function resolveRequiresApproval(tool: ToolDefinition, args: unknown): boolean {
+  const rule = tool.requiresApproval;
+  if (typeof rule !== "function") return rule === true;
+  try {
+    return rule(args as never) !== false;
+  } catch {
+    // A rule that cannot decide must not let a gated action through.
+    return true;
+  }
+}
+
+export function toRecordedCall(entry: StoredEntry): RecordedCall {
+  const recorded: RecordedCall = { connector: entry.connector, method: entry.method, canonicalArgs: canonicalOf(entry.args), state: entry.state };
+  if (entry.ephemeral) recorded.ephemeral = true;
+  if (entry.decision?.approved) recorded.approved = true;
+  return recorded;
+}
+
+function canonicalOf(argsText: string): string {
+  if (argsText === "") return "";
+  try {
+    return valueCodec.canonical(argsText);
+  } catch {
+    return argsText;
+  }
+}

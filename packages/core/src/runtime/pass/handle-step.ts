@@ -1,0 +1,45 @@
+import { checkDurableSize } from "../../log/durable-value.js";
+import type { StoredEntry } from "../../log/execution-store.js";
+import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
+import { decideStep, stepArgs } from "../decide.js";
+import { toRecordedCall } from "./handle-call.js";
+import type { PassState } from "./pass-state.js";
+
+/**
+ * R-RP-5: `codemode.step(name, fn)` ran `fn` inside the sandbox; the host records its value (or
+ * error) with `seqAfter`, so a replay can skip `fn` and the calls inside it.
+ */
+export async function handleStep(pass: PassState, request: Extract<SandboxRequest, { type: "step" }>): Promise<HostReply> {
+  const { seq, name } = request;
+  const reused = pass.claimSeq(seq);
+  if (reused) return reused;
+  const recorded = pass.log.get(seq);
+  const decision = decideStep(seq, name, recorded && toRecordedCall(recorded));
+  if (decision.type === "diverge") return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+  if (decision.type === "replay") return { kind: "value", value: "" };
+  try {
+    if (request.value !== undefined) checkDurableSize(request.value, `the result of codemode.step("${name}")`);
+  } catch (error) {
+    return pass.failWith(error);
+  }
+  const now = Date.now();
+  const entry: StoredEntry = {
+    seq,
+    connector: "codemode",
+    method: "step",
+    args: stepArgs(name),
+    requiresApproval: false,
+    state: request.error === undefined ? "applied" : "error",
+    seqAfter: request.seqAfter,
+    startedAt: now,
+    endedAt: now,
+  };
+  if (request.error === undefined) entry.result = request.value ?? "";
+  else entry.error = request.error;
+  try {
+    await pass.recorder.record(entry);
+  } catch (error) {
+    return pass.failWith(error);
+  }
+  return { kind: "value", value: "" };
+}

@@ -1,0 +1,76 @@
+import type { Connector, ToolDefinition } from "../../connectors/define-connector.js";
+import type { ArgsValidator } from "../../connectors/validate-args.js";
+import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import { CodemodeError, type ErrorCode } from "../../outcome.js";
+import type { HostReply } from "../../sandbox/executor.js";
+import type { PassRecorder } from "./recorder.js";
+
+/** Why a pass stopped early: a pause, or an error with its code. */
+export type Stop = { kind: "paused"; pendingSeq: number } | { kind: "error"; code: ErrorCode; message: string };
+
+export const HALT: HostReply = { kind: "halt" };
+const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
+
+/**
+ * What the request handlers of one pass share: the execution, its log, the recorder, and the
+ * first reason to stop. The stop is taken synchronously when a request arrives, so a call the
+ * program issues after it is never run (R-RP-6).
+ */
+export class PassState {
+  stop: Stop | undefined;
+  private readonly usedSeqs = new Set<number>();
+
+  constructor(
+    readonly head: ExecutionHead,
+    readonly log: Map<number, StoredEntry>,
+    readonly recorder: PassRecorder,
+    /** Configured connectors plus the built-in ones (fetch when the network is allowed). */
+    readonly tools: (connector: string, method: string) => ToolDefinition | undefined,
+    readonly validators: ReadonlyMap<string, ArgsValidator>,
+    /** Why the pass no longer owns the execution (its lease was lost), or undefined while it does. */
+    readonly leaseLost: () => string | undefined,
+  ) {}
+
+  /** Ends the pass now; the request never settles in the sandbox. */
+  halt(reason: Stop): Promise<HostReply> {
+    // A store failure outranks a pause: the pause may not have been recorded.
+    if (!this.stop || (reason.kind === "error" && reason.code === "STORAGE_ERROR" && this.stop.kind === "paused")) this.stop = reason;
+    return HALT_PROMISE;
+  }
+
+  /** Halts with the error's own code, or SANDBOX_ERROR for anything that is not ours. */
+  failWith(error: unknown): Promise<HostReply> {
+    if (CodemodeError.isInstance(error)) return this.halt({ kind: "error", code: error.code, message: error.message });
+    return this.halt({ kind: "error", code: "SANDBOX_ERROR", message: error instanceof Error ? error.message : String(error) });
+  }
+
+  /** Halts when the lease is lost: a host taken for gone must not cause one more effect. */
+  haltIfLeaseLost(): Promise<HostReply> | undefined {
+    const lost = this.leaseLost();
+    return lost === undefined ? undefined : this.halt({ kind: "error", code: "BUSY", message: lost });
+  }
+
+  /** True when a store write failed: run nothing that cannot be recorded. */
+  get storageFailed(): boolean {
+    return this.stop?.kind === "error" && this.stop.code === "STORAGE_ERROR";
+  }
+
+  /** Each seq serves one call or step per pass; a second use is a tampered sandbox. */
+  claimSeq(seq: number): Promise<HostReply> | undefined {
+    if (!this.usedSeqs.has(seq)) {
+      this.usedSeqs.add(seq);
+      return undefined;
+    }
+    return this.halt({ kind: "error", code: "SANDBOX_ERROR", message: `seq ${seq} was used twice in one pass` });
+  }
+}
+
+/** Looks a tool up among configured connectors and built-in tools, own properties only. */
+export function toolLookup(connectors: ReadonlyMap<string, Connector>, builtIn: ReadonlyMap<string, ToolDefinition>): (connector: string, method: string) => ToolDefinition | undefined {
+  return (connectorName, method) => {
+    if (connectorName === "codemode") return builtIn.get(method);
+    const connector = connectors.get(connectorName);
+    if (!connector || !Object.hasOwn(connector.tools, method)) return undefined;
+    return connector.tools[method] as ToolDefinition;
+  };
+}

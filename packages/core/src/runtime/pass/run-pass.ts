@@ -1,0 +1,104 @@
+import type { ToolDefinition } from "../../connectors/define-connector.js";
+import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionLease } from "../../log/lease.js";
+import type { ErrorCode } from "../../outcome.js";
+import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
+import { decodeDurable } from "../../log/durable-value.js";
+import { valueCodec } from "../../sandbox/value-codec.js";
+import type { RuntimeContext } from "../context.js";
+import { fetchTool } from "./builtin-fetch.js";
+import { handleCall } from "./handle-call.js";
+import { handleStep } from "./handle-step.js";
+import { PassState, toolLookup } from "./pass-state.js";
+import { PassRecorder } from "./recorder.js";
+import { replayEntries } from "./replay-entries.js";
+
+export interface PassInput {
+  /** Mutated: seqLimit grows as new calls are recorded. */
+  head: ExecutionHead;
+  code: string;
+  /** Mutated: every entry this pass records lands here too. */
+  log: Map<number, StoredEntry>;
+  /** The execution's lease, held by this pass: checked before every effect, fenced before head writes. */
+  lease: ExecutionLease;
+}
+
+export type PassEnd =
+  | { kind: "completed"; resultText: string; logs: string[] }
+  | { kind: "paused"; pendingSeq: number; logs: string[] }
+  | { kind: "error"; code: ErrorCode; message: string; logs: string[] };
+
+const SERVICES = ["search", "describe", "run"];
+
+/**
+ * One pass of an execution: runs the stored code in a fresh sandbox and answers each request.
+ * Calls already running when the pass stops finish and are recorded (R-RP-7).
+ */
+export async function runPass(context: RuntimeContext, input: PassInput): Promise<PassEnd> {
+  const { head, log, lease } = input;
+  const { settings } = context;
+  const builtIn = new Map<string, ToolDefinition>();
+  if (settings.allowNetwork) builtIn.set("fetch", fetchTool(settings.timeoutMs));
+  let pass: PassState | undefined;
+  const recorder = new PassRecorder(context.store, head, log, () => lease.confirm(), (error) => void pass?.failWith(error));
+  pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, () => (lease.lost === undefined ? undefined : lease.takenOver().message));
+  const state = pass;
+
+  const onRequest = (request: SandboxRequest): Promise<HostReply> => {
+    if (state.stop) return Promise.resolve({ kind: "halt" });
+    const lost = state.haltIfLeaseLost();
+    if (lost) return lost;
+    switch (request.type) {
+      case "call":
+        return handleCall(state, request);
+      case "step":
+        return handleStep(state, request);
+      case "invalid":
+        return state.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
+      case "service":
+        if (request.name === "fetch" && settings.allowNetwork && request.seq !== undefined) {
+          return handleCall(state, { type: "call", seq: request.seq, connector: "codemode", method: "fetch", args: request.args });
+        }
+        return answerService(context, request.name, request.args);
+    }
+  };
+
+  const result = await context.executor.runPass({
+    code: input.code,
+    connectors: Object.fromEntries([...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)])),
+    onRequest,
+    services: SERVICES,
+    replay: replayEntries(log),
+    deterministic: head.deterministic ? { seed: head.seed, clockMs: head.clockMs } : false,
+    allowNetwork: settings.allowNetwork,
+    timeoutMs: settings.timeoutMs,
+    memoryMb: settings.memoryMb,
+  });
+  await recorder.drain();
+
+  const stop = state.stop;
+  if (stop?.kind === "error") return { kind: "error", code: stop.code, message: stop.message, logs: result.logs };
+  if (stop?.kind === "paused") return { kind: "paused", pendingSeq: stop.pendingSeq, logs: result.logs };
+  switch (result.status) {
+    case "returned":
+      return { kind: "completed", resultText: result.value, logs: result.logs };
+    case "failed":
+      return { kind: "error", code: result.code, message: result.error, logs: result.logs };
+    case "halted":
+      return { kind: "error", code: "SANDBOX_ERROR", message: "the pass was halted without a reason", logs: result.logs };
+  }
+}
+
+/** search / describe / run take no seq (R-RP-1): they read the catalogue, they record nothing. */
+async function answerService(context: RuntimeContext, name: string, argsText: string): Promise<HostReply> {
+  if (!SERVICES.includes(name)) return { kind: "error", message: `codemode.${name} is not available in this runtime` };
+  try {
+    const args = decodeDurable(argsText);
+    const first = Array.isArray(args) ? args[0] : args;
+    const { discovery } = context;
+    const answer = name === "search" ? await discovery.search(first) : name === "describe" ? await discovery.describe(first) : await discovery.snippetBody(first);
+    return { kind: "value", value: valueCodec.encode(answer) ?? "" };
+  } catch (error) {
+    return { kind: "error", message: `codemode.${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

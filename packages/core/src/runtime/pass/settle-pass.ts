@@ -1,0 +1,76 @@
+import { decodeDurable, MAX_DURABLE_CHARS } from "../../log/durable-value.js";
+import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionLease } from "../../log/lease.js";
+import { CodemodeError, errorOutcome, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { failureOutcome } from "../failure.js";
+import { toLogEntries, toPendingAction } from "../log-view.js";
+import { afterTransition, hooksFor, transition } from "../transition.js";
+import { runPass, type PassEnd } from "./run-pass.js";
+
+/**
+ * Runs a pass of an execution whose lease the caller hands over, records how it ended, frees the
+ * lease and runs the hooks the change owes. Always resolves to an outcome (R-RT-1).
+ */
+export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: ExecutionLease): Promise<Outcome> {
+  try {
+    head.passes += 1;
+    const end = await runPass(context, { head, code, log, lease });
+    let held: boolean;
+    try {
+      held = await lease.hold();
+    } catch (error) {
+      // The store failed while checking the lease: nothing more can be recorded. The run stays
+      // `running` under a lease that will lapse, so it can be recovered or expired (R-ST-5).
+      const cause = end.kind === "error" && end.code === "STORAGE_ERROR" ? new CodemodeError("STORAGE_ERROR", end.message) : error;
+      return failureOutcome(head.id, cause, log, end.logs);
+    }
+    if (!held) return failureOutcome(head.id, lease.takenOver(), log);
+    const outcome = await settle(context, head, log, end);
+    await lease.release();
+    // Hooks run once the record is written and the lease is free; they keep no instance memory.
+    if (head.status !== "running") await afterTransition(context, head.id, hooksFor(head.status, true));
+    return outcome;
+  } catch (error) {
+    return failureOutcome(head.id, error, log);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Writes the end of a pass (R-DV-2: the final result is kept only when it fits) and builds its outcome. */
+async function settle(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, end: PassEnd): Promise<Outcome> {
+  const logs = end.logs.length > 0 ? { logs: end.logs } : {};
+  try {
+    if (end.kind === "paused") {
+      await transition(context, head, "paused", { pendingSeq: end.pendingSeq });
+      const entry = log.get(end.pendingSeq);
+      return { status: "paused", executionId: head.id, pending: entry ? [toPendingAction(head.id, entry)] : [], ...logs, calls: toLogEntries(log) };
+    }
+    if (end.kind === "error") {
+      await transition(context, head, "error", { error: { message: end.message, code: end.code }, result: logs });
+      return errorOutcome(head.id, end.code, end.message, { ...logs, calls: toLogEntries(log) });
+    }
+    const kept =
+      end.resultText.length <= MAX_DURABLE_CHARS
+        ? { result: end.resultText }
+        : { omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record` };
+    await transition(context, head, "completed", { result: { ...kept, ...logs } });
+    // Transformed before the logs are handed out: a transform failure adds a line to them.
+    const result = transform(context, decodeDurable(end.resultText), end.logs);
+    return { status: "completed", executionId: head.id, result, ...(end.logs.length > 0 ? { logs: end.logs } : {}), calls: toLogEntries(log) };
+  } catch (error) {
+    return failureOutcome(head.id, error, log, end.logs);
+  }
+}
+
+/** R-DV-3: the model gets the transformed value; the record keeps the raw one. */
+function transform(context: RuntimeContext, raw: unknown, logs: string[]): unknown {
+  if (!context.transformResult) return raw;
+  try {
+    return context.transformResult(raw);
+  } catch (error) {
+    logs.push(`[error] transformResult threw (${error instanceof Error ? error.message : String(error)}); the model gets the raw result`);
+    return raw;
+  }
+}

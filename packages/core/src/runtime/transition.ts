@@ -1,0 +1,88 @@
+import type { ExecutionHead, StoredEntry, StoredResult } from "../log/execution-store.js";
+import type { ErrorCode, ExecutionEndStatus, ExecutionStatus } from "../outcome.js";
+import type { RuntimeContext } from "./context.js";
+import { runDisposeHooks, runPassEndHooks } from "./hooks.js";
+
+const TERMINAL: ReadonlySet<ExecutionStatus> = new Set(["completed", "error", "rejected", "rolled_back"]);
+
+export function isTerminal(status: ExecutionStatus): status is ExecutionEndStatus {
+  return TERMINAL.has(status);
+}
+
+/** What changes with a status, besides the status itself. */
+export interface TransitionChange {
+  /** The pending action, for a pause. */
+  pendingSeq?: number;
+  /** Why the run ended in error or was ended by someone. */
+  error?: { message: string; code?: ErrorCode };
+  /** Entries written in the same batch as the head (an approved or rejected action). */
+  entries?: StoredEntry[];
+  /** The final record of a pass. */
+  result?: StoredResult;
+  /**
+   * Closes the pending action with this message when the run leaves `paused` for a terminal
+   * status without a decision on it (expired, rolled back). The entry is read when not in `log`.
+   */
+  closePending?: string;
+  /** The log as loaded, to find the pending entry without a read. */
+  log?: ReadonlyMap<number, StoredEntry>;
+}
+
+/** The hooks a transition owes, run once the lease is free (see `afterTransition`). */
+export type PendingHooks = { kind: "pass-end"; status: "paused" | ExecutionEndStatus } | { kind: "dispose"; status: ExecutionEndStatus } | undefined;
+
+/**
+ * The one status change of an execution: the head (truth) with the entries that change with it
+ * in one batch, then the listing. The caller holds the execution's lease. A listing that cannot
+ * be updated is reported and repaired by its readers: the change happened (R-RT-4 keeps it one
+ * row's move, whatever the store holds).
+ */
+export async function transition(context: RuntimeContext, head: ExecutionHead, to: ExecutionStatus, change: TransitionChange = {}): Promise<void> {
+  const previous = head.status;
+  const now = Date.now();
+  const entries = [...(change.entries ?? [])];
+  if (change.closePending !== undefined && head.pendingSeq !== undefined && !entries.some((entry) => entry.seq === head.pendingSeq)) {
+    const pending = change.log?.get(head.pendingSeq) ?? (await context.store.readEntries(head.id, [head.pendingSeq]))[0];
+    if (pending?.state === "pending") entries.push({ ...pending, state: "error", error: change.closePending, endedAt: now });
+  }
+  head.status = to;
+  head.updatedAt = now;
+  if (to === "paused" && change.pendingSeq !== undefined) head.pendingSeq = change.pendingSeq;
+  else delete head.pendingSeq;
+  if (change.error) {
+    head.error = change.error.message;
+    if (change.error.code) head.errorCode = change.error.code;
+  }
+  const extra: { entries?: StoredEntry[]; result?: StoredResult } = {};
+  if (entries.length > 0) extra.entries = entries;
+  if (change.result) extra.result = change.result;
+  await context.store.writeHead(head, extra);
+  await updateListing(context, head, previous);
+}
+
+/** Lists a new execution, which is stored first (R-RE-1). */
+export async function listNew(context: RuntimeContext, head: ExecutionHead): Promise<void> {
+  await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt });
+}
+
+async function updateListing(context: RuntimeContext, head: ExecutionHead, previous: ExecutionStatus | undefined): Promise<void> {
+  try {
+    await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, previous);
+  } catch (error) {
+    context.warn(`execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** The hooks a change to `status` owes: after a pass, `onPassEnd` (and dispose when terminal); otherwise dispose when terminal. */
+export function hooksFor(status: ExecutionStatus, afterPass: boolean): PendingHooks {
+  if (afterPass && status !== "running") return { kind: "pass-end", status: status === "paused" ? "paused" : (status as ExecutionEndStatus) };
+  if (isTerminal(status)) return { kind: "dispose", status };
+  return undefined;
+}
+
+/** Runs the hooks a transition owes. Called once the record is written and the lease is free. */
+export async function afterTransition(context: RuntimeContext, executionId: string, hooks: PendingHooks): Promise<void> {
+  if (!hooks) return;
+  if (hooks.kind === "pass-end") await runPassEndHooks(context.connectors, context.warn, executionId, hooks.status);
+  else await runDisposeHooks(context.connectors, context.warn, executionId, hooks.status);
+}
