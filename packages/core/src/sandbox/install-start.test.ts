@@ -1,0 +1,37 @@
+import { createContext, runInContext, type Context } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { createFormatter } from "./install-console.js";
+import { installStart } from "./install-start.js";
+import { createSandboxBridge } from "./sandbox-bridge.js";
+import { createValueCodec } from "./value-codec.js";
+
+/** Runs `main` (source of a function) through `__codemode_start` in a fresh realm; the result text. */
+function start(main: string): Promise<string> {
+  const context: Context = createContext();
+  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
+  const codec = load(createValueCodec)();
+  const formatter = load(createFormatter)(codec);
+  const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf);
+  load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown);
+  return runInContext(`__codemode_start(${main})`, context, { filename: "codemode.js" }) as Promise<string>;
+}
+
+describe("installStart: how a program's end becomes one text", () => {
+  it("a returned value is R + its wire text; undefined is R alone", async () => {
+    expect(await start("async () => ({ total: 3n })")).toBe('R{"total":{"$cm":"bigint","v":"3"}}');
+    expect(await start("() => undefined")).toBe("R");
+  });
+
+  it("a throw is T + its message and the position in codemode.js, synchronous or not", async () => {
+    expect(JSON.parse((await start("async () => {\n  throw new TypeError('bad');\n}")).slice(1))).toEqual({ message: "TypeError: bad", line: 2, column: 9 });
+    expect(JSON.parse((await start("() => { throw 'text' }")).slice(1))).toEqual({ message: "Uncaught text", line: null, column: null });
+  });
+
+  it("a value that cannot be encoded is N + why", async () => {
+    expect(await start("() => ({ callback() {} })")).toMatch(/^Na function at callback cannot be stored or passed/);
+  });
+
+  it("__codemode_start can be called once: it removes itself first", async () => {
+    expect(await start("() => typeof __codemode_start")).toBe('R"undefined"');
+  });
+});

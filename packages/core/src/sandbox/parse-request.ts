@@ -1,0 +1,50 @@
+import type { SandboxRequest } from "./executor.js";
+
+/** Largest request text the sandbox may send; durable-value limits are checked by the runtime. */
+const MAX_REQUEST_CHARS = 64 * 1024 * 1024;
+
+/** Checks a request text from the sandbox: the sandbox is hostile, so nothing is assumed. */
+export function parseRequest(text: string): { ok: true; request: SandboxRequest } | { ok: false; message: string } {
+  if (text.length > MAX_REQUEST_CHARS) return { ok: false, message: "the request is too large" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: "malformed request" };
+  }
+  if (typeof value !== "object" || value === null) return { ok: false, message: "malformed request" };
+  const record = value as Record<string, unknown>;
+  const isSeq = (seq: unknown): seq is number => typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0;
+  switch (record.type) {
+    case "call":
+      if (isSeq(record.seq) && typeof record.connector === "string" && typeof record.method === "string" && typeof record.args === "string") {
+        return { ok: true, request: { type: "call", seq: record.seq, connector: record.connector, method: record.method, args: record.args } };
+      }
+      break;
+    case "step":
+      if (isSeq(record.seq) && isSeq(record.seqAfter) && typeof record.name === "string") {
+        if (typeof record.value === "string" && record.error === undefined) {
+          return { ok: true, request: { type: "step", seq: record.seq, name: record.name, seqAfter: record.seqAfter, value: record.value } };
+        }
+        if (typeof record.error === "string" && record.value === undefined) {
+          return { ok: true, request: { type: "step", seq: record.seq, name: record.name, seqAfter: record.seqAfter, error: record.error } };
+        }
+      }
+      break;
+    case "service":
+      if (typeof record.name === "string" && typeof record.args === "string" && (record.seq === undefined || isSeq(record.seq))) {
+        const request: SandboxRequest = { type: "service", name: record.name, args: record.args };
+        if (record.seq !== undefined) request.seq = record.seq;
+        return { ok: true, request };
+      }
+      break;
+    case "invalid":
+      if (typeof record.message === "string" && (record.seq === undefined || isSeq(record.seq))) {
+        const request: SandboxRequest = { type: "invalid", message: record.message };
+        if (record.seq !== undefined) request.seq = record.seq;
+        return { ok: true, request };
+      }
+      break;
+  }
+  return { ok: false, message: "malformed request" };
+}

@@ -1,0 +1,149 @@
+import { randomBytes } from "node:crypto";
+import ivm from "isolated-vm";
+import type { HostReply, PassRequest } from "./executor.js";
+import type { LogCollector } from "./log-collector.js";
+import { parseRequest } from "./parse-request.js";
+import { errorMessage } from "./pass-result.js";
+import type { PassWatchdog } from "./pass-watchdog.js";
+import { DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
+
+/**
+ * The host's end of the bridge for one pass (see docs/decisions.md, "Sandbox bridge"): requests
+ * come in through `submitCallback` as text, are checked as hostile input and handed to
+ * `onRequest` in issue order; replies go out through the sandbox's `deliver`. It tracks the host
+ * work in flight (R-RP-7), the pass-scoped timers, and whether a reply halted the pass.
+ */
+export class PassBridge {
+  /** The sandbox's deliver function, once setup has returned it. */
+  deliver: ivm.Reference<(id: number, kind: number, text: string) => void> | undefined;
+  ended = false;
+  private halts = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly deliveries = new Set<Promise<void>>();
+  private resolveHalted!: () => void;
+  /** Resolves when a host reply halts the pass (pause, divergence, limits). */
+  readonly halted = new Promise<void>((resolve) => {
+    this.resolveHalted = resolve;
+  });
+
+  constructor(
+    private readonly isolate: ivm.Isolate,
+    private readonly request: PassRequest,
+    private readonly deadline: number,
+    private readonly logs: LogCollector,
+    private readonly watchdog: PassWatchdog,
+  ) {}
+
+  /** True once a reply halted the pass: later requests are ignored and nothing more is delivered. */
+  get haltReplied(): boolean {
+    return this.halts;
+  }
+
+  submitCallback(): ivm.Callback {
+    return new ivm.Callback((id: unknown, text: unknown) => {
+      if (this.ended || this.halts || typeof id !== "number" || typeof text !== "string") return;
+      const parsed = parseRequest(text);
+      if (!parsed.ok) {
+        this.reply(id, { kind: "error", message: parsed.message });
+        return;
+      }
+      if (parsed.request.type === "service" && parsed.request.name === TIMER_SERVICE) {
+        this.startTimer(id, parsed.request.args);
+        return;
+      }
+      let replied: Promise<HostReply>;
+      try {
+        replied = this.request.onRequest(parsed.request);
+      } catch (error) {
+        replied = Promise.resolve({ kind: "error", message: errorMessage(error) });
+      }
+      const settled = replied.then(
+        (reply) => this.reply(id, reply),
+        (error: unknown) => this.reply(id, { kind: "error", message: errorMessage(error) }),
+      );
+      this.inFlight.add(settled);
+      void settled.finally(() => this.inFlight.delete(settled));
+    });
+  }
+
+  logCallback(): ivm.Callback {
+    return new ivm.Callback((level: unknown, text: unknown) => {
+      if (typeof level === "string" && typeof text === "string") this.logs.add(level, text);
+    });
+  }
+
+  /** Real randomness for `deterministic: false`, as base64 text (at most 64 KiB per call). */
+  randomBytesCallback(): ivm.Callback {
+    return new ivm.Callback(randomBase64);
+  }
+
+  /** Lets deliveries report how they ended: the program's own promise may say only "abandoned". */
+  async settleDeliveries(): Promise<void> {
+    await Promise.allSettled([...this.deliveries]);
+  }
+
+  /**
+   * After the program settled or halted: stops the timers and waits for host work already started
+   * (R-RP-7) until the deadline. True when some was still running at the deadline.
+   */
+  async waitForStartedCalls(): Promise<boolean> {
+    this.stopTimers();
+    const remaining = this.deadline - Date.now();
+    if (this.inFlight.size === 0) return false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = await Promise.race([
+      Promise.allSettled([...this.inFlight]).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), Math.max(0, remaining));
+      }),
+    ]);
+    clearTimeout(timer);
+    return expired;
+  }
+
+  /** The pass has ended: nothing more is delivered, timers stop, the deliver reference is released. */
+  end(): void {
+    this.ended = true;
+    this.stopTimers();
+    this.deliver?.release();
+  }
+
+  private startTimer(id: number, argsText: string): void {
+    const delay = Math.min(Math.max(0, Number(argsText) || 0), Math.max(0, this.deadline - Date.now()));
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.reply(id, { kind: "value", value: "" });
+    }, delay);
+    this.timers.add(timer);
+  }
+
+  private reply(id: number, reply: HostReply): void {
+    if (reply.kind === "halt") {
+      this.halts = true;
+      this.resolveHalted();
+      return;
+    }
+    if (this.ended || this.halts || !this.deliver || this.isolate.isDisposed) return;
+    const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
+    const text = reply.kind === "value" ? reply.value : reply.message;
+    const delivered = this.deliver
+      .apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) })
+      .then(
+        () => undefined,
+        (error: unknown) => this.watchdog.deliveryFailed(error),
+      );
+    this.deliveries.add(delivered);
+    void delivered.finally(() => this.deliveries.delete(delivered));
+  }
+
+  private stopTimers(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
+
+function randomBase64(count: unknown): string {
+  const size = typeof count === "number" && count > 0 && count <= 65_536 ? Math.floor(count) : 0;
+  return randomBytes(size).toString("base64");
+}

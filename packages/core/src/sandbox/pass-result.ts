@@ -1,0 +1,68 @@
+import type { PassResult, SandboxFailureCode } from "./executor.js";
+import type { LogCollector } from "./log-collector.js";
+import type { PassBridge } from "./pass-bridge.js";
+import type { PassWatchdog } from "./pass-watchdog.js";
+import { RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
+
+/** The limits in force for one pass (the request's or the executor's defaults), for messages. */
+export interface PassLimitsInForce {
+  timeoutMs: number;
+  memoryMb: number;
+}
+
+export function failed(code: SandboxFailureCode, error: string, logs: LogCollector): PassResult {
+  return { status: "failed", code, error, logs: logs.lines };
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** The text `__codemode_start` resolved to (see install-start.ts) as a result. */
+export function interpretResult(text: string, logs: LogCollector): PassResult {
+  if (typeof text !== "string" || text.length === 0) return failed("SANDBOX_ERROR", "the program ended without a result", logs);
+  const kind = text[0];
+  const rest = text.slice(1);
+  if (kind === RESULT_RETURNED) return { status: "returned", value: rest, logs: logs.lines };
+  if (kind === RESULT_THREW) {
+    try {
+      const thrown = JSON.parse(rest) as { message?: unknown; line?: unknown; column?: unknown };
+      const message = typeof thrown.message === "string" ? thrown.message : "the program threw";
+      const where = typeof thrown.line === "number" && typeof thrown.column === "number" ? ` (line ${thrown.line}, column ${thrown.column})` : "";
+      return failed("SANDBOX_ERROR", message + where, logs);
+    } catch {
+      return failed("SANDBOX_ERROR", "the program threw", logs);
+    }
+  }
+  return failed("NOT_SERIALIZABLE", `the result could not be returned: ${rest}`, logs);
+}
+
+/** What isolated-vm threw while a pass ran: a limit the watchdog saw, a halt, or a sandbox error. */
+export function classifyFailure(
+  error: unknown,
+  watchdog: PassWatchdog,
+  bridge: PassBridge,
+  limits: PassLimitsInForce,
+  logs: LogCollector,
+): PassResult {
+  const message = errorMessage(error);
+  if (watchdog.timedOut || /timed out/i.test(message)) {
+    return failed("TIMEOUT", `the program ran longer than the ${limits.timeoutMs} ms limit`, logs);
+  }
+  if (watchdog.outOfMemory || /memory limit/i.test(message)) {
+    return failed("MEMORY_LIMIT", `the program used more memory than the ${limits.memoryMb} MB limit`, logs);
+  }
+  if (bridge.haltReplied) return { status: "halted", logs: logs.lines };
+  return failed("SANDBOX_ERROR", message, logs);
+}
+
+/** After the program settled or halted: let started host work finish (R-RP-7), then report. */
+export async function finishPass(result: PassResult, bridge: PassBridge, limits: PassLimitsInForce, logs: LogCollector): Promise<PassResult> {
+  if (await bridge.waitForStartedCalls()) {
+    return failed("TIMEOUT", `calls the program started were still running when the ${limits.timeoutMs} ms limit was reached`, logs);
+  }
+  // A halt (pause, divergence) decides the pass even if the program went on and returned.
+  const hitLimit = result.status === "failed" && (result.code === "TIMEOUT" || result.code === "MEMORY_LIMIT");
+  return bridge.haltReplied && !hitLimit ? { status: "halted", logs: logs.lines } : result;
+}

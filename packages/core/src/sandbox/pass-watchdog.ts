@@ -1,0 +1,43 @@
+import type ivm from "isolated-vm";
+import { errorMessage } from "./pass-result.js";
+import { disposeIsolate } from "./prepare-isolate.js";
+
+/**
+ * The wall-clock limit of one pass. isolated-vm's `timeout` covers only synchronous execution:
+ * a loop after an `await`, or a promise that never settles, is ended here by disposing the
+ * isolate at the deadline. Armed on construction; records why the pass was cut short.
+ */
+export class PassWatchdog {
+  /** The deadline passed while the program ran (the watchdog or a delivery's timeout fired). */
+  timedOut = false;
+  /** The isolate died of its heap limit while running code on a delivery (the program only sees "abandoned"). */
+  outOfMemory = false;
+  private ended = false;
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly isolate: ivm.Isolate,
+    deadline: number,
+  ) {
+    this.timer = setTimeout(() => this.timeOut(), Math.max(1, deadline - Date.now()));
+  }
+
+  timeOut(): void {
+    if (this.ended) return;
+    this.timedOut = true;
+    disposeIsolate(this.isolate);
+  }
+
+  /** Code running on a delivery looped past the deadline, ran out of memory, or the isolate is gone. */
+  deliveryFailed(error: unknown): void {
+    const message = errorMessage(error);
+    if (/timed out/i.test(message)) this.timeOut();
+    else if (/memory limit/i.test(message)) this.outOfMemory = true;
+  }
+
+  /** The pass has ended: nothing is disposed on its account any more. */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.ended = true;
+  }
+}

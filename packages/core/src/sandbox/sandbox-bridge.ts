@@ -1,0 +1,91 @@
+import type { ValueCodec } from "./value-codec.js";
+
+/** The sandbox's end of the bridge (see docs/decisions.md, "Sandbox bridge"). */
+export interface SandboxBridge {
+  /**
+   * Sends a request to the host as JSON text and resolves with its reply: decoded wire text
+   * when `decode`, the raw text otherwise. A host error rejects with an `Error` of its message.
+   */
+  send(request: Record<string, unknown>, decode: boolean): Promise<unknown>;
+  /** What the host calls to settle request `id`: kind 0 is a value's text, kind 1 an error message. */
+  deliver(id: number, kind: number, text: string): void;
+  /** Tells the host a value could not be encoded (it halts the pass); the program waits forever. */
+  invalid(seq: number | undefined, error: unknown): Promise<never>;
+  /** A null-prototype copy: a `toJSON` or setters the program put on Object.prototype cannot change it. */
+  plain(fields: Record<string, unknown>): Record<string, unknown>;
+  /** Wire text to a value; "" is `undefined`. */
+  decodeText(text: string): unknown;
+}
+
+/**
+ * Runs INSIDE the sandbox (injected as source text, see prelude.ts): it may reference nothing
+ * outside itself. Holds the requests waiting for the host's reply, keyed by request id; `submit`
+ * (the host callback) stays in this closure, never on a global.
+ */
+export function createSandboxBridge(
+  codec: ValueCodec,
+  submit: (id: number, text: string) => void,
+  messageOf: (error: unknown, fallback: string) => string,
+): SandboxBridge {
+  "use strict";
+  const JSONStringify = JSON.stringify;
+  const ReflectApply = Reflect.apply;
+  const ObjectCreate = Object.create;
+  const ObjectKeys = Object.keys;
+  const PromiseCtor = Promise;
+  const MapCtor = Map;
+  const MapGet = Map.prototype.get;
+  const MapSet = Map.prototype.set;
+  const MapDelete = Map.prototype.delete;
+  const ErrorCtor = Error;
+
+  type Waiter = { resolve: (value: unknown) => void; reject: (error: unknown) => void; decode: boolean };
+  const waiting = new MapCtor<number, Waiter>();
+  let nextRequestId = 1;
+  const never = new PromiseCtor<never>(() => {});
+
+  function decodeText(text: string): unknown {
+    return text === "" ? undefined : codec.decode(text);
+  }
+
+  function plain(fields: Record<string, unknown>): Record<string, unknown> {
+    const copy: Record<string, unknown> = ObjectCreate(null);
+    const keys = ObjectKeys(fields);
+    for (let index = 0; index < keys.length; index++) copy[keys[index]!] = fields[keys[index]!];
+    return copy;
+  }
+
+  function send(request: Record<string, unknown>, decode: boolean): Promise<unknown> {
+    const id = nextRequestId++;
+    const text = JSONStringify(plain(request));
+    return new PromiseCtor((resolve, reject) => {
+      ReflectApply(MapSet, waiting, [id, { resolve, reject, decode }]);
+      submit(id, text);
+    });
+  }
+
+  function deliver(id: number, kind: number, text: string): void {
+    const waiter = ReflectApply(MapGet, waiting, [id]) as Waiter | undefined;
+    if (!waiter) return;
+    ReflectApply(MapDelete, waiting, [id]);
+    if (kind === 0) {
+      let value: unknown;
+      try {
+        value = waiter.decode ? decodeText(text) : text;
+      } catch (error) {
+        waiter.reject(error);
+        return;
+      }
+      waiter.resolve(value);
+    } else {
+      waiter.reject(new ErrorCtor(text));
+    }
+  }
+
+  function invalid(seq: number | undefined, error: unknown): Promise<never> {
+    send({ type: "invalid", seq, message: messageOf(error, "a value could not be encoded") }, false);
+    return never;
+  }
+
+  return { send, deliver, invalid, plain, decodeText };
+}
