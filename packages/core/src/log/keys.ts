@@ -5,14 +5,12 @@
 export function storeKeys(runtimeName: string) {
   const base = `cm:${runtimeName}`;
   return {
-    index: `${base}:index`,
     head: (executionId: string) => `${base}:h:${executionId}`,
     code: (executionId: string) => `${base}:c:${executionId}`,
     result: (executionId: string) => `${base}:r:${executionId}`,
     entry: (executionId: string, seq: number) => `${base}:e:${executionId}:${seq}`,
     snippets: `${base}:snippets`,
     lock: (executionId: string) => `${base}:lock:${executionId}`,
-    indexLock: `${base}:lock:index`,
     snippetsLock: `${base}:lock:snippets`,
     /**
      * One (status, shard) list of the generic execution index (kv-execution-index.ts): its root,

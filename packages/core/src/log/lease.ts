@@ -45,6 +45,11 @@ export class ExecutionLease {
     return held;
   }
 
+  /** The token of the lease held now (it changes when a lapsed lease is retaken). */
+  get token(): string {
+    return this.lease.token;
+  }
+
   /** Why this lease is lost (its holder must cause no further effect), or undefined while held. */
   get lost(): string | undefined {
     return this.lostTo;

@@ -39,18 +39,21 @@ const MAX_EXTRA_READS = 8;
  */
 export async function listExecutions(context: RuntimeContext, query: ListQuery = {}): Promise<Page<ExecutionSummary>> {
   const statuses = statusesOf(query.status);
-  const page = await readPage(context, statuses, limitOf(query.limit), query.cursor);
+  const page = await readPage(context, statuses, limitOf(query.limit), afterOf(query.cursor));
   return withCursor(page.heads.map(toSummary), page.cursor);
 }
 
 /** Pending actions of paused executions, newest first; or of one execution. */
 export async function listPending(context: RuntimeContext, query: PendingQuery = {}): Promise<Page<PendingAction>> {
+  // Host programming errors (a bad limit or cursor) throw as such, before any store work.
+  const limit = limitOf(query.limit);
+  const after = afterOf(query.cursor);
   try {
     if (query.executionId !== undefined) {
       const head = await context.store.readHead(String(query.executionId));
       return { items: head?.status === "paused" ? await pendingActions(context, [head]) : [] };
     }
-    const page = await readPage(context, ["paused"], limitOf(query.limit), query.cursor);
+    const page = await readPage(context, ["paused"], limit, after);
     return withCursor(await pendingActions(context, page.heads), page.cursor);
   } catch (error) {
     throw asStorageError("could not list pending actions", error);
@@ -82,18 +85,21 @@ async function pendingActions(context: RuntimeContext, heads: ExecutionHead[]): 
 }
 
 /** Reads rows and their heads until `limit` current ones are found or the rows run out. */
-async function readPage(context: RuntimeContext, statuses: readonly ExecutionStatus[], limit: number, cursor: string | undefined): Promise<{ heads: ExecutionHead[]; cursor?: string }> {
-  let after = cursor === undefined ? undefined : decodeCursor(cursor);
+async function readPage(context: RuntimeContext, statuses: readonly ExecutionStatus[], limit: number, start: Position | undefined): Promise<{ heads: ExecutionHead[]; cursor?: string }> {
+  let after = start;
   const heads: ExecutionHead[] = [];
   try {
     for (let read = 0; read <= MAX_EXTRA_READS; read++) {
       const wanted = limit - heads.length;
       const rows = await context.index.list({ statuses, limit: wanted, ...(after ? { after } : {}) });
       const found = await context.store.readHeads(rows.map((row) => row.id));
+      const repairs: Array<Promise<void>> = [];
       rows.forEach((row, position) => {
-        const head = checkRow(context, row, found[position]);
+        const head = found[position];
+        if (head?.status !== row.status) repairs.push(repairRow(context, row, head));
         if (head && statuses.includes(head.status)) heads.push(head);
       });
+      await Promise.all(repairs);
       // Fewer rows than asked for: the listing has no more.
       if (rows.length < wanted) return { heads };
       const last = rows[rows.length - 1] as IndexRow;
@@ -106,15 +112,23 @@ async function readPage(context: RuntimeContext, statuses: readonly ExecutionSta
   return after ? { heads, cursor: encodeCursor(after) } : { heads };
 }
 
-/** The head a row stands for, repairing a row that lags behind it (best effort). */
-function checkRow(context: RuntimeContext, row: IndexRow, head: ExecutionHead | undefined): ExecutionHead | undefined {
-  const repair = (work: Promise<void>) => work.catch((error: unknown) => context.warn(`could not repair the listing row of execution ${row.id}: ${error instanceof Error ? error.message : String(error)}`));
-  if (!head) {
-    void repair(context.index.remove(row));
-    return undefined;
+/**
+ * Sets right a row that lags behind its head (a change that crashed between the head and the
+ * listing), or drops a row whose execution is gone. Best effort: the page is right either way.
+ */
+async function repairRow(context: RuntimeContext, row: IndexRow, head: ExecutionHead | undefined): Promise<void> {
+  try {
+    if (!head) await context.index.remove(row);
+    else await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status);
+  } catch (error) {
+    context.warn(`could not repair the listing row of execution ${row.id}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (head.status !== row.status) void repair(context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status));
-  return head;
+}
+
+type Position = { createdAt: number; id: string };
+
+function afterOf(cursor: string | undefined): Position | undefined {
+  return cursor === undefined ? undefined : decodeCursor(cursor);
 }
 
 function withCursor<T>(items: T[], cursor: string | undefined): Page<T> {

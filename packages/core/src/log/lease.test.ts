@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { ExecutionLease, withLease, type LeaseSettings } from "./lease.js";
+import { createInProcessLock, type LockProvider } from "./lock.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function settings(lock: LockProvider, status: () => string | undefined = () => "running", leaseMs = 60): LeaseSettings {
+  return { lock, leaseMs, keyOf: (id) => `lock:${id}`, readStatus: async () => status() as never };
+}
+
+/** A lock whose leases can lapse on demand, as a store that gave the key up would. */
+function stealableLock() {
+  const inner = createInProcessLock();
+  const stolen = new Set<string>();
+  const leases = new Map<string, () => Promise<void>>();
+  const lock: LockProvider = {
+    isHeld: (key) => inner.isHeld(key),
+    async acquire(key, options) {
+      const lease = await inner.acquire(key, options);
+      if (!lease) return null;
+      leases.set(lease.token, () => lease.release());
+      return { token: lease.token, renew: async (ttl) => !stolen.has(lease.token) && lease.renew(ttl), release: () => lease.release() };
+    },
+  };
+  /** The lease lapses: its renew answers false from now on and the key is free. */
+  const steal = async (token: string) => {
+    stolen.add(token);
+    await leases.get(token)?.();
+  };
+  return { lock, inner, steal };
+}
+
+describe("ExecutionLease (R-ST-4)", () => {
+  it("excludes a second holder until released; release is idempotent", async () => {
+    const lock = createInProcessLock();
+    const first = await ExecutionLease.acquire(settings(lock), "e1", 0);
+    expect(first).not.toBeNull();
+    expect(await ExecutionLease.acquire(settings(lock), "e1", 0)).toBeNull();
+    await first!.release();
+    await first!.release();
+    const second = await ExecutionLease.acquire(settings(lock), "e1", 0);
+    expect(second).not.toBeNull();
+    await second!.release();
+  });
+
+  it("keeps renewing in the background, so a holder outlives its lease length", async () => {
+    const lock = createInProcessLock();
+    const lease = await ExecutionLease.acquire(settings(lock, undefined, 40), "e2", 0);
+    await sleep(150);
+    expect(await lock.isHeld("lock:e2")).toBe(true);
+    expect(lease!.lost).toBeUndefined();
+    await lease!.release();
+    expect(await lock.isHeld("lock:e2")).toBe(false);
+  });
+
+  it("honours a renew that answers false: retakes only while the record is still running", async () => {
+    const { lock, steal } = stealableLock();
+    const lease = await ExecutionLease.acquire(settings(lock, () => "running", 10_000), "e3", 0);
+    // The token was given up, but nobody took the key and the run is still running: retaken.
+    const before = lease!.token;
+    await steal(before);
+    expect(await lease!.hold()).toBe(true);
+    expect(lease!.token).not.toBe(before);
+    expect(lease!.lost).toBeUndefined();
+    await lease!.release();
+  });
+
+  it("a renew answering false while another holds the key loses the lease for good, and confirm says BUSY", async () => {
+    const { lock, inner, steal } = stealableLock();
+    // The lease lapsed and someone else took the key meanwhile (an expiry running).
+    const taken = await ExecutionLease.acquire(settings(lock, () => "running", 10_000), "e4", 0);
+    await steal(taken!.token);
+    const other = await inner.acquire("lock:e4", { ttlMs: 10_000, waitMs: 0 });
+    expect(await taken!.hold()).toBe(false);
+    expect(taken!.lost).toBe("held elsewhere");
+    await other!.release();
+
+    // The lease lapsed, nobody holds the key, but the run was ended meanwhile: not retaken.
+    const held = await ExecutionLease.acquire(settings(lock, () => "error", 10_000), "e5", 0);
+    await steal(held!.token);
+    expect(await held!.hold()).toBe(false);
+    expect(held!.lost).toBe("error");
+    expect(await lock.isHeld("lock:e5")).toBe(false);
+    await expect(held!.confirm()).rejects.toMatchObject({ name: "CodemodeError", code: "BUSY" });
+    // Lost is lost: a later hold does not revive it.
+    expect(await held!.hold()).toBe(false);
+    await held!.release();
+  });
+
+  it("a lock store that fails rejects with STORAGE_ERROR, never null (busy) or a silent hold", async () => {
+    const broken: LockProvider = {
+      acquire: async () => {
+        throw new Error("connection refused");
+      },
+      isHeld: async () => false,
+    };
+    await expect(ExecutionLease.acquire(settings(broken), "e6", 0)).rejects.toMatchObject({ code: "STORAGE_ERROR" });
+
+    const lock = createInProcessLock();
+    const lease = await ExecutionLease.acquire({ ...settings(lock), lock: { ...lock, acquire: lock.acquire } }, "e7", 0);
+    const failingRenew: LeaseSettings = settings({
+      isHeld: lock.isHeld,
+      acquire: async (key, options) => {
+        const inner = await lock.acquire(key, options);
+        return inner && { token: inner.token, renew: async () => Promise.reject(new Error("timeout")), release: inner.release };
+      },
+    });
+    await lease!.release();
+    const failing = await ExecutionLease.acquire(failingRenew, "e8", 0);
+    await expect(failing!.hold()).rejects.toMatchObject({ code: "STORAGE_ERROR" });
+    // An outage is not a lost lease: the holder does not conclude it was taken over.
+    expect(failing!.lost).toBeUndefined();
+    await failing!.release();
+  });
+
+  it("withLease releases after the operation, also when it throws, and answers null when busy", async () => {
+    const lock = createInProcessLock();
+    await expect(withLease(settings(lock), "e9", 0, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await lock.isHeld("lock:e9")).toBe(false);
+    const outer = await ExecutionLease.acquire(settings(lock), "e9", 0);
+    expect(await withLease(settings(lock), "e9", 20, async () => "ran")).toBeNull();
+    await outer!.release();
+    expect(await withLease(settings(lock), "e9", 0, async () => "ran")).toBe("ran");
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import type { ExecutionHead, ExecutionStore, StoredEntry } from "../../log/execution-store.js";
+import { PassRecorder } from "./recorder.js";
+
+/** A store that records the order writes land in, each after an optional delay. */
+function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = new Set()) {
+  const landed: string[] = [];
+  const store = {
+    async writeEntry(_id: string, entry: StoredEntry) {
+      await new Promise((resolve) => setTimeout(resolve, delays[entry.seq] ?? 0));
+      if (failing.has(entry.seq)) throw new Error(`write of ${entry.seq} refused`);
+      landed.push(`entry ${entry.seq}:${entry.state}`);
+    },
+    async writeHead(head: ExecutionHead, extra: { entries?: StoredEntry[] } = {}) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      landed.push(`head limit ${head.seqLimit} + ${(extra.entries ?? []).map((entry) => `${entry.seq}:${entry.state}`).join(",")}`);
+    },
+  };
+  return { store: store as unknown as ExecutionStore, landed };
+}
+
+const head = (seqLimit: number): ExecutionHead => ({ id: "e1", status: "running", createdAt: 1, updatedAt: 1, connectors: [], seqLimit, deterministic: true, seed: "e1", clockMs: 1, passes: 1 });
+const entry = (seq: number, state: StoredEntry["state"] = "executing"): StoredEntry => ({ seq, connector: "shop", method: "read", args: "", requiresApproval: false, state, startedAt: 1 });
+
+describe("PassRecorder: the write order replay depends on", () => {
+  it("R-ST-1: an entry below the stored limit is written alone; a new seq beyond it raises the limit with the head, fenced first", async () => {
+    const { store, landed } = fakeStore();
+    const fences: number[] = [];
+    const recorder = new PassRecorder(
+      store,
+      head(32),
+      new Map(),
+      async () => void fences.push(landed.length),
+      () => undefined,
+    );
+    await recorder.record(entry(3));
+    await recorder.record(entry(32));
+    await recorder.record(entry(33));
+    expect(landed).toEqual(["entry 3:executing", "head limit 64 + 32:executing", "entry 33:executing"]);
+    expect(fences).toEqual([1]);
+  });
+
+  it("a write that depends on a raised limit waits for the head that raises it", async () => {
+    const { store, landed } = fakeStore();
+    const recorder = new PassRecorder(
+      store,
+      head(0),
+      new Map(),
+      async () => undefined,
+      () => undefined,
+    );
+    // Issued together, as Promise.all would: seq 1 must not land before the head with limit 32.
+    await Promise.all([recorder.record(entry(0)), recorder.record(entry(1))]);
+    expect(landed).toEqual(["head limit 32 + 0:executing", "entry 1:executing"]);
+  });
+
+  it("a deferred result lands before anything recorded after it, even when it is slower", async () => {
+    const { store, landed } = fakeStore({ 4: 30 });
+    const recorder = new PassRecorder(
+      store,
+      head(32),
+      new Map(),
+      async () => undefined,
+      () => undefined,
+    );
+    recorder.recordLater(entry(4, "applied"));
+    await recorder.record(entry(5));
+    expect(landed).toEqual(["entry 4:applied", "entry 5:executing"]);
+  });
+
+  it("a deferred write that fails is reported once and every entry lands in the log map", async () => {
+    const failures: unknown[] = [];
+    const log = new Map<number, StoredEntry>();
+    const { store } = fakeStore({}, new Set([6]));
+    const recorder = new PassRecorder(
+      store,
+      head(32),
+      log,
+      async () => undefined,
+      (error) => void failures.push(error),
+    );
+    recorder.recordLater(entry(6, "applied"));
+    await recorder.drain();
+    expect(failures.map((error) => (error as Error).message)).toEqual(["write of 6 refused"]);
+    expect(log.get(6)?.state).toBe("applied");
+  });
+
+  it("R-ST-4: a lost lease stops the head write, so a taken-over pass never rewrites the record", async () => {
+    const { store, landed } = fakeStore();
+    const recorder = new PassRecorder(
+      store,
+      head(0),
+      new Map(),
+      async () => Promise.reject(new Error("taken over")),
+      () => undefined,
+    );
+    await expect(recorder.record(entry(0))).rejects.toThrow("taken over");
+    expect(landed).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+import Keyv from "keyv";
+import { describe, expect, it } from "vitest";
+import type { ExecutionIndex, IndexRow } from "../log/execution-index.js";
+import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
+import { createInProcessLock } from "../log/lock.js";
+import type { ExecutionStatus } from "../outcome.js";
+import { createRuntimeContext, type RuntimeContext } from "./context.js";
+import { afterTransition, hooksFor, transition } from "./transition.js";
+
+/** An index that records what it was asked, and can be made to fail. */
+function recordingIndex() {
+  const puts: Array<{ row: IndexRow; previous: ExecutionStatus | undefined }> = [];
+  let failing = false;
+  const index: ExecutionIndex = {
+    put: async (row, previous) => {
+      if (failing) throw new Error("index down");
+      puts.push({ row, previous });
+    },
+    remove: async () => undefined,
+    list: async () => [],
+    count: async () => 0,
+  };
+  return { index, puts, fail: () => (failing = true) };
+}
+
+function setup(hookLog: string[] = []) {
+  const keyv = new Keyv();
+  const recorded = recordingIndex();
+  const warnings: string[] = [];
+  const context: RuntimeContext = createRuntimeContext({
+    storage: { keyv: keyv as never, lock: createInProcessLock(), index: { forRuntime: () => recorded.index } },
+    connectors: [
+      {
+        name: "shop",
+        tools: { order: { execute: () => 1 } },
+        onPassEnd: (id, status) => void hookLog.push(`passEnd:${status}`),
+        disposeExecution: (id, status) => {
+          hookLog.push(`dispose:${status}`);
+          throw new Error("dispose failed");
+        },
+      },
+    ],
+    logger: { warn: (message) => void warnings.push(message) },
+  });
+  return { context, ...recorded, warnings };
+}
+
+function head(status: ExecutionStatus, extra: Partial<ExecutionHead> = {}): ExecutionHead {
+  return { id: "e1", status, createdAt: 1, updatedAt: 1, connectors: [], seqLimit: 32, deterministic: true, seed: "e1", clockMs: 1, passes: 1, ...extra };
+}
+
+const pending: StoredEntry = { seq: 2, connector: "shop", method: "order", args: "{}", requiresApproval: true, state: "pending", startedAt: 1 };
+
+describe("transition: the one status change", () => {
+  it("writes the head with the pending seq and moves the listing row from its previous status", async () => {
+    const { context, puts } = setup();
+    const running = head("running");
+    await transition(context, running, "paused", { pendingSeq: 2 });
+    const stored = await context.store.readHead("e1");
+    expect(stored).toMatchObject({ status: "paused", pendingSeq: 2 });
+    expect(stored!.updatedAt).toBeGreaterThan(1);
+    expect(puts).toEqual([{ row: { id: "e1", status: "paused", createdAt: 1, updatedAt: stored!.updatedAt }, previous: "running" }]);
+  });
+
+  it("closes the pending action when a paused run ends without a decision, in the same write as the head", async () => {
+    const { context } = setup();
+    // Rewrite the store so we can see the batch: a paused head and its pending entry.
+    await context.store.writeHead(head("paused", { pendingSeq: 2 }), { entries: [pending] });
+    const paused = (await context.store.readHead("e1"))!;
+    await transition(context, paused, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
+    const [entry] = await context.store.readEntries("e1", [2]);
+    expect(entry).toMatchObject({ state: "error", error: "expired while waiting for approval" });
+    const stored = await context.store.readHead("e1");
+    expect(stored).toMatchObject({ status: "rejected", error: "expired while waiting for approval" });
+    expect(stored!.pendingSeq).toBeUndefined();
+  });
+
+  it("an entry given with the change (an approval) is written instead of closing it", async () => {
+    const { context } = setup();
+    const approved: StoredEntry = { ...pending, decision: { approved: true, by: "ann", at: 5 } };
+    await transition(context, head("paused", { pendingSeq: 2 }), "running", { entries: [approved], closePending: "unused" });
+    const [entry] = await context.store.readEntries("e1", [2]);
+    expect(entry).toMatchObject({ state: "pending", decision: { approved: true, by: "ann" } });
+  });
+
+  it("a listing that cannot be updated is reported, never turns the change into a failure", async () => {
+    const { context, fail, warnings } = setup();
+    fail();
+    await transition(context, head("running"), "completed", { result: { result: "1" } });
+    expect((await context.store.readHead("e1"))?.status).toBe("completed");
+    expect(await context.store.readResult("e1")).toEqual({ result: "1" });
+    expect(warnings.join("\n")).toMatch(/e1 is completed, but its listing could not be updated/);
+  });
+
+  it("R-RS-1 R-RS-2 R-RS-3: after a pass onPassEnd then dispose; a pause disposes nothing; hook errors are swallowed and reported", async () => {
+    const hookLog: string[] = [];
+    const { context, warnings } = setup(hookLog);
+    expect(hooksFor("paused", true)).toEqual({ kind: "pass-end", status: "paused" });
+    expect(hooksFor("running", true)).toBeUndefined();
+    expect(hooksFor("rejected", false)).toEqual({ kind: "dispose", status: "rejected" });
+    expect(hooksFor("paused", false)).toBeUndefined();
+    await afterTransition(context, "e1", hooksFor("paused", true));
+    await afterTransition(context, "e1", hooksFor("completed", true));
+    await afterTransition(context, "e1", hooksFor("rolled_back", false));
+    expect(hookLog).toEqual(["passEnd:paused", "passEnd:completed", "dispose:completed", "dispose:rolled_back"]);
+    expect(warnings.filter((warning) => warning.includes('disposeExecution of connector "shop" threw'))).toHaveLength(2);
+  });
+});
