@@ -4,7 +4,7 @@
  */
 import Keyv from "keyv";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
-import { type KeyvLike } from "@codemode/core/store";
+import type { KeyvLike } from "@codemode/core/store";
 import { describe, expect, it } from "vitest";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Connector, type ToolDefinition } from "@codemode/core";
-import { type LockProvider } from "@codemode/core/store";
+import type { LockProvider } from "@codemode/core/store";
 
 const runtimes: CodemodeRuntime[] = [];
 

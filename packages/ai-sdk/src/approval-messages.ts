@@ -1,4 +1,4 @@
-import { type Outcome } from "@codemode/core";
+import type { Outcome } from "@codemode/core";
 import { executionIdOfModelOutput, modelFacingOutcome, toModelJson, type ModelOutputOptions } from "@codemode/core/adapters";
 import type { JSONValue, ModelMessage, ToolModelMessage } from "ai";
 import { findPauseApproval } from "./codemode-tool-approval.js";

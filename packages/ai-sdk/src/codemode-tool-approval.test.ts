@@ -1,3 +1,4 @@
+import Keyv from "keyv";
 import type { CodemodeRuntime } from "@codemode/core";
 import {
   convertToModelMessages,
@@ -41,7 +42,38 @@ function answer(request: ToolApprovalRequestOutput<ToolSet>, approved: boolean, 
   return { role: "tool", content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved, ...(reason ? { reason } : {}) }] };
 }
 
+/** A Keyv store that can go down: every call fails while `down` is set, as a lost server would. */
+function outageStore() {
+  const data = new Map<string, unknown>();
+  const state = { down: false };
+  const guard = () => {
+    if (state.down) throw new Error("connection refused");
+  };
+  const store = {
+    get: async (key: string) => (guard(), data.get(key)),
+    set: async (key: string, value: unknown) => (guard(), data.set(key, value), true),
+    delete: async (key: string) => (guard(), data.delete(key)),
+    clear: async () => (guard(), data.clear()),
+  };
+  return { keyv: new Keyv({ store }), state };
+}
+
 describe("codemodeToolApproval", () => {
+  it("R-RT-3: an approval that meets a store outage reaches the model as STORAGE_ERROR, never NOT_FOUND, and nothing is ordered", async () => {
+    const { keyv, state } = outageStore();
+    const { runtime, orders } = createShop(keyv as never);
+    runtimes.push(runtime);
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "The store is down." }]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+    const first = await generateText({ model, ...settings(runtime), messages });
+    messages.push(...first.responseMessages, answer(approvalRequests(first.content)[0]!, true));
+    state.down = true;
+    await generateText({ model, ...settings(runtime), messages });
+    state.down = false;
+    expect(orders).toEqual([]);
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "error", code: "STORAGE_ERROR" });
+  });
+
   it("R-AI-1 R-LC-2: a pause becomes a tool-approval-request; approving it resumes the run and the model sees the real result", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, (prompt) => ({ text: `Ordered: ${JSON.stringify(lastToolResultValue(prompt))}` })]);

@@ -1,4 +1,4 @@
-import { type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { CodemodeError, type CodemodeRuntime, type Outcome } from "@codemode/core";
 import { createOutcomeMemo, decidePendingAction, pauseApprovalReason, readPauseReference, type OutcomeMemo, type PauseReference } from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
 
@@ -100,7 +100,15 @@ export function findPauseApproval(messages: ModelMessage[], toolCallId: string):
 export async function resumeApproved(runtime: CodemodeRuntime, approval: PauseApproval, code: string, by?: string): Promise<Outcome> {
   const { executionId, seq } = approval;
   if (approval.approved !== true) return failed(executionId, "NOT_PAUSED", `the approval of execution ${executionId} has no approving response`);
-  if (!(await runsCode(runtime, approval, code))) return failed(executionId, "NOT_FOUND", `the approval names execution ${executionId}, which does not run this tool call's code`);
+  let matches: boolean;
+  try {
+    matches = await runsCode(runtime, approval, code);
+  } catch (error) {
+    // R-RT-3: the store could not say; that is STORAGE_ERROR as data, never NOT_FOUND.
+    if (CodemodeError.isInstance(error)) return { status: "error", executionId, code: error.code, error: error.message, calls: [] };
+    throw error;
+  }
+  if (!matches) return failed(executionId, "NOT_FOUND", `the approval names execution ${executionId}, which does not run this tool call's code`);
   const audit = { ...(by ? { by } : {}), ...(approval.reason ? { reason: approval.reason } : {}) };
   const outcome = await decidePendingAction(runtime, { executionId, seq, approved: true, ...audit });
   return outcome.status === "rejected" ? failed(executionId, "NOT_PAUSED", `execution ${executionId} was rejected at ${outcome.rejected.connector}.${outcome.rejected.method}`) : outcome;

@@ -1,4 +1,4 @@
-import { type CodemodeRuntime, type Outcome } from "@codemode/core";
+import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import { modelFacingOutcome, toModelJson, type ModelOutputOptions } from "@codemode/core/adapters";
 import { jsonSchema, tool, type JSONValue, type Tool } from "ai";
 import { findPauseApproval, prerun, resumeApproved } from "./codemode-tool-approval.js";

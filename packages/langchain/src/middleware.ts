@@ -1,4 +1,4 @@
-import { type CodemodeRuntime, type PendingAction } from "@codemode/core";
+import type { CodemodeRuntime, PendingAction } from "@codemode/core";
 import { decidePendingAction, describePendingAction, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";

@@ -1,4 +1,4 @@
-import { type Outcome, type PendingAction } from "@codemode/core";
+import type { Outcome, PendingAction } from "@codemode/core";
 import { modelFacingDecision, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 

@@ -1,5 +1,5 @@
 // A small shop for the adapter's tests: a read-only catalog and approval-gated orders.
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions } from "@codemode/core";
 
 export interface Shop {
   runtime: CodemodeRuntime;
@@ -12,7 +12,7 @@ const products = [
   { sku: "mug-logo", name: "Logo mug", price: 9, stock: 8 },
 ];
 
-export function createShop(): Shop {
+export function createShop(storage?: CodemodeRuntimeOptions["storage"]): Shop {
   const orders: Shop["orders"] = [];
   let liveReads = 0;
   const catalog = defineConnector({
@@ -43,7 +43,7 @@ export function createShop(): Shop {
       },
     },
   });
-  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], limits: { timeoutMs: 10_000 } });
+  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], limits: { timeoutMs: 10_000 }, ...(storage ? { storage } : {}) });
   return { runtime, orders };
 }
 

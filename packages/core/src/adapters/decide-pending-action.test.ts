@@ -1,3 +1,4 @@
+import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
 import { createCodemodeRuntime, type CodemodeRuntime } from "../runtime/create-runtime.js";
@@ -87,5 +88,33 @@ describe("decidePendingAction", () => {
     expect(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(await decidePendingAction(runtime, { executionId: "missing", seq: 0, approved: false })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(sent).toEqual([]);
+  });
+});
+
+describe("decidePendingAction while the store is down (R-RT-3)", () => {
+  it("a rejection that cannot reach the store is STORAGE_ERROR data, not NOT_PAUSED and not a throw", async () => {
+    const data = new Map<string, unknown>();
+    const state = { down: false };
+    const guard = () => {
+      if (state.down) throw new Error("connection refused");
+    };
+    const store = {
+      get: async (key: string) => (guard(), data.get(key)),
+      set: async (key: string, value: unknown) => (guard(), data.set(key, value), true),
+      delete: async (key: string) => (guard(), data.delete(key)),
+      clear: async () => (guard(), data.clear()),
+    };
+    const mail = defineConnector({ name: "mail", tools: { send: { requiresApproval: true, execute: () => "sent" } } });
+    const runtime = createCodemodeRuntime({ connectors: [mail], storage: new Keyv({ store }) as never });
+    runtimes.push(runtime);
+    const paused = await runtime.execute({ code: twoMails });
+    const action = pendingOf(paused);
+    state.down = true;
+    const rejected = await decidePendingAction(runtime, { executionId: action.executionId, seq: action.seq, approved: false });
+    const approved = await decidePendingAction(runtime, { executionId: action.executionId, seq: action.seq, approved: true });
+    state.down = false;
+    expect(rejected).toMatchObject({ status: "error", code: "STORAGE_ERROR" });
+    expect(approved).toMatchObject({ status: "error", code: "STORAGE_ERROR" });
+    expect((await runtime.execution(action.executionId))?.status).toBe("paused");
   });
 });

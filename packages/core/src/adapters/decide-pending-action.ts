@@ -1,4 +1,4 @@
-import { errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
+import { CodemodeError, errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import { modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "../runtime/model-output.js";
 
@@ -56,6 +56,17 @@ type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">
  * }
  */
 export async function decidePendingAction(runtime: DecidingRuntime, decision: PendingDecision): Promise<DecisionOutcome> {
+  try {
+    return await decide(runtime, decision);
+  } catch (error) {
+    // R-RT-3: a store that failed (or an execution that stayed busy) is tool-result data with its
+    // code, never a throw into the framework's loop and never "not pending".
+    if (CodemodeError.isInstance(error)) return errorOutcome(decision.executionId, error.code, error.message, { calls: [] });
+    throw error;
+  }
+}
+
+async function decide(runtime: DecidingRuntime, decision: PendingDecision): Promise<DecisionOutcome> {
   const { executionId, seq, approved } = decision;
   const audit = { ...(decision.by ? { by: decision.by } : {}), ...(decision.reason ? { reason: decision.reason } : {}) };
   if (approved) {

@@ -1,4 +1,4 @@
-import { type ExecutionIndex, type ExecutionIndexProvider } from "@codemode/core/store";
+import type { ExecutionIndex, ExecutionIndexProvider } from "@codemode/core/store";
 import { checkRow, checkRuntimeName, checkStatus, pageQuery } from "../execution-index/index-rows.js";
 import { quoteIdentifier, type PostgresQueryable } from "./postgres-lock.js";
 

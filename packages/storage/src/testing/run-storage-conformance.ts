@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Outcome } from "@codemode/core";
-import { type KeyvLike, type Lease, type LockProvider } from "@codemode/core/store";
+import type { KeyvLike, Lease, LockProvider } from "@codemode/core/store";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { countingKeyv } from "./counting-keyv.js";
 
