@@ -10,6 +10,7 @@ import { execute } from "./operations/execute.js";
 import { expireStale } from "./operations/expire.js";
 import { listExecutions, listPending, readExecution, type ListQuery, type Page, type PendingQuery } from "./operations/list.js";
 import { pruneExecutions } from "./operations/prune.js";
+import { recover, type RecoverOptions } from "./operations/recover.js";
 import { reject } from "./operations/reject.js";
 import { rollback } from "./operations/rollback.js";
 import { deleteSnippet, listSnippets, saveSnippet, type SaveSnippetInput } from "./operations/snippets.js";
@@ -42,7 +43,15 @@ export interface CodemodeRuntime {
   deleteExecution(executionId: string): Promise<boolean>;
   /** Deletes terminal executions beyond the newest `keep` (default 50, at most 100 per call); returns how many. */
   pruneExecutions(keep?: number): Promise<number>;
-  /** Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is gone become error. */
+  /**
+   * Resumes `running` executions whose host is gone (lease lapsed) with a new pass each (R-RP-4,
+   * R-RP-4b); `[]` when there is nothing to recover. A live worker's run is never taken.
+   */
+  recover(options?: RecoverOptions): Promise<Outcome[]>;
+  /**
+   * Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is
+   * gone become error. Call `recover` first to resume such runs instead of ending them.
+   */
   expirePaused(options?: { maxAgeMs?: number }): Promise<string[]>;
   /** Saves an execution's code as a snippet the model can find and run (R-SN-1); null for an unknown execution. */
   saveSnippet(name: string, input: SaveSnippetInput): Promise<Snippet | null>;
@@ -80,6 +89,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     rollback: (input) => rollback(context, String(input?.executionId ?? "")),
     deleteExecution: (executionId) => deleteExecution(context, String(executionId)),
     pruneExecutions: (keep = DEFAULTS.maxExecutions) => pruneExecutions(context, keep),
+    recover: (recoverOptions) => recover(context, recoverOptions),
     expirePaused: (expireOptions) => expireStale(context, expireOptions?.maxAgeMs ?? 24 * 60 * 60 * 1000),
     saveSnippet: (name, input) => saveSnippet(context, name, input),
     snippets: () => listSnippets(context),

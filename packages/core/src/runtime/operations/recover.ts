@@ -1,0 +1,80 @@
+import type { IndexRow } from "../../log/execution-index.js";
+import { ExecutionLease } from "../../log/lease.js";
+import { CodemodeError, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { asStorageError, failureOutcome } from "../failure.js";
+import { runLeasedPass } from "../pass/settle-pass.js";
+
+export interface RecoverOptions {
+  /** Only this execution. Default: every `running` execution of this runtime whose host is gone. */
+  executionId?: string;
+}
+
+const PAGE = 100;
+
+/**
+ * Resumes `running` executions whose lease lapsed — their host died mid-pass — with a new pass
+ * each, and returns the outcomes (`[]` when there is nothing to recover). A run whose worker is
+ * alive and renewing is never taken: its lease is held. Resuming grants no new authority:
+ * recorded calls replay; calls not made yet ask for approval as always; the call that was
+ * `executing` when the host died runs again with the same idempotency key (R-RP-4), or, for a
+ * tool with `onInterrupted: "ask"`, goes back to `pending` and waits for a person (R-RP-4b); a
+ * run that was approved for one call is resumed for that same call.
+ *
+ * A store failure met for one run is that run's STORAGE_ERROR outcome; one met while listing the
+ * running executions (there is no run to report it on) rejects with `CodemodeError` STORAGE_ERROR.
+ */
+export async function recover(context: RuntimeContext, options: RecoverOptions = {}): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  try {
+    if (options.executionId !== undefined) {
+      const outcome = await recoverOne(context, String(options.executionId));
+      return outcome ? [outcome] : [];
+    }
+    let after: { createdAt: number; id: string } | undefined;
+    for (;;) {
+      const rows: IndexRow[] = await context.index.list({ statuses: ["running"], order: "oldest", limit: PAGE, ...(after ? { after } : {}) });
+      for (const row of rows) {
+        const outcome = await recoverOne(context, row.id);
+        if (outcome) outcomes.push(outcome);
+      }
+      if (rows.length < PAGE) return outcomes;
+      const last = rows[rows.length - 1] as IndexRow;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  } catch (error) {
+    throw asStorageError("could not look for executions to recover", error);
+  }
+}
+
+/** A new pass for one running execution whose lease is free; undefined when there is nothing to do. */
+async function recoverOne(context: RuntimeContext, executionId: string): Promise<Outcome | undefined> {
+  let lease: ExecutionLease | null;
+  try {
+    lease = await ExecutionLease.acquire(context.leases, executionId, 0);
+  } catch (error) {
+    // R-RT-3: that run's outcome says the store failed; it is not skipped as if absent.
+    return failureOutcome(executionId, error);
+  }
+  // Held: its worker is alive and renewing (or another recover took it first).
+  if (!lease) return undefined;
+  let handedOver = false;
+  try {
+    const head = await context.store.readHead(executionId);
+    // Finished, paused or gone meanwhile: not ours to resume.
+    if (!head || head.status !== "running") return undefined;
+    const { code, log } = await context.store.readCodeAndLog(head);
+    const missing = [...new Set([...head.connectors, ...[...log.values()].map((entry) => entry.connector)])].filter((name) => name !== "codemode" && !context.connectors.has(name));
+    if (missing.length > 0) {
+      // Another worker (configured with them) can recover it; this one must not run it without them.
+      const names = `connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`;
+      return failureOutcome(executionId, new CodemodeError("MISSING_CONNECTOR", `execution ${executionId} uses ${names}, not configured in this runtime; a worker that has them can recover it`), log);
+    }
+    handedOver = true;
+    return await runLeasedPass(context, head, code, log, lease);
+  } catch (error) {
+    return failureOutcome(executionId, error);
+  } finally {
+    if (!handedOver) await lease.release();
+  }
+}
