@@ -15,6 +15,7 @@ export {
   ERROR_CODES,
   type ApprovalDecision,
   type ErrorCode,
+  type ErrorOutcome,
   type ExecutionEndStatus,
   type ExecutionState,
   type ExecutionStatus,

@@ -1,4 +1,4 @@
-import type { ExecutionState, Outcome, PendingAction, RollbackReport } from "../outcome.js";
+import type { ErrorOutcome, ExecutionState, Outcome, PendingAction, RollbackReport } from "../outcome.js";
 import type { Snippet } from "../snippets/snippets.js";
 import { createRuntimeContext } from "./context.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
@@ -6,7 +6,8 @@ import type { ExecutionSummary } from "./log-view.js";
 import { modelDescription, type ModelDescriptionOptions } from "./model-description.js";
 import { approve, type ApproveInput } from "./operations/approve.js";
 import { deleteExecution } from "./operations/delete.js";
-import { execute } from "./operations/execute.js";
+import { execute, submit } from "./operations/execute.js";
+import { readOutcome } from "./operations/outcome.js";
 import { expireStale } from "./operations/expire.js";
 import { listExecutions, listPending, readExecution, type ListQuery, type Page, type PendingQuery } from "./operations/list.js";
 import { pruneExecutions } from "./operations/prune.js";
@@ -27,6 +28,12 @@ export type { CodemodeRuntimeOptions } from "./runtime-options.js";
 export interface CodemodeRuntime {
   /** Runs new code as a new execution. */
   execute(input: { code: string }): Promise<Outcome>;
+  /**
+   * Stores new code as an execution without running it, for a worker to run with
+   * `recover({ executionId })` (job queues); an error outcome when the code is refused or the
+   * store fails.
+   */
+  submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
   /** Approves the pending action of a paused execution and resumes it. */
   approve(input: ApproveInput): Promise<Outcome>;
   /** Rejects the pending action: the execution ends `rejected`. False when that action was not pending. */
@@ -37,6 +44,8 @@ export interface CodemodeRuntime {
   executions(query?: ListQuery): Promise<Page<ExecutionSummary>>;
   /** One execution with its log, or null when there is none. */
   execution(executionId: string): Promise<ExecutionState | null>;
+  /** The current `Outcome` of any execution, for a process that did not run it; null when there is none. */
+  outcome(executionId: string): Promise<Outcome | null>;
   /** Reverts applied calls, newest first, with each tool's `revert`; a report, never a throw. */
   rollback(input: { executionId: string }): Promise<RollbackReport>;
   /** Deletes an execution and its log (disposing it when it was not terminal). False when unknown. */
@@ -81,11 +90,13 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const context = createRuntimeContext(options);
   return {
     execute: (input) => execute(context, input),
+    submit: (input) => submit(context, input),
     approve: (input) => approve(context, input),
     reject: (input) => reject(context, input),
     pending: (query) => listPending(context, typeof query === "string" ? { executionId: query } : (query ?? {})),
     executions: (query) => listExecutions(context, query),
     execution: (executionId) => readExecution(context, executionId),
+    outcome: (executionId) => readOutcome(context, executionId),
     rollback: (input) => rollback(context, String(input?.executionId ?? "")),
     deleteExecution: (executionId) => deleteExecution(context, String(executionId)),
     pruneExecutions: (keep = DEFAULTS.maxExecutions) => pruneExecutions(context, keep),

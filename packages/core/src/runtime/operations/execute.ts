@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import type { ExecutionHead } from "../../log/execution-store.js";
 import { ExecutionLease } from "../../log/lease.js";
-import { errorOutcome, type Outcome } from "../../outcome.js";
+import { errorOutcome, type ErrorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { runLeasedPass } from "../pass/settle-pass.js";
@@ -16,11 +16,9 @@ import { pruneTerminal } from "./prune.js";
 export async function execute(context: RuntimeContext, input: { code: string }): Promise<Outcome> {
   const executionId = randomUUID();
   const code: unknown = (input as { code?: unknown } | undefined)?.code;
-  if (typeof code !== "string") return errorOutcome(executionId, "SANDBOX_ERROR", "execute needs { code: string }", { calls: [] });
-  if (code.length > MAX_DURABLE_CHARS) {
-    return errorOutcome(executionId, "VALUE_TOO_LARGE", `the code is ${code.length.toLocaleString("en")} characters, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit: keep programs small and read large data through a connector`, { calls: [] });
-  }
-  const head = newHead(context, executionId, code);
+  const refused = checkCode(executionId, code, "execute");
+  if (refused) return refused;
+  const head = newHead(context, executionId, code as string);
   let lease: ExecutionLease | null;
   try {
     lease = await ExecutionLease.acquire(context.leases, executionId, 0);
@@ -31,7 +29,7 @@ export async function execute(context: RuntimeContext, input: { code: string }):
   if (!lease) return errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] });
   try {
     // R-RE-1: stored first, so a crash right after still leaves a record; then listed.
-    await context.store.createExecution(head, code);
+    await context.store.createExecution(head, code as string);
     await listNew(context, head);
   } catch (error) {
     // Unlisted, it could never be found, expired or pruned: nothing has run, so take it back.
@@ -43,9 +41,40 @@ export async function execute(context: RuntimeContext, input: { code: string }):
   // pass (which mostly waits on the sandbox); they are gone before execute returns. The new
   // execution is running, so it is never among them.
   const pruned = pruneTerminal(context, context.settings.maxExecutions).catch((error: unknown) => context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
-  const outcome = await runLeasedPass(context, head, code, new Map(), lease);
+  const outcome = await runLeasedPass(context, head, code as string, new Map(), lease);
   await pruned;
   return outcome;
+}
+
+/**
+ * Stores and lists a new execution without running it: a worker runs its first pass with
+ * `recover({ executionId })` (that is how `@codemode/bullmq` hands work to workers: job data
+ * carries the id, the code stays in the store). Until then it is `running` with no pass and no
+ * lease; `expirePaused` ends it only once it is older than the cutoff.
+ */
+export async function submit(context: RuntimeContext, input: { code: string }): Promise<{ executionId: string } | ErrorOutcome> {
+  const executionId = randomUUID();
+  const code: unknown = (input as { code?: unknown } | undefined)?.code;
+  const refused = checkCode(executionId, code, "submit");
+  if (refused) return refused;
+  const head = newHead(context, executionId, code as string);
+  try {
+    await context.store.createExecution(head, code as string);
+    await listNew(context, head);
+  } catch (error) {
+    await context.store.deleteExecution(head).catch(() => undefined);
+    return failureOutcome(executionId, error, []);
+  }
+  await pruneTerminal(context, context.settings.maxExecutions).catch((error: unknown) => context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
+  return { executionId };
+}
+
+function checkCode(executionId: string, code: unknown, operation: string): ErrorOutcome | undefined {
+  if (typeof code !== "string") return errorOutcome(executionId, "SANDBOX_ERROR", `${operation} needs { code: string }`, { calls: [] });
+  if (code.length > MAX_DURABLE_CHARS) {
+    return errorOutcome(executionId, "VALUE_TOO_LARGE", `the code is ${code.length.toLocaleString("en")} characters, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit: keep programs small and read large data through a connector`, { calls: [] });
+  }
+  return undefined;
 }
 
 function newHead(context: RuntimeContext, executionId: string, code: string): ExecutionHead {

@@ -9,7 +9,8 @@ const PAGE = 100;
 
 /**
  * R-RE-2: paused executions last changed before the cutoff become `rejected`; running ones whose
- * host is gone (no live lease) become `error`; each is disposed. Paused rows are read oldest
+ * host is gone (no live lease) become `error`; each is disposed. A submitted execution that no
+ * worker has started yet (`submit`) is not "gone": it expires only once older than the cutoff. Paused rows are read oldest
  * first and the walk stops at the first one created after the cutoff (it cannot have been
  * changed before it), so the cost follows the paused and running runs, not the history.
  */
@@ -57,6 +58,10 @@ async function expireOne(context: RuntimeContext, executionId: string, cutoff: n
     if (!head) return;
     if (head.status === "paused" && head.updatedAt < cutoff) {
       await transition(context, head, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
+    } else if (head.status === "running" && head.passes === 0) {
+      // Submitted and never started (waiting in a queue): it expires by age, like a paused run.
+      if (head.createdAt >= cutoff) return;
+      await transition(context, head, "error", { error: { message: "expired before any worker started it", code: "SANDBOX_ERROR" } });
     } else if (head.status === "running") {
       await transition(context, head, "error", { error: { message: "the host running this execution went away (its lease lapsed)", code: "SANDBOX_ERROR" } });
     } else {

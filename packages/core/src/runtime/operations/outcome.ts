@@ -1,0 +1,56 @@
+import { decodeDurable } from "../../log/durable-value.js";
+import { errorOutcome, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { asStorageError } from "../failure.js";
+import { toLogEntries, toPendingAction } from "../log-view.js";
+
+/**
+ * The current `Outcome` of any execution, read from the store, so a process that did not run it
+ * can answer "what happened to that run": `completed` with its result (transformed as the model
+ * got it), `paused` with the pending action, `error` with its code. A run that is still running
+ * is an error outcome with code BUSY (its outcome is not known yet); a rejected or rolled-back run
+ * is an error outcome with code NOT_PAUSED that says who ended it. Null when there is no such
+ * execution; a store failure rejects with STORAGE_ERROR (R-RT-3).
+ */
+export async function readOutcome(context: RuntimeContext, executionId: string): Promise<Outcome | null> {
+  try {
+    const head = await context.store.readHead(String(executionId));
+    if (!head) return null;
+    const { log } = await context.store.readCodeAndLog(head);
+    const calls = toLogEntries(log);
+    const id = head.id;
+    switch (head.status) {
+      case "completed": {
+        const stored = await context.store.readResult(id);
+        const logs = stored?.logs && stored.logs.length > 0 ? { logs: stored.logs } : {};
+        const raw = stored?.result !== undefined ? decodeDurable(stored.result) : { omitted: stored?.omitted ?? "the result is not in the record" };
+        return { status: "completed", executionId: id, result: transformed(context, raw), ...logs, calls };
+      }
+      case "paused": {
+        const entry = head.pendingSeq === undefined ? undefined : log.get(head.pendingSeq);
+        return { status: "paused", executionId: id, pending: entry?.state === "pending" ? [toPendingAction(id, entry)] : [], calls };
+      }
+      case "error":
+        return errorOutcome(id, head.errorCode ?? "SANDBOX_ERROR", head.error ?? "the execution failed", { calls });
+      case "running":
+        return errorOutcome(id, "BUSY", `execution ${id} is running; its outcome is not known yet`, { calls });
+      case "rejected": {
+        const closed = calls.find((call) => call.decision?.approved === false) ?? calls.find((call) => call.state === "error" && call.requiresApproval);
+        return errorOutcome(id, "NOT_PAUSED", `execution ${id} was ${closed?.error ?? head.error ?? "rejected"}${closed ? ` at ${closed.connector}.${closed.method}` : ""}`, { calls });
+      }
+      case "rolled_back":
+        return errorOutcome(id, "NOT_PAUSED", `execution ${id} was rolled back`, { calls });
+    }
+  } catch (error) {
+    throw asStorageError(`could not read the outcome of execution ${String(executionId)}`, error);
+  }
+}
+
+function transformed(context: RuntimeContext, raw: unknown): unknown {
+  if (!context.transformResult) return raw;
+  try {
+    return context.transformResult(raw);
+  } catch {
+    return raw;
+  }
+}
