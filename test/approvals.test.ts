@@ -10,8 +10,9 @@ function makeConnectors() {
   const calls: Record<string, Call[]> = {};
   const reverts: string[] = [];
   const track = (method: string, args: unknown, context: ToolContext) => {
-    (calls[method] ??= []).push({ args, context });
-    return calls[method]!.length;
+    calls[method] ??= [];
+    calls[method].push({ args, context });
+    return calls[method].length;
   };
   const shop = defineConnector({
     name: "shop",
@@ -317,7 +318,7 @@ describe("reject (R-AP-4, R-AP-7)", () => {
     expect(stored?.status).toBe("rejected");
     expect(stored?.log[0]).toMatchObject({ seq: 0, method: "charge", state: "applied", result: { chargeId: "ch-1" } });
     expect(stored?.log[1]).toMatchObject({ seq: 1, method: "create_order", state: "error", decision: { approved: false, by: "bob", reason: "too expensive" } });
-    expect(stored?.log[1]!.error).toContain("too expensive");
+    expect(stored?.log[1]?.error).toContain("too expensive");
     expect(reverts).toEqual([]);
     expect(count("create_order")).toBe(0);
     expect((await runtime.pending()).items).toEqual([]);
@@ -331,7 +332,7 @@ describe("reject (R-AP-4, R-AP-7)", () => {
     expect(await runtime.reject({ executionId: paused.executionId, seq: 1, by: "carol", reason: "again" })).toBe(false);
     const after = await runtime.execution(paused.executionId);
     expect(after).toEqual(before);
-    expect(after?.log[1]!.decision).toMatchObject({ approved: false, by: "bob" });
+    expect(after?.log[1]?.decision).toMatchObject({ approved: false, by: "bob" });
   });
 
   it("R-AP-4: reject of another seq, an unknown id or a completed execution returns false and changes nothing", async () => {
@@ -352,7 +353,7 @@ describe("reject (R-AP-4, R-AP-7)", () => {
     const paused = expectPaused(await runtime.execute({ code: `async () => shop.create_order({ item: Math.random() })` }));
     expectError(await runtime.approve({ executionId: paused.executionId }), "REPLAY_DIVERGENCE");
     const before = await runtime.execution(paused.executionId);
-    expect(before?.log[0]!.state).toBe("pending");
+    expect(before?.log[0]?.state).toBe("pending");
     expect(await runtime.reject({ executionId: paused.executionId, seq: 0 })).toBe(false);
     expectError(await runtime.approve({ executionId: paused.executionId, seq: 0 }), "NOT_PAUSED");
     expect(await runtime.execution(paused.executionId)).toEqual(before);

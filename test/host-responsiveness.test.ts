@@ -11,7 +11,8 @@ afterAll(() => runtime.close());
 
 describe("host-side parsing of hostile input stays linear", () => {
   it("R-SB-3: an unterminated Markdown fence of 999,000 characters is a syntax error, not a stalled host", { timeout: 20_000 }, async () => {
-    const outcome = await runtime.execute({ code: "```" + "a".repeat(999_000) });
+    const fence = "```";
+    const outcome = await runtime.execute({ code: `${fence}${"a".repeat(999_000)}` });
     expect(outcome).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
   });
 

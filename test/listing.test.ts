@@ -80,7 +80,10 @@ describe("R-RT-4 listings", () => {
     const keyv = new Keyv();
     const set = keyv.set.bind(keyv);
     const setMany = keyv.setMany.bind(keyv);
-    keyv.set = ((key: string, value: unknown) => (writes.set(key, (writes.get(key) ?? 0) + 1), set(key, value))) as typeof keyv.set;
+    keyv.set = ((key: string, value: unknown) => {
+      writes.set(key, (writes.get(key) ?? 0) + 1);
+      return set(key, value);
+    }) as typeof keyv.set;
     keyv.setMany = ((entries: Array<{ key: string; value: unknown }>) => {
       for (const entry of entries) writes.set(entry.key, (writes.get(entry.key) ?? 0) + 1);
       return setMany(entries as never);

@@ -39,7 +39,13 @@ for (const store of stores) {
       const shop = defineConnector({
         name: "shop",
         tools: {
-          order: { requiresApproval: true, execute: async ({ sku }: { sku: string }) => (orders.push(sku), { orderId: `o-${sku}` }) },
+          order: {
+            requiresApproval: true,
+            execute: async ({ sku }: { sku: string }) => {
+              orders.push(sku);
+              return { orderId: `o-${sku}` };
+            },
+          },
           charge: { execute: async () => ({ chargeId: "c-1" }), revert: async () => undefined },
         },
       });

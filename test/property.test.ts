@@ -25,23 +25,26 @@ const operationArbitrary: fc.Arbitrary<Operation> = fc.oneof(
 );
 const programArbitrary = fc.array(operationArbitrary, { minLength: 0, maxLength: 8 });
 
+/** The JavaScript statement that runs one operation and pushes what it saw onto `out`. */
+function operationSource(operation: Operation): string {
+  switch (operation.kind) {
+    case "read":
+      return `out.push(await store.read({ key: ${JSON.stringify(operation.key)} }));`;
+    case "write":
+      return `out.push(await store.write({ key: ${JSON.stringify(operation.key)}, value: ${operation.value} }));`;
+    case "gatedWrite":
+      return `out.push(await store.gatedWrite({ key: ${JSON.stringify(operation.key)}, value: ${operation.value} }));`;
+    case "step":
+      // The step's value depends on what the program saw so far; on replay fn is skipped.
+      return `out.push(await codemode.step(${JSON.stringify(operation.name)}, () => ${JSON.stringify(operation.name)} + ":" + out.length + ":" + JSON.stringify(out).length));`;
+    case "failingCall":
+      return `try { out.push(await store.fail({ key: ${JSON.stringify(operation.key)} })); } catch (error) { out.push("caught " + error.message); }`;
+  }
+}
+
 /** The JavaScript source of an async arrow function that runs the operations in order. */
 function programSource(operations: Operation[]): string {
-  const lines = operations.map((operation) => {
-    switch (operation.kind) {
-      case "read":
-        return `out.push(await store.read({ key: ${JSON.stringify(operation.key)} }));`;
-      case "write":
-        return `out.push(await store.write({ key: ${JSON.stringify(operation.key)}, value: ${operation.value} }));`;
-      case "gatedWrite":
-        return `out.push(await store.gatedWrite({ key: ${JSON.stringify(operation.key)}, value: ${operation.value} }));`;
-      case "step":
-        // The step's value depends on what the program saw so far; on replay fn is skipped.
-        return `out.push(await codemode.step(${JSON.stringify(operation.name)}, () => ${JSON.stringify(operation.name)} + ":" + out.length + ":" + JSON.stringify(out).length));`;
-      case "failingCall":
-        return `try { out.push(await store.fail({ key: ${JSON.stringify(operation.key)} })); } catch (error) { out.push("caught " + error.message); }`;
-    }
-  });
+  const lines = operations.map(operationSource);
   return `async () => {\n  const out = [];\n  ${lines.join("\n  ")}\n  return out;\n}`;
 }
 

@@ -16,8 +16,9 @@ function makeShop() {
   let pass = 1;
   const bets = new Map<string, string>();
   const track = (method: string, args: unknown, context: ToolContext) => {
-    (calls[method] ??= []).push({ args, context });
-    return calls[method]!.length;
+    calls[method] ??= [];
+    calls[method].push({ args, context });
+    return calls[method].length;
   };
   const connector = defineConnector({
     name: "shop",

@@ -39,7 +39,7 @@ class CountingStore {
   /** Keyv assigns its namespace here. */
   namespace: string | undefined;
 
-  constructor(private readonly withBatchMethods = true) {
+  constructor(withBatchMethods = true) {
     if (!withBatchMethods) {
       // An adapter that offers only the four required methods: Keyv falls back to one get per key.
       (this as { getMany?: unknown }).getMany = undefined;
@@ -335,8 +335,14 @@ async function keyPositionOfFirst(pattern: RegExp, code: string): Promise<number
   const values: string[] = [];
   const set = probe.set.bind(probe);
   const setMany = probe.setMany.bind(probe);
-  probe.set = async (key: string, value: unknown) => (values.push(String(value)), set(key, value));
-  probe.setMany = async (entries: Array<{ key: string; value: unknown }>) => (values.push(...entries.map((entry) => String(entry.value))), setMany(entries));
+  probe.set = async (key: string, value: unknown) => {
+    values.push(String(value));
+    return set(key, value);
+  };
+  probe.setMany = async (entries: Array<{ key: string; value: unknown }>) => {
+    values.push(...entries.map((entry) => String(entry.value)));
+    return setMany(entries);
+  };
   const runtime = createCodemodeRuntime({ connectors: [inventoryConnector([])], storage: new Keyv({ store: probe }), limits: LIMITS });
   await runtime.execute({ code });
   await runtime.close();

@@ -50,10 +50,23 @@ function outageStore() {
     if (state.down) throw new Error("connection refused");
   };
   const store = {
-    get: async (key: string) => (guard(), data.get(key)),
-    set: async (key: string, value: unknown) => (guard(), data.set(key, value), true),
-    delete: async (key: string) => (guard(), data.delete(key)),
-    clear: async () => (guard(), data.clear()),
+    get: async (key: string) => {
+      guard();
+      return data.get(key);
+    },
+    set: async (key: string, value: unknown) => {
+      guard();
+      data.set(key, value);
+      return true;
+    },
+    delete: async (key: string) => {
+      guard();
+      return data.delete(key);
+    },
+    clear: async () => {
+      guard();
+      data.clear();
+    },
   };
   return { keyv: new Keyv({ store }), state };
 }

@@ -11,7 +11,10 @@ const prerunOutcomes = new WeakMap<CodemodeRuntime, OutcomeMemo>();
  */
 export function prerun(runtime: CodemodeRuntime, toolCallId: string, code: string) {
   let memo = prerunOutcomes.get(runtime);
-  if (!memo) prerunOutcomes.set(runtime, (memo = createOutcomeMemo()));
+  if (!memo) {
+    memo = createOutcomeMemo();
+    prerunOutcomes.set(runtime, memo);
+  }
   const key = `${toolCallId}\n${code}`;
   return { run: () => memo.run(key, () => runtime.execute({ code })), take: () => memo.take(key) };
 }

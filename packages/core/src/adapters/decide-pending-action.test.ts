@@ -99,10 +99,23 @@ describe("decidePendingAction while the store is down (R-RT-3)", () => {
       if (state.down) throw new Error("connection refused");
     };
     const store = {
-      get: async (key: string) => (guard(), data.get(key)),
-      set: async (key: string, value: unknown) => (guard(), data.set(key, value), true),
-      delete: async (key: string) => (guard(), data.delete(key)),
-      clear: async () => (guard(), data.clear()),
+      get: async (key: string) => {
+        guard();
+        return data.get(key);
+      },
+      set: async (key: string, value: unknown) => {
+        guard();
+        data.set(key, value);
+        return true;
+      },
+      delete: async (key: string) => {
+        guard();
+        return data.delete(key);
+      },
+      clear: async () => {
+        guard();
+        data.clear();
+      },
     };
     const mail = defineConnector({ name: "mail", tools: { send: { requiresApproval: true, execute: () => "sent" } } });
     const runtime = createCodemodeRuntime({ connectors: [mail], storage: new Keyv({ store }) as never });

@@ -8,7 +8,10 @@ describe("createOutcomeMemo", () => {
   it("starts a run once per key and hands the same outcome to the one who takes it", async () => {
     const memo = createOutcomeMemo();
     let starts = 0;
-    const start = async () => completed(`e${(starts += 1)}`);
+    const start = async () => {
+      starts += 1;
+      return completed(`e${starts}`);
+    };
     const [first, again] = await Promise.all([memo.run("call-1", start), memo.run("call-1", start)]);
     expect(starts).toBe(1);
     expect(again).toBe(first);

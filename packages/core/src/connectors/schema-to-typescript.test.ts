@@ -769,6 +769,7 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
         "  if (first !== undefined && !first.requiresApproval) await codemode.describe(first.path).then((described) => ('declaration' in described ? described.declaration.trim() : described));",
         '  const stamp = await codemode.step("stamp", () => Date.now());',
         '  const later = await codemode.step("later", async () => "x");',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: test data, the model's program source holds its own template literal
         '  const issue = await github.create_issue({ repo: "acme/web", title: `Triage at ${stamp.toFixed()} ${later.toUpperCase()}` });',
         '  await drive.tree({ fileId: "root", nodes: [{ fileId: "child" }] });',
         '  await codemode.run("triage", { issue: issue.number });',

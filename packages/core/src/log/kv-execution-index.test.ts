@@ -260,16 +260,34 @@ function countingKeyv() {
       keyv.throwOnErrors = value ?? false;
     },
     on: (event, listener) => keyv.on(event, listener),
-    get: async (key) => (counts.roundTrips++, counts.keysRead++, keyv.get(key)),
-    set: async (key, value) => (counts.roundTrips++, (counts.charactersWritten += key.length + String(value).length), keyv.set(key, value)),
-    delete: async (key) => (counts.roundTrips++, keyv.delete(key)),
-    getMany: async (keys) => (counts.roundTrips++, (counts.keysRead += keys.length), keyv.getMany(keys)),
+    get: async (key) => {
+      counts.roundTrips++;
+      counts.keysRead++;
+      return keyv.get(key);
+    },
+    set: async (key, value) => {
+      counts.roundTrips++;
+      counts.charactersWritten += key.length + String(value).length;
+      return keyv.set(key, value);
+    },
+    delete: async (key) => {
+      counts.roundTrips++;
+      return keyv.delete(key);
+    },
+    getMany: async (keys) => {
+      counts.roundTrips++;
+      counts.keysRead += keys.length;
+      return keyv.getMany(keys);
+    },
     setMany: async (entries) => {
       counts.roundTrips++;
       for (const entry of entries) counts.charactersWritten += entry.key.length + String(entry.value).length;
       return keyv.setMany(entries);
     },
-    deleteMany: async (keys) => (counts.roundTrips++, keyv.deleteMany(keys)),
+    deleteMany: async (keys) => {
+      counts.roundTrips++;
+      return keyv.deleteMany(keys);
+    },
   };
   const measure = async (operation: () => Promise<unknown>) => {
     Object.assign(counts, { roundTrips: 0, keysRead: 0, charactersWritten: 0 });

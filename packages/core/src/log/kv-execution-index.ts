@@ -122,7 +122,7 @@ export function createKeyvExecutionIndex(
       const missing = [...new Set(refs.map(nodeKey))].filter((key) => !cache.has(key));
       if (missing.length === 0) return;
       const values = await store.getMany(missing);
-      missing.forEach((key, index) => cache.set(key, values[index]));
+      for (const [index, key] of missing.entries()) cache.set(key, values[index]);
     };
     // The page most often starts near the cursor (or, newest first, near now): read those
     // directories with the roots, so that the second read is of pages.

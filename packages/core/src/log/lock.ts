@@ -69,7 +69,10 @@ export function createInProcessLock(): LockProvider {
         // Wake on release, or when the current lease would lapse, or at the deadline.
         await new Promise<void>((resolve) => {
           let set = waiters.get(key);
-          if (!set) waiters.set(key, (set = new Set()));
+          if (!set) {
+            set = new Set();
+            waiters.set(key, set);
+          }
           const done = () => {
             clearTimeout(timer);
             set.delete(done);

@@ -32,6 +32,6 @@ export function modelDescription(connectors: Iterable<Connector>, options: Model
       (options.allowNetwork ? ", fetch" : "") +
       ") in `await codemode.step(\"name\", () => value)`.",
     "If the result says the execution is paused, a human must approve an action: tell the user what is waiting and do not re-issue the code; the run continues by itself after approval.",
-    "`await codemode.run(\"snippet-name\", input)` runs a saved snippet inside this program. console.log output is returned with the result. No require, import, process or network" + (options.allowNetwork ? " except fetch" : "") + ".",
+    `\`await codemode.run("snippet-name", input)\` runs a saved snippet inside this program. console.log output is returned with the result. No require, import, process or network${options.allowNetwork ? " except fetch" : ""}.`,
   ].join("\n");
 }

@@ -134,7 +134,10 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
 const inProcessLocks = new WeakMap<KeyvLike, LockProvider>();
 function inProcessLockFor(keyv: KeyvLike): LockProvider {
   let lock = inProcessLocks.get(keyv);
-  if (!lock) inProcessLocks.set(keyv, (lock = createInProcessLock()));
+  if (!lock) {
+    lock = createInProcessLock();
+    inProcessLocks.set(keyv, lock);
+  }
   return lock;
 }
 

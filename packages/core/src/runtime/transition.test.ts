@@ -33,8 +33,8 @@ function setup(hookLog: string[] = []) {
       {
         name: "shop",
         tools: { order: { execute: () => 1 } },
-        onPassEnd: (id, status) => void hookLog.push(`passEnd:${status}`),
-        disposeExecution: (id, status) => {
+        onPassEnd: (_id, status) => void hookLog.push(`passEnd:${status}`),
+        disposeExecution: (_id, status) => {
           hookLog.push(`dispose:${status}`);
           throw new Error("dispose failed");
         },

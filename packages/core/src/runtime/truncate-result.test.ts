@@ -39,7 +39,7 @@ describe("truncateResult (R-DV-3)", () => {
     if (outcome.status !== "completed") return;
     expect(size(outcome.result)).toBeLessThanOrEqual(500);
     const record = await runtime.execution(outcome.executionId);
-    expect((record?.result as { text: string }).text.length).toBe(100_000);
+    expect((record!.result as { text: string }).text.length).toBe(100_000);
     await runtime.close();
   });
 });

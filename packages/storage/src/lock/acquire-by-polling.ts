@@ -11,7 +11,10 @@ export class LocalWakeups {
   sleep(key: string, ms: number): Promise<void> {
     return new Promise((resolve) => {
       let set = this.sleepers.get(key);
-      if (!set) this.sleepers.set(key, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        this.sleepers.set(key, set);
+      }
       const done = () => {
         clearTimeout(timer);
         set.delete(done);

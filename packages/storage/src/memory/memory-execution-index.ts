@@ -26,12 +26,18 @@ export function createMemoryExecutionIndex(): ExecutionIndexProvider & { close()
   const listing = (runtimeName: string): Listing => {
     if (closed) throw new Error("the memory storage is closed");
     let found = listings.get(runtimeName);
-    if (!found) listings.set(runtimeName, (found = { rows: new Map(), byStatus: new Map() }));
+    if (!found) {
+      found = { rows: new Map(), byStatus: new Map() };
+      listings.set(runtimeName, found);
+    }
     return found;
   };
   const sorted = (target: Listing, status: Status): IndexRow[] => {
     let rows = target.byStatus.get(status);
-    if (!rows) target.byStatus.set(status, (rows = []));
+    if (!rows) {
+      rows = [];
+      target.byStatus.set(status, rows);
+    }
     return rows;
   };
   const unlist = (target: Listing, row: IndexRow): void => {

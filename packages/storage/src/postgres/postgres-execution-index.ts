@@ -41,7 +41,10 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
       ready = undefined;
       throw error;
     }));
-  const query = async (text: string, values: unknown[]) => (await ensureTable(), pool.query(text, values));
+  const query = async (text: string, values: unknown[]) => {
+    await ensureTable();
+    return pool.query(text, values);
+  };
 
   const put = `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
     ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;

@@ -64,7 +64,15 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
       },
     ));
 
-  const adapter = new PooledKeyvPostgres({ table, pool: { query: async (text: string, values?: unknown[]) => (await ensureTable(), query(text, values)) } });
+  const adapter = new PooledKeyvPostgres({
+    table,
+    pool: {
+      query: async (text: string, values?: unknown[]) => {
+        await ensureTable();
+        return query(text, values);
+      },
+    },
+  });
   const keyv = new Keyv({ store: adapter, namespace, throwOnErrors: true });
   keyv.on("error", () => {
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.

@@ -87,9 +87,18 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
   // Every command goes through the gate: a closed storage refuses, a first connection is waited for.
   const commands = client as unknown as RedisLockClient;
   const gated: RedisLockClient = {
-    set: async (key, value, setOptions) => (await ready(), commands.set(key, value, setOptions)),
-    eval: async (script, evalOptions) => (await ready(), commands.eval(script, evalOptions)),
-    exists: async (key) => (await ready(), commands.exists(key)),
+    set: async (key, value, setOptions) => {
+      await ready();
+      return commands.set(key, value, setOptions);
+    },
+    eval: async (script, evalOptions) => {
+      await ready();
+      return commands.eval(script, evalOptions);
+    },
+    exists: async (key) => {
+      await ready();
+      return commands.exists(key);
+    },
   };
   const keyPrefix = `${namespace}${adapter.keyPrefixSeparator}`;
 

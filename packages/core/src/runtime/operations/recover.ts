@@ -62,7 +62,7 @@ async function recoverOne(context: RuntimeContext, executionId: string): Promise
   try {
     const head = await context.store.readHead(executionId);
     // Finished, paused or gone meanwhile: not ours to resume.
-    if (!head || head.status !== "running") return undefined;
+    if (head?.status !== "running") return undefined;
     const { code, log } = await context.store.readCodeAndLog(head);
     const missing = [...new Set([...head.connectors, ...[...log.values()].map((entry) => entry.connector)])].filter((name) => name !== "codemode" && !context.connectors.has(name));
     if (missing.length > 0) {

@@ -19,9 +19,9 @@ export async function reject(context: RuntimeContext, input: { executionId: stri
   try {
     const done = await withLease(context.leases, executionId, context.settings.lockWaitMs, async (lease) => {
       const head = await context.store.readHead(executionId);
-      if (!head || head.status !== "paused" || head.pendingSeq !== input.seq) return false;
+      if (head?.status !== "paused" || head.pendingSeq !== input.seq) return false;
       const [entry] = await context.store.readEntries(executionId, [input.seq]);
-      if (!entry || entry.state !== "pending") return false;
+      if (entry?.state !== "pending") return false;
       const decision = decisionOf(false, input.by, input.reason);
       const closed: StoredEntry = { ...entry, state: "error", error: `rejected${input.by ? ` by ${input.by}` : ""}${input.reason ? `: ${input.reason}` : ""}`, decision, endedAt: decision.at };
       await transition(context, head, "rejected", { entries: [closed] });
