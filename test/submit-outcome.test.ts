@@ -8,7 +8,14 @@ function setup() {
     name: "shop",
     tools: {
       read: { execute: async () => ({ stock: 3 }) },
-      order: { requiresApproval: true, execute: async (args: { sku: string }) => (orders.push(args.sku), { orderId: `o-${args.sku}` }), revert: async () => undefined },
+      order: {
+        requiresApproval: true,
+        execute: async (args: { sku: string }) => {
+          orders.push(args.sku);
+          return { orderId: `o-${args.sku}` };
+        },
+        revert: async () => undefined,
+      },
     },
   });
   const runtime = createCodemodeRuntime({ connectors: [shop], transformResult: (result) => ({ shown: result }) });
