@@ -4,7 +4,7 @@ import { installCodemode, installFetch } from "./install-codemode.js";
 import { createFormatter } from "./install-console.js";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { createValueCodec } from "./value-codec.js";
+import { loadValueCodec } from "./value-codec.js";
 
 type Request = Record<string, unknown> & { id: number };
 
@@ -16,7 +16,7 @@ function codemodeWith(options: { replay?: SandboxReplayEntry[]; services?: strin
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const global = runInContext("globalThis", context) as Record<string, unknown>;
-  const codec = load(createValueCodec)();
+  const codec = loadValueCodec(load);
   const formatter = load(createFormatter)(codec);
   const submitted: Request[] = [];
   const answer = options.answer ?? (() => "");

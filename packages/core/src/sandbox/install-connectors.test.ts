@@ -2,7 +2,7 @@ import { createContext, runInContext, type Context } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { createValueCodec } from "./value-codec.js";
+import { loadValueCodec } from "./value-codec.js";
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 
@@ -14,7 +14,7 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const global = runInContext("globalThis", context) as Record<string, unknown>;
-  const codec = load(createValueCodec)();
+  const codec = loadValueCodec(load);
   const submitted: Array<Record<string, unknown> & { id: number }> = [];
   const bridge = load(createSandboxBridge)(codec, (id, text) => submitted.push({ id, ...JSON.parse(text) }), (_error, fallback) => fallback);
   const seqs = load(installConnectors)(global, { github: ["get", "create_issue"], slack: ["post"] }, replay, codec, bridge);

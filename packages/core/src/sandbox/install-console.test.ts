@@ -1,13 +1,13 @@
 import { createContext, runInContext, type Context } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createFormatter, installConsole } from "./install-console.js";
-import { createValueCodec } from "./value-codec.js";
+import { loadValueCodec } from "./value-codec.js";
 
 /** A fresh realm with `console` installed from its source text; `lines` is what the host was sent. */
 function consoleInFreshRealm() {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const formatter = load(createFormatter)(load(createValueCodec)());
+  const formatter = load(createFormatter)(loadValueCodec(load));
   const lines: Array<[string, string]> = [];
   load(installConsole)(runInContext("globalThis", context) as Record<string, unknown>, formatter.formatValue, (level, text) => lines.push([level, text]));
   return { formatter, lines, read: (expression: string): unknown => runInContext(expression, context) };

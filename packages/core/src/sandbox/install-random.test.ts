@@ -1,7 +1,7 @@
 import { createContext, runInContext, type Context } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installRandom } from "./install-random.js";
-import { createValueCodec } from "./value-codec.js";
+import { loadValueCodec } from "./value-codec.js";
 
 /**
  * A fresh realm with `crypto` (and, with a seed, `Math.random`) installed from the source text,
@@ -12,7 +12,7 @@ function realmWithRandom(seed: string | null, randomBytes: (count: number) => st
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const global = runInContext("globalThis", context) as Record<string, unknown>;
   const originalMathRandom = global.Math && (global.Math as { random: unknown }).random;
-  load(installRandom)(global, seed === null ? null : { seed }, load(createValueCodec)(), randomBytes);
+  load(installRandom)(global, seed === null ? null : { seed }, loadValueCodec(load), randomBytes);
   return { originalMathRandom, read: (expression: string): unknown => runInContext(expression, context) };
 }
 

@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { createFormatter } from "./install-console.js";
 import { installStart } from "./install-start.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { createValueCodec } from "./value-codec.js";
+import { loadValueCodec } from "./value-codec.js";
 
 /** Runs `main` (source of a function) through `__codemode_start` in a fresh realm; the result text. */
 function start(main: string): Promise<string> {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const codec = load(createValueCodec)();
+  const codec = loadValueCodec(load);
   const formatter = load(createFormatter)(codec);
   const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf);
   load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown);

@@ -7,10 +7,18 @@ import { installStart } from "./install-start.js";
 import { installTimers } from "./install-timers.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
 import { sandboxSetup, type SandboxParts } from "./sandbox-setup.js";
-import { createValueCodec } from "./value-codec.js";
+import { composeValueCodec } from "./value-codec.js";
+import { createBase64 } from "./value-codec-base64.js";
+import { createDecoder } from "./value-codec-decoder.js";
+import { createEncoder } from "./value-codec-encoder.js";
+import { captureCodecIntrinsics } from "./value-codec-intrinsics.js";
 
 const PARTS: SandboxParts = {
-  createValueCodec,
+  captureCodecIntrinsics,
+  createBase64,
+  createEncoder,
+  createDecoder,
+  composeValueCodec,
   createFormatter,
   createSandboxBridge,
   installConnectors,

@@ -1,14 +1,14 @@
 import { createContext, runInContext, type Context } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { createValueCodec } from "./value-codec.js";
+import { loadValueCodec } from "./value-codec.js";
 
 /** The sandbox's end of the bridge, compiled in a fresh realm from its source text. */
 function bridgeInFreshRealm() {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const submitted: Array<{ id: number; text: string }> = [];
-  const bridge = load(createSandboxBridge)(load(createValueCodec)(), (id, text) => submitted.push({ id, text }), (_error, fallback) => fallback);
+  const bridge = load(createSandboxBridge)(loadValueCodec(load), (id, text) => submitted.push({ id, text }), (_error, fallback) => fallback);
   return { bridge, submitted, read: (expression: string): unknown => runInContext(expression, context) };
 }
 

@@ -6,7 +6,7 @@ import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
 import type { installTimers } from "./install-timers.js";
 import type { createSandboxBridge } from "./sandbox-bridge.js";
-import type { createValueCodec } from "./value-codec.js";
+import type { composeValueCodec, ValueCodecParts } from "./value-codec.js";
 
 /** What the host passes to the setup function inside the sandbox, as JSON text. */
 export interface SandboxConfig {
@@ -34,8 +34,8 @@ export const TIMER_SERVICE = "__timer";
  * that references nothing outside itself; prelude.ts injects their source text, so what runs in
  * the sandbox is exactly what is type-checked and unit-tested here.
  */
-export interface SandboxParts {
-  createValueCodec: typeof createValueCodec;
+export interface SandboxParts extends ValueCodecParts {
+  composeValueCodec: typeof composeValueCodec;
   createFormatter: typeof createFormatter;
   createSandboxBridge: typeof createSandboxBridge;
   installConnectors: typeof installConnectors;
@@ -66,7 +66,7 @@ export function sandboxSetup(
 ): (id: number, kind: number, text: string) => void {
   "use strict";
   const global = globalThis as Record<string, unknown>;
-  const codec = parts.createValueCodec();
+  const codec = parts.composeValueCodec(parts);
   const config = JSON.parse(configText) as Omit<SandboxConfig, "replay"> & { replay: SandboxReplayEntry[] };
 
   const formatter = parts.createFormatter(codec);
