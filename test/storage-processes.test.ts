@@ -127,7 +127,7 @@ interface Backend {
 function redisBackend(): Backend {
   const namespace = `codemode-processes-${randomUUID().slice(0, 8)}`;
   const withClient = async <T>(work: (client: ReturnType<typeof createClient>) => Promise<T>): Promise<T> => {
-    const client = createClient({ url: REDIS_URL });
+    const client: ReturnType<typeof createClient> = createClient({ url: REDIS_URL }) as ReturnType<typeof createClient>;
     await client.connect();
     try {
       return await work(client);
