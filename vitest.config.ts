@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@codemode\/core\/(adapters|sandbox)$/, replacement: source("./packages/core/src/$1/index.ts") },
       { find: /^@codemode\/core\/store$/, replacement: source("./packages/core/src/log/index.ts") },
+      { find: /^@codemode\/core\/mcp$/, replacement: source("./packages/core/src/mcp/index.ts") },
       { find: /^@codemode\/core$/, replacement: source("./packages/core/src/index.ts") },
       { find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/, replacement: source("./packages/storage/src/$1/index.ts") },
       { find: /^@codemode\/storage$/, replacement: source("./packages/storage/src/index.ts") },

@@ -1,0 +1,109 @@
+import { createRequire } from "node:module";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { ModelOutputOptions } from "../runtime/model-output.js";
+import { listenStreamableHttp, type HttpListenOptions, type McpHttpListener } from "./http-listener.js";
+import { registerCodemodeTools } from "./server-tools.js";
+
+export interface CodemodeMcpServerOptions {
+  /** The name and version the server gives in `initialize`. Default `codemode` and this package's version. */
+  serverInfo?: { name: string; version: string };
+  /**
+   * Adds `pending`, `approve` and `reject` for operators. Default false: an agent that can approve
+   * its own pauses has no approval at all, so serve these only to people (or a separate server).
+   */
+  operatorTools?: boolean;
+  /**
+   * When a run pauses and the client supports elicitation, ask the person through
+   * `elicitation/create` and resume (accept) or reject (decline) in the same `execute` call.
+   * Default true. Without it, or with a client that cannot be asked, `execute` answers the pause.
+   */
+  elicitApproval?: boolean;
+  /** How long one approval question waits for the person. Default 10 minutes. */
+  elicitationTimeoutMs?: number;
+  /** Bounds on the console output the agent sees. */
+  modelOutput?: ModelOutputOptions;
+}
+
+/** Code Mode served over MCP: one SDK `Server` per connection, all over one runtime. */
+export interface CodemodeMcpServer {
+  /** A new SDK `Server` with the Code Mode tools, not connected: for transports you manage yourself. */
+  createServer(): Server;
+  /** Connects a new server to `transport` (in-memory, stdio, Streamable HTTP…); `close()` closes it. */
+  connect(transport: Transport): Promise<Server>;
+  /** Serves this process's stdin/stdout, for clients that launch it as a command. */
+  serveStdio(): Promise<Server>;
+  /** Serves Streamable HTTP on 127.0.0.1 (by default), one session per client. */
+  listen(options?: HttpListenOptions): Promise<McpHttpListener>;
+  /** Closes every connection and listener it opened. The runtime stays open: it is yours. */
+  close(): Promise<void>;
+}
+
+const INSTRUCTIONS =
+  "Code Mode: instead of calling tools one by one, write a program that calls them. Use search to find methods, describe to read their TypeScript types, then execute an async arrow function. " +
+  "A call that needs a person's approval pauses the program; it resumes after approval and every call before it keeps its recorded result.";
+
+/**
+ * Serves a Code Mode runtime as an MCP server (R-CON-5): `search`, `describe` and `execute` for
+ * agents, `pending`/`approve`/`reject` for operators when enabled. Every tool answers
+ * `structuredContent` described by an `outputSchema`; `execute` answers the model-facing outcome.
+ * When a run pauses and the client supports elicitation, the person is asked inside the client
+ * (beyond): accept approves, decline rejects.
+ *
+ * @example
+ * const mcp = createCodemodeMcpServer(runtime);
+ * await mcp.serveStdio();                              // a desktop client launches this process
+ * const http = await mcp.listen({ port: 3333 });       // or: http://127.0.0.1:3333/mcp
+ */
+export function createCodemodeMcpServer(runtime: CodemodeRuntime, options: CodemodeMcpServerOptions = {}): CodemodeMcpServer {
+  const settings = {
+    operatorTools: options.operatorTools === true,
+    elicitApproval: options.elicitApproval !== false,
+    elicitationTimeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
+    modelOutput: options.modelOutput ?? {},
+  };
+  const serverInfo = options.serverInfo ?? { name: "codemode", version: packageVersion() };
+  const open = new Set<{ close(): Promise<void> }>();
+  const track = <T extends { close(): Promise<void> }>(closable: T, onclose?: (handler: () => void) => void): T => {
+    open.add(closable);
+    onclose?.(() => open.delete(closable));
+    return closable;
+  };
+  const createServer = () => {
+    const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    registerCodemodeTools(server, runtime, settings);
+    return server;
+  };
+  const connect = async (transport: Transport) => {
+    const server = createServer();
+    track(server, (handler) => {
+      server.onclose = handler;
+    });
+    await server.connect(transport);
+    return server;
+  };
+  return {
+    createServer,
+    connect,
+    serveStdio: () => connect(new StdioServerTransport()),
+    listen: async (listenOptions) => track(await listenStreamableHttp(createServer, listenOptions)),
+    async close() {
+      const closing = [...open];
+      open.clear();
+      await Promise.allSettled(closing.map((closable) => closable.close()));
+    },
+  };
+}
+
+function packageVersion(): string {
+  try {
+    // From src/mcp and from dist/mcp alike, the package's manifest is two folders up.
+    const manifest: unknown = createRequire(import.meta.url)("../../package.json");
+    const version = (manifest as { version?: unknown }).version;
+    return typeof version === "string" ? version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}

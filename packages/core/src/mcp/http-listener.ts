@@ -1,0 +1,149 @@
+import { randomUUID } from "node:crypto";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+
+export interface HttpListenOptions {
+  /** The port. Default 0: a free one, read it from the listener's `url`. */
+  port?: number;
+  /** The address to bind. Default "127.0.0.1". An address that is not loopback needs `allowRemote`. */
+  host?: string;
+  /** The endpoint's path. Default "/mcp". */
+  path?: string;
+  /**
+   * Serve on an address other hosts can reach. The server has no authentication of its own (and
+   * `execute` runs programs against your connectors), so put it behind yours. Default false.
+   */
+  allowRemote?: boolean;
+  /** The largest request body accepted. Default 8 MB (programs may be up to 1,000,000 characters). */
+  maxBodyBytes?: number;
+}
+
+/** A Streamable HTTP endpoint serving one MCP session per client. */
+export interface McpHttpListener {
+  /** Where clients connect, e.g. http://127.0.0.1:3333/mcp. */
+  readonly url: URL;
+  /** How many sessions are open. */
+  sessions(): number;
+  /** Ends every session and stops listening. */
+  close(): Promise<void>;
+}
+
+type Session = { transport: StreamableHTTPServerTransport; server: Server };
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/**
+ * Serves MCP over Streamable HTTP with Node's `http`: an `initialize` POST opens a session with a
+ * new server from `createServer`; later requests name it in `Mcp-Session-Id`. On loopback, requests
+ * whose `Host` or `Origin` is not loopback are refused (a web page must not reach the local server
+ * by DNS rebinding).
+ */
+export async function listenStreamableHttp(createServer: () => Server, options: HttpListenOptions = {}): Promise<McpHttpListener> {
+  const host = options.host ?? "127.0.0.1";
+  const loopback = isLoopbackAddress(host);
+  if (!loopback && options.allowRemote !== true) {
+    throw new TypeError(`listen: ${host} is not a loopback address; the Code Mode MCP server has no authentication of its own. Pass allowRemote: true behind your own authentication.`);
+  }
+  const path = options.path ?? "/mcp";
+  const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const sessions = new Map<string, Session>();
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (new URL(request.url ?? "/", "http://localhost").pathname !== path) return reply(response, 404, -32000, "Not found");
+    if (loopback && !fromLoopback(request)) return reply(response, 403, -32000, "Forbidden: this server only answers loopback hosts and origins");
+    const sessionId = request.headers["mcp-session-id"];
+    const body = request.method === "POST" ? await readJson(request, maxBodyBytes) : undefined;
+    if (body && "failure" in body) return reply(response, body.failure.status, body.failure.code, body.failure.message);
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (!session) return reply(response, 404, -32001, "Session not found");
+      return session.transport.handleRequest(request, response, body?.value);
+    }
+    if (request.method !== "POST" || !isInitializeRequest(body?.value)) return reply(response, 400, -32000, "Bad Request: no valid session ID provided");
+    const server = createServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server });
+      },
+    });
+    // Set before connect: the server chains its own close handler after this one.
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body?.value);
+  };
+
+  const http = createHttpServer((request, response) => {
+    handle(request, response).catch(() => {
+      if (!response.headersSent) reply(response, 500, -32603, "Internal server error");
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  const url = new URL(`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}${path}`);
+  return {
+    url,
+    sessions: () => sessions.size,
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map(({ server }) => server.close()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+function isLoopbackAddress(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Whether the request's Host (and Origin, when a browser sent one) name this machine. */
+function fromLoopback(request: IncomingMessage): boolean {
+  const hostHeader = request.headers.host;
+  if (!hostHeader || !isLoopbackAddress(hostnameOf(`http://${hostHeader}`))) return false;
+  const origin = request.headers.origin;
+  return origin === undefined || isLoopbackAddress(hostnameOf(origin));
+}
+
+function hostnameOf(address: string): string {
+  try {
+    return new URL(address).hostname;
+  } catch {
+    return "";
+  }
+}
+
+type Body = { value: unknown } | { failure: { status: number; code: number; message: string } };
+
+async function readJson(request: IncomingMessage, maxBytes: number): Promise<Body> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return { failure: { status: 413, code: -32000, message: `Request body larger than ${maxBytes} bytes` } };
+    chunks.push(chunk);
+  }
+  try {
+    return { value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+  } catch {
+    return { failure: { status: 400, code: -32700, message: "Parse error: the body is not JSON" } };
+  }
+}
+
+function reply(response: ServerResponse, status: number, code: number, message: string): void {
+  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}

@@ -1,0 +1,193 @@
+import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { connectorProblems, type Connector, type ToolDefinition } from "../connectors/define-connector.js";
+import { schemaProblems } from "../connectors/validate-args.js";
+import { McpConnectorError, mcpMethodNames } from "./mcp-method-names.js";
+import { mcpToolDefinition, mcpToolInfo, type McpApprovalDefault, type McpClient, type McpToolInfo } from "./mcp-tool-definition.js";
+
+export interface McpConnectorOptions {
+  /** The global the model's code sees (`notes` → `notes.add_note(…)`): a JavaScript identifier. */
+  name: string;
+  /** A connected `Client` of `@modelcontextprotocol/sdk`, over any transport. */
+  client: McpClient;
+  /** Told to the model in the Code Mode tool description. Default: the server's own instructions. */
+  instructions?: string;
+  /**
+   * Per tool: gets the tool's name on the server, the method definition made from it and what
+   * the server said about it; returns the definition to use (override `requiresApproval`,
+   * `revert`, `replay`, `onInterrupted`, `description`…), `undefined` to keep it, or `null` to
+   * leave the tool out. Default: every tool, as listed.
+   *
+   * @example
+   * tool: (name, definition) => (name === "delete-note" ? { ...definition, requiresApproval: true } : undefined)
+   */
+  tool?: (name: string, definition: ToolDefinition, info: McpToolInfo) => ToolDefinition | null | undefined;
+  /** Which tools pause for approval by default, from their annotations. Default "destructive". */
+  approval?: McpApprovalDefault;
+  /** Follow `notifications/tools/list_changed`: the tool set is listed again for later passes. Default true. */
+  watch?: boolean;
+  /** Per call, how long to wait for the server's answer. Default the SDK's (60 s). */
+  timeoutMs?: number;
+  /** Called with the new method names after a list_changed refresh changed the tool set. */
+  onToolsChanged?: (methods: string[]) => void;
+  /** Where a refresh that failed after creation is reported; the previous tool set stays. Default `console.warn`. */
+  onError?: (error: Error) => void;
+}
+
+/** A connector over an MCP server, with what the server said about each tool. */
+export interface McpConnector extends Connector {
+  readonly mcp: {
+    /** By method name: the tool's server name and annotations (`readOnly`, `destructive`, `idempotent`). */
+    readonly tools: Readonly<Record<string, McpToolInfo>>;
+  };
+  /** Lists the server's tools again and replaces the tool set; rejects (keeping the old set) when that fails. */
+  refresh(): Promise<void>;
+}
+
+const MAX_PAGES = 1_000;
+
+/**
+ * An MCP server's tools as a Code Mode connector (R-CON-5). Listing is asynchronous and
+ * `createCodemodeRuntime` takes connectors synchronously, so this resolves to the connector once
+ * every page of `tools/list` has been read: `await` it, then create the runtime. Each tool becomes
+ * a method with its input and output schema; names are sanitised to identifiers (`add-note` →
+ * `add_note`) and two tools landing on one name are refused; results are unwrapped
+ * (`structuredContent`, else JSON text, else text; `isError` rejects with its text). Tools
+ * annotated `destructiveHint: true` pause for approval unless the `tool` option says otherwise.
+ *
+ * When the server sends `notifications/tools/list_changed`, the tools are listed again and the
+ * set is replaced in place: later passes (and `search`/`describe`) see the new tools.
+ *
+ * @example
+ * const client = new Client({ name: "my-app", version: "1.0.0" });
+ * await client.connect(new StdioClientTransport({ command: "node", args: ["notes-server.js"] }));
+ * const notes = await mcpConnector({ name: "notes", client });
+ * const runtime = createCodemodeRuntime({ connectors: [notes] });
+ */
+export async function mcpConnector(options: McpConnectorOptions): Promise<McpConnector> {
+  checkOptions(options);
+  const { name, client } = options;
+  const first = await listToolSet(options);
+  // The runtime keeps this very object (it copies the connector, not its tools), so replacing
+  // its entries in place is what makes a list_changed visible to later passes.
+  const tools: Record<string, ToolDefinition> = {};
+  const infos: Record<string, McpToolInfo> = {};
+  const replace = (next: ToolSet) => {
+    for (const method of Object.keys(tools)) delete tools[method];
+    for (const method of Object.keys(infos)) delete infos[method];
+    Object.assign(tools, next.tools);
+    Object.assign(infos, next.infos);
+  };
+  replace(first);
+  const refresh = serialised(async () => {
+    const next = await listToolSet(options);
+    const before = Object.keys(tools).join(",");
+    replace(next);
+    if (Object.keys(tools).join(",") !== before) options.onToolsChanged?.(Object.keys(tools));
+  });
+  const instructions = options.instructions ?? client.getInstructions();
+  const connector: McpConnector = Object.freeze({
+    name,
+    ...(instructions ? { instructions } : {}),
+    tools,
+    mcp: Object.freeze({ tools: infos }),
+    refresh,
+    kind: "codemode-connector" as const,
+  });
+  if (options.watch !== false) watchToolList(client, refresh, options.onError ?? ((error) => console.warn(`[codemode] ${error.message}`)));
+  return connector;
+}
+
+type ToolSet = { tools: Record<string, ToolDefinition>; infos: Record<string, McpToolInfo> };
+
+/** Every page of the server's tools, turned into checked method definitions. */
+async function listToolSet(options: McpConnectorOptions): Promise<ToolSet> {
+  const { name, client } = options;
+  const kept: Array<{ info: McpToolInfo; definition: ToolDefinition }> = [];
+  for (const tool of await listAllTools(client, name)) {
+    const info = mcpToolInfo(tool);
+    const made = mcpToolDefinition(client, info, `${name}.${tool.name}`, { approval: options.approval ?? "destructive", ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const definition = options.tool ? options.tool(tool.name, made, info) : undefined;
+    if (definition === null) continue;
+    kept.push({ info, definition: definition ?? made });
+  }
+  const methods = mcpMethodNames(
+    name,
+    kept.map(({ info }) => info.name),
+  );
+  const set: ToolSet = { tools: {}, infos: {} };
+  for (const { info, definition } of kept) {
+    const method = methods.get(info.name)!;
+    set.tools[method] = definition;
+    set.infos[method] = info;
+  }
+  // The runtime would refuse these at creation; say so here, naming the server's tool.
+  const problems = connectorProblems({ name, tools: set.tools });
+  for (const [method, definition] of Object.entries(set.tools)) problems.push(...schemaProblems(`${name}.${method}`, definition));
+  if (problems.length > 0) throw new McpConnectorError(`mcpConnector("${name}"): ${problems.join("; ")}`);
+  return set;
+}
+
+/** `tools/list`, following `nextCursor` to the last page. */
+async function listAllTools(client: McpClient, name: string): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
+    tools.push(...listed.tools);
+    cursor = listed.nextCursor;
+    if (cursor === undefined) return tools;
+    // A server that hands back a cursor it gave before would keep this loop going for ever.
+    if (cursors.has(cursor)) throw new McpConnectorError(`mcpConnector("${name}"): the server's tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+    cursors.add(cursor);
+  }
+  throw new McpConnectorError(`mcpConnector("${name}"): the server's tools/list went on past ${MAX_PAGES} pages`);
+}
+
+/**
+ * Refreshes on `notifications/tools/list_changed`. A handler already set on the client for it
+ * (the SDK's own `listChanged` option, or the application's) keeps being called: the SDK keeps
+ * one handler per method, so the earlier one is chained rather than replaced.
+ */
+function watchToolList(client: McpClient, refresh: () => Promise<void>, onError: (error: Error) => void): void {
+  const method = "notifications/tools/list_changed";
+  const handlers: unknown = (client as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
+  const earlier = handlers instanceof Map ? (handlers.get(method) as ((notification: unknown) => Promise<void>) | undefined) : undefined;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async (notification) => {
+    refresh().catch((error: unknown) => onError(error instanceof Error ? error : new Error(String(error))));
+    await earlier?.(notification);
+  });
+}
+
+/** Runs `task` one at a time; calls made while it runs share one further run after it. */
+function serialised(task: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    running = task().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return () => {
+    if (!running) return start();
+    queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return start();
+      });
+    return queued;
+  };
+}
+
+function checkOptions(options: McpConnectorOptions): void {
+  if (typeof options !== "object" || options === null) throw new TypeError("mcpConnector needs { name, client }");
+  const client = options.client as Partial<McpClient> | undefined;
+  if (typeof client?.listTools !== "function" || typeof client.callTool !== "function") {
+    throw new TypeError(`mcpConnector("${String(options.name)}"): client must be a connected Client from @modelcontextprotocol/sdk`);
+  }
+  if (options.tool !== undefined && typeof options.tool !== "function") throw new TypeError(`mcpConnector("${String(options.name)}"): tool must be a function`);
+  const approvals = ["destructive", "unless-read-only", "always", "never"];
+  if (options.approval !== undefined && !approvals.includes(options.approval)) throw new TypeError(`mcpConnector("${String(options.name)}"): approval must be one of ${approvals.join(", ")}`);
+}

@@ -1,0 +1,92 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchema, ToolDefinition } from "../connectors/define-connector.js";
+import { unwrapToolResult } from "./unwrap-tool-result.js";
+
+/** The parts of an SDK `Client` a connector uses. */
+export type McpClient = Pick<Client, "listTools" | "callTool" | "setNotificationHandler" | "getInstructions">;
+
+/**
+ * Which MCP tools pause for approval unless the `tool` option says otherwise:
+ * - "destructive" (default): tools annotated `destructiveHint: true` (and not `readOnlyHint: true`);
+ * - "unless-read-only": every tool not annotated `readOnlyHint: true` or `destructiveHint: false`
+ *   (the MCP specification's own defaults: a tool without hints may be destructive);
+ * - "always" / "never".
+ */
+export type McpApprovalDefault = "destructive" | "unless-read-only" | "always" | "never";
+
+/** What the MCP server said about one tool, kept beside the connector's method. */
+export interface McpToolInfo {
+  /** The tool's name on the server (the method name may differ: `add-note` → `add_note`). */
+  name: string;
+  title?: string;
+  /**
+   * `readOnlyHint`: the tool does not change its environment. Code Mode's `ToolDefinition` has no
+   * read-only flag yet, so it is recorded here rather than on the method.
+   */
+  readOnly: boolean;
+  /** `destructiveHint` as the server sent it (undefined when it did not). */
+  destructive: boolean | undefined;
+  /** `idempotentHint` as sent: calling again with the same arguments has no further effect. */
+  idempotent: boolean | undefined;
+  /** `openWorldHint` as sent: the tool reaches outside systems. */
+  openWorld: boolean | undefined;
+  /** The server's tool description as listed, annotations included. */
+  tool: Tool;
+}
+
+/** The `_meta` key that carries a call's idempotency key (R-CON-1) to the MCP server. */
+export const IDEMPOTENCY_KEY_META = "codemode/idempotencyKey";
+
+/** What the server's annotations say about one tool. Hints are hints: the `tool` option decides. */
+export function mcpToolInfo(tool: Tool): McpToolInfo {
+  const hints = tool.annotations ?? {};
+  const title = tool.title ?? hints.title;
+  return {
+    name: tool.name,
+    ...(title ? { title } : {}),
+    readOnly: hints.readOnlyHint === true,
+    destructive: hints.destructiveHint,
+    idempotent: hints.idempotentHint,
+    openWorld: hints.openWorldHint,
+    tool,
+  };
+}
+
+/** Whether a tool pauses for approval by default, from its annotations. */
+export function approvalByDefault(info: McpToolInfo, rule: McpApprovalDefault): boolean {
+  switch (rule) {
+    case "always":
+      return true;
+    case "never":
+      return false;
+    case "unless-read-only":
+      return !info.readOnly && info.destructive !== false;
+    case "destructive":
+      return !info.readOnly && info.destructive === true;
+  }
+}
+
+/**
+ * One MCP tool as a connector method: its input and output JSON Schemas (so `describe` shows real
+ * types and arguments are checked before a call can pause), its description, approval from the
+ * annotations, and an `execute` that calls the tool and unwraps the result. The call carries the
+ * idempotency key in `_meta["codemode/idempotencyKey"]`, the same on every attempt, for servers
+ * that dedupe.
+ */
+export function mcpToolDefinition(client: McpClient, info: McpToolInfo, label: string, options: { approval: McpApprovalDefault; timeoutMs?: number }): ToolDefinition {
+  const { tool } = info;
+  const requestOptions = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
+  const definition: ToolDefinition = {
+    inputSchema: tool.inputSchema as JsonSchema,
+    execute: async (args, context) => {
+      const params = { name: tool.name, arguments: args ?? {}, _meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey } };
+      return unwrapToolResult(await client.callTool(params, undefined, requestOptions), label);
+    },
+  };
+  const description = [info.title && info.title !== tool.description ? info.title : undefined, tool.description].filter(Boolean).join(": ");
+  if (description) definition.description = description;
+  if (tool.outputSchema) definition.outputSchema = tool.outputSchema as JsonSchema;
+  if (approvalByDefault(info, options.approval)) definition.requiresApproval = true;
+  return definition;
+}

@@ -1,0 +1,163 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { decidePendingAction, modelFacingDecision, type DecisionOutcome } from "../adapters/decide-pending-action.js";
+import { toModelJson } from "../adapters/pending-approval.js";
+import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { ModelOutputOptions } from "../runtime/model-output.js";
+import { askForApprovals, canElicit } from "./elicit-approval.js";
+import * as schemas from "./server-schemas.js";
+
+/** How the tools of one Code Mode MCP server behave (see `CodemodeMcpServerOptions`). */
+export interface ServerToolSettings {
+  operatorTools: boolean;
+  elicitApproval: boolean;
+  elicitationTimeoutMs: number;
+  modelOutput: ModelOutputOptions;
+}
+
+type Args = Record<string, unknown>;
+
+/** A tool's input the caller got wrong: an `isError` result, not a protocol error. */
+class ToolInputError extends Error {}
+
+/**
+ * Registers `tools/list` and `tools/call` on one SDK server: `search`, `describe` and `execute`
+ * for agents, and with `operatorTools` `pending`, `approve` and `reject` for operators.
+ */
+export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, settings: ServerToolSettings): void {
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(runtime, settings) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args: Args = request.params.arguments ?? {};
+    const known = toolList(runtime, settings).some((tool) => tool.name === name);
+    if (!known) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    try {
+      switch (name) {
+        case "search":
+          return structured(await runtime.search(text(args, "query")));
+        case "describe":
+          return structured(await runtime.describe(text(args, "target")));
+        case "execute": {
+          const outcome: DecisionOutcome = await runtime.execute({ code: text(args, "code") });
+          if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server)) return outcomeResult(outcome, settings);
+          const by = `elicitation in ${server.getClientVersion()?.name ?? "the MCP client"}`;
+          const asked = await askForApprovals(server, runtime, outcome, { relatedRequestId: extra.requestId, signal: extra.signal, timeoutMs: settings.elicitationTimeoutMs, by });
+          return outcomeResult(asked.outcome, settings, asked.stillPending);
+        }
+        case "pending": {
+          const executionId = optionalText(args, "executionId");
+          const cursor = optionalText(args, "cursor");
+          return structured(await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }));
+        }
+        case "approve": {
+          const seq = optionalSeq(args);
+          const reason = optionalText(args, "reason");
+          const by = `operator via ${server.getClientVersion()?.name ?? "an MCP client"}`;
+          return outcomeResult(await runtime.approve({ executionId: text(args, "executionId"), by, ...(seq === undefined ? {} : { seq }), ...(reason ? { reason } : {}) }), settings);
+        }
+        case "reject": {
+          const seq = optionalSeq(args);
+          if (seq === undefined) throw new ToolInputError("reject needs seq: the pending action's number (see pending)");
+          const reason = optionalText(args, "reason");
+          const by = `operator via ${server.getClientVersion()?.name ?? "an MCP client"}`;
+          return outcomeResult(await decidePendingAction(runtime, { executionId: text(args, "executionId"), seq, approved: false, by, ...(reason ? { reason } : {}) }), settings);
+        }
+      }
+    } catch (error) {
+      // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
+      // are results the agent can read, not protocol failures.
+      return { isError: true, content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }] };
+    }
+    throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+  });
+}
+
+/** The tools, described afresh on every listing: connectors can change (MCP list_changed). */
+function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[] {
+  const tools: Tool[] = [
+    {
+      name: "search",
+      title: "Search tools",
+      description: "Find connector methods and saved snippets for what you need; answers paths to pass to describe.",
+      inputSchema: schemas.searchInputSchema as Tool["inputSchema"],
+      outputSchema: schemas.searchOutputSchema as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: "describe",
+      title: "Describe a tool",
+      description: "TypeScript declarations of a connector or method (\"notes.add_note\"), or a snippet's source. Check a method's types before calling it.",
+      inputSchema: schemas.describeInputSchema as Tool["inputSchema"],
+      outputSchema: schemas.describeOutputSchema as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: "execute",
+      title: "Run a program",
+      description: runtime.modelDescription(),
+      inputSchema: schemas.executeInputSchema as Tool["inputSchema"],
+      outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+  ];
+  if (!settings.operatorTools) return tools;
+  tools.push(
+    {
+      name: "pending",
+      title: "Pending approvals",
+      description: "Actions of paused programs that wait for a person's approval, newest first, a page at a time.",
+      inputSchema: schemas.pendingInputSchema as Tool["inputSchema"],
+      outputSchema: schemas.pendingOutputSchema as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: "approve",
+      title: "Approve a pending action",
+      description: "For operators: runs the pending action of a paused program and resumes it; answers the new outcome.",
+      inputSchema: schemas.approveInputSchema as Tool["inputSchema"],
+      outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    },
+    {
+      name: "reject",
+      title: "Reject a pending action",
+      description: "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
+      inputSchema: schemas.rejectInputSchema as Tool["inputSchema"],
+      outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+  );
+  return tools;
+}
+
+function outcomeResult(outcome: DecisionOutcome, settings: ServerToolSettings, stillPending?: string): CallToolResult {
+  const facing = modelFacingDecision(outcome, settings.modelOutput);
+  const value = stillPending && facing.status === "paused" ? { ...facing, message: `${facing.message} ${stillPending}` } : facing;
+  return structured(value, outcome.status === "error");
+}
+
+/** A result as `structuredContent`, and as JSON text for clients that read only content. */
+function structured(value: unknown, isError = false): CallToolResult {
+  const json = toModelJson(value) as Record<string, unknown>;
+  return { content: [{ type: "text", text: JSON.stringify(json) }], structuredContent: json, ...(isError ? { isError: true } : {}) };
+}
+
+function text(args: Args, key: string): string {
+  const value = args[key];
+  if (typeof value !== "string") throw new ToolInputError(`${key} must be a string`);
+  return value;
+}
+
+function optionalText(args: Args, key: string): string | undefined {
+  const value = args[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new ToolInputError(`${key} must be a string`);
+  return value;
+}
+
+function optionalSeq(args: Args): number | undefined {
+  const value = args.seq;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw new ToolInputError("seq must be a whole number");
+  return value;
+}

@@ -1,0 +1,54 @@
+/** Code Mode over the notes MCP server, and SDK clients of a Code Mode MCP server, for the MCP tests. */
+import { createCodemodeRuntime, type CodemodeRuntime } from "@codemode/core";
+import { mcpConnector } from "@codemode/core/mcp";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { connectInMemory, createNotesServer, type NotesServer } from "./notes-server.ts";
+
+/** A runtime whose `notes` connector is the notes MCP server (MCP in). */
+export async function notesRuntime(): Promise<NotesServer & { runtime: CodemodeRuntime; close(): Promise<void> }> {
+  const notesServer = createNotesServer();
+  const client = await connectInMemory(notesServer.server);
+  const runtime = createCodemodeRuntime({ connectors: [await mcpConnector({ name: "notes", client })] });
+  return {
+    ...notesServer,
+    runtime,
+    async close() {
+      await runtime.close();
+      await client.close();
+    },
+  };
+}
+
+export type Answer = (request: ElicitRequest["params"]) => ElicitResult | Promise<ElicitResult>;
+
+/**
+ * An SDK client as an agent's host would be: with `answer`, it declares elicitation and answers
+ * each question with it (the questions are kept in `asked`).
+ */
+export function agentClient(answer?: Answer): { client: Client; asked: Array<ElicitRequest["params"]> } {
+  const asked: Array<ElicitRequest["params"]> = [];
+  const client = new Client({ name: "test-client", version: "1.0.0" }, answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return answer(request.params);
+    });
+  }
+  return { client, asked };
+}
+
+/** The structured content of a tool result, failing the test when there is none. */
+export function structuredOf(result: unknown): Record<string, unknown> {
+  const content = (result as { structuredContent?: unknown }).structuredContent;
+  if (typeof content !== "object" || content === null) throw new Error(`no structuredContent in ${JSON.stringify(result)}`);
+  return content as Record<string, unknown>;
+}
+
+export const DELETE_TWO = `async () => {
+  const first = await notes.add_note({ title: "one" });
+  const second = await notes.add_note({ title: "two" });
+  await notes.delete_note({ id: first.id });
+  await notes.delete_note({ id: second.id });
+  return (await notes.list_notes()).length;
+}`;
