@@ -14,6 +14,7 @@ export default defineConfig({
       { find: /^@codemode\/core$/, replacement: source("./packages/core/src/index.ts") },
       { find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/, replacement: source("./packages/storage/src/$1/index.ts") },
       { find: /^@codemode\/storage$/, replacement: source("./packages/storage/src/index.ts") },
+      { find: /^@codemode\/bullmq$/, replacement: source("./packages/bullmq/src/index.ts") },
     ],
   },
   test: {

@@ -1,0 +1,142 @@
+import { CodemodeError, type ApproveInput, type CodemodeRuntime, type ErrorOutcome, type Outcome } from "@codemode/core";
+import { Queue } from "bullmq";
+import { openConnection, type CodemodeQueueConnection } from "./connection.js";
+import { approveJobId, DEFAULT_QUEUE_NAME, errorOutcomeOf, jobOptions, runJobId, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult, type RetryOptions } from "./jobs.js";
+import { LifecycleEvents, type CodemodeEvents } from "./lifecycle-events.js";
+import { waitForOutcome, type WaitForOutcomeOptions } from "./wait-for-outcome.js";
+
+/** What a queue needs of the runtime: it stores submissions and decisions and reads outcomes, and never runs a pass. */
+export type QueueRuntime = Pick<CodemodeRuntime, "submit" | "reject" | "outcome" | "pending">;
+
+export interface CodemodeQueueOptions {
+  /**
+   * A runtime over the same store (and runtime `name`) as the workers'. Give it the same
+   * connectors, so a submission records which ones its code uses; their tools never run here.
+   */
+  runtime: QueueRuntime;
+  connection: CodemodeQueueConnection;
+  /** The BullMQ queue name, shared by the fleet. Default "codemode". */
+  name?: string;
+  /** Attempts and backoff of the jobs this queue adds (for STORAGE_ERROR, BUSY, MISSING_CONNECTOR). */
+  retry?: RetryOptions;
+  /** Where connection trouble is reported. Default `console`. */
+  logger?: { warn(message: string): void };
+}
+
+export interface CodemodeQueue {
+  /** Stores the code as a new execution and queues its first pass; returns at once. */
+  submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
+  /**
+   * Queues the approval of the pending call (at `seq`, or the one pending now) and the resumed
+   * pass; a worker runs `runtime.approve`. NOT_PAUSED when that call is not pending, NOT_FOUND for
+   * an unknown run. Approving twice queues one job.
+   */
+  approve(input: ApproveInput): Promise<{ executionId: string; seq: number } | ErrorOutcome>;
+  /**
+   * Rejects the pending call right here through the runtime (no pass to run, so no job) and
+   * publishes a `rejected` event. False when that call was not pending; rejects with
+   * `CodemodeError` STORAGE_ERROR or BUSY like `runtime.reject`.
+   */
+  reject(input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean>;
+  /** Queues a pass for a run that is `running` with no job (its job gave up, or was never added). */
+  requeue(executionId: string): Promise<void>;
+  /** Waits until the run pauses for a person or ends, and returns that outcome from the store. */
+  waitForOutcome(executionId: string, options?: WaitForOutcomeOptions): Promise<Outcome>;
+  /** Lifecycle events of every run of the fleet: paused, completed, error, rejected, stalled, failed. */
+  readonly events: CodemodeEvents;
+  /** The BullMQ queue underneath, for dashboards and metrics. */
+  readonly bullmq: Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>;
+  /** Closes the BullMQ connections it opened. The runtime is yours to close. */
+  close(): Promise<void>;
+}
+
+const IN_FLIGHT = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);
+
+/**
+ * The web process's side of the fleet: hands runs and approvals to workers as jobs, and tells
+ * when they are done. Job data carries ids only; code and log stay in the runtime's store.
+ *
+ * @example
+ * const queue = createCodemodeQueue({ runtime, connection: { redis: process.env.REDIS_URL! } });
+ * const submitted = await queue.submit({ code });
+ * if ("executionId" in submitted && !("status" in submitted)) {
+ *   const outcome = await queue.waitForOutcome(submitted.executionId, { timeoutMs: 60_000 });
+ * }
+ */
+export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueue {
+  const { runtime } = options;
+  const name = options.name ?? DEFAULT_QUEUE_NAME;
+  const warn = (message: string) => (options.logger ?? console).warn(`[codemode/bullmq] ${message}`);
+  const opened = openConnection(options.connection);
+  const queue = new Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>(name, opened.options, opened.backend as never);
+  queue.on("error", (error: Error) => warn(`queue "${name}": ${error.message}`));
+  const events = new LifecycleEvents(name, opened, warn);
+  const addRun = (executionId: string) => queue.add("run", { executionId }, jobOptions(runJobId(executionId), options.retry));
+
+  return {
+    events: events.public,
+    bullmq: queue,
+    async submit(input) {
+      const submitted = await runtime.submit(input);
+      if ("status" in submitted) return submitted;
+      try {
+        await addRun(submitted.executionId);
+      } catch (error) {
+        // Stored and listed, but no worker knows: `requeue` (or a `recover` sweep) starts it later.
+        return errorOutcomeOf(submitted.executionId, "STORAGE_ERROR", `the run was stored but could not be queued (queue.requeue it): ${messageOf(error)}`);
+      }
+      return { executionId: submitted.executionId };
+    },
+    async approve(input) {
+      const executionId = String(input?.executionId ?? "");
+      let seq: number;
+      try {
+        const pending = await pendingSeq(runtime, executionId);
+        if (typeof pending !== "number") return pending;
+        if (input.seq !== undefined && input.seq !== pending) return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is paused at seq ${pending}, not ${input.seq}`);
+        seq = pending;
+        const data = { executionId, seq, ...(input.by !== undefined ? { by: input.by } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
+        await queue.add("approve", data, jobOptions(approveJobId(executionId, seq), options.retry));
+      } catch (error) {
+        return errorOutcomeOf(executionId, CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", messageOf(error));
+      }
+      return { executionId, seq };
+    },
+    async reject(input) {
+      const rejected = await runtime.reject(input);
+      if (rejected) {
+        // The decision is made and recorded; an event that cannot be published is only late news.
+        await events.publishRejected(input.executionId, input.seq, input.by).catch((error: unknown) => warn(`rejected ${input.executionId}, but could not publish the event: ${messageOf(error)}`));
+      }
+      return rejected;
+    },
+    async requeue(executionId) {
+      const job = await addRun(executionId);
+      // A job of that id that gave up is kept (failed) and swallows the add: put it back.
+      if ((await job.getState()) === "failed") await job.retry("failed");
+    },
+    waitForOutcome(executionId, waitOptions) {
+      const approvalInFlight = async (id: string, seq: number) => IN_FLIGHT.has(await queue.getJobState(approveJobId(id, seq)));
+      return waitForOutcome({ runtime, events, approvalInFlight }, String(executionId), waitOptions);
+    },
+    async close() {
+      await events.close();
+      await queue.close().catch(() => undefined);
+      await opened.close();
+    },
+  };
+}
+
+/** The seq pending now, or the error outcome that says why there is none. */
+async function pendingSeq(runtime: QueueRuntime, executionId: string): Promise<number | ErrorOutcome> {
+  const { items } = await runtime.pending(executionId);
+  const first = items[0];
+  if (first) return first.seq;
+  const outcome = await runtime.outcome(executionId);
+  if (!outcome) return errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`);
+  return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is not paused (${outcome.status === "error" ? outcome.code : outcome.status})`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,111 @@
+import { UnrecoverableError, Worker, type IQueueBackend, type Job, type JobProgress, type WorkerOptions } from "bullmq";
+import { openConnection, type CodemodeQueueConnection, type OpenedConnection } from "./connection.js";
+import { BACKOFF_TYPE, backoffDelay, checkJobData, DEFAULT_QUEUE_NAME, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult } from "./jobs.js";
+import { runJob, type WorkerRuntime } from "./run-job.js";
+
+export interface CodemodeWorkerOptions {
+  /** A runtime over the fleet's store with every connector the runs use; it runs the passes. */
+  runtime: WorkerRuntime;
+  connection: CodemodeQueueConnection;
+  /** The BullMQ queue name, shared by the fleet. Default "codemode". */
+  name?: string;
+  /** Passes this process runs at once. They mostly wait on tools, so a few per core. Default 4. */
+  concurrency?: number;
+  /**
+   * BullMQ's job lock (ms): a worker that stops renewing it for this long is taken for dead and
+   * its jobs go to other workers. Keep it at least the runtime's `leaseMs`, so the run's lease has
+   * lapsed when the job arrives elsewhere (otherwise that worker waits it out with BUSY retries).
+   * Default 30 000.
+   */
+  lockDurationMs?: number;
+  /** How often this worker looks for jobs whose lock lapsed (ms). Default 30 000. */
+  stalledIntervalMs?: number;
+  /**
+   * How many times a job may be handed over after its worker died before BullMQ fails it.
+   * Resuming is safe (the runtime replays), so the default is high: 1 000.
+   */
+  maxStalledCount?: number;
+  /** Any other BullMQ worker option (limiter, metrics, drainDelay, …). */
+  bullmq?: Omit<WorkerOptions, "connection" | "concurrency" | "lockDuration" | "stalledInterval" | "maxStalledCount" | "autorun">;
+  /** Start taking jobs at once. Default true; otherwise call `worker.run()`. */
+  autorun?: boolean;
+  /** Where worker errors (connection trouble, a job that threw) are reported. Default `console`. */
+  logger?: { warn(message: string): void };
+}
+
+/**
+ * A BullMQ worker that runs passes. `close()` finishes the passes under way and then stops
+ * (graceful: what a deploy should do); `close(true)` stops at once and hands them back — their
+ * jobs go to other workers once the lock lapses, and the runs resume from their logs.
+ */
+export class CodemodeWorker extends Worker<CodemodeJobData, CodemodeJobResult, CodemodeJobName, IQueueBackend, JobProgress, never> {
+  private opened: OpenedConnection | undefined;
+
+  /** @internal Use `createCodemodeWorker`. */
+  constructor(name: string, processor: (job: Job<CodemodeJobData, CodemodeJobResult, CodemodeJobName>) => Promise<CodemodeJobResult>, options: WorkerOptions<never>, opened: OpenedConnection) {
+    super(name, processor as never, options, opened.backend as never);
+    this.opened = opened;
+  }
+
+  override async close(force = false): Promise<void> {
+    try {
+      await super.close(force);
+    } finally {
+      const opened = this.opened;
+      this.opened = undefined;
+      await opened?.close();
+    }
+  }
+}
+
+/**
+ * Starts a worker of the fleet. Each job runs `runtime.recover({ executionId })` (a submitted
+ * run, or one whose worker died) or `runtime.approve(...)`; STORAGE_ERROR, BUSY and
+ * MISSING_CONNECTOR outcomes throw so BullMQ retries with backoff, and every other outcome —
+ * the program's own errors too — completes the job.
+ *
+ * @example
+ * const runtime = createCodemodeRuntime({ connectors: [github], storage: redisStorage(url) });
+ * const worker = createCodemodeWorker({ runtime, connection: { redis: url } });
+ * process.on("SIGTERM", async () => { await worker.close(); await runtime.close(); process.exit(0); });
+ */
+export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWorker {
+  const { runtime } = options;
+  const name = options.name ?? DEFAULT_QUEUE_NAME;
+  const opened = openConnection(options.connection);
+  const processor = async (job: Job<CodemodeJobData, CodemodeJobResult, CodemodeJobName>) => {
+    try {
+      checkJobData(job.name, job.data);
+    } catch (error) {
+      // Data that is not ours will not become ours on a retry.
+      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+    }
+    return runJob(runtime, job);
+  };
+  const bullmqOptions = options.bullmq ?? {};
+  const worker = new CodemodeWorker(
+    name,
+    processor,
+    {
+      ...bullmqOptions,
+      ...opened.options,
+      autorun: options.autorun ?? true,
+      concurrency: options.concurrency ?? 4,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      maxStalledCount: options.maxStalledCount ?? 1_000,
+      settings: {
+        ...bullmqOptions.settings,
+        backoffStrategy: (attemptsMade: number, type?: string, error?: Error, job?: { opts?: { backoff?: unknown } }) => {
+          if (type !== BACKOFF_TYPE) return bullmqOptions.settings?.backoffStrategy?.(attemptsMade, type, error, job as never) ?? 0;
+          const backoff = job?.opts?.backoff as { delay?: number } | undefined;
+          return backoffDelay(attemptsMade, backoff?.delay ?? 500);
+        },
+      },
+    },
+    opened,
+  );
+  const warn = (message: string) => (options.logger ?? console).warn(`[codemode/bullmq] ${message}`);
+  worker.on("error", (error: Error) => warn(`worker of "${name}": ${error.message}`));
+  return worker;
+}

@@ -1,0 +1,202 @@
+/**
+ * The queue and the worker on a real BullMQ backend — Redis, then PostgreSQL (BullMQ's own
+ * backend) — with the runs in an in-process store. Skipped with a printed reason when the server
+ * is down, and failing when `CI` is set.
+ */
+import { randomUUID } from "node:crypto";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { memoryStorage } from "@codemode/storage/memory";
+import { tcpUnreachable } from "@codemode/storage/testing";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CodemodeQueueConnection } from "./connection.js";
+import { createCodemodeQueue, type CodemodeQueue } from "./create-queue.js";
+import { createCodemodeWorker, type CodemodeWorker } from "./create-worker.js";
+import type { CodemodeEventMap } from "./lifecycle-events.js";
+import type { WorkerRuntime } from "./run-job.js";
+
+const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
+const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+const backends: Array<{ name: string; url: string; connection: () => CodemodeQueueConnection }> = [
+  { name: "Redis", url: REDIS_URL, connection: () => ({ redis: REDIS_URL }) },
+  { name: "PostgreSQL", url: POSTGRES_URL, connection: () => ({ postgres: { connectionString: POSTGRES_URL, max: 4 } }) },
+];
+
+function shopRuntime() {
+  const ran = { read: 0, order: 0 };
+  const shop = defineConnector({
+    name: "shop",
+    tools: {
+      read: {
+        execute: async () => {
+          ran.read++;
+          return { stock: 3 };
+        },
+      },
+      order: {
+        requiresApproval: true,
+        execute: async (args: { sku: string }) => {
+          ran.order++;
+          return { orderId: `o-${args.sku}` };
+        },
+      },
+    },
+  });
+  const runtime = createCodemodeRuntime({ connectors: [shop], storage: memoryStorage(), logger: { warn() {} } });
+  return { runtime, ran };
+}
+
+const ORDER = "async () => { const { stock } = await shop.read({}); return shop.order({ sku: 'mug', stock }); }";
+
+for (const backend of backends) {
+  describe(`@codemode/bullmq on ${backend.name}`, () => {
+    let unavailable: string | undefined;
+    const opened: Array<{ close(): Promise<void> }> = [];
+    beforeAll(async () => {
+      unavailable = await tcpUnreachable(backend.url);
+      if (unavailable && process.env.CI) throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
+    });
+    afterEach(async () => {
+      for (const thing of opened.splice(0).reverse()) await thing.close();
+    });
+    const skip = () => {
+      if (unavailable) console.warn(`story not run: ${backend.name} is not reachable (${unavailable})`);
+      return unavailable !== undefined;
+    };
+
+    /** A fleet in one process: a queue, and workers started on demand, on a queue name of its own. */
+    function fleet(runtime: CodemodeRuntime) {
+      const name = `cm-test-${randomUUID().slice(0, 8)}`;
+      const queue = createCodemodeQueue({ runtime, connection: backend.connection(), name, retry: { delayMs: 20 }, logger: { warn() {} } });
+      opened.push({
+        async close() {
+          await queue.bullmq.obliterate({ force: true }).catch(() => undefined);
+          await queue.close();
+          await runtime.close();
+        },
+      });
+      const startWorker = (workerRuntime: WorkerRuntime = runtime) => {
+        const worker = createCodemodeWorker({ runtime: workerRuntime, connection: backend.connection(), name, concurrency: 2, lockDurationMs: 2_000, stalledIntervalMs: 1_000, logger: { warn() {} } });
+        opened.splice(1, 0, worker);
+        return worker;
+      };
+      return { queue, startWorker };
+    }
+
+    async function submit(queue: CodemodeQueue, code: string): Promise<string> {
+      const submitted = await queue.submit({ code });
+      if ("status" in submitted) throw new Error(`submit failed: ${submitted.error}`);
+      return submitted.executionId;
+    }
+
+    it("a duplicate run or approve job is one job: the approved call runs once", async () => {
+      if (skip()) return;
+      const { runtime, ran } = shopRuntime();
+      const { queue, startWorker } = fleet(runtime);
+      const executionId = await submit(queue, ORDER);
+      await queue.requeue(executionId);
+      await queue.requeue(executionId);
+      expect(await queue.bullmq.getJobCounts("waiting")).toEqual({ waiting: 1 });
+      startWorker();
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1, method: "order" }] });
+
+      const [first, second] = await Promise.all([queue.approve({ executionId, by: "ann" }), queue.approve({ executionId, seq: 1, by: "bob" })]);
+      expect(first).toEqual({ executionId, seq: 1 });
+      expect(second).toEqual({ executionId, seq: 1 });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "completed", result: { orderId: "o-mug" } });
+      expect(ran).toEqual({ read: 1, order: 1 });
+      // Once done, a late click is refused before any job is queued.
+      expect(await queue.approve({ executionId, seq: 1 })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+      expect(await queue.approve({ executionId: "no-such-run" })).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    });
+
+    it("retries STORAGE_ERROR and BUSY outcomes with backoff, and never the program's own errors", async () => {
+      if (skip()) return;
+      const { runtime } = shopRuntime();
+      const { queue, startWorker } = fleet(runtime);
+      const failures = { recover: 2, approve: 1 };
+      const flaky: WorkerRuntime = {
+        outcome: (id) => runtime.outcome(id),
+        recover: async (options) =>
+          failures.recover-- > 0 ? [{ status: "error", executionId: options?.executionId ?? "", code: "STORAGE_ERROR", error: "connection reset" } satisfies Outcome] : runtime.recover(options),
+        approve: async (input) => (failures.approve-- > 0 ? { status: "error", executionId: input.executionId, code: "BUSY", error: "held" } : runtime.approve(input)),
+      };
+      const worker: CodemodeWorker = startWorker(flaky);
+      const attempts: Record<string, number> = {};
+      worker.on("completed", (job) => (attempts[job.id ?? ""] = job.attemptsMade));
+
+      const ordering = await submit(queue, ORDER);
+      expect(await queue.waitForOutcome(ordering, { timeoutMs: 10_000 })).toMatchObject({ status: "paused" });
+      // attemptsMade counts the successful attempt too: two failures, then the pass. The store has the
+      // outcome a moment before BullMQ marks the job completed, hence the poll.
+      await expect.poll(() => attempts[`run_${ordering}`]).toBe(3);
+      await queue.approve({ executionId: ordering });
+      expect(await queue.waitForOutcome(ordering, { timeoutMs: 10_000 })).toMatchObject({ status: "completed" });
+      await expect.poll(() => attempts[`approve_${ordering}_1`]).toBe(2);
+
+      const failing = await submit(queue, "async () => { await shop.read({}); throw new Error('out of mugs'); }");
+      expect(await queue.waitForOutcome(failing, { timeoutMs: 10_000 })).toMatchObject({ status: "error", code: "SANDBOX_ERROR", error: expect.stringContaining("out of mugs") });
+      await expect.poll(() => attempts[`run_${failing}`]).toBe(1);
+    });
+
+    it("waitForOutcome answers an outcome that landed before it was called, and waits while an approval is queued", async () => {
+      if (skip()) return;
+      const { runtime } = shopRuntime();
+      const { queue, startWorker } = fleet(runtime);
+      const executionId = await submit(queue, ORDER);
+      // No worker yet: still running at the deadline.
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 200 })).toMatchObject({ status: "error", code: "BUSY" });
+      const worker = startWorker();
+      // pollMs far beyond the test: only the event can wake it.
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000, pollMs: 60_000 })).toMatchObject({ status: "paused" });
+      await worker.close();
+
+      // A queue opened after the pause (a fresh reader that never saw its event) still answers at once.
+      const late = createCodemodeQueue({ runtime, connection: backend.connection(), name: queue.bullmq.name, logger: { warn() {} } });
+      opened.push(late);
+      expect(await late.waitForOutcome(executionId, { timeoutMs: 5_000, pollMs: 60_000 })).toMatchObject({ status: "paused" });
+      // Approved, no worker running: the pause is answered, so the wait goes on.
+      expect(await late.approve({ executionId })).toEqual({ executionId, seq: 1 });
+      expect(await late.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({ status: "error", code: "BUSY", error: expect.stringMatching(/approved at seq 1/) });
+      const waiting = late.waitForOutcome(executionId, { timeoutMs: 10_000, pollMs: 60_000 });
+      startWorker();
+      expect(await waiting).toMatchObject({ status: "completed", result: { orderId: "o-mug" } });
+      expect(await late.waitForOutcome(executionId, { timeoutMs: 5_000, pollMs: 60_000 })).toMatchObject({ status: "completed" });
+      expect(await late.waitForOutcome("no-such-run")).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    });
+
+    it("publishes paused, completed, error and rejected events to every queue of the fleet", async () => {
+      if (skip()) return;
+      const { runtime } = shopRuntime();
+      const { queue, startWorker } = fleet(runtime);
+      const inbox = createCodemodeQueue({ runtime, connection: backend.connection(), name: queue.bullmq.name, logger: { warn() {} } });
+      opened.push(inbox);
+      const seen: Array<{ type: string } & Record<string, unknown>> = [];
+      for (const type of ["paused", "completed", "error", "rejected"] as const) {
+        inbox.events.on(type, (event: CodemodeEventMap[typeof type]) => seen.push({ type, ...event }));
+      }
+      // The inbox reads only what is published once it is live: wait for that, as a server would at start-up.
+      await inbox.waitForOutcome("warm-up", { timeoutMs: 5_000 });
+      startWorker();
+      const approved = await submit(queue, ORDER);
+      const rejected = await submit(queue, ORDER);
+      const failed = await submit(queue, "async () => { throw new Error('nope'); }");
+      await expect.poll(() => seen.filter((event) => event.type === "paused").length, { timeout: 10_000 }).toBe(2);
+      await queue.approve({ executionId: approved, by: "ann" });
+      expect(await queue.reject({ executionId: rejected, seq: 1, by: "bob", reason: "too many mugs" })).toBe(true);
+      expect(await queue.reject({ executionId: rejected, seq: 1 })).toBe(false);
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(5);
+      const of = (executionId: string) => seen.filter((event) => event.executionId === executionId);
+      expect(of(approved)).toEqual([
+        { type: "paused", executionId: approved, pending: [{ seq: 1, connector: "shop", method: "order" }] },
+        { type: "completed", executionId: approved },
+      ]);
+      expect(of(rejected)).toEqual([
+        { type: "paused", executionId: rejected, pending: [{ seq: 1, connector: "shop", method: "order" }] },
+        { type: "rejected", executionId: rejected, seq: 1, by: "bob" },
+      ]);
+      expect(of(failed)).toEqual([{ type: "error", executionId: failed, code: "SANDBOX_ERROR", error: expect.stringContaining("nope") }]);
+      expect(await queue.waitForOutcome(rejected, { timeoutMs: 1_000 })).toMatchObject({ status: "error", code: "NOT_PAUSED", error: expect.stringMatching(/rejected by bob/) });
+    });
+  });
+}
