@@ -94,6 +94,7 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
     const { call, operator, notes, runtime } = await serve();
     const paused = structuredOf(await call("execute", { code: DELETE_TWO }));
     const ops = await operator();
+    expect(await call("reject", { executionId: paused.executionId }, ops)).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("reject needs seq") }] });
     const rejected = structuredOf(await call("reject", { executionId: paused.executionId, seq: 2, reason: "keep them" }, ops));
     expect(rejected).toMatchObject({ status: "rejected", reason: "keep them", rejected: { seq: 2, method: "delete_note" } });
     expect(notes.size).toBe(2);
