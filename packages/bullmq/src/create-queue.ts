@@ -44,6 +44,11 @@ export interface CodemodeQueue {
   waitForOutcome(executionId: string, options?: WaitForOutcomeOptions): Promise<Outcome>;
   /** Lifecycle events of every run of the fleet: paused, completed, error, rejected, stalled, failed. */
   readonly events: CodemodeEvents;
+  /**
+   * Resolves once `events` is live: nothing published after this is missed. An approval inbox
+   * subscribes, awaits this, then lists `runtime.pending()` once to catch up on older pauses.
+   */
+  ready(): Promise<void>;
   /** The BullMQ queue underneath, for dashboards and metrics. */
   readonly bullmq: Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>;
   /** Closes the BullMQ connections it opened. The runtime is yours to close. */
@@ -76,6 +81,7 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
   return {
     events: events.public,
     bullmq: queue,
+    ready: () => events.live,
     async submit(input) {
       const submitted = await runtime.submit(input);
       if ("status" in submitted) return submitted;

@@ -176,7 +176,7 @@ for (const backend of backends) {
         inbox.events.on(type, (event: CodemodeEventMap[typeof type]) => seen.push({ type, ...event }));
       }
       // The inbox reads only what is published once it is live: wait for that, as a server would at start-up.
-      await inbox.waitForOutcome("warm-up", { timeoutMs: 5_000 });
+      await inbox.ready();
       startWorker();
       const approved = await submit(queue, ORDER);
       const rejected = await submit(queue, ORDER);

@@ -1,0 +1,254 @@
+/**
+ * The fleet under fire (`@codemode/bullmq`): three worker processes, one approving process, 100
+ * runs of five calls each (the third needs approval), and a worker SIGKILLed every ~2 s and
+ * started again. On Redis (BullMQ over node-redis, runs in `redisStorage`), then on PostgreSQL
+ * alone (BullMQ's PostgreSQL backend, runs in `postgresStorage`, no Redis at all). Real child
+ * processes importing the BUILT packages: run `npm run build` first (CI does).
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { createCodemodeQueue, type CodemodeQueue } from "@codemode/bullmq";
+import type { CodemodeRuntime, LogEntry } from "@codemode/core";
+import type { CodemodeStorage } from "@codemode/storage";
+import { tcpUnreachable } from "@codemode/storage/testing";
+import { createClient } from "@keyv/redis";
+import pg from "pg";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type FleetConfig, type Ledger, openLedger, openRuntime, openStorage, PROGRAM, queueConnection, tables } from "./fleet-processes/shared.ts";
+
+const WORKER = fileURLToPath(new URL("./fleet-processes/worker.ts", import.meta.url));
+const APPROVER = fileURLToPath(new URL("./fleet-processes/approver.ts", import.meta.url));
+const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
+const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+const EXECUTIONS = 100;
+const SUBMIT_EVERY_MS = 150;
+const KILL_EVERY_MS = 2_000;
+const DEADLINE_MS = 150_000;
+
+interface Child {
+  process: ChildProcess;
+  stderr: string[];
+  message(name: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(signal: NodeJS.Signals): Promise<void>;
+}
+
+function spawn(script: string, config: FleetConfig): Child {
+  const child = fork(script, [JSON.stringify(config)], { execArgv: [], stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "json" });
+  const stderr: string[] = [];
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(...chunk.toString().split("\n").filter(Boolean)));
+  const messages: Array<Record<string, unknown>> = [];
+  child.on("message", (message: Record<string, unknown>) => messages.push(message));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    process: child,
+    stderr,
+    async message(name, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = messages.find((message) => message.event === name);
+        if (found) return found;
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} ended before "${name}": ${stderr.slice(-5).join("\n")}`);
+        if (Date.now() > deadline) throw new Error(`no "${name}" from ${script} within ${timeoutMs} ms: ${stderr.slice(-5).join("\n")}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async stop(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** What the ledger recorded, read back from the real store. */
+interface Recorded {
+  attempts: Array<{ key: string; worker: string; gated: boolean; at: number }>;
+  effects: Map<string, { worker: string; at: number }>;
+  approvals: Map<string, number>;
+}
+
+interface BackendCase {
+  name: FleetConfig["backend"];
+  url: string;
+  prepare(space: string): Promise<void>;
+  read(space: string): Promise<Recorded>;
+  cleanup(space: string): Promise<void>;
+}
+
+const backends: BackendCase[] = [
+  {
+    name: "redis",
+    url: REDIS_URL,
+    prepare: async () => undefined,
+    async read(space) {
+      const client = createClient({ url: REDIS_URL });
+      await client.connect();
+      const key = (name: string) => `${space}:ledger:${name}`;
+      const attempts = (await client.lRange(key("attempts"), 0, -1)).map((row) => JSON.parse(row) as Recorded["attempts"][number]);
+      const effects = new Map(Object.entries(await client.hGetAll(key("effects"))).map(([id, row]) => [id, JSON.parse(row) as { worker: string; at: number }]));
+      const approvals = new Map(Object.entries(await client.hGetAll(key("approvals"))).map(([id, at]) => [id, Number(at)]));
+      await client.close();
+      return { attempts, effects, approvals };
+    },
+    async cleanup(space) {
+      const client = createClient({ url: REDIS_URL });
+      await client.connect();
+      const keys = await client.keys(`${space}*`);
+      if (keys.length > 0) await client.del(keys);
+      await client.close();
+    },
+  },
+  {
+    name: "postgres",
+    url: POSTGRES_URL,
+    async prepare(space) {
+      const names = tables(space);
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      await pool.query(`CREATE TABLE "${names.attempts}" (key TEXT NOT NULL, worker TEXT NOT NULL, gated BOOLEAN NOT NULL, at BIGINT NOT NULL)`);
+      await pool.query(`CREATE TABLE "${names.effects}" (key TEXT PRIMARY KEY, worker TEXT NOT NULL, at BIGINT NOT NULL)`);
+      await pool.query(`CREATE TABLE "${names.approvals}" (key TEXT PRIMARY KEY, at BIGINT NOT NULL)`);
+      await pool.end();
+    },
+    async read(space) {
+      const names = tables(space);
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      const attempts = (await pool.query(`SELECT key, worker, gated, at FROM "${names.attempts}"`)).rows.map((row) => ({ ...row, at: Number(row.at) })) as Recorded["attempts"];
+      const effects = new Map((await pool.query(`SELECT key, worker, at FROM "${names.effects}"`)).rows.map((row) => [row.key as string, { worker: row.worker as string, at: Number(row.at) }]));
+      const approvals = new Map((await pool.query(`SELECT key, at FROM "${names.approvals}"`)).rows.map((row) => [row.key as string, Number(row.at)]));
+      await pool.end();
+      return { attempts, effects, approvals };
+    },
+    async cleanup(space) {
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      for (const name of Object.values(tables(space))) await pool.query(`DROP TABLE IF EXISTS "${name}"`);
+      await pool.end();
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe(`a fleet on ${backend.name === "redis" ? "Redis" : "PostgreSQL alone"}`, () => {
+    let unavailable: string | undefined;
+    beforeAll(async () => {
+      unavailable = await tcpUnreachable(backend.url);
+      if (unavailable && process.env.CI) throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
+    });
+
+    it(`${EXECUTIONS} runs of five calls complete while a worker is SIGKILLed every ~2 s: each effect once per idempotency key, no approved call before its approval`, async () => {
+      if (unavailable) return void console.warn(`story not run: ${backend.name} is not reachable (${unavailable})`);
+      const space = `fleet-${randomUUID().slice(0, 8)}`;
+      const config: FleetConfig = {
+        backend: backend.name,
+        url: backend.url,
+        space,
+        leaseMs: 1_000,
+        lockDurationMs: 1_000,
+        stalledIntervalMs: 500,
+        concurrency: 4,
+        callMs: [40, 120],
+        workerId: "submitter",
+      };
+      await backend.prepare(space);
+      const storage: CodemodeStorage = openStorage(config);
+      const ledger: Ledger = await openLedger(config);
+      const runtime: CodemodeRuntime = openRuntime(config, storage, ledger);
+      const queue: CodemodeQueue = createCodemodeQueue({ runtime, connection: queueConnection(config), name: space, retry: { delayMs: 100 }, logger: { warn() {} } });
+      const workers: Child[] = [];
+      let approver: Child | undefined;
+      const started = Date.now();
+      let chaos: NodeJS.Timeout | undefined;
+      try {
+        let stalled = 0;
+        queue.events.on("stalled", () => stalled++);
+        await queue.ready();
+        approver = spawn(APPROVER, { ...config, workerId: "approver" });
+        await approver.message("ready");
+        for (let slot = 0; slot < 3; slot++) workers.push(spawn(WORKER, { ...config, workerId: `w${slot}.0` }));
+        await Promise.all(workers.map((worker) => worker.message("ready")));
+
+        // Kill one worker every ~2 s, round robin, and start a new one in its place at once.
+        let kills = 0;
+        chaos = setInterval(() => {
+          const slot = kills % workers.length;
+          kills++;
+          const victim = workers[slot] as Child;
+          victim.process.kill("SIGKILL");
+          workers[slot] = spawn(WORKER, { ...config, workerId: `w${slot}.${kills}` });
+        }, KILL_EVERY_MS);
+
+        const ids: string[] = [];
+        for (let index = 0; index < EXECUTIONS; index++) {
+          const submitted = await queue.submit({ code: PROGRAM });
+          if ("status" in submitted) throw new Error(`submit failed: ${submitted.code} ${submitted.error}`);
+          ids.push(submitted.executionId);
+          await new Promise((resolve) => setTimeout(resolve, SUBMIT_EVERY_MS));
+        }
+
+        // Every run completes (the approver approves each pause; killed passes resume elsewhere).
+        const outcomes = new Map<string, Awaited<ReturnType<CodemodeRuntime["outcome"]>>>();
+        while (outcomes.size < ids.length && Date.now() - started < DEADLINE_MS) {
+          for (const id of ids) {
+            if (outcomes.has(id)) continue;
+            const outcome = await runtime.outcome(id);
+            if (outcome?.status === "completed") outcomes.set(id, outcome);
+          }
+          if (outcomes.size < ids.length) await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        clearInterval(chaos);
+        const unfinished = ids.filter((id) => !outcomes.has(id));
+        expect(unfinished, `not completed within ${DEADLINE_MS} ms; worker stderr: ${workers.flatMap((worker) => worker.stderr.slice(-3)).join(" | ")}`).toEqual([]);
+
+        approver.process.send({ command: "stop" });
+        const { approvals, missed } = (await approver.message("stopped")) as { approvals: number; missed: number };
+        await approver.stop("SIGTERM");
+        await Promise.all(workers.map((worker) => worker.stop("SIGTERM")));
+
+        // Nothing is left running or paused.
+        expect((await runtime.executions({ status: ["running", "paused"] })).items).toEqual([]);
+        const expectedKeys = ids.flatMap((id) => [0, 1, 2, 3, 4].map((seq) => `${id}:${seq}`));
+        for (const id of ids) {
+          const outcome = outcomes.get(id);
+          expect(outcome).toMatchObject({ status: "completed", result: [0, 1, 2, 3, 4].map((seq) => `${id}:${seq}`) });
+          // The gated call carries the approver's decision on the log.
+          const gated = (outcome?.calls ?? []).find((call: LogEntry) => call.seq === 2);
+          expect(gated).toMatchObject({ method: "pay", state: "applied", decision: { approved: true, by: "approver" } });
+        }
+
+        const recorded = await backend.read(space);
+        // Each effect happened exactly once per idempotency key, for every call of every run.
+        expect([...recorded.effects.keys()].sort()).toEqual([...expectedKeys].sort());
+        const attemptsPerKey = new Map<string, number>();
+        for (const attempt of recorded.attempts) attemptsPerKey.set(attempt.key, (attemptsPerKey.get(attempt.key) ?? 0) + 1);
+        expect([...attemptsPerKey.keys()].sort()).toEqual([...expectedKeys].sort());
+        // No approved call ran without its approval: every attempt of a gated call came after the approver recorded it.
+        const gatedAttempts = recorded.attempts.filter((attempt) => attempt.gated);
+        expect(gatedAttempts.length).toBeGreaterThanOrEqual(EXECUTIONS);
+        for (const attempt of gatedAttempts) {
+          const approvedAt = recorded.approvals.get(attempt.key);
+          expect(approvedAt, `${attempt.key} ran without an approval`).toBeDefined();
+          expect(attempt.at).toBeGreaterThanOrEqual(approvedAt as number);
+        }
+        // Every pause reached the approver as an event; the kills hit passes that then resumed elsewhere.
+        expect(missed).toBe(0);
+        expect(approvals).toBeGreaterThanOrEqual(EXECUTIONS);
+        expect(kills).toBeGreaterThanOrEqual(5);
+        expect(stalled).toBeGreaterThan(0);
+        const repeated = [...attemptsPerKey.values()].filter((count) => count > 1).length;
+        console.log(
+          `${backend.name}: ${EXECUTIONS} runs completed in ${((Date.now() - started) / 1000).toFixed(1)} s; ${kills} workers killed, ${stalled} jobs handed over, ${repeated} calls attempted again (same key, effect once), ${recorded.attempts.length} attempts for ${expectedKeys.length} effects`,
+        );
+      } finally {
+        clearInterval(chaos);
+        await Promise.all([...workers, ...(approver ? [approver] : [])].map((child) => child.stop("SIGKILL")));
+        await queue.bullmq.obliterate({ force: true }).catch(() => undefined);
+        await queue.close();
+        await runtime.close();
+        await storage.close();
+        await ledger.close();
+        await backend.cleanup(space);
+      }
+    }, 240_000);
+  });
+}
