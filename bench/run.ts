@@ -13,9 +13,10 @@ import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
 import { redisBenchmark } from "./redis.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
+import { storesBenchmark } from "./stores.bench.ts";
 import type { Benchmark, BenchRow } from "./harness.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, redisBenchmark];
+const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, redisBenchmark, storesBenchmark];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 

@@ -1,0 +1,362 @@
+/**
+ * Runtime cost against history, on every store (R-RT-4: no key or lock shared by all
+ * executions, a listing page costs O(page)).
+ *
+ * For each store (memory, SQLite, Redis, PostgreSQL) it opens four storages kept apart (their
+ * own file, namespace or tables) and seeds them, through `runtime.execute` of a program that
+ * pauses at once on a `requiresApproval` tool, with 0, 100, 1,000 and 10,000 paused executions.
+ * Then, interleaved across the storages of one store:
+ *
+ * 1. `execute` of a one-read program with 0, 1,000 and 10,000 paused executions stored;
+ * 2. a page of 50 from `executions()` and `pending()` with 100 and 10,000 stored;
+ * 3. executions per second with 1 and with 16 in flight (on the storage holding 10,000).
+ *
+ * A store that cannot be reached gives one row saying so. Everything written is removed
+ * afterwards (SQLite files, Redis keys, PostgreSQL tables). Redis at $CODEMODE_REDIS_URL
+ * (default redis://127.0.0.1:6379), PostgreSQL at $CODEMODE_POSTGRES_URL (default
+ * postgresql://postgres@127.0.0.1:5432/test).
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import type { CodemodeStorage } from "@codemode/storage";
+import { memoryStorage } from "@codemode/storage/memory";
+import { postgresStorage } from "@codemode/storage/postgres";
+import { redisStorage } from "@codemode/storage/redis";
+import { sqliteStorage } from "@codemode/storage/sqlite";
+import { createClient } from "@keyv/redis";
+import pg from "pg";
+import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+
+const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
+const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+/** Paused executions each storage of a store holds before anything is measured. */
+const HISTORIES = { none: 0, hundred: 100, thousand: 1_000, tenThousand: 10_000 } as const;
+type History = keyof typeof HISTORIES;
+/** A history's part of file, namespace and table names: lower case, as PostgreSQL folds unquoted names. */
+const slug = (history: History) => `h${HISTORIES[history]}`;
+
+/**
+ * Executions in flight while seeding. Seeding is bound by this process's main thread (isolate
+ * creation), so more does not help, except on PostgreSQL, where each waits on commits.
+ */
+const SEED_IN_FLIGHT = 16;
+const POSTGRES_SEED_IN_FLIGHT = 32;
+const THROUGHPUT_IN_FLIGHT = 16;
+/** Executions per throughput round; two rounds each way, alternating between 1 and 16 in flight. */
+const THROUGHPUT_ROUND = 100;
+const THROUGHPUT_ROUNDS = 2;
+const PAGE = 50;
+const RUNTIME_NAME = "bench";
+/** As the runtime bench: retention keeps a few completed runs; paused ones are never pruned. */
+const MAX_EXECUTIONS = 20;
+
+const READ_CODE = "async () => shop.read({})";
+const PAUSE_CODE = "async () => shop.order({ sku: 'SKU-1' })";
+
+const shop = defineConnector({
+  name: "shop",
+  tools: {
+    read: { execute: async () => ({ sku: "SKU-1", title: "Analytical Engine", available: 17 }) },
+    order: { requiresApproval: true, execute: async () => ({ ok: true }) },
+  },
+});
+
+/** One store: how to reach it, how to open a storage of its own per history, how to remove them. */
+interface StoreUnderTest {
+  label: string;
+  throughputTarget?: string;
+  seedInFlight: number;
+  /** Why the store cannot be reached, or undefined. */
+  unreachable(): Promise<string | undefined>;
+  open(history: History): CodemodeStorage;
+  /** Removes everything the storages wrote; called after they are closed. */
+  cleanUp(): Promise<void>;
+}
+
+function memory(): StoreUnderTest {
+  return {
+    label: "memory",
+    throughputTarget: "≥ 1.5× on 2 cores (memory, Redis)",
+    seedInFlight: SEED_IN_FLIGHT,
+    unreachable: async () => undefined,
+    open: () => memoryStorage(),
+    cleanUp: async () => undefined,
+  };
+}
+
+function sqlite(): StoreUnderTest {
+  let folder: string | undefined;
+  return {
+    label: "SQLite",
+    seedInFlight: SEED_IN_FLIGHT,
+    unreachable: async () => undefined,
+    open(history) {
+      folder ??= mkdtempSync(join(tmpdir(), "codemode-bench-stores-"));
+      return sqliteStorage(join(folder, `${slug(history)}.sqlite`));
+    },
+    async cleanUp() {
+      if (folder) rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+function redis(): StoreUnderTest {
+  const prefix = `codemode-bench-stores-${randomUUID().slice(0, 8)}`;
+  return {
+    label: "Redis",
+    throughputTarget: "≥ 1.5× on 2 cores (memory, Redis)",
+    seedInFlight: SEED_IN_FLIGHT,
+    unreachable: () => tcpUnreachable(REDIS_URL, 6379),
+    open: (history) => redisStorage(REDIS_URL, { namespace: `${prefix}-${slug(history)}` }),
+    async cleanUp() {
+      const client = createClient({ url: REDIS_URL });
+      await client.connect();
+      try {
+        const keys = await client.keys(`${prefix}-*`);
+        for (let start = 0; start < keys.length; start += 1_000) await client.del(keys.slice(start, start + 1_000));
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+function postgres(): StoreUnderTest {
+  const prefix = `codemode_bench_${randomUUID().slice(0, 8)}`;
+  const tables = (history: History) => ({ table: `${prefix}_${slug(history)}_store`, leaseTable: `${prefix}_${slug(history)}_leases`, indexTable: `${prefix}_${slug(history)}_executions` });
+  return {
+    label: "PostgreSQL",
+    seedInFlight: POSTGRES_SEED_IN_FLIGHT,
+    unreachable: () => tcpUnreachable(POSTGRES_URL, 5432),
+    // A connection per execution in flight, so 16 (and 32 seeding) do not queue for 10.
+    open: (history) => postgresStorage(POSTGRES_URL, { namespace: prefix, ...tables(history), pool: { max: 20 } }),
+    async cleanUp() {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      try {
+        const names = (Object.keys(HISTORIES) as History[]).flatMap((history) => Object.values(tables(history)));
+        await client.query(`DROP TABLE IF EXISTS ${names.map((name) => `"${name}"`).join(", ")}`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+interface Opened {
+  storage: CodemodeStorage;
+  runtime: CodemodeRuntime;
+}
+
+async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
+  const reason = await store.unreachable();
+  if (reason !== undefined) {
+    return [{ benchmark: `history and concurrency (${store.label})`, subject: `not measured: ${reason}`, unit: "ms", median: Number.NaN }];
+  }
+  const opened = {} as Record<History, Opened>;
+  try {
+    for (const history of Object.keys(HISTORIES) as History[]) {
+      const storage = store.open(history);
+      opened[history] = { storage, runtime: createCodemodeRuntime({ name: RUNTIME_NAME, connectors: [shop], storage, maxExecutions: MAX_EXECUTIONS }) };
+    }
+    const seedRows = await seedAll(store, opened);
+    // Listing first, while the storages hold only the paused executions they were seeded with.
+    const listingRows = await listing(store.label, opened);
+    const executeRows = await executeByHistory(store.label, opened);
+    const throughputRows = await throughput(store, opened.tenThousand.runtime);
+    for (const history of Object.keys(HISTORIES) as History[]) {
+      const paused = await pausedCount(opened[history].storage);
+      check(paused === HISTORIES[history], `${store.label}: ${paused} paused executions left in the "${history}" storage, expected ${HISTORIES[history]}`);
+    }
+    return [...executeRows, ...throughputRows, ...listingRows, ...seedRows];
+  } finally {
+    // Closed whatever happened, so that the clean-up runs even after a failed close.
+    await Promise.allSettled(
+      Object.values(opened).map(async ({ runtime, storage }) => {
+        await runtime.close();
+        await storage.close();
+      }),
+    );
+    await store.cleanUp();
+  }
+}
+
+/** Seeds every storage with its paused executions; reports the rate of the largest seeding. */
+async function seedAll(store: StoreUnderTest, opened: Record<History, Opened>): Promise<BenchRow[]> {
+  const label = store.label;
+  const seed = (runtime: CodemodeRuntime) => async () => {
+    const outcome = await runtime.execute({ code: PAUSE_CODE });
+    check(outcome.status === "paused", `${label}: the seeding program did not pause: ${JSON.stringify(outcome).slice(0, 300)}`);
+  };
+  let rate = 0;
+  for (const history of Object.keys(HISTORIES) as History[]) {
+    const count = HISTORIES[history];
+    const started = performance.now();
+    await inFlight(count, store.seedInFlight, seed(opened[history].runtime));
+    if (history === "tenThousand") rate = (count / (performance.now() - started)) * 1_000;
+    const paused = await pausedCount(opened[history].storage);
+    check(paused === count, `${label}: seeded ${count} paused executions into "${history}", the index lists ${paused}`);
+  }
+  const benchmark = `seeding: runtime.execute of a program that pauses at once (${label})`;
+  return [{ benchmark, subject: `10,000 paused executions, ${store.seedInFlight} in flight`, unit: "/s", median: rate, samples: HISTORIES.tenThousand }];
+}
+
+/** 1. `execute` of a one-read program, with 0, 1,000 and 10,000 paused executions stored. */
+async function executeByHistory(label: string, opened: Record<History, Opened>): Promise<BenchRow[]> {
+  const samples = await sampleInterleaved(
+    { none: readOnce(opened.none.runtime), thousand: readOnce(opened.thousand.runtime), tenThousand: readOnce(opened.tenThousand.runtime) },
+    { warmup: 10, iterations: 60 },
+  );
+  const none = stats(samples.none);
+  const thousand = stats(samples.thousand);
+  const tenThousand = stats(samples.tenThousand);
+  const benchmark = `execute of a one-read program, by paused executions stored (${label})`;
+  return [
+    { benchmark, subject: "0 paused stored", unit: "ms", median: none.median, p90: none.p90, samples: none.n },
+    { benchmark, subject: "1,000 paused stored", unit: "ms", median: thousand.median, p90: thousand.p90, ratio: thousand.median / none.median, versus: "0 stored", samples: thousand.n },
+    {
+      benchmark,
+      subject: "10,000 paused stored",
+      unit: "ms",
+      median: tenThousand.median,
+      p90: tenThousand.p90,
+      ratio: tenThousand.median / none.median,
+      versus: "0 stored",
+      target: "10,000 / 0 ≤ 1.2×",
+      samples: tenThousand.n,
+    },
+  ];
+}
+
+/** 2. A page of 50 from `executions()` and `pending()`, with 100 and 10,000 stored. */
+async function listing(label: string, opened: Record<History, Opened>): Promise<BenchRow[]> {
+  const executions = (runtime: CodemodeRuntime) => async () => {
+    const page = await runtime.executions({ limit: PAGE });
+    check(page.items.length === PAGE && page.cursor !== undefined, `${label}: executions() gave ${page.items.length} items`);
+  };
+  const pending = (runtime: CodemodeRuntime) => async () => {
+    const page = await runtime.pending({ limit: PAGE });
+    check(page.items.length === PAGE && page.cursor !== undefined, `${label}: pending() gave ${page.items.length} items`);
+  };
+  const samples = await sampleInterleaved(
+    {
+      executionsHundred: executions(opened.hundred.runtime),
+      executionsTenThousand: executions(opened.tenThousand.runtime),
+      pendingHundred: pending(opened.hundred.runtime),
+      pendingTenThousand: pending(opened.tenThousand.runtime),
+    },
+    { warmup: 10, iterations: 80 },
+  );
+  const benchmark = `a listing page of ${PAGE}, by executions stored (${label})`;
+  const pair = (name: string, hundred: number[], tenThousand: number[]): BenchRow[] => {
+    const small = stats(hundred);
+    const large = stats(tenThousand);
+    return [
+      { benchmark, subject: `${name}, 100 stored`, unit: "ms", median: small.median, p90: small.p90, samples: small.n },
+      {
+        benchmark,
+        subject: `${name}, 10,000 stored`,
+        unit: "ms",
+        median: large.median,
+        p90: large.p90,
+        ratio: large.median / small.median,
+        versus: "100 stored",
+        target: "≈ 1×: O(page)",
+        samples: large.n,
+      },
+    ];
+  };
+  return [
+    ...pair(`executions({ limit: ${PAGE} })`, samples.executionsHundred, samples.executionsTenThousand),
+    ...pair(`pending({ limit: ${PAGE} })`, samples.pendingHundred, samples.pendingTenThousand),
+  ];
+}
+
+/** 3. Executions per second of the one-read program, 1 in flight against 16, in one process. */
+async function throughput(store: StoreUnderTest, runtime: CodemodeRuntime): Promise<BenchRow[]> {
+  const run = readOnce(runtime);
+  const samples = await sampleInterleaved(
+    { serial: () => inFlight(THROUGHPUT_ROUND, 1, run), concurrent: () => inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, run) },
+    // The runtime is warm: it has just run the execute samples.
+    { warmup: 0, iterations: THROUGHPUT_ROUNDS },
+  );
+  // The rate over all rounds (executions / total seconds); its slow end is the slowest round.
+  const rate = (milliseconds: number[]) => {
+    const total = milliseconds.reduce((sum, elapsed) => sum + elapsed, 0);
+    return { overall: ((THROUGHPUT_ROUND * milliseconds.length) / total) * 1_000, slowest: (THROUGHPUT_ROUND / Math.max(...milliseconds)) * 1_000, n: THROUGHPUT_ROUND * milliseconds.length };
+  };
+  const serial = rate(samples.serial);
+  const concurrent = rate(samples.concurrent);
+  const benchmark = `throughput of one-read executions, 10,000 paused stored (${store.label})`;
+  return [
+    { benchmark, subject: "1 in flight", unit: "/s", median: serial.overall, p90: serial.slowest, samples: serial.n },
+    {
+      benchmark,
+      subject: `${THROUGHPUT_IN_FLIGHT} in flight`,
+      unit: "/s",
+      median: concurrent.overall,
+      p90: concurrent.slowest,
+      ratio: concurrent.overall / serial.overall,
+      versus: "1 in flight",
+      ...(store.throughputTarget ? { target: store.throughputTarget } : {}),
+      samples: concurrent.n,
+    },
+  ];
+}
+
+function readOnce(runtime: CodemodeRuntime): () => Promise<void> {
+  return async () => {
+    const outcome = await runtime.execute({ code: READ_CODE });
+    const sku = outcome.status === "completed" ? (outcome.result as { sku?: unknown } | null)?.sku : undefined;
+    check(sku === "SKU-1", `the one-read program did not return its item: ${JSON.stringify(outcome).slice(0, 300)}`);
+  };
+}
+
+/** Runs `task` `count` times with at most `limit` runs in flight at once. */
+async function inFlight(count: number, limit: number, task: () => Promise<void>): Promise<void> {
+  let started = 0;
+  const worker = async () => {
+    while (started < count) {
+      started += 1;
+      await task();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
+
+async function pausedCount(storage: CodemodeStorage): Promise<number> {
+  return storage.index.forRuntime(RUNTIME_NAME).count(["paused"]);
+}
+
+/** Why nothing answers at the URL's host and port, or undefined (clients would retry for seconds). */
+function tcpUnreachable(url: string, defaultPort: number): Promise<string | undefined> {
+  const { hostname, port } = new URL(url);
+  const host = hostname || "127.0.0.1";
+  const target = `${host}:${port || defaultPort}`;
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port || defaultPort) });
+    const finish = (reason: string | undefined) => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(2_000, () => finish(`nothing answers at ${target}`));
+    socket.once("error", (error) => finish(`cannot connect to ${target} (${error.message})`));
+    socket.once("connect", () => finish(undefined));
+  });
+}
+
+export const storesBenchmark: Benchmark = {
+  name: "stores",
+  description: "every store: execute and listing cost with 0 to 10,000 paused executions stored, throughput 1 vs 16 in flight",
+  async run() {
+    const rows: BenchRow[] = [];
+    for (const store of [memory(), sqlite(), redis(), postgres()]) rows.push(...(await measureStore(store)));
+    return rows;
+  },
+};
