@@ -11,12 +11,13 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
+import { fleetBenchmark } from "./fleet.bench.ts";
 import { redisBenchmark } from "./redis.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
 import { storesBenchmark } from "./stores.bench.ts";
 import type { Benchmark, BenchRow } from "./harness.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, redisBenchmark, storesBenchmark];
+const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, redisBenchmark, storesBenchmark, fleetBenchmark];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 
