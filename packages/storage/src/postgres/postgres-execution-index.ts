@@ -50,7 +50,11 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
     ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;
   // Only the row listed under the status the caller saw: a row that moved since stays.
   const remove = `DELETE FROM ${table} WHERE namespace = $1 AND runtime = $2 AND id = $3 AND status = $4`;
-  const count = `SELECT count(*) AS total FROM ${table} WHERE namespace = $1 AND runtime = $2 AND status = ANY($3::text[])`;
+  // One index range per status (a lateral count each): `status = ANY(...)` lets a planner without
+  // statistics scan every row of the runtime, paused ones included, so the count before each
+  // execute would grow with history.
+  const count = `SELECT coalesce(sum(counted.total), 0) AS total FROM unnest($3::text[]) AS wanted(status)
+    CROSS JOIN LATERAL (SELECT count(*) AS total FROM ${table} WHERE namespace = $1 AND runtime = $2 AND status = wanted.status) AS counted`;
 
   return {
     forRuntime(runtimeName): ExecutionIndex {
