@@ -165,6 +165,31 @@ for (const backend of backends) {
       expect(await late.waitForOutcome("no-such-run")).toMatchObject({ status: "error", code: "NOT_FOUND" });
     });
 
+    it("worker.close() finishes the pass under way before it stops", async () => {
+      if (skip()) return;
+      let started = 0;
+      const slow = defineConnector({
+        name: "slow",
+        tools: {
+          wait: {
+            execute: async () => {
+              started++;
+              await new Promise((resolve) => setTimeout(resolve, 400));
+              return { waited: true };
+            },
+          },
+        },
+      });
+      const runtime = createCodemodeRuntime({ connectors: [slow], storage: memoryStorage(), logger: { warn() {} } });
+      const { queue, startWorker } = fleet(runtime);
+      const worker = startWorker();
+      const executionId = await submit(queue, "async () => slow.wait({})");
+      await expect.poll(() => started).toBe(1);
+      await worker.close();
+      expect(await runtime.outcome(executionId)).toMatchObject({ status: "completed", result: { waited: true } });
+      expect(await queue.bullmq.getJobCounts("active", "waiting")).toEqual({ active: 0, waiting: 0 });
+    });
+
     it("publishes paused, completed, error and rejected events to every queue of the fleet", async () => {
       if (skip()) return;
       const { runtime } = shopRuntime();
