@@ -5,15 +5,17 @@ import { installStart } from "./install-start.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
 import { loadValueCodec } from "./value-codec.js";
 
-/** Runs `main` (source of a function) through `__codemode_start` in a fresh realm; the result text. */
+/** Runs `main` (source of a function) through `__codemode_start` in a fresh realm; the text it reports to `finish`. */
 function start(main: string): Promise<string> {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const codec = loadValueCodec(load);
   const formatter = load(createFormatter)(codec);
   const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf);
-  load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown);
-  return runInContext(`__codemode_start(${main})`, context, { filename: "codemode.js" }) as Promise<string>;
+  return new Promise<string>((resolve) => {
+    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, resolve);
+    expect(runInContext(`__codemode_start(${main})`, context, { filename: "codemode.js" })).toBeUndefined();
+  });
 }
 
 describe("installStart: how a program's end becomes one text", () => {
@@ -33,5 +35,18 @@ describe("installStart: how a program's end becomes one text", () => {
 
   it("__codemode_start can be called once: it removes itself first", async () => {
     expect(await start("() => typeof __codemode_start")).toBe('R"undefined"');
+  });
+
+  it("R-RT-5: it returns nothing and reports once through finish, so the host never waits on a promise of the isolate", async () => {
+    const reports: string[] = [];
+    const context: Context = createContext();
+    const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
+    const codec = loadValueCodec(load);
+    const formatter = load(createFormatter)(codec);
+    const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf);
+    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, (text) => reports.push(text));
+    expect(runInContext("__codemode_start(async () => 1)", context)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reports).toEqual(["R1"]);
   });
 });

@@ -3,10 +3,12 @@ import type { ValueCodec } from "./value-codec.js";
 /**
  * Runs INSIDE the sandbox (injected as source text, see prelude.ts): it may reference nothing
  * outside itself. Installs `__codemode_start(main)`, the entry the compiled program calls once
- * (it deletes itself first). It runs `main` and resolves — never rejects — with one text whose
- * first letter says how the program ended: RESULT_RETURNED ("R") + wire text of the value,
- * RESULT_THREW ("T") + JSON `{ message, line, column }`, RESULT_INVALID ("N") + why the value
- * could not be encoded.
+ * (it deletes itself first). It runs `main` and reports how it ended through the host's `finish`
+ * callback, once, with one text whose first letter says how: RESULT_RETURNED ("R") + wire text
+ * of the value, RESULT_THREW ("T") + JSON `{ message, line, column }`, RESULT_INVALID ("N") + why
+ * the value could not be encoded. It returns nothing: the host never waits on a promise of the
+ * isolate, because disposing an isolate whose `run` promise never settled (a program halted
+ * while awaiting) makes a later `process.exit()` hang (R-RT-5).
  */
 export function installStart(
   global: Record<string, unknown>,
@@ -14,12 +16,12 @@ export function installStart(
   plain: (fields: Record<string, unknown>) => Record<string, unknown>,
   messageOf: (error: unknown, fallback: string) => string,
   describeThrown: (error: unknown) => string,
+  finish: (text: string) => void,
 ): void {
   "use strict";
   const JSONStringify = JSON.stringify;
   const ReflectApply = Reflect.apply;
   const ObjectDefineProperty = Object.defineProperty;
-  const PromiseCtor = Promise;
   const PromiseResolve = Promise.resolve.bind(Promise);
   const PromiseThen = Promise.prototype.then;
   const ErrorCtor = Error;
@@ -27,40 +29,44 @@ export function installStart(
 
   ObjectDefineProperty(global, "__codemode_start", {
     configurable: true,
-    value: function start(main: () => unknown): Promise<string> {
+    value: function start(main: () => unknown): void {
       delete global.__codemode_start;
-      return new PromiseCtor<string>((resolve) => {
-        const returned = (value: unknown) => {
-          let text: string;
-          try {
-            text = codec.encode(value) ?? "";
-          } catch (error) {
-            resolve("N" + messageOf(error, "the result could not be encoded"));
-            return;
-          }
-          resolve("R" + text);
-        };
-        const threw = (error: unknown) => {
-          let line: unknown = null;
-          let column: unknown = null;
-          try {
-            const stack = error instanceof ErrorCtor ? StringCtor(error.stack) : "";
-            const match = /codemode\.js:(\d+):(\d+)/.exec(stack);
-            if (match) {
-              line = +match[1]!;
-              column = +match[2]!;
-            }
-          } catch {
-            // No position then.
-          }
-          resolve("T" + JSONStringify(plain({ message: describeThrown(error), line, column })));
-        };
+      let reported = false;
+      const report = (text: string): void => {
+        if (reported) return;
+        reported = true;
+        finish(text);
+      };
+      const returned = (value: unknown) => {
+        let text: string;
         try {
-          ReflectApply(PromiseThen, PromiseResolve(main()), [returned, threw]);
+          text = codec.encode(value) ?? "";
         } catch (error) {
-          threw(error);
+          report("N" + messageOf(error, "the result could not be encoded"));
+          return;
         }
-      });
+        report("R" + text);
+      };
+      const threw = (error: unknown) => {
+        let line: unknown = null;
+        let column: unknown = null;
+        try {
+          const stack = error instanceof ErrorCtor ? StringCtor(error.stack) : "";
+          const match = /codemode\.js:(\d+):(\d+)/.exec(stack);
+          if (match) {
+            line = +match[1]!;
+            column = +match[2]!;
+          }
+        } catch {
+          // No position then.
+        }
+        report("T" + JSONStringify(plain({ message: describeThrown(error), line, column })));
+      };
+      try {
+        ReflectApply(PromiseThen, PromiseResolve(main()), [returned, threw]);
+      } catch (error) {
+        threw(error);
+      }
     },
   });
 }

@@ -60,25 +60,34 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
     maxLogLineChars: options.maxLogLineChars ?? 10_000,
   };
   const pool = createIsolatePool(Math.max(0, Math.floor(options.prewarm ?? 0)), defaults.memoryMb);
+  /** The watchdogs of passes running now: `close()` ends them instead of leaving them waiting. */
+  const running = new Set<PassWatchdog>();
   return {
     async runPass(request) {
       try {
-        return await runPass(request, defaults, pool);
+        return await runPass(request, defaults, pool, running);
       } finally {
         // Prepare the next isolate once this pass has answered, not while it runs.
         pool.refillSoon();
       }
     },
     warm: () => pool.warm(),
-    close: () => pool.close(),
+    async close() {
+      for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
+      await pool.close();
+    },
   };
 }
 
 /**
  * One pass: normalize the code, take an isolate, install the globals (setup), compile and run the
  * program, and turn how it ended into a result. The isolate is disposed right after answering.
+ *
+ * The program's end arrives through the `finish` callback; `script.run` is awaited only for the
+ * synchronous part of the program (and the microtasks it queued). No promise of the isolate is
+ * left pending when it is disposed, so the host process can always exit (R-RT-5).
  */
-async function runPass(request: PassRequest, defaults: PassDefaults, pool: IsolatePool): Promise<PassResult> {
+async function runPass(request: PassRequest, defaults: PassDefaults, pool: IsolatePool, running: Set<PassWatchdog>): Promise<PassResult> {
   const limits = { timeoutMs: request.timeoutMs ?? defaults.timeoutMs, memoryMb: request.memoryMb ?? defaults.memoryMb };
   const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars);
 
@@ -96,11 +105,12 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
   }
   const { isolate, context, setup } = prepared;
   const watchdog = new PassWatchdog(isolate, deadline);
+  running.add(watchdog);
   const bridge = new PassBridge(isolate, request, deadline, logs, watchdog);
   try {
     bridge.deliver = (await setup.apply(
       undefined,
-      [bridge.submitCallback(), bridge.logCallback(), bridge.randomBytesCallback(), JSON.stringify(sandboxConfig(request))],
+      [bridge.submitCallback(), bridge.logCallback(), bridge.randomBytesCallback(), bridge.finishCallback(), JSON.stringify(sandboxConfig(request))],
       { result: { reference: true }, timeout: limits.timeoutMs },
     )) as ivm.Reference<(id: number, kind: number, text: string) => void>;
     setup.release();
@@ -108,6 +118,7 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
     let script: ivm.Script;
     try {
       // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
+      // `__codemode_start` returns nothing: the end comes through `finish`.
       script = await isolate.compileScript(`__codemode_start(async (input) => {\n${normalized.body}\n})`, {
         filename: "codemode.js",
         lineOffset: normalized.lineOffset - 1,
@@ -116,21 +127,29 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
       if (bridge.ended) throw error;
       return failed("SYNTAX_ERROR", errorMessage(error), logs);
     }
-    const returned = script.run(context, { promise: true, timeout: Math.max(1, deadline - Date.now()) }) as Promise<string>;
-    const first = await Promise.race([returned.then((text) => ({ text })), bridge.halted.then(() => null)]);
-    returned.catch(() => undefined);
-    if (first === null) return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);
-    return await finishPass(interpretResult(first.text, logs), bridge, limits, logs);
+    await script.run(context, { timeout: Math.max(1, deadline - Date.now()) });
+    const end = await Promise.race([bridge.finished.then((text) => ({ text })), bridge.halted.then(() => "halted" as const), watchdog.dead.then(() => "dead" as const)]);
+    if (end === "dead") throw new Error("the isolate ended while the program ran");
+    if (end === "halted") return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);
+    return await finishPass(interpretResult(end.text, logs), bridge, limits, logs);
   } catch (error) {
     await bridge.settleDeliveries();
     return await finishPass(classifyFailure(error, watchdog, bridge, limits, logs), bridge, limits, logs);
   } finally {
+    running.delete(watchdog);
     watchdog.stop();
     bridge.end();
-    // Disposing takes a few hundred microseconds of this thread: answer first, dispose right
-    // after. Nothing can reach the isolate meanwhile (deliveries have ended), and close()
-    // disposes whatever has not been released.
-    setImmediate(() => pool.release(isolate));
+    if (bridge.deliveriesInFlight) {
+      // A delivery's `apply` may still be running code (or its settlement is still on its way to
+      // this thread): dispose now and answer once it has settled, or a later process.exit() hangs.
+      pool.release(isolate);
+      await bridge.settleDeliveries();
+    } else {
+      // Disposing takes a few hundred microseconds of this thread: answer first, dispose right
+      // after. Nothing can reach the isolate meanwhile (deliveries have ended), and close()
+      // disposes whatever has not been released.
+      setImmediate(() => pool.release(isolate));
+    }
   }
 }
 

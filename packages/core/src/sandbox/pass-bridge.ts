@@ -26,6 +26,11 @@ export class PassBridge {
   readonly halted = new Promise<void>((resolve) => {
     this.resolveHalted = resolve;
   });
+  private resolveFinished!: (text: string) => void;
+  /** Resolves with the text `__codemode_start` reported when the program ended (see install-start.ts). */
+  readonly finished = new Promise<string>((resolve) => {
+    this.resolveFinished = resolve;
+  });
 
   constructor(
     private readonly isolate: ivm.Isolate,
@@ -67,6 +72,13 @@ export class PassBridge {
     });
   }
 
+  /** How the program reports its end: a host callback, never a promise the host waits on (R-RT-5). */
+  finishCallback(): ivm.Callback {
+    return new ivm.Callback((text: unknown) => {
+      if (typeof text === "string") this.resolveFinished(text);
+    });
+  }
+
   logCallback(): ivm.Callback {
     return new ivm.Callback((level: unknown, text: unknown) => {
       if (typeof level === "string" && typeof text === "string") this.logs.add(level, text);
@@ -76,6 +88,11 @@ export class PassBridge {
   /** Real randomness for `deterministic: false`, as base64 text (at most 64 KiB per call). */
   randomBytesCallback(): ivm.Callback {
     return new ivm.Callback(randomBase64);
+  }
+
+  /** True while a delivery's `apply` has not settled on this thread. */
+  get deliveriesInFlight(): boolean {
+    return this.deliveries.size > 0;
   }
 
   /** Lets deliveries report how they ended: the program's own promise may say only "abandoned". */

@@ -54,6 +54,7 @@ export function classifyFailure(
     return failed("MEMORY_LIMIT", `the program used more memory than the ${limits.memoryMb} MB limit`, logs);
   }
   if (bridge.haltReplied) return { status: "halted", logs: logs.lines };
+  if (watchdog.killedBecause !== undefined) return failed("SANDBOX_ERROR", watchdog.killedBecause, logs);
   return failed("SANDBOX_ERROR", message, logs);
 }
 

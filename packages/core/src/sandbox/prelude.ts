@@ -49,7 +49,7 @@ ${Object.entries(PARTS)
   .join("\n")}
   };
   const sandboxSetup = (${sandboxSetup.toString()});
-  return function setup(submit, log, randomBytes, configText) {
-    return sandboxSetup(parts, submit, log, randomBytes, configText);
+  return function setup(submit, log, randomBytes, finish, configText) {
+    return sandboxSetup(parts, submit, log, randomBytes, finish, configText);
   };
 })()`;

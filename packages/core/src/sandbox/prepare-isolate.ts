@@ -5,7 +5,7 @@ import { PRELUDE_SOURCE } from "./prelude.js";
 export interface PreparedIsolate {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  /** The prelude's `setup(submit, log, randomBytes, configText)`, to be called once by the pass. */
+  /** The prelude's `setup(submit, log, randomBytes, finish, configText)`, to be called once by the pass. */
   setup: ivm.Reference<(...args: unknown[]) => unknown>;
 }
 

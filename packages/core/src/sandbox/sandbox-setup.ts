@@ -21,7 +21,7 @@ export interface SandboxConfig {
 export const DELIVER_VALUE = 0;
 export const DELIVER_ERROR = 1;
 
-/** Prefixes of the text `__codemode_start` resolves to. */
+/** Prefixes of the text `__codemode_start` reports through the host's `finish` callback. */
 export const RESULT_RETURNED = "R";
 export const RESULT_THREW = "T";
 export const RESULT_INVALID = "N";
@@ -62,6 +62,7 @@ export function sandboxSetup(
   submit: (id: number, text: string) => void,
   log: (level: string, text: string) => void,
   randomBytes: (count: number) => string,
+  finish: (text: string) => void,
   configText: string,
 ): (id: number, kind: number, text: string) => void {
   "use strict";
@@ -82,6 +83,6 @@ export function sandboxSetup(
   parts.installRandom(global, deterministic, codec, randomBytes);
   // Not ECMAScript, and its memory lives outside the heap limit.
   delete global.WebAssembly;
-  parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown);
+  parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, finish);
   return bridge.deliver;
 }

@@ -1,0 +1,59 @@
+/**
+ * R-RT-5 (issue 17, finding 12): a process may `process.exit()` at any moment after a pause, an
+ * expiry or `close()` without hanging. Each try is a real child process
+ * (`test/hardening-processes/exit-after.ts`, importing the BUILT packages: run `npm run build`
+ * first) that reaches the situation and exits at once; a try that has not ended within the
+ * timeout is a hang. Before the fix, exiting right after a pause hung every time.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const CHILD = fileURLToPath(new URL("./hardening-processes/exit-after.ts", import.meta.url));
+const TRIES = 20;
+/** A try that exits normally takes well under a second; this only catches a hang. */
+const HANG_MS = 15_000;
+/** The machine has two cores, shared: a few children at a time. */
+const PARALLEL = 3;
+
+type Ending = { code: number | null; hung: boolean; stderr: string };
+
+function exitAfter(situation: string): Promise<Ending> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CHILD, situation], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve({ code: null, hung: true, stderr });
+    }, HANG_MS);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, hung: false, stderr });
+    });
+  });
+}
+
+async function tryTimes(situation: string): Promise<Ending[]> {
+  const endings: Ending[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < TRIES) {
+      next++;
+      endings.push(await exitAfter(situation));
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return endings;
+}
+
+describe("process.exit() right after (R-RT-5)", () => {
+  for (const situation of ["pause", "expiry", "close"]) {
+    it(`R-RT-5: exits ${TRIES} times out of ${TRIES} right after a ${situation}`, { timeout: 240_000 }, async () => {
+      const endings = await tryTimes(situation);
+      const hung = endings.filter((ending) => ending.hung).length;
+      const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
+      expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });
+    });
+  }
+});

@@ -1,0 +1,42 @@
+/**
+ * A host process for test/hardening-exit.test.ts, importing the BUILT packages (run
+ * `npm run build` first). It brings a runtime to one situation and then calls `process.exit(0)`
+ * at once; the parent counts the runs that do not end in time (R-RT-5).
+ *
+ *   node test/hardening-processes/exit-after.ts pause|expiry|close
+ */
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+
+const situation = process.argv[2];
+const shop = defineConnector({
+  name: "shop",
+  tools: {
+    buy: { requiresApproval: true, execute: async () => ({ ok: true }) },
+    look: { execute: async () => ({ price: 3 }) },
+  },
+});
+const runtime = createCodemodeRuntime({ connectors: [shop], limits: { timeoutMs: 30_000 } });
+// A run halted while awaiting: the approval-gated call never settles in the sandbox.
+const pausing = "async () => { const { price } = await shop.look({}); await shop.buy({ price }); return 'bought'; }";
+
+if (situation === "pause") {
+  const outcome = await runtime.execute({ code: pausing });
+  if (outcome.status !== "paused") process.exit(3);
+} else if (situation === "expiry") {
+  const outcome = await runtime.execute({ code: pausing });
+  if (outcome.status !== "paused") process.exit(3);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const expired = await runtime.expirePaused({ maxAgeMs: 1 });
+  if (!expired.includes(outcome.executionId)) process.exit(4);
+} else if (situation === "close") {
+  // One run paused, one still awaiting a promise that never settles when close() comes.
+  const paused = await runtime.execute({ code: pausing });
+  if (paused.status !== "paused") process.exit(3);
+  const hanging = runtime.execute({ code: "async () => { await shop.look({}); await new Promise(() => {}); }" });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await runtime.close();
+  void hanging;
+} else {
+  process.exit(5);
+}
+process.exit(0);
