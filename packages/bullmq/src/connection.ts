@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { createNodeRedisClient, isPgPool, type BackendFactory, type IQueueBackend, type NodeRedisRawClient, type PostgresConnectionOptions } from "bullmq";
+import { createNodeRedisClient, isPgPool, type BackendFactory, type IQueueBackend, type PostgresConnectionOptions } from "bullmq";
 import { createPostgresBackendWithReliableEvents } from "./postgres-events.js";
 
 /**
@@ -19,7 +19,19 @@ import { createPostgresBackendWithReliableEvents } from "./postgres-events.js";
  *   event reader is replaced by one that does not lose events committed out of id order
  *   (`postgres-events.ts`).
  */
-export type CodemodeQueueConnection = { redis: string | NodeRedisRawClient } | { postgres: PostgresConnectionOptions };
+export type CodemodeQueueConnection = { redis: string | NodeRedisClient } | { postgres: PostgresConnectionOptions };
+
+/**
+ * A node-redis 5 client: `createClient()` of `@redis/client`, `redis` or `@keyv/redis`, connected
+ * or not. Checked loosely here (BullMQ's own `NodeRedisRawClient` type rejects the real client's
+ * option types); BullMQ's adapter uses the rest of its API.
+ */
+export interface NodeRedisClient {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  duplicate(): unknown;
+}
 
 /** A connection opened for BullMQ's classes: their options, the backend, and what to close after them. */
 export interface OpenedConnection {
@@ -41,11 +53,13 @@ export function openConnection(connection: CodemodeQueueConnection): OpenedConne
   throw new TypeError("connection must be { redis: url | client } or { postgres: url | config | pool }");
 }
 
-function openRedis(urlOrClient: string | NodeRedisRawClient): OpenedConnection {
+function openRedis(urlOrClient: string | NodeRedisClient): OpenedConnection {
   if (typeof urlOrClient !== "string") {
     return { kind: "redis", options: { connection: createNodeRedisClient(urlOrClient) as never }, backend: undefined, close: async () => undefined };
   }
-  const { createClient } = require("@redis/client") as { createClient(options: { url: string }): NodeRedisRawClient & { close(): Promise<void> } };
+  const { createClient } = require("@redis/client") as {
+    createClient(options: { url: string }): NodeRedisClient & { on(event: "error", listener: () => void): unknown; close(): Promise<void> };
+  };
   const client = createClient({ url: urlOrClient });
   // node-redis throws connection errors out of the event loop unless someone listens; BullMQ
   // reports them on its own classes' "error" events.

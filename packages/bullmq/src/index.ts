@@ -1,7 +1,7 @@
 // @codemode/bullmq: a worker fleet for Code Mode on BullMQ 6 (Redis or PostgreSQL). See docs/fleet.md.
 export { createCodemodeQueue, type CodemodeQueue, type CodemodeQueueOptions, type QueueRuntime } from "./create-queue.js";
 export { createCodemodeWorker, CodemodeWorker, type CodemodeWorkerOptions } from "./create-worker.js";
-export type { CodemodeQueueConnection } from "./connection.js";
+export type { CodemodeQueueConnection, NodeRedisClient } from "./connection.js";
 export type { CodemodeEventMap, CodemodeEventName, CodemodeEvents } from "./lifecycle-events.js";
 export type { WaitForOutcomeOptions } from "./wait-for-outcome.js";
 export { runJob, type WorkerRuntime } from "./run-job.js";
