@@ -6,7 +6,9 @@
 import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
 import { memoryStorage } from "@codemode/storage/memory";
+import { redisStorage } from "@codemode/storage/redis";
 import { tcpUnreachable } from "@codemode/storage/testing";
+import { createClient } from "@keyv/redis";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CodemodeQueueConnection } from "./connection.js";
 import { createCodemodeQueue, type CodemodeQueue } from "./create-queue.js";
@@ -225,3 +227,36 @@ for (const backend of backends) {
     });
   });
 }
+
+describe("@codemode/bullmq on the storage's own node-redis client", () => {
+  it("one client serves the store, the queue and the worker, and stays open for its owner", async () => {
+    const unavailable = await tcpUnreachable(REDIS_URL);
+    if (unavailable && process.env.CI) throw new Error(`Redis is not reachable (${unavailable}); CI must provide it`);
+    if (unavailable) return void console.warn(`story not run: Redis is not reachable (${unavailable})`);
+    // As redisStorage opens it from a URL: commands fail fast while the connection is down.
+    const client = createClient({ url: REDIS_URL, disableOfflineQueue: true });
+    client.on("error", () => undefined);
+    await client.connect();
+    const name = `cm-test-${randomUUID().slice(0, 8)}`;
+    const storage = redisStorage(client, { namespace: name });
+    const shop = defineConnector({ name: "shop", tools: { read: { execute: async () => ({ stock: 3 }) } } });
+    const runtime = createCodemodeRuntime({ connectors: [shop], storage, logger: { warn() {} } });
+    const queue = createCodemodeQueue({ runtime, connection: { redis: client }, name, logger: { warn() {} } });
+    const worker = createCodemodeWorker({ runtime, connection: { redis: client }, name, logger: { warn() {} } });
+    try {
+      const submitted = await queue.submit({ code: "async () => (await shop.read({})).stock" });
+      if ("status" in submitted) throw new Error(submitted.error);
+      expect(await queue.waitForOutcome(submitted.executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "completed", result: 3 });
+    } finally {
+      await worker.close();
+      await queue.bullmq.obliterate({ force: true });
+      await queue.close();
+      await runtime.close();
+      await storage.close();
+    }
+    expect(client.isOpen).toBe(true);
+    const keys = await client.keys(`${name}*`);
+    if (keys.length > 0) await client.del(keys);
+    await client.close();
+  });
+});
