@@ -8,10 +8,13 @@ const ADVICE = "store the data elsewhere (a file, a bucket, a table) and pass a 
 
 /** Throws VALUE_TOO_LARGE unless `text` fits the durable limit; values are never truncated. */
 export function checkDurableSize(text: string, what: string): string {
-  if (text.length > MAX_DURABLE_CHARS) {
-    throw new CodemodeError("VALUE_TOO_LARGE", `${what} is ${text.length.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: ${ADVICE}`);
-  }
+  if (text.length > MAX_DURABLE_CHARS) throw tooLarge(what, text.length);
   return text;
+}
+
+/** The VALUE_TOO_LARGE error for a value of `chars` serialized characters (R-DV-1). */
+export function tooLarge(what: string, chars: number): CodemodeError {
+  return new CodemodeError("VALUE_TOO_LARGE", `${what} is ${chars.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: ${ADVICE}`);
 }
 
 /** Encodes a host value for the log; throws NOT_SERIALIZABLE or VALUE_TOO_LARGE as CodemodeError. */

@@ -36,10 +36,16 @@ export type SandboxRequest =
       args: string;
     }
   | {
-      /** The sandbox could not encode a value it had to pass (R-DV-1). */
+      /**
+       * The sandbox could not encode a value it had to pass, or (with `size`) the value's wire
+       * text was longer than `maxValueChars` and was not sent (R-DV-1).
+       */
       type: "invalid";
       seq?: number;
+      /** Why it could not be encoded; with `size`, what the value was ("the argument of github.get"). */
       message: string;
+      /** Characters of the wire text that was not sent. */
+      size?: number;
     };
 
 /** The host's answer to one request. */
@@ -93,6 +99,8 @@ export interface PassRequest {
   allowNetwork?: boolean;
   timeoutMs?: number;
   memoryMb?: number;
+  /** Longest wire text of a value sent to be kept (see `SandboxLimits.maxValueChars`); the executor's default when absent. */
+  maxValueChars?: number;
 }
 
 export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | "MEMORY_LIMIT" | "NOT_SERIALIZABLE";

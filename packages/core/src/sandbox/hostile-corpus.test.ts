@@ -697,6 +697,56 @@ describe("huge outputs", () => {
   });
 });
 
+describe("strings are cut inside the sandbox, before they are copied to the host (issue 17.1)", () => {
+  /** 520,093,696 characters built by doubling: a few hundred bytes of the sandbox's heap. */
+  const HUGE = "let s = ''; let p = 'x'; for (let i = 0; i < 29; i++) { if (i >= 24) s += p; if (i < 28) p += p; }";
+
+  it("R-SB-3: a 520M-character string logged is described by its length, never read or copied", async () => {
+    const outcome = await run(`async () => { ${HUGE} console.log('big:', s); console.error(s); return s.length; }`, { memoryMb: 16 });
+    expect(returned(outcome)).toBe(520_093_696);
+    expect(outcome.result.logs).toEqual(["big:… [520093697 more characters]", "[error] … [520093696 more characters]"]);
+  });
+
+  it("R-SB-3: console output of a pass is bounded in characters as well as lines", async () => {
+    const outcome = await run("async () => { const line = 'z'.repeat(5000); for (let i = 0; i < 900; i++) console.log(line); return 'done'; }", { timeoutMs: 10_000 });
+    expect(returned(outcome)).toBe("done");
+    const total = outcome.result.logs.reduce((sum, line) => sum + line.length, 0);
+    expect(total).toBeLessThanOrEqual(1_000_000 + 100);
+    expect(outcome.result.logs.at(-1)).toBe("[logs truncated: more than 1000000 characters]");
+  });
+
+  it("R-SB-3: a thrown message is cut to 10,000 characters, with a note of what was left out", async () => {
+    const error = failed(await run("async () => { throw new Error('m'.repeat(50_000)); }"), "SANDBOX_ERROR");
+    expect(error.length).toBeLessThan(10_100);
+    expect(error).toContain("… [40000 more characters]");
+  });
+
+  it("R-SB-3: a message too long to read is described by its length", async () => {
+    const error = failed(await run(`async () => { ${HUGE} throw new RangeError(s); }`, { memoryMb: 16 }), "SANDBOX_ERROR");
+    expect(error).toMatch(/^RangeError: \[520093696 characters, not shown\]/);
+  });
+
+  it("R-DV-1: an argument over maxValueChars is never sent: the host learns only its size", async () => {
+    const outcome = await run("async () => { await github.get({ s: 'a'.repeat(2_000_000) }); return 'went on'; }", { maxValueChars: 1_000_000 });
+    expect(outcome.result.status).toBe("halted");
+    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: "the argument of github.get", size: 2_000_008 }]);
+  });
+
+  it("R-DV-1: a step name or value over maxValueChars is never sent", async () => {
+    const named = await run("async () => { await codemode.step('n'.repeat(2_000), () => 1); return 'went on'; }", { maxValueChars: 1_000 });
+    expect(named.requests).toEqual([{ type: "invalid", seq: 0, message: "the name of a codemode.step", size: 2_000 }]);
+    const valued = await run("async () => { await codemode.step('render', () => 'v'.repeat(2_000)); return 'went on'; }", { maxValueChars: 1_000 });
+    expect(valued.requests).toEqual([{ type: "invalid", seq: 0, message: 'the result of codemode.step("render")', size: 2_002 }]);
+  });
+
+  it("R-SB-3: why a value cannot be encoded is cut, even when a key is huge", async () => {
+    const outcome = await run("async () => { await github.get({ ['k'.repeat(5e6)]: () => 1 }); }", { memoryMb: 64 });
+    const [request] = outcome.requests;
+    expect(request).toMatchObject({ type: "invalid", seq: 0 });
+    expect((request as { message: string }).message.length).toBeLessThan(10_100);
+  });
+});
+
 describe("limits (R-SB-3)", () => {
   it("R-SB-3: deep recursion is a SANDBOX_ERROR, not a host stack overflow", async () => {
     expect(failed(await run("async () => { const down = (n) => down(n + 1) + 1; return down(0); }"), "SANDBOX_ERROR")).toContain("Maximum call stack size exceeded");

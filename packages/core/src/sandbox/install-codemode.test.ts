@@ -17,7 +17,7 @@ function codemodeWith(options: { replay?: SandboxReplayEntry[]; services?: strin
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const global = runInContext("globalThis", context) as Record<string, unknown>;
   const codec = loadValueCodec(load);
-  const formatter = load(createFormatter)(codec);
+  const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
   const submitted: Request[] = [];
   const answer = options.answer ?? (() => "");
   const bridge = load(createSandboxBridge)(
@@ -28,6 +28,7 @@ function codemodeWith(options: { replay?: SandboxReplayEntry[]; services?: strin
       queueMicrotask(() => bridge.deliver(id, 0, answer(request)));
     },
     formatter.messageOf,
+    1_000_000,
   );
   const seqs = load(installConnectors)(global, { github: ["get"] }, options.replay ?? [], codec, bridge);
   const service = load(installCodemode)(global, options.services ?? ["search", "describe"], codec, bridge, seqs, formatter.describeThrown);

@@ -28,6 +28,7 @@ export function installCodemode(
   const PromiseReject = Promise.reject.bind(Promise);
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
   const StringCtor = String;
   const send = bridge.send;
   const plain = bridge.plain;
@@ -37,6 +38,9 @@ export function installCodemode(
     if (typeof name !== "string" || name === "") throw new TypeErrorCtor("codemode.step(name, fn): name must be a non-empty string");
     if (typeof fn !== "function") throw new TypeErrorCtor("codemode.step(name, fn): fn must be a function");
     const seq = seqs.take();
+    // A name is kept as the step's identity: it must fit like a value, and is never copied if not.
+    const longName = bridge.tooLarge(seq, "the name of a codemode.step", name);
+    if (longName) return longName;
     const entry = seqs.recorded(seq);
     if (entry && entry.kind === "step" && entry.name === name) {
       if (typeof entry.seqAfter === "number") seqs.skipTo(entry.seqAfter);
@@ -52,6 +56,8 @@ export function installCodemode(
       } catch (error) {
         return bridge.invalid(seq, error);
       }
+      const oversized = bridge.tooLarge(seq, name.length <= 200 ? `the result of codemode.step("${name}")` : "the result of a codemode.step", valueText);
+      if (oversized) return oversized;
     } catch (error) {
       errorMessage = describeThrown(error);
     }
@@ -70,6 +76,12 @@ export function installCodemode(
       argsText = codec.encode(input) ?? "";
     } catch (error) {
       return PromiseReject(error);
+    }
+    if (seq !== undefined) {
+      const oversized = bridge.tooLarge(seq, `the request of ${name}`, argsText);
+      if (oversized) return oversized;
+    } else if (argsText.length > bridge.maxValueChars) {
+      return PromiseReject(new RangeErrorCtor(`codemode.${name}: the input is ${argsText.length} characters once serialized, over the ${bridge.maxValueChars} limit`));
     }
     const request: Record<string, unknown> = plain({ type: "service", name, args: argsText });
     if (seq !== undefined) request.seq = seq;

@@ -16,7 +16,7 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
   const global = runInContext("globalThis", context) as Record<string, unknown>;
   const codec = loadValueCodec(load);
   const submitted: Array<Record<string, unknown> & { id: number }> = [];
-  const bridge = load(createSandboxBridge)(codec, (id, text) => submitted.push({ id, ...JSON.parse(text) }), (_error, fallback) => fallback);
+  const bridge = load(createSandboxBridge)(codec, (id, text) => submitted.push({ id, ...JSON.parse(text) }), (_error, fallback) => fallback, 1_000_000);
   const seqs = load(installConnectors)(global, { github: ["get", "create_issue"], slack: ["post"] }, replay, codec, bridge);
   return {
     github: global.github as Record<string, Method>,

@@ -75,6 +75,8 @@ export function installConnectors(
     } catch (error) {
       return invalid(seq, error);
     }
+    const oversized = bridge.tooLarge(seq, `the argument of ${connector}.${method}`, argsText);
+    if (oversized) return oversized;
     const entry = ReflectApply(MapGet, replay, [seq]) as SandboxReplayEntry | undefined;
     if (entry && entry.kind === "call" && entry.connector === connector && entry.method === method) {
       // The same text as recorded is the common case; otherwise compare key-order-insensitive

@@ -7,9 +7,14 @@ import { loadValueCodec } from "./value-codec.js";
 function consoleInFreshRealm() {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const formatter = load(createFormatter)(loadValueCodec(load));
+  const formatter = load(createFormatter)(loadValueCodec(load), { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
   const lines: Array<[string, string]> = [];
-  load(installConsole)(runInContext("globalThis", context) as Record<string, unknown>, formatter.formatValue, (level, text) => lines.push([level, text]));
+  load(installConsole)(runInContext("globalThis", context) as Record<string, unknown>, formatter.formatValue, (level, text) => lines.push([level, text]), {
+    maxLogLines: 1_000,
+    maxLogLineChars: 10_000,
+    maxLogChars: 1_000_000,
+    maxReadChars: 16 * 1024 * 1024,
+  });
   return { formatter, lines, read: (expression: string): unknown => runInContext(expression, context) };
 }
 

@@ -10,10 +10,10 @@ function start(main: string): Promise<string> {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const codec = loadValueCodec(load);
-  const formatter = load(createFormatter)(codec);
-  const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf);
+  const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
+  const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf, 1_000_000);
   return new Promise<string>((resolve) => {
-    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, resolve);
+    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, resolve, 16 * 1024 * 1024);
     expect(runInContext(`__codemode_start(${main})`, context, { filename: "codemode.js" })).toBeUndefined();
   });
 }
@@ -42,9 +42,9 @@ describe("installStart: how a program's end becomes one text", () => {
     const context: Context = createContext();
     const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
     const codec = loadValueCodec(load);
-    const formatter = load(createFormatter)(codec);
-    const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf);
-    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, (text) => reports.push(text));
+    const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
+    const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf, 1_000_000);
+    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, (text) => reports.push(text), 16 * 1024 * 1024);
     expect(runInContext("__codemode_start(async () => 1)", context)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(reports).toEqual(["R1"]);

@@ -17,6 +17,7 @@ export function installStart(
   messageOf: (error: unknown, fallback: string) => string,
   describeThrown: (error: unknown) => string,
   finish: (text: string) => void,
+  maxReadChars: number,
 ): void {
   "use strict";
   const JSONStringify = JSON.stringify;
@@ -51,7 +52,9 @@ export function installStart(
         let line: unknown = null;
         let column: unknown = null;
         try {
-          const stack = error instanceof ErrorCtor ? StringCtor(error.stack) : "";
+          // The stack's first line is the message: a message too long to read is never formatted.
+          const readable = error instanceof ErrorCtor && StringCtor(error.message).length <= maxReadChars;
+          const stack = readable ? StringCtor((error as Error).stack) : "";
           const match = /codemode\.js:(\d+):(\d+)/.exec(stack);
           if (match) {
             line = +match[1]!;

@@ -8,15 +8,21 @@ import { classifyFailure, errorMessage, failed, finishPass, interpretResult } fr
 import { PassWatchdog } from "./pass-watchdog.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
+import { DEFAULT_SANDBOX_LIMITS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
   timeoutMs?: number;
   /** Heap limit of one pass's isolate. Default 128 MB. */
   memoryMb?: number;
-  /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters. */
+  /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters, 1 000 000 characters in all. */
   maxLogLines?: number;
   maxLogLineChars?: number;
+  maxLogChars?: number;
+  /** Characters kept of an error message that crosses from the sandbox. Default 10 000. */
+  maxMessageChars?: number;
+  /** Longest wire text of a value sent to be kept, unless a pass sets its own. Default 64 MiB. */
+  maxValueChars?: number;
   /**
    * Isolates kept ready ahead of need (context created, prelude compiled and run), so a pass
    * skips that work. Each serves exactly one pass and is disposed after it: nothing is ever
@@ -34,11 +40,9 @@ export interface IsolatedVmExecutor extends Executor {
 }
 
 /** The executor's defaults, used where a pass's request sets none. */
-interface PassDefaults {
+interface PassDefaults extends SandboxLimits {
   timeoutMs: number;
   memoryMb: number;
-  maxLogLines: number;
-  maxLogLineChars: number;
 }
 
 /**
@@ -56,8 +60,11 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
   const defaults: PassDefaults = {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     memoryMb: options.memoryMb ?? DEFAULT_MEMORY_MB,
-    maxLogLines: options.maxLogLines ?? 1_000,
-    maxLogLineChars: options.maxLogLineChars ?? 10_000,
+    maxLogLines: options.maxLogLines ?? DEFAULT_SANDBOX_LIMITS.maxLogLines,
+    maxLogLineChars: options.maxLogLineChars ?? DEFAULT_SANDBOX_LIMITS.maxLogLineChars,
+    maxLogChars: options.maxLogChars ?? DEFAULT_SANDBOX_LIMITS.maxLogChars,
+    maxMessageChars: options.maxMessageChars ?? DEFAULT_SANDBOX_LIMITS.maxMessageChars,
+    maxValueChars: options.maxValueChars ?? DEFAULT_SANDBOX_LIMITS.maxValueChars,
   };
   const pool = createIsolatePool(Math.max(0, Math.floor(options.prewarm ?? 0)), defaults.memoryMb);
   /** The watchdogs of passes running now: `close()` ends them instead of leaving them waiting. */
@@ -89,7 +96,7 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
  */
 async function runPass(request: PassRequest, defaults: PassDefaults, pool: IsolatePool, running: Set<PassWatchdog>): Promise<PassResult> {
   const limits = { timeoutMs: request.timeoutMs ?? defaults.timeoutMs, memoryMb: request.memoryMb ?? defaults.memoryMb };
-  const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars);
+  const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
 
   const normalized = normalizeCode(request.code);
   if (!normalized.ok) {
@@ -110,7 +117,7 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
   try {
     bridge.deliver = (await setup.apply(
       undefined,
-      [bridge.submitCallback(), bridge.logCallback(), bridge.randomBytesCallback(), bridge.finishCallback(), JSON.stringify(sandboxConfig(request))],
+      [bridge.submitCallback(), bridge.logCallback(), bridge.randomBytesCallback(), bridge.finishCallback(), JSON.stringify(sandboxConfig(request, defaults))],
       { result: { reference: true }, timeout: limits.timeoutMs },
     )) as ivm.Reference<(id: number, kind: number, text: string) => void>;
     setup.release();
@@ -131,7 +138,7 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
     const end = await Promise.race([bridge.finished.then((text) => ({ text })), bridge.halted.then(() => "halted" as const), watchdog.dead.then(() => "dead" as const)]);
     if (end === "dead") throw new Error("the isolate ended while the program ran");
     if (end === "halted") return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);
-    return await finishPass(interpretResult(end.text, logs), bridge, limits, logs);
+    return await finishPass(interpretResult(end.text, logs, defaults.maxMessageChars), bridge, limits, logs);
   } catch (error) {
     await bridge.settleDeliveries();
     return await finishPass(classifyFailure(error, watchdog, bridge, limits, logs), bridge, limits, logs);
@@ -154,12 +161,14 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
 }
 
 /** The request's part the sandbox needs, as plain data (the request itself holds functions). */
-function sandboxConfig(request: PassRequest): SandboxConfig {
+function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxConfig {
+  const { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars } = defaults;
   return {
     connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
     services: [...(request.services ?? [])],
     replay: [...(request.replay ?? [])],
     deterministic: request.deterministic ? { seed: request.deterministic.seed, clockMs: request.deterministic.clockMs } : null,
     allowNetwork: request.allowNetwork === true,
+    limits: { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars, maxValueChars: request.maxValueChars ?? defaults.maxValueChars, maxReadChars: MAX_READ_CHARS },
   };
 }

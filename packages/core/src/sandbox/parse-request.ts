@@ -1,7 +1,10 @@
 import type { SandboxRequest } from "./executor.js";
+import { clipText, DEFAULT_SANDBOX_LIMITS } from "./sandbox-limits.js";
 
 /** Largest request text the sandbox may send; durable-value limits are checked by the runtime. */
 const MAX_REQUEST_CHARS = 64 * 1024 * 1024;
+/** A message the sandbox sends is cut there already; this only bounds a tampered one. */
+const MAX_MESSAGE_CHARS = DEFAULT_SANDBOX_LIMITS.maxMessageChars;
 
 /** Checks a request text from the sandbox: the sandbox is hostile, so nothing is assumed. */
 export function parseRequest(text: string): { ok: true; request: SandboxRequest } | { ok: false; message: string } {
@@ -39,9 +42,10 @@ export function parseRequest(text: string): { ok: true; request: SandboxRequest 
       }
       break;
     case "invalid":
-      if (typeof record.message === "string" && (record.seq === undefined || isSeq(record.seq))) {
-        const request: SandboxRequest = { type: "invalid", message: record.message };
+      if (typeof record.message === "string" && (record.seq === undefined || isSeq(record.seq)) && (record.size === undefined || isSeq(record.size))) {
+        const request: SandboxRequest = { type: "invalid", message: clipText(record.message, MAX_MESSAGE_CHARS) };
         if (record.seq !== undefined) request.seq = record.seq;
+        if (record.size !== undefined) request.size = record.size;
         return { ok: true, request };
       }
       break;

@@ -2,6 +2,7 @@ import type { PassResult, SandboxFailureCode } from "./executor.js";
 import type { LogCollector } from "./log-collector.js";
 import type { PassBridge } from "./pass-bridge.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
+import { CLIP_NOTE_CHARS, clipText } from "./sandbox-limits.js";
 import { RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
 
 /** The limits in force for one pass (the request's or the executor's defaults), for messages. */
@@ -19,8 +20,8 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-/** The text `__codemode_start` resolved to (see install-start.ts) as a result. */
-export function interpretResult(text: string, logs: LogCollector): PassResult {
+/** The text `__codemode_start` reported (see install-start.ts) as a result; messages cut to `maxMessageChars`. */
+export function interpretResult(text: string, logs: LogCollector, maxMessageChars: number): PassResult {
   if (typeof text !== "string" || text.length === 0) return failed("SANDBOX_ERROR", "the program ended without a result", logs);
   const kind = text[0];
   const rest = text.slice(1);
@@ -28,14 +29,14 @@ export function interpretResult(text: string, logs: LogCollector): PassResult {
   if (kind === RESULT_THREW) {
     try {
       const thrown = JSON.parse(rest) as { message?: unknown; line?: unknown; column?: unknown };
-      const message = typeof thrown.message === "string" ? thrown.message : "the program threw";
+      const message = typeof thrown.message === "string" ? clipText(thrown.message, maxMessageChars + CLIP_NOTE_CHARS) : "the program threw";
       const where = typeof thrown.line === "number" && typeof thrown.column === "number" ? ` (line ${thrown.line}, column ${thrown.column})` : "";
       return failed("SANDBOX_ERROR", message + where, logs);
     } catch {
       return failed("SANDBOX_ERROR", "the program threw", logs);
     }
   }
-  return failed("NOT_SERIALIZABLE", `the result could not be returned: ${rest}`, logs);
+  return failed("NOT_SERIALIZABLE", `the result could not be returned: ${clipText(rest, maxMessageChars + CLIP_NOTE_CHARS)}`, logs);
 }
 
 /** What isolated-vm threw while a pass ran: a limit the watchdog saw, a halt, or a sandbox error. */

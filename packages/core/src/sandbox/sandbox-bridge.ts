@@ -11,6 +11,14 @@ export interface SandboxBridge {
   deliver(id: number, kind: number, text: string): void;
   /** Tells the host a value could not be encoded (it halts the pass); the program waits forever. */
   invalid(seq: number | undefined, error: unknown): Promise<never>;
+  /**
+   * The wire text of a value to be kept, when it is longer than the host accepts: the host is
+   * told its size instead (it halts the pass with VALUE_TOO_LARGE) and the program waits forever.
+   * Undefined when `text` fits.
+   */
+  tooLarge(seq: number, what: string, text: string): Promise<never> | undefined;
+  /** Longest wire text of a value the host accepts. */
+  maxValueChars: number;
   /** A null-prototype copy: a `toJSON` or setters the program put on Object.prototype cannot change it. */
   plain(fields: Record<string, unknown>): Record<string, unknown>;
   /** Wire text to a value; "" is `undefined`. */
@@ -26,6 +34,7 @@ export function createSandboxBridge(
   codec: ValueCodec,
   submit: (id: number, text: string) => void,
   messageOf: (error: unknown, fallback: string) => string,
+  maxValueChars: number,
 ): SandboxBridge {
   "use strict";
   const JSONStringify = JSON.stringify;
@@ -87,5 +96,11 @@ export function createSandboxBridge(
     return never;
   }
 
-  return { send, deliver, invalid, plain, decodeText };
+  function tooLarge(seq: number, what: string, text: string): Promise<never> | undefined {
+    if (text.length <= maxValueChars) return undefined;
+    send({ type: "invalid", seq, message: what, size: text.length }, false);
+    return never;
+  }
+
+  return { send, deliver, invalid, tooLarge, maxValueChars, plain, decodeText };
 }

@@ -6,6 +6,7 @@ import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
 import type { installTimers } from "./install-timers.js";
 import type { createSandboxBridge } from "./sandbox-bridge.js";
+import type { SandboxLimits } from "./sandbox-limits.js";
 import type { composeValueCodec, ValueCodecParts } from "./value-codec.js";
 
 /** What the host passes to the setup function inside the sandbox, as JSON text. */
@@ -15,6 +16,8 @@ export interface SandboxConfig {
   replay: unknown[];
   deterministic: { seed: string; clockMs: number } | null;
   allowNetwork: boolean;
+  /** Bounds on what the sandbox sends to the host (see sandbox-limits.ts). */
+  limits: SandboxLimits & { maxReadChars: number };
 }
 
 /** Reply kinds of the deliver function the setup returns (the sandbox side uses the literals). */
@@ -70,19 +73,20 @@ export function sandboxSetup(
   const codec = parts.composeValueCodec(parts);
   const config = JSON.parse(configText) as Omit<SandboxConfig, "replay"> & { replay: SandboxReplayEntry[] };
 
-  const formatter = parts.createFormatter(codec);
-  const bridge = parts.createSandboxBridge(codec, submit, formatter.messageOf);
+  const limits = config.limits;
+  const formatter = parts.createFormatter(codec, limits);
+  const bridge = parts.createSandboxBridge(codec, submit, formatter.messageOf, limits.maxValueChars);
   // Installed in this order, which is the order a program sees the globals in.
   const seqs = parts.installConnectors(global, config.connectors, config.replay, codec, bridge);
   const service = parts.installCodemode(global, config.services, codec, bridge, seqs, formatter.describeThrown);
   if (config.allowNetwork) parts.installFetch(global, service, seqs, bridge.plain);
-  parts.installConsole(global, formatter.formatValue, log);
+  parts.installConsole(global, formatter.formatValue, log, limits);
   parts.installTimers(global, bridge.send);
   const deterministic = config.deterministic;
   if (deterministic) parts.installClock(global, deterministic.clockMs);
   parts.installRandom(global, deterministic, codec, randomBytes);
   // Not ECMAScript, and its memory lives outside the heap limit.
   delete global.WebAssembly;
-  parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, finish);
+  parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, finish, limits.maxReadChars);
   return bridge.deliver;
 }

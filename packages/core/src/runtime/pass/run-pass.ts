@@ -3,7 +3,7 @@ import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import type { ExecutionLease } from "../../log/lease.js";
 import type { ErrorCode } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
-import { decodeDurable } from "../../log/durable-value.js";
+import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
 import { fetchTool } from "./builtin-fetch.js";
@@ -54,6 +54,8 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
       case "step":
         return handleStep(state, request);
       case "invalid":
+        // With a size, the sandbox kept a value over the durable limit to itself (R-DV-1).
+        if (request.size !== undefined) return state.failWith(tooLarge(request.message, request.size));
         return state.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
       case "service":
         if (request.name === "fetch" && settings.allowNetwork && request.seq !== undefined) {
@@ -73,6 +75,7 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     allowNetwork: settings.allowNetwork,
     timeoutMs: settings.timeoutMs,
     memoryMb: settings.memoryMb,
+    maxValueChars: MAX_DURABLE_CHARS,
   });
   await recorder.drain();
 

@@ -1,0 +1,77 @@
+/**
+ * Issue 17: a hostile program must not hurt the host. The heavy attacks (memory outside the
+ * sandbox's heap, huge copies, host-side stalls) run in a child process each
+ * (`test/hardening-processes/attack.ts`, importing the BUILT packages: run `npm run build`
+ * first), one at a time, with a timeout; the bound is asserted on what the child measured: its
+ * peak resident memory, the longest stall of its event loop, the characters it kept.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { AttackConfig, AttackReport } from "./hardening-processes/attack.ts";
+
+const CHILD = fileURLToPath(new URL("./hardening-processes/attack.ts", import.meta.url));
+
+/** Runs one attack in a fresh process; rejects when it crashes or outlives `timeoutMs`. */
+function attack(config: AttackConfig, timeoutMs = 120_000): Promise<AttackReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CHILD, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the attack outlived ${timeoutMs} ms: ${stderr.slice(-500)}`));
+    }, timeoutMs);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`the host process died (code ${code}, signal ${signal}): ${stderr.slice(-1000)}`));
+      else resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as AttackReport);
+    });
+  });
+}
+
+/** A string of 520,093,696 characters built by doubling: it costs the sandbox a few hundred bytes. */
+const HUGE = "let s = ''; let p = 'x'; for (let i = 0; i < 29; i++) { if (i >= 24) s += p; if (i < 28) p += p; }";
+
+/** Host memory an attack may add on top of a runtime that ran a trivial program (MB). */
+const HOST_GROWTH_MB = 200;
+
+describe("strings that cross the bridge are cut inside the sandbox (issue 17.1)", () => {
+  it("R-SB-3: a dozen console.log of a 520M-character string leave the host alive and small", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      limits: { memoryMb: 16, timeoutMs: 60_000 },
+      steps: [{ execute: `async () => { ${HUGE} for (let i = 0; i < 12; i++) console.log(s); return s.length; }` }],
+    });
+    const [step] = report.steps;
+    expect(step).toMatchObject({ status: "completed", result: 520_093_696, logLines: 12 });
+    expect(step!.logChars).toBeLessThan(12 * 100);
+    expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
+  });
+
+  it("R-SB-3: a getter that throws a 520M-character message while the result is encoded stores a cut message", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      limits: { memoryMb: 16, timeoutMs: 60_000 },
+      steps: [{ execute: `async () => { ${HUGE} return { get boom() { throw new Error(s); } }; }` }],
+    });
+    const [step] = report.steps;
+    expect(step).toMatchObject({ status: "error", code: "NOT_SERIALIZABLE" });
+    expect(step!.errorChars).toBeLessThan(10_200);
+    expect(step!.storedErrorChars).toBeLessThan(10_200);
+    expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
+  });
+
+  it("R-SB-3: a thrown 8M-character message is cut to 10,000 characters in the outcome and the record", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      limits: { memoryMb: 64, timeoutMs: 60_000 },
+      steps: [{ execute: "async () => { let s = 'y'; for (let i = 0; i < 23; i++) s += s; throw new Error(s); }" }],
+    });
+    const [step] = report.steps;
+    expect(step).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(step!.error!.startsWith("Error: yyyy")).toBe(true);
+    expect(step!.errorChars).toBeLessThan(10_200);
+    expect(step!.storedErrorChars).toBeLessThan(10_200);
+    expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
+  });
+});
