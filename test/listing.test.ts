@@ -57,6 +57,22 @@ describe("R-RT-4 listings", () => {
     await runtime.close();
   });
 
+  it("R-RE-1 retention with 32 executions at once: the next execution prunes to the newest maxExecutions (one prune at a time, none missed)", async () => {
+    const runtime = createCodemodeRuntime({ connectors: [shop], maxExecutions: 5 });
+    const outcomes = await Promise.all(Array.from({ length: 32 }, () => runtime.execute({ code: "async () => shop.read({})" })));
+    expect(outcomes.every((outcome) => outcome.status === "completed")).toBe(true);
+    // Each prune ran while the others were still running (never pruned): all 32 are there.
+    expect((await runtime.executions({ limit: 100 })).items).toHaveLength(32);
+    const next = await runtime.execute({ code: "async () => shop.read({})" });
+    // The next execution pruned the 32 down to the newest 5, then completed itself.
+    const kept = (await runtime.executions({ limit: 100 })).items.map((item) => item.id);
+    const newest = (await Promise.all(outcomes.map(async (outcome) => (await runtime.execution(outcome.executionId))?.id))).filter(Boolean);
+    expect(kept).toHaveLength(6);
+    expect(kept).toContain(next.executionId);
+    expect(newest).toHaveLength(5);
+    await runtime.close();
+  });
+
   it("refuses a cursor it did not make, a bad limit and an unknown status with a TypeError", async () => {
     const runtime = createCodemodeRuntime({ connectors: [shop] });
     await expect(runtime.executions({ cursor: "not-a-cursor" })).rejects.toThrow(TypeError);

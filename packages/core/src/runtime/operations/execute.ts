@@ -7,7 +7,7 @@ import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { runLeasedPass } from "../pass/settle-pass.js";
 import { listNew } from "../transition.js";
-import { pruneTerminal } from "./prune.js";
+import { pruneAfterExecute } from "./prune.js";
 
 /**
  * Runs new code as a new execution: stored first (R-RE-1), listed, then run under its lease.
@@ -40,7 +40,7 @@ export async function execute(context: RuntimeContext, input: { code: string }):
   // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs, beside the
   // pass (which mostly waits on the sandbox); they are gone before execute returns. The new
   // execution is running, so it is never among them.
-  const pruned = pruneTerminal(context, context.settings.maxExecutions).catch((error: unknown) => context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
+  const pruned = pruneAfterExecute(context);
   const outcome = await runLeasedPass(context, head, code as string, new Map(), lease);
   await pruned;
   return outcome;
@@ -65,7 +65,7 @@ export async function submit(context: RuntimeContext, input: { code: string }): 
     await context.store.deleteExecution(head).catch(() => undefined);
     return failureOutcome(executionId, error, []);
   }
-  await pruneTerminal(context, context.settings.maxExecutions).catch((error: unknown) => context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`));
+  await pruneAfterExecute(context);
   return { executionId };
 }
 

@@ -36,6 +36,37 @@ export async function pruneTerminal(context: RuntimeContext, keep: number): Prom
   return removed;
 }
 
+/**
+ * Retention after a new execution (R-RE-1), one at a time per runtime: concurrent executions
+ * that each pruned on their own listed and fought over the same oldest rows, so pruning cost
+ * grew with the square of the executions in flight. A prune asked for while one runs is folded
+ * into one more round after it, which still starts after that execution was stored.
+ */
+export function pruneAfterExecute(context: RuntimeContext): Promise<void> {
+  const state = pruning.get(context) ?? { running: undefined, again: false };
+  pruning.set(context, state);
+  if (state.running) {
+    state.again = true;
+    return state.running;
+  }
+  const run = async () => {
+    do {
+      state.again = false;
+      try {
+        await pruneTerminal(context, context.settings.maxExecutions);
+      } catch (error) {
+        context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    } while (state.again);
+  };
+  state.running = run().finally(() => {
+    state.running = undefined;
+  });
+  return state.running;
+}
+
+const pruning = new WeakMap<RuntimeContext, { running: Promise<void> | undefined; again: boolean }>();
+
 /** `runtime.pruneExecutions`: a store failure rejects with STORAGE_ERROR (R-RT-3). */
 export async function pruneExecutions(context: RuntimeContext, keep: number): Promise<number> {
   try {
