@@ -75,3 +75,38 @@ describe("strings that cross the bridge are cut inside the sandbox (issue 17.1)"
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });
 });
+
+describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
+  it("R-SB-3: growing SharedArrayBuffers in a 16 MB sandbox does not grow the host", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      limits: { memoryMb: 16 },
+      steps: [{ execute: "async () => { const keep = []; for (let i = 0; i < 100; i++) { const b = new SharedArrayBuffer(16, { maxByteLength: 2 ** 30 }); b.grow(2 ** 25); new Uint8Array(b).fill(1); keep.push(b); } return keep.length; }" }],
+    });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
+  });
+
+  it("R-SB-3: resizing ArrayBuffers in a 16 MB sandbox does not grow the host", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      limits: { memoryMb: 16 },
+      steps: [{ execute: "async () => { const keep = []; for (let i = 0; i < 100; i++) { const b = new ArrayBuffer(16, { maxByteLength: 2 ** 30 }); b.resize(2 ** 25); new Uint8Array(b).fill(1); keep.push(b); } return keep.length; }" }],
+    });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
+  });
+
+  it("R-SB-3: Intl objects kept in a loop by a 32 MB sandbox do not grow the host", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      limits: { memoryMb: 32, timeoutMs: 60_000 },
+      steps: [
+        {
+          execute:
+            "async () => { const keep = []; for (let i = 0; i < 200000; i++) { keep.push(new Intl.DateTimeFormat('en', { timeZone: 'America/New_York', dateStyle: 'full', timeStyle: 'full' }), new Intl.Segmenter('ja', { granularity: 'word' }).segment('x'), new Intl.RelativeTimeFormat('ru')); } return keep.length; }",
+        },
+      ],
+    });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(report.steps[0]!.error).toContain("at most 1000 Intl objects");
+    expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
+  });
+});

@@ -804,6 +804,33 @@ describe("limits (R-SB-3)", () => {
   });
 });
 
+describe("memory the heap limit does not count (issue 17.2)", () => {
+  it("R-SB-3: a growable SharedArrayBuffer is refused inside the sandbox", async () => {
+    const error = failed(await run("async () => { const b = new SharedArrayBuffer(16, { maxByteLength: 2 ** 30 }); b.grow(2 ** 25); return b.byteLength; }", { memoryMb: 16 }), "SANDBOX_ERROR");
+    expect(error).toContain("RangeError: SharedArrayBuffer with maxByteLength is not available in the sandbox");
+  });
+
+  it("R-SB-3: a resizable ArrayBuffer is refused inside the sandbox, however the options are dressed", async () => {
+    const outcome = await run(`async () => {
+      const tries = [
+        () => new ArrayBuffer(16, { maxByteLength: 2 ** 30 }),
+        () => new ArrayBuffer(16, { get maxByteLength() { return 2 ** 30; } }),
+        () => new ArrayBuffer(16, Object.assign(() => {}, { maxByteLength: 2 ** 30 })),
+        () => Reflect.construct(ArrayBuffer, [16, { maxByteLength: 2 ** 30 }]),
+        () => new (new Uint8Array(1).buffer.constructor)(16, { maxByteLength: 2 ** 30 }),
+        () => new (class extends ArrayBuffer {})(16, { maxByteLength: 2 ** 30 }),
+      ];
+      return tries.map((attempt) => { try { return attempt().resizable; } catch (error) { return error.name; } });
+    }`);
+    expect(returned(outcome)).toEqual(["RangeError", "RangeError", "RangeError", "RangeError", "RangeError", "RangeError"]);
+  });
+
+  it("R-SB-3: more than 1,000 Intl objects in a pass fail inside the sandbox", async () => {
+    const outcome = await run("async () => { const kept = []; try { for (;;) kept.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' })); } catch (error) { return [kept.length, error.name]; } }", { memoryMb: 32 });
+    expect(returned(outcome)).toEqual([1_000, "RangeError"]);
+  });
+});
+
 describe("unhandled rejections stay in the sandbox", () => {
   // isolated-vm fails the task in which a rejection goes unhandled: the first run of the program
   // fails the pass, a later one (code running on a host reply or timer) is dropped.

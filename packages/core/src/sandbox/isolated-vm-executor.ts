@@ -8,7 +8,7 @@ import { classifyFailure, errorMessage, failed, finishPass, interpretResult } fr
 import { PassWatchdog } from "./pass-watchdog.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
-import { DEFAULT_SANDBOX_LIMITS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
+import { DEFAULT_SANDBOX_LIMITS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
@@ -169,6 +169,6 @@ function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxCon
     replay: [...(request.replay ?? [])],
     deterministic: request.deterministic ? { seed: request.deterministic.seed, clockMs: request.deterministic.clockMs } : null,
     allowNetwork: request.allowNetwork === true,
-    limits: { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars, maxValueChars: request.maxValueChars ?? defaults.maxValueChars, maxReadChars: MAX_READ_CHARS },
+    limits: { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars, maxValueChars: request.maxValueChars ?? defaults.maxValueChars, maxReadChars: MAX_READ_CHARS, maxIntlObjects: MAX_INTL_OBJECTS },
   };
 }

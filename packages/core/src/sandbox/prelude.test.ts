@@ -1,7 +1,7 @@
 import { createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { PRELUDE_SOURCE } from "./prelude.js";
-import { DEFAULT_SANDBOX_LIMITS, MAX_READ_CHARS } from "./sandbox-limits.js";
+import { DEFAULT_SANDBOX_LIMITS, MAX_INTL_OBJECTS, MAX_READ_CHARS } from "./sandbox-limits.js";
 
 /** The prelude evaluated in a fresh realm, its setup called as the executor calls it. */
 function setUpFreshRealm(config: Record<string, unknown>) {
@@ -15,7 +15,7 @@ function setUpFreshRealm(config: Record<string, unknown>) {
     (level: string, text: string) => logs.push(`${level}: ${text}`),
     () => Buffer.alloc(1024, 1).toString("base64"),
     (text: string) => finished.push(text),
-    JSON.stringify({ connectors: {}, services: [], replay: [], deterministic: null, allowNetwork: false, limits: { ...DEFAULT_SANDBOX_LIMITS, maxReadChars: MAX_READ_CHARS }, ...config }),
+    JSON.stringify({ connectors: {}, services: [], replay: [], deterministic: null, allowNetwork: false, limits: { ...DEFAULT_SANDBOX_LIMITS, maxReadChars: MAX_READ_CHARS, maxIntlObjects: MAX_INTL_OBJECTS }, ...config }),
   );
   return { deliver, submitted, logs, finished, read: (expression: string): unknown => runInContext(expression, context) };
 }

@@ -2,6 +2,7 @@ import { createFormatter, installConsole } from "./install-console.js";
 import { installClock } from "./install-clock.js";
 import { installCodemode, installFetch } from "./install-codemode.js";
 import { installConnectors } from "./install-connectors.js";
+import { installMemoryGuards } from "./install-memory-guards.js";
 import { installRandom } from "./install-random.js";
 import { installStart } from "./install-start.js";
 import { installTimers } from "./install-timers.js";
@@ -28,6 +29,7 @@ const PARTS: SandboxParts = {
   installTimers,
   installClock,
   installRandom,
+  installMemoryGuards,
   installStart,
 };
 

@@ -38,6 +38,12 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
  */
 export const MAX_READ_CHARS = 16 * 1024 * 1024;
 
+/**
+ * `Intl` objects a pass may create: each keeps ICU data (up to ~30 KB) in host memory that the
+ * heap limit does not count (see install-memory-guards.ts).
+ */
+export const MAX_INTL_OBJECTS = 1_000;
+
 /** What a cut text looks like, on both sides of the bridge: `prefix… [N more characters]`. */
 export function clipText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;

@@ -2,6 +2,7 @@ import type { createFormatter, installConsole } from "./install-console.js";
 import type { installClock } from "./install-clock.js";
 import type { installCodemode, installFetch } from "./install-codemode.js";
 import type { installConnectors, SandboxReplayEntry } from "./install-connectors.js";
+import type { installMemoryGuards } from "./install-memory-guards.js";
 import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
 import type { installTimers } from "./install-timers.js";
@@ -17,7 +18,7 @@ export interface SandboxConfig {
   deterministic: { seed: string; clockMs: number } | null;
   allowNetwork: boolean;
   /** Bounds on what the sandbox sends to the host (see sandbox-limits.ts). */
-  limits: SandboxLimits & { maxReadChars: number };
+  limits: SandboxLimits & { maxReadChars: number; maxIntlObjects: number };
 }
 
 /** Reply kinds of the deliver function the setup returns (the sandbox side uses the literals). */
@@ -48,6 +49,7 @@ export interface SandboxParts extends ValueCodecParts {
   installTimers: typeof installTimers;
   installClock: typeof installClock;
   installRandom: typeof installRandom;
+  installMemoryGuards: typeof installMemoryGuards;
   installStart: typeof installStart;
 }
 
@@ -85,8 +87,9 @@ export function sandboxSetup(
   const deterministic = config.deterministic;
   if (deterministic) parts.installClock(global, deterministic.clockMs);
   parts.installRandom(global, deterministic, codec, randomBytes);
-  // Not ECMAScript, and its memory lives outside the heap limit.
+  // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
   delete global.WebAssembly;
+  parts.installMemoryGuards(global, limits.maxIntlObjects);
   parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, finish, limits.maxReadChars);
   return bridge.deliver;
 }
