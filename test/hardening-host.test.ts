@@ -110,3 +110,25 @@ describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });
 });
+
+describe("one program cannot break TypeScript for the process (issue 17.3)", () => {
+  const pausing = "async () => { const price: number = (await shop.look({})).price; return await shop.buy({ price } as { price: number }); }";
+
+  it("R-SB-2 R-AP-2: after hostile nesting, new TypeScript runs and an approved TypeScript run complete", { timeout: 150_000 }, async () => {
+    const report = await attack({
+      steps: [
+        { execute: pausing },
+        { execute: "(".repeat(1_000) },
+        { execute: `${"!".repeat(30_000)}x as any` },
+        { execute: `${"x => ".repeat(3_000)}x as any` },
+        { approve: 0 },
+        { execute: "enum Size { S, M, L }\nasync () => { const size: Size = Size.L; return size; }" },
+      ],
+    });
+    const [paused, parens, nots, arrows, approved, typed] = report.steps;
+    expect(paused).toMatchObject({ status: "paused" });
+    for (const hostile of [parens, nots, arrows]) expect(hostile).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
+    expect(approved).toMatchObject({ status: "completed", result: { bought: true } });
+    expect(typed).toMatchObject({ status: "completed", result: 2 });
+  });
+});

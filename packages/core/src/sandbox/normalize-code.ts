@@ -1,5 +1,5 @@
 import { parse, type Node, type Program } from "acorn";
-import { transformSync } from "amaro";
+import { describeStripError, type StripFailure, stripTypeScript } from "./type-stripper.js";
 
 /**
  * Code a model wrote, turned into the body of one async function the sandbox can run.
@@ -39,7 +39,7 @@ export function normalizeCode(code: string): NormalizedCode {
   const stripped = stripTypes(text);
   if (!stripped.ok) {
     if (stripped.invalid) {
-      const located = locateInsideArrow(text) ?? stripped;
+      const located = (stripped.refused ? undefined : locateInsideArrow(text)) ?? stripped;
       return { ok: false, message: located.message, line: located.line + lineOffset, column: located.column };
     }
     return { ...javascript.error, line: javascript.error.line + lineOffset };
@@ -99,7 +99,7 @@ function isInsideLiteralOrComment(code: string, offset: number): boolean {
 /** TypeScript with its types blanked out, or undefined when it is not TypeScript either. */
 function stripTypesKeepingPositions(code: string): string | undefined {
   try {
-    return transformSync(code, { mode: "strip-only" }).code;
+    return stripTypeScript(code, "strip-only");
   } catch {
     return undefined;
   }
@@ -242,19 +242,17 @@ function isFunctionExpression(node: Node): boolean {
   return node.type === "ArrowFunctionExpression" || node.type === "FunctionExpression";
 }
 
-type StripResult =
-  | { ok: true; code: string }
-  | { ok: false; invalid: boolean; message: string; line: number; column: number };
+type StripResult = { ok: true; code: string } | StripFailure;
 
 function stripTypes(text: string): StripResult {
   try {
-    return { ok: true, code: transformSync(text, { mode: "strip-only" }).code };
+    return { ok: true, code: stripTypeScript(text, "strip-only") };
   } catch (stripError) {
     const failure = describeStripError(stripError);
     if (failure.invalid) return failure;
     try {
       // Enums, namespaces and parameter properties need a real transform.
-      return { ok: true, code: transformSync(text, { mode: "transform", sourceMap: false }).code };
+      return { ok: true, code: stripTypeScript(text, "transform") };
     } catch (transformError) {
       return describeStripError(transformError);
     }
@@ -284,15 +282,4 @@ function locateInsideArrow(text: string): { message: string; line: number; colum
   const bodyColumnInRewritten = replacement.length - (leading.lastIndexOf("\n") + 1) + 1;
   const column = failure.line === headLine && failure.column >= bodyColumnInRewritten ? failure.column - shift : failure.column;
   return { message: failure.message, line: failure.line, column };
-}
-
-function describeStripError(error: unknown): { ok: false; invalid: boolean; message: string; line: number; column: number } {
-  const details = error as { code?: unknown; message?: unknown; startLine?: unknown; startColumn?: unknown };
-  return {
-    ok: false,
-    invalid: details.code === "InvalidSyntax",
-    message: typeof details.message === "string" ? details.message : String(error),
-    line: typeof details.startLine === "number" ? details.startLine : 1,
-    column: typeof details.startColumn === "number" ? details.startColumn + 1 : 1,
-  };
 }
