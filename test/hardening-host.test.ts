@@ -15,7 +15,8 @@ const CHILD = fileURLToPath(new URL("./hardening-processes/attack.ts", import.me
 /** Runs one attack in a fresh process; rejects when it crashes or outlives `timeoutMs`. */
 function attack(config: AttackConfig, timeoutMs = 120_000): Promise<AttackReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CHILD], { stdio: ["pipe", "pipe", "pipe"] });
+    child.stdin.end(JSON.stringify(config));
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -130,5 +131,27 @@ describe("one program cannot break TypeScript for the process (issue 17.3)", () 
     for (const hostile of [parens, nots, arrows]) expect(hostile).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
     expect(approved).toMatchObject({ status: "completed", result: { bought: true } });
     expect(typed).toMatchObject({ status: "completed", result: 2 });
+  });
+});
+
+describe("host-side parsing is linear and counted against the pass (issue 17.4)", () => {
+  /** 174,000 declared names in under a million characters, then a call that needs approval. */
+  const names = Array.from({ length: 174_000 }, (_, index) => `a${index.toString(36)}`).join(",");
+  const program = `let ${names};\nasync () => { await shop.buy({}); return 'bought'; }`;
+
+  it("R-SB-3: a program declaring 174,000 names stalls the host's event loop for less than 2 s, on execute and on approve", { timeout: 150_000 }, async () => {
+    expect(program.length).toBeLessThan(1_000_000);
+    const report = await attack({ limits: { timeoutMs: 5_000 }, steps: [{ execute: program }, { approve: 0 }] });
+    const [paused, approved] = report.steps;
+    expect(paused).toMatchObject({ status: "paused" });
+    expect(approved).toMatchObject({ status: "completed", result: "bought" });
+    // acorn's own bookkeeping froze the loop 88 s per pass here.
+    expect(report.maxStallMs).toBeLessThan(2_000);
+  });
+
+  it("R-SB-3: parsing counts against timeoutMs: a pass whose code took longer to read than its limit is a TIMEOUT", { timeout: 150_000 }, async () => {
+    const report = await attack({ limits: { timeoutMs: 50 }, steps: [{ execute: program }] });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "TIMEOUT" });
+    expect(report.steps[0]!.error).toMatch(/reading the program took longer than the 50 ms limit|ran longer than the 50 ms limit/);
   });
 });

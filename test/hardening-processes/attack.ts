@@ -4,7 +4,7 @@
  * other and reports, as one JSON line on stdout, how each ended and what the host paid: its peak
  * resident memory and the longest stall of its event loop.
  *
- *   node test/hardening-processes/attack.ts '{"limits":{"memoryMb":16},"steps":[{"execute":"…"}]}'
+ *   echo '{"limits":{"memoryMb":16},"steps":[{"execute":"…"}]}' | node test/hardening-processes/attack.ts
  *
  * A step either executes code or approves the execution a former step paused (`approve`: index).
  */
@@ -42,7 +42,10 @@ export interface AttackReport {
   maxStallMs: number;
 }
 
-const config = JSON.parse(process.argv[2] ?? "{}") as AttackConfig;
+// The config comes on stdin: programs of a megabyte do not fit in an argument.
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const config = JSON.parse(input) as AttackConfig;
 const shop = defineConnector({
   name: "shop",
   tools: {

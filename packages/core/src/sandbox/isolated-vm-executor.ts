@@ -8,7 +8,7 @@ import { classifyFailure, errorMessage, failed, finishPass, interpretResult } fr
 import { PassWatchdog } from "./pass-watchdog.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
-import { DEFAULT_SANDBOX_LIMITS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
+import { DEFAULT_SANDBOX_LIMITS, MAX_CODE_CHARS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
@@ -98,12 +98,17 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
   const limits = { timeoutMs: request.timeoutMs ?? defaults.timeoutMs, memoryMb: request.memoryMb ?? defaults.memoryMb };
   const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
 
+  // Parsing runs on this thread, before any isolate: it counts against the pass's time.
+  const deadline = Date.now() + limits.timeoutMs;
+  if (request.code.length > MAX_CODE_CHARS) {
+    return failed("SANDBOX_ERROR", `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`, logs);
+  }
   const normalized = normalizeCode(request.code);
   if (!normalized.ok) {
     return failed("SYNTAX_ERROR", `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`, logs);
   }
+  if (Date.now() >= deadline) return failed("TIMEOUT", `reading the program took longer than the ${limits.timeoutMs} ms limit`, logs);
 
-  const deadline = Date.now() + limits.timeoutMs;
   let prepared: PreparedIsolate;
   try {
     prepared = await pool.take(limits.memoryMb);

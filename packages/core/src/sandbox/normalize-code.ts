@@ -1,4 +1,5 @@
-import { parse, type Node, type Program } from "acorn";
+import type { Node, Options, Program } from "acorn";
+import { LinearParser } from "./linear-acorn.js";
 import { describeStripError, type StripFailure, stripTypeScript } from "./type-stripper.js";
 
 /**
@@ -86,7 +87,7 @@ function isInsideLiteralOrComment(code: string, offset: number): boolean {
     for (const sourceType of ["script", "module"] as const) {
       found = false;
       try {
-        parse(source, { ecmaVersion: "latest", sourceType, allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true, allowHashBang: true, ...options });
+        parse(source, { ecmaVersion: "latest", sourceType, allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true, allowHashBang: true, ...options } as Options);
         return found;
       } catch {
         // Not a program in this grammar: try the next.
@@ -158,6 +159,11 @@ function checkBodyStaysInside(body: string): void {
       column: end?.column ?? 0,
     });
   }
+}
+
+/** acorn's `parse`, with name bookkeeping that stays linear on hostile code (see linear-acorn.ts). */
+function parse(input: string, options: Options): Program {
+  return LinearParser.parse(input, options);
 }
 
 function parseProgram(text: string, sourceType: "script" | "module"): Program {

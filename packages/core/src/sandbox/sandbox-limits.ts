@@ -39,6 +39,13 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
 export const MAX_READ_CHARS = 16 * 1024 * 1024;
 
 /**
+ * Longest program the executor reads. Code is parsed on the host's thread before the sandbox
+ * starts (linear in its size, see linear-acorn.ts), and that time counts against the pass's
+ * timeout. The runtime refuses longer code before storing it (R-DV-1, VALUE_TOO_LARGE).
+ */
+export const MAX_CODE_CHARS = 1_000_000;
+
+/**
  * `Intl` objects a pass may create: each keeps ICU data (up to ~30 KB) in host memory that the
  * heap limit does not count (see install-memory-guards.ts).
  */
