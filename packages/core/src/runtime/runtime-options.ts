@@ -20,8 +20,13 @@ export interface CodemodeRuntimeOptions {
   name?: string;
   /** Terminal executions kept when a new one starts. Default 50. */
   maxExecutions?: number;
-  /** Per pass: wall-clock timeout (default 60 000 ms) and heap limit (default 128 MB). */
-  limits?: { timeoutMs?: number; memoryMb?: number };
+  /**
+   * Per pass: wall-clock timeout (`timeoutMs`, default 60 000 ms) and heap limit (`memoryMb`,
+   * default 128 MB). Per execution, across its passes: the bytes its log may hold
+   * (`maxLogBytes`, default 128 MiB) and its number of entries (`maxLogEntries`, default 10 000);
+   * a run that would pass either ends VALUE_TOO_LARGE (see docs/security.md).
+   */
+  limits?: { timeoutMs?: number; memoryMb?: number; maxLogBytes?: number; maxLogEntries?: number };
   /** Replay-stable Date, Math.random and crypto in the sandbox (R-SB-6). Default true. */
   deterministic?: boolean;
   /** Gives the sandbox a host-run `fetch`, recorded like a step (R-SB-5). Default false. */
@@ -44,7 +49,7 @@ export interface CodemodeRuntimeOptions {
 }
 
 
-export const DEFAULTS = { name: "default", maxExecutions: 50, timeoutMs: 60_000, memoryMb: 128, lockWaitMs: 5_000, leaseMs: 30_000 };
+export const DEFAULTS = { name: "default", maxExecutions: 50, timeoutMs: 60_000, memoryMb: 128, maxLogBytes: 128 * 1024 * 1024, maxLogEntries: 10_000, lockWaitMs: 5_000, leaseMs: 30_000 };
 
 export interface Settings {
   connectors: Map<string, Connector>;
@@ -55,6 +60,8 @@ export interface Settings {
   maxExecutions: number;
   timeoutMs: number;
   memoryMb: number;
+  maxLogBytes: number;
+  maxLogEntries: number;
   deterministic: boolean;
   allowNetwork: boolean;
   lockWaitMs: number;
@@ -79,6 +86,8 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   positive(options.maxExecutions, "maxExecutions");
   positive(options.limits?.timeoutMs, "limits.timeoutMs");
   positive(options.limits?.memoryMb, "limits.memoryMb");
+  positive(options.limits?.maxLogBytes, "limits.maxLogBytes");
+  positive(options.limits?.maxLogEntries, "limits.maxLogEntries");
   positive(options.lockWaitMs, "lockWaitMs");
   positive(options.leaseMs, "leaseMs");
   if (options.prewarmIsolates !== undefined && (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)) {
@@ -120,6 +129,8 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     maxExecutions: options.maxExecutions ?? DEFAULTS.maxExecutions,
     timeoutMs: options.limits?.timeoutMs ?? DEFAULTS.timeoutMs,
     memoryMb: options.limits?.memoryMb ?? DEFAULTS.memoryMb,
+    maxLogBytes: options.limits?.maxLogBytes ?? DEFAULTS.maxLogBytes,
+    maxLogEntries: options.limits?.maxLogEntries ?? DEFAULTS.maxLogEntries,
     deterministic: options.deterministic ?? true,
     allowNetwork: options.allowNetwork ?? false,
     lockWaitMs: options.lockWaitMs ?? DEFAULTS.lockWaitMs,

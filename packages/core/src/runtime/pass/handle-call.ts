@@ -34,6 +34,9 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
   if (reused) return reused;
   const tool = pass.tools(connector, method);
   if (!tool) return Promise.resolve({ kind: "error", message: `${connector}.${method} is not a configured tool` });
+  // A new call writes an entry whatever comes of it: within the execution's write quota only.
+  const overQuota = pass.log.has(seq) ? undefined : pass.budget.refusal(Buffer.byteLength(request.args));
+  if (overQuota) return pass.failWith(overQuota);
   let canonicalArgs: string;
   let args: unknown;
   try {
@@ -130,6 +133,9 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
     return pass.failWith(error);
   }
   if (!rerunEphemeral) pass.recorder.recordLater(ephemeral ? { ...entry, state: "applied", endedAt: Date.now() } : { ...entry, state: "applied", result: resultText, endedAt: Date.now() });
+  // The effect happened and is recorded; a result that took the log past its quota ends the pass.
+  const overQuota = pass.budget.exceeded();
+  if (overQuota) return pass.failWith(overQuota);
   return { kind: "value", value: resultText };
 }
 

@@ -22,6 +22,8 @@ export async function handleStep(pass: PassState, request: Extract<SandboxReques
   } catch (error) {
     return pass.failWith(error);
   }
+  const overQuota = pass.budget.refusal(Buffer.byteLength(name) + Buffer.byteLength(request.value ?? request.error ?? ""));
+  if (overQuota) return pass.failWith(overQuota);
   const now = Date.now();
   const entry: StoredEntry = {
     seq,

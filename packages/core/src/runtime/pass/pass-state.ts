@@ -3,6 +3,7 @@ import type { ArgsValidator } from "../../connectors/validate-args.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import { CodemodeError, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
+import type { LogBudget } from "./log-budget.js";
 import type { PassRecorder } from "./recorder.js";
 
 /** Why a pass stopped early: a pause, or an error with its code. */
@@ -29,6 +30,8 @@ export class PassState {
     readonly validators: ReadonlyMap<string, ArgsValidator>,
     /** Why the pass no longer owns the execution (its lease was lost), or undefined while it does. */
     readonly leaseLost: () => string | undefined,
+    /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
+    readonly budget: LogBudget,
   ) {}
 
   /** Ends the pass now; the request never settles in the sandbox. */

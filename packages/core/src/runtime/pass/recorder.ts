@@ -1,4 +1,5 @@
 import { ExecutionStore, type ExecutionHead, type StoredEntry } from "../../log/execution-store.js";
+import type { LogBudget } from "./log-budget.js";
 
 /**
  * Writes the log entries of one pass in the order the pass made them. An entry at a seq beyond
@@ -19,12 +20,15 @@ export class PassRecorder {
     private readonly confirmLease: () => Promise<void>,
     /** Called when a deferred write fails: the pass must stop. */
     private readonly onDeferredFailure: (error: unknown) => void,
+    /** Counts what is written against the execution's write quota. */
+    private readonly budget?: LogBudget,
   ) {
     this.storedSeqLimit = head.seqLimit;
   }
 
   /** Writes an entry; a new seq beyond the head's limit raises the limit first, in order. */
   record(entry: StoredEntry): Promise<void> {
+    this.budget?.account(entry, this.log.get(entry.seq));
     this.log.set(entry.seq, entry);
     // A deferred result comes before anything written after it.
     const earlier = this.deferred.size > 0 ? Promise.all(this.deferred) : undefined;

@@ -9,6 +9,7 @@ import type { RuntimeContext } from "../context.js";
 import { fetchTool } from "./builtin-fetch.js";
 import { handleCall } from "./handle-call.js";
 import { handleStep } from "./handle-step.js";
+import { LogBudget } from "./log-budget.js";
 import { PassState, toolLookup } from "./pass-state.js";
 import { PassRecorder } from "./recorder.js";
 import { replayEntries } from "./replay-entries.js";
@@ -40,8 +41,9 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   const builtIn = new Map<string, ToolDefinition>();
   if (settings.allowNetwork) builtIn.set("fetch", fetchTool(settings.timeoutMs));
   let pass: PassState | undefined;
-  const recorder = new PassRecorder(context.store, head, log, () => lease.confirm(), (error) => void pass?.failWith(error));
-  pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, () => (lease.lost === undefined ? undefined : lease.takenOver().message));
+  const budget = new LogBudget(head, log, { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries });
+  const recorder = new PassRecorder(context.store, head, log, () => lease.confirm(), (error) => void pass?.failWith(error), budget);
+  pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, () => (lease.lost === undefined ? undefined : lease.takenOver().message), budget);
   const state = pass;
 
   const onRequest = (request: SandboxRequest): Promise<HostReply> => {
