@@ -1,8 +1,23 @@
 import { CodemodeError } from "../outcome.js";
+import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 import { isValueCodecError, valueCodec } from "../sandbox/value-codec.js";
 
 /** Serialized characters allowed for code, arguments, recorded results and step results (R-DV-1). */
 export const MAX_DURABLE_CHARS = 1_000_000;
+
+/**
+ * Characters kept of a message written to the log or handed to the model (a thrown error, a
+ * step's or a tool's error, a refusal). Values are never cut (R-DV-1); messages are, with a note.
+ */
+export const MAX_MESSAGE_CHARS = 10_000;
+
+/**
+ * A message cut to `MAX_MESSAGE_CHARS` with a note of what was left out. A message the sandbox
+ * already cut (its note included) is kept as it is, so it reads the same on every pass.
+ */
+export function clipMessage(text: string): string {
+  return text.length > MAX_MESSAGE_CHARS + CLIP_NOTE_CHARS ? clipText(text, MAX_MESSAGE_CHARS) : text;
+}
 
 const ADVICE = "store the data elsewhere (a file, a bucket, a table) and pass a small reference such as a path or an id";
 

@@ -1,3 +1,4 @@
+import { clipMessage } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import { ExecutionLease } from "../../log/lease.js";
 import { errorOutcome, type ErrorOutcome, type Outcome } from "../../outcome.js";
@@ -38,7 +39,10 @@ export async function approve(context: RuntimeContext, input: ApproveInput): Pro
     const refused = checkApprovable(context, head, log, input);
     if (refused) return refused;
     const pendingSeq = head.pendingSeq as number;
-    const approved: StoredEntry = { ...(log.get(pendingSeq) as StoredEntry), decision: decisionOf(true, input.by, input.reason) };
+    // Who and why are written to the log: held to the message limit like everything written.
+    const by = typeof input.by === "string" ? clipMessage(input.by) : input.by;
+    const reason = typeof input.reason === "string" ? clipMessage(input.reason) : input.reason;
+    const approved: StoredEntry = { ...(log.get(pendingSeq) as StoredEntry), decision: decisionOf(true, by, reason) };
     log.set(pendingSeq, approved);
     await transition(context, head, "running", { entries: [approved] });
     handedOver = true;

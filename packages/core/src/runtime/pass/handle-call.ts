@@ -1,5 +1,5 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
-import { checkDurableSize, decodeDurable, encodeDurable } from "../../log/durable-value.js";
+import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/execution-store.js";
 import { CodemodeError } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
@@ -129,7 +129,7 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
     resultText = encodeDurable(result, `the result of ${call.connector}.${call.method}`);
   } catch (error) {
     // The effect happened; keep that in the log even though its result cannot be kept.
-    await pass.recorder.record({ ...entry, state: "applied", error: error instanceof Error ? error.message : String(error), endedAt: Date.now() }).catch(() => undefined);
+    await pass.recorder.record({ ...entry, state: "applied", error: clipMessage(error instanceof Error ? error.message : String(error)), endedAt: Date.now() }).catch(() => undefined);
     return pass.failWith(error);
   }
   if (!rerunEphemeral) pass.recorder.recordLater(ephemeral ? { ...entry, state: "applied", endedAt: Date.now() } : { ...entry, state: "applied", result: resultText, endedAt: Date.now() });
@@ -144,7 +144,7 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
  * throw a `CodemodeError` to end the pass with its code (a download over the durable limit).
  */
 async function recordFailure(pass: PassState, entry: StoredEntry, call: CheckedCall, error: unknown): Promise<HostReply> {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = clipMessage(error instanceof Error ? error.message : String(error));
   try {
     await pass.recorder.record({ ...entry, state: "error", error: message, endedAt: Date.now() });
   } catch (storeError) {
@@ -155,7 +155,8 @@ async function recordFailure(pass: PassState, entry: StoredEntry, call: CheckedC
 }
 
 /** Records a refused call as an error entry, which replays as the same rejection. */
-async function refuse(pass: PassState, entry: StoredEntry, message: string): Promise<HostReply> {
+async function refuse(pass: PassState, entry: StoredEntry, reason: string): Promise<HostReply> {
+  const message = clipMessage(reason);
   try {
     await pass.recorder.record({ ...entry, state: "error", error: message, endedAt: Date.now() });
   } catch (error) {

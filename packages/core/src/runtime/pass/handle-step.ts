@@ -1,4 +1,4 @@
-import { checkDurableSize } from "../../log/durable-value.js";
+import { checkDurableSize, clipMessage } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/execution-store.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { decideStep, stepArgs } from "../decide.js";
@@ -18,7 +18,9 @@ export async function handleStep(pass: PassState, request: Extract<SandboxReques
   if (decision.type === "diverge") return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
   if (decision.type === "replay") return { kind: "value", value: "" };
   try {
-    if (request.value !== undefined) checkDurableSize(request.value, `the result of codemode.step("${name}")`);
+    // The name is the step's identity, kept in its entry: it is held to the limit of values.
+    checkDurableSize(stepArgs(name), "the name of a codemode.step");
+    if (request.value !== undefined) checkDurableSize(request.value, `the result of codemode.step("${name.length <= 200 ? name : `${name.slice(0, 200)}…`}")`);
   } catch (error) {
     return pass.failWith(error);
   }
@@ -37,7 +39,7 @@ export async function handleStep(pass: PassState, request: Extract<SandboxReques
     endedAt: now,
   };
   if (request.error === undefined) entry.result = request.value ?? "";
-  else entry.error = request.error;
+  else entry.error = clipMessage(request.error);
   try {
     await pass.recorder.record(entry);
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { Connector, ToolDefinition } from "../../connectors/define-connector.js";
 import type { ArgsValidator } from "../../connectors/validate-args.js";
+import { clipMessage } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import { CodemodeError, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
@@ -34,10 +35,11 @@ export class PassState {
     readonly budget: LogBudget,
   ) {}
 
-  /** Ends the pass now; the request never settles in the sandbox. */
+  /** Ends the pass now; the request never settles in the sandbox. Its message is what the record and the model get. */
   halt(reason: Stop): Promise<HostReply> {
+    const stop: Stop = reason.kind === "error" ? { ...reason, message: clipMessage(reason.message) } : reason;
     // A store failure outranks a pause: the pause may not have been recorded.
-    if (!this.stop || (reason.kind === "error" && reason.code === "STORAGE_ERROR" && this.stop.kind === "paused")) this.stop = reason;
+    if (!this.stop || (stop.kind === "error" && stop.code === "STORAGE_ERROR" && this.stop.kind === "paused")) this.stop = stop;
     return HALT_PROMISE;
   }
 
