@@ -6,6 +6,7 @@ import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import { decideCall, type RecordedCall } from "../decide.js";
 import { HALT, type PassState } from "./pass-state.js";
+import { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
 
 type CallRequest = Extract<SandboxRequest, { type: "call" }>;
 type ExecuteReason = "new" | "approved" | "reexecute" | "interrupted";
@@ -48,6 +49,10 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
     return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
   }
   const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, args, recorded: pass.log.get(seq), validated: false };
+  if (!call.recorded) {
+    const protoKey = protoKeyPath(request.args, args);
+    if (protoKey !== undefined) return refuse(pass, newEntry(call, "executing"), protoKeyMessage(connector, method, protoKey));
+  }
   // R-CON-2: a new call is checked before anything else, so nobody is asked to approve arguments
   // the tool would refuse. Schemas that only validate asynchronously are checked in execute,
   // since a pause must be decided synchronously (R-RP-6).

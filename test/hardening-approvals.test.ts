@@ -1,0 +1,104 @@
+/**
+ * Issue 17.7–17.9: the approver decides on what the tool will really get. The approval rule sees
+ * exactly the arguments `execute` gets (asynchronous schemas included), the approved call runs
+ * with the arguments recorded and shown, and arguments with an own `__proto__` key are refused.
+ */
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+
+const seenByRule: unknown[] = [];
+const paid: unknown[] = [];
+const notes: unknown[] = [];
+const received: unknown[] = [];
+
+/** "1,000,000" becomes 1000000; the async refine makes the schema validate asynchronously. */
+const payment = z
+  .object({ amount: z.union([z.number(), z.string().transform((text) => Number(text.replace(/,/g, "")))]), to: z.string() })
+  .refine(async (value) => value.to !== "nobody", { message: "no such payee" });
+
+const ledger = defineConnector({
+  name: "ledger",
+  tools: {
+    pay: {
+      inputSchema: payment,
+      requiresApproval: (args: { amount: number }) => {
+        seenByRule.push(args);
+        return args.amount > 100;
+      },
+      execute: async (args: { amount: number; to: string }) => {
+        paid.push(args);
+        return { paid: args.amount };
+      },
+    },
+    note: {
+      execute: async (args: unknown) => {
+        notes.push(args);
+        return true;
+      },
+    },
+    transfer: {
+      requiresApproval: true,
+      execute: async (args: Record<string, unknown>) => {
+        received.push(Object.keys(args));
+        return "transferred";
+      },
+    },
+    order: {
+      requiresApproval: (args: { amount?: number }) => {
+        seenByRule.push(args);
+        return (args.amount ?? 0) > 100;
+      },
+      execute: async (args: Record<string, unknown>) => {
+        // A tool that merges the arguments into defaults, as many do.
+        const order = Object.assign({ amount: 1 }, args) as { amount: number };
+        received.push(order.amount);
+        return order.amount;
+      },
+    },
+  },
+});
+
+const runtimes: CodemodeRuntime[] = [];
+afterEach(async () => {
+  for (const list of [seenByRule, paid, notes, received]) list.length = 0;
+  for (const runtime of runtimes.splice(0)) await runtime.close();
+});
+
+function setup(): CodemodeRuntime {
+  const runtime = createCodemodeRuntime({ connectors: [ledger], limits: { timeoutMs: 10_000 } });
+  runtimes.push(runtime);
+  return runtime;
+}
+
+describe("__proto__ keys in arguments are refused (issue 17.9)", () => {
+  it("R-CON-2: an own __proto__ key is refused before the approval rule or the tool sees it", async () => {
+    const outcome = await setup().execute({
+      code: `async () => { try { return await ledger.order(JSON.parse('{"item":"mug","__proto__":{"amount":5000}}')); } catch (error) { return error.message; } }`,
+    });
+    expect(outcome).toMatchObject({ status: "completed" });
+    if (outcome.status === "completed") expect(outcome.result).toMatch(/Invalid arguments for ledger\.order:\n- args\.__proto__: a key named "__proto__" is not accepted/);
+    expect(seenByRule).toEqual([]);
+    expect(received).toEqual([]);
+    expect(outcome.calls).toMatchObject([{ seq: 0, method: "order", state: "error" }]);
+  });
+
+  it("R-CON-2: nested and computed __proto__ keys are refused too; an ordinary order goes through", async () => {
+    const outcome = await setup().execute({
+      code: `async () => {
+        const refused = [];
+        for (const args of [{ item: { ['__proto__']: { amount: 5000 } } }, { items: [1, JSON.parse('{"__proto__":{}}')] }]) {
+          try { await ledger.order(args); } catch (error) { refused.push(error.message.split('\\n')[1]); }
+        }
+        return [refused, await ledger.order({ amount: 7, note: '__proto__ in a value is fine' })];
+      }`,
+    });
+    expect(outcome).toMatchObject({ status: "completed" });
+    if (outcome.status === "completed") {
+      const [refused, amount] = outcome.result as [string[], number];
+      expect(refused.map((line) => line.split(":")[0])).toEqual(["- args.item.__proto__", "- args.items[1].__proto__"]);
+      expect(amount).toBe(7);
+    }
+    expect(received).toEqual([7]);
+  });
+});
