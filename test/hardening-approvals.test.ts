@@ -71,6 +71,23 @@ function setup(): CodemodeRuntime {
   return runtime;
 }
 
+describe("the approved call runs with the approved arguments (issue 17.8)", () => {
+  it("R-AP-2 R-RP-2: a program that reorders the keys on the approval pass does not change what the tool gets", async () => {
+    const runtime = setup();
+    const code = `async () => {
+      let replaying = true;
+      await codemode.step('probe', () => { replaying = false; return 1; });
+      const args = replaying ? { to: 'bob', amount: 5 } : { amount: 5, to: 'bob' };
+      return ledger.transfer(args);
+    }`;
+    const paused = await runtime.execute({ code });
+    expect(paused).toMatchObject({ status: "paused", pending: [{ args: { amount: 5, to: "bob" } }] });
+    const approved = await runtime.approve({ executionId: paused.executionId });
+    expect(approved).toMatchObject({ status: "completed", result: "transferred" });
+    expect(received).toEqual([["amount", "to"]]);
+  });
+});
+
 describe("__proto__ keys in arguments are refused (issue 17.9)", () => {
   it("R-CON-2: an own __proto__ key is refused before the approval rule or the tool sees it", async () => {
     const outcome = await setup().execute({

@@ -113,9 +113,18 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
   const lost = pass.haltIfLeaseLost();
   if (lost) return lost;
 
+  // A call already in the log (approved, interrupted, ephemeral) gets the arguments recorded, as
+  // the approver saw them: the program's may differ in key order (the comparison ignores it).
+  let args = call.args;
+  if (!call.validated && recorded) {
+    try {
+      args = decodeDurable(recorded.args);
+    } catch (error) {
+      return pass.failWith(error);
+    }
+  }
   // R-CON-2: arguments are checked before execute; a mismatch rejects the call in the sandbox
   // and is recorded, so it replays as the same rejection.
-  let args = call.args;
   const validator = call.validated ? undefined : pass.validators.get(`${call.connector}.${call.method}`);
   if (validator) {
     const validation = await validator(args);
