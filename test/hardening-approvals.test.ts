@@ -71,6 +71,45 @@ function setup(): CodemodeRuntime {
   return runtime;
 }
 
+describe("the approval rule sees what execute will get (issue 17.7)", () => {
+  it("R-AP-1 R-CON-2: with an asynchronous schema, { amount: '1,000,000' } is parsed before the rule decides, and pauses", async () => {
+    const runtime = setup();
+    const outcome = await runtime.execute({ code: "async () => ledger.pay({ amount: '1,000,000', to: 'mallory' })" });
+    expect(outcome).toMatchObject({ status: "paused", pending: [{ method: "pay", args: { amount: "1,000,000", to: "mallory" } }] });
+    expect(seenByRule).toEqual([{ amount: 1_000_000, to: "mallory" }]);
+    expect(paid).toEqual([]);
+    const approved = await runtime.approve({ executionId: outcome.executionId });
+    expect(approved).toMatchObject({ status: "completed", result: { paid: 1_000_000 } });
+    expect(paid).toEqual([{ amount: 1_000_000, to: "mallory" }]);
+  });
+
+  it("R-CON-2: a small amount runs without approval, with the parsed value", async () => {
+    const outcome = await setup().execute({ code: "async () => ledger.pay({ amount: '50', to: 'bob' })" });
+    expect(outcome).toMatchObject({ status: "completed", result: { paid: 50 } });
+    expect(paid).toEqual([{ amount: 50, to: "bob" }]);
+  });
+
+  it("R-CON-2: arguments the asynchronous schema refuses are rejected before the rule runs", async () => {
+    const outcome = await setup().execute({ code: "async () => { try { await ledger.pay({ amount: 5, to: 'nobody' }); } catch (error) { return error.message; } }" });
+    expect(outcome).toMatchObject({ status: "completed" });
+    if (outcome.status === "completed") expect(outcome.result).toContain("no such payee");
+    expect(seenByRule).toEqual([]);
+  });
+
+  it("R-RP-6: a call issued after one that pauses on its parsed arguments never runs, even while the schema was still checking", async () => {
+    const runtime = setup();
+    const outcome = await runtime.execute({
+      code: "async () => { await ledger.note({ before: true }); return Promise.all([ledger.pay({ amount: '1,000,000', to: 'mallory' }), ledger.note({ after: true })]); }",
+    });
+    expect(outcome).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+    expect(notes).toEqual([{ before: true }]);
+    expect(outcome.calls?.map((call) => [call.seq, call.method, call.state])).toEqual([
+      [0, "note", "applied"],
+      [1, "pay", "pending"],
+    ]);
+  });
+});
+
 describe("the approved call runs with the approved arguments (issue 17.8)", () => {
   it("R-AP-2 R-RP-2: a program that reorders the keys on the approval pass does not change what the tool gets", async () => {
     const runtime = setup();

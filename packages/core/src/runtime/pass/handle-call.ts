@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
+import type { ArgsValidation } from "../../connectors/validate-args.js";
 import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/execution-store.js";
 import { CodemodeError } from "../../outcome.js";
@@ -18,6 +19,7 @@ interface CheckedCall {
   method: string;
   tool: ToolDefinition;
   argsText: string;
+  canonicalArgs: string;
   args: unknown;
   recorded: StoredEntry | undefined;
   /** Whether `args` already went through the tool's schema (R-CON-2). */
@@ -48,23 +50,53 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
     if (CodemodeError.isInstance(error)) return pass.failWith(error);
     return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
   }
-  const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, args, recorded: pass.log.get(seq), validated: false };
+  const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, canonicalArgs, args, recorded: pass.log.get(seq), validated: false };
   if (!call.recorded) {
     const protoKey = protoKeyPath(request.args, args);
     if (protoKey !== undefined) return refuse(pass, newEntry(call, "executing"), protoKeyMessage(connector, method, protoKey));
   }
   // R-CON-2: a new call is checked before anything else, so nobody is asked to approve arguments
-  // the tool would refuse. Schemas that only validate asynchronously are checked in execute,
-  // since a pause must be decided synchronously (R-RP-6).
+  // the tool would refuse, and the approval rule sees exactly what execute will get.
   const validator = pass.validators.get(`${connector}.${method}`);
   if (!call.recorded && validator) {
     const validation = validator(args);
-    if (!(validation instanceof Promise)) {
+    if (validation instanceof Promise) {
+      // A tool that never pauses is checked in execute, concurrently with later calls.
+      if (mayPause(tool)) return decideAfter(pass, call, validation);
+    } else {
       if (!validation.ok) return refuse(pass, newEntry(call, "executing"), validation.message);
       call.args = validation.value;
       call.validated = true;
     }
   }
+  return decide(pass, call);
+}
+
+/**
+ * An asynchronous schema (zod `.refine(async …)`) answers later, and whether the call pauses
+ * depends on its output: the approval rule must never see raw arguments that `execute` would
+ * get parsed (`{ amount: "1,000,000" }` once went through unapproved). Requests the program
+ * issues meanwhile wait (`PassState.holdRequests`), so that none runs if this call pauses (R-RP-6).
+ */
+function decideAfter(pass: PassState, call: CheckedCall, validation: Promise<ArgsValidation>): Promise<HostReply> {
+  const release = pass.holdRequests();
+  const settle = (result: ArgsValidation): Promise<HostReply> => {
+    try {
+      if (!result.ok) return refuse(pass, newEntry(call, "executing"), result.message);
+      call.args = result.value;
+      call.validated = true;
+      // Synchronously up to the pause (which stops the pass) or the write-ahead, then release.
+      return decide(pass, call);
+    } finally {
+      release();
+    }
+  };
+  return validation.then(settle, (error: unknown) => settle({ ok: false, message: `Could not check the arguments of ${call.connector}.${call.method}: ${error instanceof Error ? error.message : String(error)}` }));
+}
+
+/** The decision of `decideCall` for a checked call, and what the pass does about it. */
+function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
+  const { seq, connector, method, canonicalArgs, tool } = call;
   const decision = decideCall({ seq, connector, method, canonicalArgs }, call.recorded && toRecordedCall(call.recorded), {
     requiresApproval: resolveRequiresApproval(tool, call.args),
     reexecute: tool.replay === "reexecute",
@@ -82,6 +114,10 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
     case "execute":
       return execute(pass, call, decision.reason);
   }
+}
+
+function mayPause(tool: ToolDefinition): boolean {
+  return tool.requiresApproval === true || typeof tool.requiresApproval === "function";
 }
 
 /** R-AP-1: records a pending entry and ends the pass; the program never sees a provisional result. */

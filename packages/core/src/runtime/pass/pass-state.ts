@@ -20,6 +20,11 @@ const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
  */
 export class PassState {
   stop: Stop | undefined;
+  /**
+   * Set while a call's pause waits on an asynchronous argument check: requests issued after it
+   * wait for it (see run-pass.ts), so that none of them runs if it pauses (R-RP-6).
+   */
+  held: Promise<void> | undefined;
   private readonly usedSeqs = new Set<number>();
 
   constructor(
@@ -47,6 +52,19 @@ export class PassState {
   failWith(error: unknown): Promise<HostReply> {
     if (CodemodeError.isInstance(error)) return this.halt({ kind: "error", code: error.code, message: error.message });
     return this.halt({ kind: "error", code: "SANDBOX_ERROR", message: error instanceof Error ? error.message : String(error) });
+  }
+
+  /** Holds the requests that come next until the returned function is called. */
+  holdRequests(): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.held = held;
+    return () => {
+      if (this.held === held) this.held = undefined;
+      release();
+    };
   }
 
   /** Halts when the lease is lost: a host taken for gone must not cause one more effect. */

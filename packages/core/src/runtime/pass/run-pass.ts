@@ -48,6 +48,8 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
 
   const onRequest = (request: SandboxRequest): Promise<HostReply> => {
     if (state.stop) return Promise.resolve({ kind: "halt" });
+    // A call whose pause waits on an asynchronous argument check holds what comes after it (R-RP-6).
+    if (state.held) return state.held.then(() => onRequest(request));
     const lost = state.haltIfLeaseLost();
     if (lost) return lost;
     switch (request.type) {
