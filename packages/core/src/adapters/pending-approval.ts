@@ -11,21 +11,60 @@ const MARKER = /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9})\]\s*$/
 
 /**
  * One line naming a pending action, for an approval prompt: `shop.create_order({"sku":"mug"})`.
- * Arguments longer than `maxArgsChars` (default 500) are clipped; nothing here is ever replayed.
+ * Every key of an object argument is shown, in order; when the arguments are longer than
+ * `maxArgsChars` (default 500), the values are cut instead, the longest first, each with a note:
+ * a long first value must not hide the keys after it (`{ note: "…", amount: 1000000 }`).
+ * Nothing here is ever replayed.
  *
  * @example
  * describePendingAction({ connector: "shop", method: "create_order", args: { sku: "mug" } });
  * // 'shop.create_order({"sku":"mug"})'
  */
 export function describePendingAction(action: Pick<PendingAction, "connector" | "method" | "args">, maxArgsChars = 500): string {
-  let args: string;
+  return `${action.connector}.${action.method}(${describeArgs(action.args, maxArgsChars)})`;
+}
+
+/** Characters any one value keeps however many keys share the room. */
+const MIN_VALUE_CHARS = 40;
+/** Characters of a key name shown. */
+const MAX_KEY_CHARS = 100;
+
+function describeArgs(args: unknown, maxChars: number): string {
+  if (typeof args !== "object" || args === null || Array.isArray(args) || args instanceof Uint8Array) return clip(jsonOf(args), maxChars);
+  const entries = Object.entries(args as Record<string, unknown>).map(([key, value]) => ({ key: jsonOf(clip(key, MAX_KEY_CHARS)), value: jsonOf(value) }));
+  const room = fairShares(
+    entries.map((entry) => entry.value.length),
+    Math.max(0, maxChars - entries.reduce((sum, entry) => sum + entry.key.length + 2, 0)),
+  );
+  return `{${entries.map((entry, index) => `${entry.key}:${clip(entry.value, room[index]!)}`).join(",")}}`;
+}
+
+/**
+ * Splits `room` characters between values of the given lengths: short values take what they
+ * need, the rest is shared evenly by the longer ones, each keeping at least MIN_VALUE_CHARS.
+ */
+function fairShares(lengths: number[], room: number): number[] {
+  const shares = new Array<number>(lengths.length);
+  const order = lengths.map((length, index) => ({ length, index })).sort((a, b) => a.length - b.length);
+  let left = room;
+  order.forEach(({ length, index }, position) => {
+    const share = Math.max(MIN_VALUE_CHARS, Math.floor(left / (order.length - position)));
+    shares[index] = Math.min(length, share);
+    left = Math.max(0, left - shares[index]!);
+  });
+  return shares;
+}
+
+function jsonOf(value: unknown): string {
   try {
-    args = JSON.stringify(action.args, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)) ?? "";
+    return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `${item}n` : item)) ?? "";
   } catch {
-    args = "…";
+    return "…";
   }
-  if (args.length > maxArgsChars) args = `${args.slice(0, maxArgsChars)}… [${args.length - maxArgsChars} more characters]`;
-  return `${action.connector}.${action.method}(${args})`;
+}
+
+function clip(text: string, maxChars: number): string {
+  return text.length > maxChars ? `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters]` : text;
 }
 
 /**
