@@ -11,10 +11,13 @@ export default defineConfig({
       { find: /^@codemode\/core\/(adapters|sandbox)$/, replacement: source("./packages/core/src/$1/index.ts") },
       { find: /^@codemode\/core\/store$/, replacement: source("./packages/core/src/log/index.ts") },
       { find: /^@codemode\/core\/mcp$/, replacement: source("./packages/core/src/mcp/index.ts") },
+      { find: /^@codemode\/core\/telemetry$/, replacement: source("./packages/core/src/telemetry/index.ts") },
       { find: /^@codemode\/core$/, replacement: source("./packages/core/src/index.ts") },
       { find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/, replacement: source("./packages/storage/src/$1/index.ts") },
       { find: /^@codemode\/storage$/, replacement: source("./packages/storage/src/index.ts") },
       { find: /^@codemode\/bullmq$/, replacement: source("./packages/bullmq/src/index.ts") },
+      { find: /^@codemode\/cli\/inbox$/, replacement: source("./packages/cli/src/inbox/index.ts") },
+      { find: /^@codemode\/cli$/, replacement: source("./packages/cli/src/index.ts") },
     ],
   },
   test: {

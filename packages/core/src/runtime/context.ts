@@ -8,6 +8,7 @@ import type { LockProvider } from "../log/lock.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
 import type { Executor } from "../sandbox/executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
+import { createTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { Discovery } from "./discovery.js";
 import { checkOptions, type CodemodeRuntimeOptions, type Settings } from "./runtime-options.js";
 
@@ -35,6 +36,8 @@ export interface RuntimeContext {
   connectorsIn(code: string): string[];
   /** Reports what is swallowed on purpose (hook errors, a lagging listing). */
   warn(message: string): void;
+  /** OpenTelemetry hook points; pass-throughs without the `telemetry` option. */
+  readonly telemetry: Telemetry;
 }
 
 /** Checks the options (bad ones throw here, R-RT-1) and builds the context. */
@@ -68,6 +71,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     transformResult: options.transformResult,
     connectorsIn: (code) => patterns.filter(({ pattern }) => pattern.test(code)).map(({ name }) => name),
     warn: (message) => logger.warn(`[codemode] ${message}`),
+    telemetry: createTelemetry(options.telemetry, settings.name, (message) => logger.warn(`[codemode] ${message}`)),
   };
 }
 

@@ -16,6 +16,7 @@ import { reject } from "./operations/reject.js";
 import { rollback } from "./operations/rollback.js";
 import { deleteSnippet, listSnippets, saveSnippet, type SaveSnippetInput } from "./operations/snippets.js";
 import { DEFAULTS, type CodemodeRuntimeOptions } from "./runtime-options.js";
+import { instrumentRuntime } from "../telemetry/instrument-runtime.js";
 
 export type { CodemodeRuntimeOptions } from "./runtime-options.js";
 
@@ -88,7 +89,7 @@ export interface CodemodeRuntime {
  */
 export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): CodemodeRuntime {
   const context = createRuntimeContext(options);
-  return {
+  const handle: CodemodeRuntime = {
     execute: (input) => execute(context, input),
     submit: (input) => submit(context, input),
     approve: (input) => approve(context, input),
@@ -112,4 +113,5 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       if (context.ownsExecutor) await context.executor.close();
     },
   };
+  return instrumentRuntime(handle, context.telemetry);
 }

@@ -5,6 +5,8 @@ import type { ExecutionIndexProvider } from "../log/execution-index.js";
 import type { KeyvLike } from "../log/execution-store.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { Executor } from "../sandbox/executor.js";
+import { telemetryProblems } from "../telemetry/telemetry.js";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 export interface CodemodeRuntimeOptions {
   /** Connectors the model's code sees as globals. */
@@ -46,6 +48,11 @@ export interface CodemodeRuntimeOptions {
   leaseMs?: number;
   /** Where swallowed hook errors are reported (R-RS-3). Default: console. */
   logger?: { warn(message: string): void };
+  /**
+   * OpenTelemetry spans for operations, passes and calls (`{ tracer?, recordValues? }`, see
+   * `@codemode/core/telemetry`). Default: none, and `@opentelemetry/api` is never loaded.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 
@@ -97,6 +104,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   const name = options.name ?? DEFAULTS.name;
   if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);
   if (options.transformResult !== undefined && typeof options.transformResult !== "function") problems.push("transformResult must be a function");
+  problems.push(...telemetryProblems(options.telemetry));
 
   let keyv: KeyvLike;
   let lock: LockProvider;

@@ -72,7 +72,7 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   const result = await context.executor.runPass({
     code: input.code,
     connectors: Object.fromEntries([...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)])),
-    onRequest,
+    onRequest: context.telemetry.observeRequests(head, log, onRequest),
     services: SERVICES,
     replay: replayEntries(log),
     deterministic: head.deterministic ? { seed: head.seed, clockMs: head.clockMs } : false,

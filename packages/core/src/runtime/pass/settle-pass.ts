@@ -15,7 +15,7 @@ import { runPass, type PassEnd } from "./run-pass.js";
 export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: ExecutionLease): Promise<Outcome> {
   try {
     head.passes += 1;
-    const end = await runPass(context, { head, code, log, lease });
+    const end = await context.telemetry.pass(head, log, () => runPass(context, { head, code, log, lease }));
     let held: boolean;
     try {
       held = await lease.hold();

@@ -1,0 +1,61 @@
+import { CodemodeError, type ErrorCode } from "@codemode/core";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+
+/** A failure the command reports in one line (with what to do) and an exit code. */
+export class CliError extends Error {
+  override readonly name = "CliError";
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+    /** The runtime's error code, when the failure came from one. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+
+  static isInstance(error: unknown): error is CliError {
+    return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "CliError" && typeof (error as { exitCode?: unknown }).exitCode === "number";
+  }
+}
+
+/** The exit code a runtime error code stands for. */
+export function exitCodeOf(code: ErrorCode | string | undefined): ExitCode {
+  switch (code) {
+    case "NOT_FOUND":
+      return EXIT_CODES.notFound;
+    case "NOT_PAUSED":
+    case "MISSING_CONNECTOR":
+      return EXIT_CODES.conflict;
+    case "BUSY":
+      return EXIT_CODES.busy;
+    case "STORAGE_ERROR":
+      return EXIT_CODES.store;
+    default:
+      return EXIT_CODES.runFailed;
+  }
+}
+
+/** The first line of a message: a one-line report never spills a stack or a multi-line cause. */
+export function firstLine(message: string): string {
+  return message.split("\n", 1)[0]?.trim() ?? "";
+}
+
+export function storeUnreachable(message: string): CliError {
+  return new CliError(EXIT_CODES.store, `the store is unreachable (${firstLine(message)}); check that it is running and that the config points at it`, "STORAGE_ERROR");
+}
+
+export function unknownExecution(executionId: string): CliError {
+  return new CliError(EXIT_CODES.notFound, `no execution ${executionId} in the store; list them with: codemode executions`, "NOT_FOUND");
+}
+
+/** A rejection of a runtime read or control operation, as a CliError. */
+export function fromRuntimeError(error: unknown): CliError {
+  if (CliError.isInstance(error)) return error;
+  if (CodemodeError.isInstance(error)) {
+    if (error.code === "STORAGE_ERROR") return storeUnreachable(error.message);
+    if (error.code === "BUSY") return new CliError(EXIT_CODES.busy, `${firstLine(error.message)} (another process holds the run; try again shortly)`, "BUSY");
+    return new CliError(exitCodeOf(error.code), firstLine(error.message), error.code);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(EXIT_CODES.internal, `unexpected failure: ${firstLine(message)}`);
+}

@@ -1,0 +1,131 @@
+import type { Outcome, RollbackReport } from "@codemode/core";
+import type { Command } from "commander";
+import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli-error.js";
+import { type CommandContext, duration, wholeNumber } from "../command-context.js";
+import { EXIT_CODES } from "../exit-codes.js";
+import { Progress } from "../output/progress.js";
+import type { Register } from "./register.js";
+import { printOutcome } from "./decide.js";
+
+/** `rollback`, `prune`, `expire` and `recover`: what an operator runs to tidy up and to resume. */
+export function registerMaintenance(program: Command, register: Register): void {
+  register(
+    program.command("rollback").description("revert the run's applied calls, newest first, with each tool's revert").argument("<id>", "the execution id"),
+    (_options: object, executionId = "") =>
+      (context) =>
+        rollback(context, executionId),
+  );
+  register(
+    program.command("prune").description("delete finished executions beyond the newest --keep, with their logs").option("--keep <n>", "finished executions to keep", "50"),
+    (options: { keep: string }) => (context) => prune(context, wholeNumber(options.keep, "--keep") ?? 50),
+  );
+  register(
+    program
+      .command("expire")
+      .description("end paused runs older than --max-age (rejected) and running runs whose host is gone (error)")
+      .option("--max-age <duration>", "how long a run may wait for approval: 30m, 24h, 7d", "24h"),
+    (options: { maxAge: string }) => (context) => expire(context, duration(options.maxAge, "--max-age")),
+  );
+  register(
+    program.command("recover").description("resume running executions whose host died (their lease lapsed), each with a new pass").argument("[id]", "only this execution"),
+    (_options: object, executionId?: string) => (context) => recover(context, executionId),
+  );
+}
+
+async function rollback({ runtime, out }: CommandContext, executionId: string) {
+  const progress = new Progress(`rolling back ${executionId}`, out.stderr);
+  let report: RollbackReport;
+  try {
+    report = await runtime.rollback({ executionId });
+  } finally {
+    progress.done();
+  }
+  if (report.code === "NOT_FOUND") throw unknownExecution(executionId);
+  if (report.code === "STORAGE_ERROR") throw storeUnreachable(report.error ?? "the store failed");
+  if (report.code) throw new CliError(exitCodeOf(report.code), `${report.error ?? report.code}`, report.code);
+  if (out.json) out.document(report);
+  else {
+    const seqs = (list: number[]) => list.map((seq) => `seq ${seq}`).join(", ");
+    if (report.reverted.length > 0) out.line(`Rolled back ${executionId}: reverted ${seqs(report.reverted)}; the run is ${report.status}.`);
+    else out.line(`Nothing was reverted in ${executionId}; the run stays ${report.status}.`);
+    if (report.skipped.length > 0) out.line(`Skipped (no revert configured): ${seqs(report.skipped)}`);
+    for (const failure of report.failed) out.line(out.paint(`Failed to revert seq ${failure.seq}: ${failure.error}`, "red"));
+    if (report.failed.length > 0) out.hint(`Run codemode rollback ${executionId} again to retry the failed reverts.`);
+  }
+  return report.failed.length > 0 ? EXIT_CODES.runFailed : EXIT_CODES.ok;
+}
+
+async function prune({ runtime, out }: CommandContext, keep: number) {
+  const progress = new Progress(`pruning finished executions beyond the newest ${keep}`, out.stderr);
+  let removed = 0;
+  try {
+    // The runtime removes at most 100 per call, so a long history takes several rounds.
+    for (;;) {
+      const round = await runtime.pruneExecutions(keep);
+      removed += round;
+      progress.update(`${removed} removed`);
+      if (round === 0) break;
+    }
+  } finally {
+    progress.done();
+  }
+  if (out.json) out.document({ removed, keep });
+  else out.line(`Removed ${removed} finished execution${removed === 1 ? "" : "s"}; kept the newest ${keep}.`);
+  return EXIT_CODES.ok;
+}
+
+async function expire({ runtime, out }: CommandContext, maxAgeMs: number) {
+  const progress = new Progress("expiring stale runs", out.stderr);
+  let expired: string[];
+  try {
+    expired = await runtime.expirePaused({ maxAgeMs });
+  } finally {
+    progress.done();
+  }
+  if (out.json) out.document({ expired, maxAgeMs });
+  else if (expired.length === 0) out.line("Nothing to expire.");
+  else {
+    out.line(`Expired ${expired.length} run${expired.length === 1 ? "" : "s"}:`);
+    for (const id of expired) out.line(`  ${id}`);
+  }
+  return EXIT_CODES.ok;
+}
+
+async function recover({ runtime, out }: CommandContext, executionId: string | undefined) {
+  const ids = executionId ? [executionId] : await runningIds(runtime, out);
+  const progress = new Progress("recovering", out.stderr);
+  const outcomes: Outcome[] = [];
+  try {
+    for (const [position, id] of ids.entries()) {
+      progress.update(`${position + 1}/${ids.length} ${id}`);
+      outcomes.push(...(await runtime.recover({ executionId: id })));
+    }
+  } finally {
+    progress.done();
+  }
+  if (executionId && outcomes.length === 0 && !(await runtime.execution(executionId))) throw unknownExecution(executionId);
+  if (out.json) out.document(outcomes);
+  else if (outcomes.length === 0) out.line(executionId ? `Nothing to recover: ${executionId} is not running without a host.` : "Nothing to recover.");
+  else for (const outcome of outcomes) printOutcome(out, outcome, "Recovered");
+  const failed = outcomes.filter((outcome) => outcome.status === "error");
+  if (failed.some((outcome) => outcome.status === "error" && outcome.code === "STORAGE_ERROR")) return EXIT_CODES.store;
+  return failed.length > 0 ? EXIT_CODES.runFailed : EXIT_CODES.ok;
+}
+
+/** Every running execution (a live worker's are skipped by `recover` itself: their lease is held). */
+async function runningIds(runtime: CommandContext["runtime"], out: CommandContext["out"]): Promise<string[]> {
+  const progress = new Progress("looking for running executions", out.stderr);
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  try {
+    do {
+      const page = await runtime.executions({ status: "running", limit: 200, ...(cursor ? { cursor } : {}) });
+      ids.push(...page.items.map((item) => item.id));
+      cursor = page.cursor;
+      progress.update(`${ids.length} found`);
+    } while (cursor);
+  } finally {
+    progress.done();
+  }
+  return ids;
+}

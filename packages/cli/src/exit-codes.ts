@@ -1,0 +1,26 @@
+/**
+ * What the `codemode` command's exit status means. Scripts branch on these, so they are stable;
+ * docs/operating.md lists them.
+ */
+export const EXIT_CODES = {
+  /** Done. For `approve` and `recover`: the run completed or paused at its next approval. */
+  ok: 0,
+  /** The run failed: its program ended in error after `approve`/`recover`, or a revert of `rollback` failed. */
+  runFailed: 1,
+  /** The command line was wrong: an unknown command or option, a missing argument, a bad number. */
+  usage: 2,
+  /** No execution (or pending action) with that id in the store. */
+  notFound: 3,
+  /** Not possible in the run's current state: not paused, another action pending, already decided, a connector missing. */
+  conflict: 4,
+  /** Another process holds the run right now (a pass or a decision under way): try again shortly. */
+  busy: 5,
+  /** The config module could not be found or loaded, or does not export a runtime. */
+  config: 6,
+  /** The store could not be reached (STORAGE_ERROR). */
+  store: 7,
+  /** A bug: something failed that none of the above describes. */
+  internal: 70,
+} as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];

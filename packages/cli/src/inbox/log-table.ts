@@ -1,0 +1,42 @@
+import type { LogEntry } from "@codemode/core";
+import { abbreviate, pretty } from "../output/terminal.js";
+import { html, type SafeHtml } from "./html.js";
+import { timeAgo } from "./time.js";
+
+/**
+ * A call log as a table. `compact` (the inbox cards) abbreviates values to one line; the audit
+ * trail shows them pretty-printed in scrollable blocks, with who decided, when and why.
+ */
+export function logTable(log: readonly LogEntry[], compact: boolean): SafeHtml {
+  if (log.length === 0) return html`<p class="empty">No calls yet.</p>`;
+  const rows = log.map(
+    (entry) => html`<tr class="entry state-${entry.state}">
+  <td class="num">${entry.seq}</td>
+  <td><code>${entry.connector}.${entry.method}</code></td>
+  <td><span class="badge ${entry.state}">${entry.state}</span></td>
+  <td>${value(entry.args, compact)}</td>
+  <td>${entry.error !== undefined ? html`<span class="failure">${entry.error}</span>` : value(entry.result, compact)}</td>
+  <td>${decision(entry)}</td>
+  ${compact ? "" : html`<td class="when">${timeAgo(entry.startedAt)}</td>`}
+</tr>`,
+  );
+  return html`<table class="log${compact ? " compact" : ""}">
+<thead><tr><th>seq</th><th>call</th><th>state</th><th>arguments</th><th>result</th><th>decision</th>${compact ? "" : html`<th>started</th>`}</tr></thead>
+<tbody>${rows}</tbody>
+</table>`;
+}
+
+function value(data: unknown, compact: boolean): SafeHtml {
+  if (data === undefined) return html`<span class="none">—</span>`;
+  if (compact) return html`<code class="value" title="${abbreviate(data, 2_000)}">${abbreviate(data, 60)}</code>`;
+  return html`<pre class="value">${pretty(data)}</pre>`;
+}
+
+function decision(entry: LogEntry): SafeHtml {
+  if (entry.decision) {
+    const { approved, by, reason, at } = entry.decision;
+    return html`<span class="decision ${approved ? "approved" : "rejected"}">${approved ? "approved" : "rejected"}</span> by <strong>${by ?? "someone"}</strong> ${timeAgo(at)}${reason ? html`<div class="reason">“${reason}”</div>` : ""}`;
+  }
+  if (entry.state === "pending") return html`<span class="waiting">waiting for approval</span>`;
+  return entry.requiresApproval ? html`<span class="none">needs approval</span>` : html`<span class="none">—</span>`;
+}

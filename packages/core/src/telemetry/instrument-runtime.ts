@@ -1,0 +1,72 @@
+import type { Outcome, RollbackReport } from "../outcome.js";
+import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS } from "./attributes.js";
+import type { Attributes, OperationSpan, Telemetry } from "./telemetry.js";
+
+/**
+ * The runtime handle with a span around each operation that runs passes or decides: execute,
+ * approve, recover, reject and rollback. Reads and listings are left alone (an inbox polling
+ * `pending()` every second would bury the traces that matter).
+ */
+export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry): CodemodeRuntime {
+  if (!telemetry.enabled) return runtime;
+  const { recordValues } = telemetry;
+  const describe = (span: OperationSpan, outcome: Outcome) => describeOutcome(span, outcome, recordValues);
+  return {
+    ...runtime,
+    execute: (input) => telemetry.operation("execute", recordValues && typeof input?.code === "string" ? { [A.code]: input.code } : {}, () => runtime.execute(input), describe),
+    approve: (input) => telemetry.operation("approve", idOf(input?.executionId), () => runtime.approve(input), describe),
+    recover: (options) =>
+      telemetry.operation(
+        "recover",
+        idOf(options?.executionId),
+        () => runtime.recover(options),
+        (span, outcomes) => {
+          span.set("codemode.recover.count", outcomes.length);
+          if (outcomes.length === 1) describe(span, outcomes[0] as Outcome);
+        },
+      ),
+    reject: (input) =>
+      telemetry.operation(
+        "reject",
+        idOf(input?.executionId),
+        () => runtime.reject(input),
+        (span, rejected) => {
+          span.set(A.rejected, rejected);
+          if (!rejected) return;
+          const attributes: Attributes = { [A.executionId]: input.executionId, [A.seq]: input.seq };
+          if (input.by) attributes[A.decidedBy] = input.by;
+          if (recordValues && input.reason) attributes[A.reason] = input.reason;
+          span.event(CODEMODE_EVENTS.reject, attributes);
+        },
+      ),
+    rollback: (input) =>
+      telemetry.operation(
+        "rollback",
+        idOf(input?.executionId),
+        () => runtime.rollback(input),
+        (span, report) => describeRollback(span, report),
+      ),
+  };
+}
+
+function idOf(executionId: unknown): Attributes {
+  return typeof executionId === "string" && executionId ? { [A.executionId]: executionId } : {};
+}
+
+function describeOutcome(span: OperationSpan, outcome: Outcome, recordValues: boolean): void {
+  span.set(A.executionId, outcome.executionId);
+  span.set(A.outcomeStatus, outcome.status);
+  if (outcome.status === "error") span.fail(outcome.code, outcome.error);
+  if (outcome.status === "completed" && recordValues) {
+    const text = JSON.stringify(outcome.result);
+    if (text !== undefined) span.set(A.outcomeResult, text);
+  }
+}
+
+function describeRollback(span: OperationSpan, report: RollbackReport): void {
+  span.set(A.outcomeStatus, report.status);
+  span.event(CODEMODE_EVENTS.rollback, { [A.executionId]: report.executionId, [A.reverted]: report.reverted.length, [A.failed]: report.failed.length, [A.skipped]: report.skipped.length });
+  if (report.code) span.fail(report.code, report.error);
+  else if (report.failed.length > 0) span.fail("REVERT_FAILED");
+}

@@ -1,0 +1,144 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Context, Span, Tracer } from "@opentelemetry/api";
+import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
+import type { PassEnd } from "../runtime/pass/run-pass.js";
+import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS, CODEMODE_SPANS } from "./attributes.js";
+import { observeCalls, recordReplays, type OpenTelemetryApi } from "./call-spans.js";
+import type { Attributes, OperationSpan, RequestHandler, Telemetry } from "./telemetry.js";
+import type { TelemetryOptions } from "./telemetry-options.js";
+
+/** The operation running now in this async chain: its span is the parent of the passes it runs. */
+interface Scope {
+  span: Span;
+  context: Context;
+  operation: string;
+  approvalNoted?: boolean;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+
+/**
+ * Telemetry on `@opentelemetry/api`, imported on first use. Parents are passed explicitly
+ * (operation → pass → call), so the tree holds without a context manager; the operation's span
+ * starts under the application's active context, so it joins the agent framework's trace.
+ */
+export class LiveTelemetry implements Telemetry {
+  readonly enabled = true;
+  readonly recordValues: boolean;
+  private api: OpenTelemetryApi | undefined;
+  private tracer: Tracer | undefined;
+  private loading: Promise<void> | undefined;
+  /** The span of the pass each execution is running (one pass per execution at a time: its lease). */
+  private readonly passes = new WeakMap<ExecutionHead, { span: Span; context: Context }>();
+
+  constructor(
+    private readonly options: TelemetryOptions,
+    private readonly runtimeName: string,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.recordValues = options.recordValues === true;
+  }
+
+  async operation<T>(name: string, attributes: Attributes, run: () => Promise<T>, describe: (span: OperationSpan, result: T) => void): Promise<T> {
+    await this.load();
+    const { api, tracer } = this;
+    if (!api || !tracer) return run();
+    const parent = api.context.active();
+    const span = tracer.startSpan(`${CODEMODE_SPANS.operationPrefix}${name}`, { attributes: { [A.runtimeName]: this.runtimeName, [A.operation]: name, ...attributes } }, parent);
+    const context = api.trace.setSpan(parent, span);
+    try {
+      const result = await scopes.run({ span, context, operation: name }, () => api.context.with(context, run));
+      describe(this.operationSpan(api, span), result);
+      return result;
+    } catch (error) {
+      const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "ERROR";
+      this.operationSpan(api, span).fail(code, error instanceof Error ? error.message : String(error));
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  async pass(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, run: () => Promise<PassEnd>): Promise<PassEnd> {
+    const { api, tracer } = this;
+    if (!api || !tracer) return run();
+    const scope = scopes.getStore();
+    const parent = scope?.context ?? api.context.active();
+    // execute learns its execution id only once the pass starts.
+    scope?.span.setAttribute(A.executionId, head.id);
+    if (scope?.operation === "approve" && !scope.approvalNoted) {
+      scope.approvalNoted = true;
+      this.noteApproval(scope.span, head.id, log);
+    }
+    const span = tracer.startSpan(CODEMODE_SPANS.pass, { attributes: { [A.executionId]: head.id, [A.passNumber]: head.passes } }, parent);
+    const context = api.trace.setSpan(parent, span);
+    span.setAttribute(A.passReplayedCalls, recordReplays(tracer, context, head.id, log, this.recordValues));
+    this.passes.set(head, { span, context });
+    try {
+      const end = await api.context.with(context, run);
+      span.setAttribute(A.passEnd, end.kind);
+      if (end.kind === "error") {
+        span.setAttribute(A.errorCode, end.code);
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: this.recordValues ? `${end.code}: ${end.message}` : end.code });
+      }
+      if (end.kind === "paused") this.notePause(end.pendingSeq, head.id, log, [span, scope?.span]);
+      return end;
+    } catch (error) {
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: this.recordValues && error instanceof Error ? error.message : "the pass threw" });
+      throw error;
+    } finally {
+      this.passes.delete(head);
+      span.end();
+    }
+  }
+
+  observeRequests(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, handler: RequestHandler): RequestHandler {
+    const { api, tracer } = this;
+    const pass = this.passes.get(head);
+    if (!api || !tracer || !pass) return handler;
+    return observeCalls({ api, tracer, parent: pass.context, executionId: head.id, log, recordValues: this.recordValues }, handler);
+  }
+
+  private load(): Promise<void> {
+    this.loading ??= import("@opentelemetry/api").then(
+      (api) => {
+        this.api = api;
+        this.tracer = (this.options.tracer as Tracer | undefined) ?? api.trace.getTracer("@codemode/core");
+      },
+      (error: unknown) => this.warn(`telemetry is off: @opentelemetry/api could not be loaded (${error instanceof Error ? error.message : String(error)}); install it beside @codemode/core`),
+    );
+    return this.loading;
+  }
+
+  private operationSpan(api: OpenTelemetryApi, span: Span): OperationSpan {
+    return {
+      set: (key, value) => span.setAttribute(key, value),
+      event: (name, attributes) => span.addEvent(name, attributes),
+      fail: (code, message) => {
+        span.setAttribute(A.errorCode, code);
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: this.recordValues && message ? `${code}: ${message}` : code });
+      },
+    };
+  }
+
+  /** The approve event: the approved entry is in the log the pass starts from. */
+  private noteApproval(span: Span, executionId: string, log: ReadonlyMap<number, StoredEntry>): void {
+    const approved = [...log.values()].find((entry) => entry.state === "pending" && entry.decision?.approved);
+    if (!approved) return;
+    const attributes: Attributes = { [A.executionId]: executionId, [A.seq]: approved.seq, [A.connector]: approved.connector, [A.method]: approved.method };
+    if (approved.decision?.by) attributes[A.decidedBy] = approved.decision.by;
+    if (this.recordValues && approved.decision?.reason) attributes[A.reason] = approved.decision.reason;
+    span.addEvent(CODEMODE_EVENTS.approve, attributes);
+  }
+
+  private notePause(seq: number, executionId: string, log: ReadonlyMap<number, StoredEntry>, spans: Array<Span | undefined>): void {
+    const entry = log.get(seq);
+    const attributes: Attributes = { [A.executionId]: executionId, [A.seq]: seq };
+    if (entry) {
+      attributes[A.connector] = entry.connector;
+      attributes[A.method] = entry.method;
+      if (this.recordValues) attributes[A.arguments] = entry.args;
+    }
+    for (const span of spans) span?.addEvent(CODEMODE_EVENTS.pause, attributes);
+  }
+}

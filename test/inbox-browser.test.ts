@@ -1,0 +1,196 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CodemodeRuntime } from "@codemode/core";
+import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";
+
+/**
+ * The approval inbox end to end: `codemode inbox` (the built bin, a child process) over a SQLite
+ * file, driven in headless Chromium. A person opens the printed link, sees the paused runs,
+ * approves one and sees it complete; a run decided from another page is explained on a page that
+ * had not caught up; requests without the token and cross-site posts are refused. Saves
+ * examples/approval-inbox/screenshot.png. Needs `npm run build` and /usr/bin/chromium
+ * (`apt-get install -y chromium`; .ci/run installs it).
+ */
+
+const BIN = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
+const CONFIG = fileURLToPath(new URL("./cli-fixtures/codemode.config.ts", import.meta.url));
+const SCREENSHOT = fileURLToPath(new URL("../examples/approval-inbox/screenshot.png", import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const TIMEOUT = 180_000;
+
+const directory = mkdtempSync(join(tmpdir(), "codemode-inbox-"));
+const store = `sqlite:${join(directory, "runs.sqlite")}`;
+let runtime: CodemodeRuntime;
+let closeRuntime: () => Promise<void>;
+let inbox: ChildProcessWithoutNullStreams;
+let address: { url: string; token: string; port: number };
+let browser: Browser;
+
+/** Starts `codemode inbox --json` and reads the address it prints. */
+async function startInbox(): Promise<void> {
+  inbox = spawn(process.execPath, [BIN, "--config", CONFIG, "inbox", "--port", "0", "--poll", "300ms", "--operator", "ops", "--json"], {
+    env: { ...process.env, CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "inbox", NO_COLOR: "1" },
+  });
+  let stderr = "";
+  inbox.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  address = await new Promise((resolve, reject) => {
+    let stdout = "";
+    inbox.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = stdout.split("\n").find((candidate) => candidate.startsWith("{"));
+      if (line) resolve(JSON.parse(line));
+    });
+    inbox.on("exit", (code) => reject(new Error(`codemode inbox exited (${code}): ${stderr}`)));
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  ({ runtime, close: closeRuntime } = openTicketsRuntime(store, "inbox"));
+  await startInbox();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+}, TIMEOUT);
+
+afterAll(async () => {
+  await browser?.close();
+  if (inbox && inbox.exitCode === null) {
+    const exited = new Promise((resolve) => inbox.once("exit", resolve));
+    inbox.kill("SIGTERM");
+    await exited;
+  }
+  await closeRuntime?.();
+  rmSync(directory, { recursive: true, force: true });
+}, TIMEOUT);
+
+const card = (page: Page, executionId: string) => page.locator(`#run-${executionId}`);
+
+describe("the approval inbox in a browser", () => {
+  it(
+    "open the link, see the paused runs, approve one and see it complete; a run decided elsewhere is explained, not silently lost",
+    async () => {
+      await runtime.execute({ code: FREE_PROGRAM });
+      const first = (await runtime.execute({ code: GATED_PROGRAM })).executionId;
+      const second = (await runtime.execute({ code: GATED_PROGRAM })).executionId;
+
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(address.url);
+      // The token was swapped for a cookie and left the address bar.
+      expect(page.url()).toBe(`http://127.0.0.1:${address.port}/`);
+      await expect.poll(() => page.locator("#live").textContent(), { timeout: 30_000 }).toBe("live");
+      await expect.poll(() => page.locator(".card").count()).toBe(2);
+      const firstCard = card(page, first);
+      expect(await firstCard.locator(".call").textContent()).toBe("tickets.create");
+      expect(await firstCard.locator("pre.args").textContent()).toBe(JSON.stringify({ title: "Refund alice@example.com", priority: "high" }, null, 2));
+      expect(await firstCard.locator("table.log tr.entry").count()).toBe(2);
+      expect(await firstCard.locator(".meta time").textContent()).toMatch(/ago|just now/);
+
+      // Approve with a reason: the notice says it completed, the card goes, the run shows completed.
+      await firstCard.locator("input.reason").fill("customer called");
+      await firstCard.locator("button.approve").click();
+      await expect.poll(() => page.locator("#notices .notice.ok").first().textContent(), { timeout: 60_000 }).toBe(`Approved seq 1 of ${first.slice(0, 8)}; the run completed.`);
+      await expect.poll(() => card(page, first).count()).toBe(0);
+      await expect.poll(() => page.locator(`tr[data-execution="${first}"] .badge`).textContent()).toBe("completed");
+      expect((await runtime.execution(first))?.log[1]?.decision).toMatchObject({ approved: true, by: "ops", reason: "customer called" });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+      // A second page whose live updates have not arrived (its event stream is cut) still shows `second`.
+      const stalePage = await context.newPage();
+      await stalePage.route("**/events", (route) => route.abort());
+      await stalePage.goto(`http://127.0.0.1:${address.port}/`);
+      await expect.poll(() => card(stalePage, second).count()).toBe(1);
+
+      // Someone else rejects it from a third page; the live page drops the card by itself.
+      const otherPage = await context.newPage();
+      await otherPage.goto(`http://127.0.0.1:${address.port}/executions/${second}`);
+      await otherPage.locator("#operator").fill("sam");
+      await otherPage.locator("#operator").dispatchEvent("change");
+      await card(otherPage, second).locator("input.reason").fill("duplicate");
+      await card(otherPage, second).locator("button.reject").click();
+      await expect.poll(() => otherPage.locator(".execution-title .badge").textContent(), { timeout: 60_000 }).toBe("rejected");
+      await expect.poll(() => card(page, second).count(), { timeout: 30_000 }).toBe(0);
+
+      // The stale page's click says who decided, and when.
+      await card(stalePage, second).locator("button.approve").click();
+      await expect
+        .poll(() => stalePage.locator("#notices .notice.warn").first().textContent(), { timeout: 60_000 })
+        .toMatch(
+          new RegExp(
+            `^Not approved: in ${second.slice(0, 8)}, seq 1 \\(tickets\\.create\\) was already rejected by sam at \\d\\d:\\d\\d:\\d\\d \\((just now|\\d+ s ago)\\) \\("duplicate"\\); the run is now rejected\\.$`,
+          ),
+        );
+      expect((await runtime.execution(second))?.status).toBe("rejected");
+
+      // The audit trail shows both decisions' authors.
+      await page.goto(`http://127.0.0.1:${address.port}/executions/${second}`);
+      expect(await page.locator("table.log .decision.rejected").count()).toBe(1);
+      expect(await page.locator("table.log strong").textContent()).toBe("sam");
+      await context.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "refuses a request without the token, and a cross-site POST even with the form's value",
+    async () => {
+      const target = (await runtime.execute({ code: GATED_PROGRAM })).executionId;
+      const inboxOrigin = `http://127.0.0.1:${address.port}`;
+
+      // No token: nothing but the refusal, in a browser and from a script.
+      const stranger = await browser.newContext();
+      const strangerPage = await stranger.newPage();
+      const refused = await strangerPage.goto(`${inboxOrigin}/`);
+      expect(refused?.status()).toBe(401);
+      expect(await strangerPage.textContent("body")).toContain("This inbox needs its token");
+      expect((await fetch(`${inboxOrigin}/executions/${target}`)).status).toBe(401);
+      await stranger.close();
+
+      // A person who holds the cookie visits another local site (same host, another port: same-site,
+      // so the SameSite cookie goes along) whose page posts a decision — with the real form value.
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(address.url);
+      const csrf = await card(page, target).locator('input[name="csrf"]').inputValue();
+      const evil = await serveHtml(`<form id="f" method="post" action="${inboxOrigin}/executions/${target}/decide">
+        <input name="csrf" value="${csrf}"><input name="seq" value="1"><input name="decision" value="approve"><input name="by" value="mallory">
+      </form><script>document.getElementById("f").submit()</script>`);
+      try {
+        const [response] = await Promise.all([page.waitForResponse((candidate) => candidate.url().includes("/decide")), page.goto(evil.url)]);
+        expect(response.status()).toBe(403);
+        expect(await response.text()).toContain(`cross-site request from http://127.0.0.1:${evil.port} refused`);
+      } finally {
+        await evil.close();
+      }
+      expect((await runtime.execution(target))?.status).toBe("paused");
+      await context.close();
+    },
+    TIMEOUT,
+  );
+});
+
+async function serveHtml(body: string): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end(`<!doctype html><html><body>${body}</body></html>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

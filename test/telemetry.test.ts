@@ -1,0 +1,183 @@
+import { spawnSync } from "node:child_process";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { fileURLToPath } from "node:url";
+import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { CODEMODE_ATTRIBUTES, CODEMODE_EVENTS, type TelemetryOptions } from "@codemode/core/telemetry";
+
+/** OpenTelemetry: spans for operation → pass → call, events for decisions, no values unless asked. */
+
+const PROGRAM = `async () => {
+  const open = await tickets.list({ status: "open" });
+  const created = await tickets.create({ title: "Refund for " + open[0].customer });
+  return created.id;
+}`;
+
+function ticketsConnector() {
+  return defineConnector({
+    name: "tickets",
+    tools: {
+      list: { execute: async () => [{ id: 1, customer: "alice@example.com" }] },
+      create: { requiresApproval: true, execute: async (args: { title: string }) => ({ id: 42, title: args.title }), revert: async () => undefined },
+    },
+  });
+}
+
+function tracing() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { exporter, provider, tracer: provider.getTracer("telemetry-test") };
+}
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const named = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
+
+let runtime: CodemodeRuntime | undefined;
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+});
+
+describe("telemetry", () => {
+  it("a paused-then-approved execution: execute → pass 1 → calls, then approve → pass 2 → replayed and approved calls, with pause and approve events", async () => {
+    const { exporter, tracer } = tracing();
+    // The option's structural type takes an OpenTelemetry Tracer as it is.
+    const telemetry: TelemetryOptions = { tracer };
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry });
+
+    const paused = await runtime.execute({ code: PROGRAM });
+    expect(paused.status).toBe("paused");
+    const approved = await runtime.approve({ executionId: paused.executionId, by: "dana", reason: "customer called" });
+    expect(approved).toMatchObject({ status: "completed", result: 42 });
+
+    const spans = exporter.getFinishedSpans();
+    const [execute] = named(spans, "codemode.execute");
+    const [approve] = named(spans, "codemode.approve");
+    expect(execute && approve).toBeTruthy();
+    // Two traces (the approval came later), joined by the execution id on every span.
+    for (const span of spans) expect(span.attributes[CODEMODE_ATTRIBUTES.executionId]).toBe(paused.executionId);
+    expect(execute!.attributes).toMatchObject({ "codemode.operation": "execute", "codemode.outcome.status": "paused", "codemode.runtime.name": "default" });
+    expect(approve!.attributes).toMatchObject({ "codemode.operation": "approve", "codemode.outcome.status": "completed" });
+
+    const passes = named(spans, "codemode.pass");
+    expect(passes.map((pass) => [pass.attributes["codemode.pass.number"], pass.attributes["codemode.pass.end"]])).toEqual([
+      [1, "paused"],
+      [2, "completed"],
+    ]);
+    const [first, second] = passes as [ReadableSpan, ReadableSpan];
+    expect(parentOf(first)).toBe(execute!.spanContext().spanId);
+    expect(parentOf(second)).toBe(approve!.spanContext().spanId);
+
+    const callsOf = (pass: ReadableSpan) =>
+      spans
+        .filter((span) => parentOf(span) === pass.spanContext().spanId)
+        .sort((a, b) => Number(a.attributes["codemode.call.seq"]) - Number(b.attributes["codemode.call.seq"]))
+        .map((span) => [span.name, span.attributes["codemode.call.seq"], span.attributes["codemode.call.decision"], span.attributes["codemode.call.state"], span.attributes["codemode.call.replayed"]]);
+    expect(callsOf(first)).toEqual([
+      ["codemode.call tickets.list", 0, "execute", "applied", false],
+      ["codemode.call tickets.create", 1, "pause", "pending", false],
+    ]);
+    expect(callsOf(second)).toEqual([
+      ["codemode.call tickets.list", 0, "replay", "applied", true],
+      ["codemode.call tickets.create", 1, "execute", "applied", false],
+    ]);
+    const approvedCall = spans.find((span) => span.name === "codemode.call tickets.create" && span.attributes["codemode.call.decision"] === "execute");
+    expect(approvedCall?.attributes["codemode.call.approved"]).toBe(true);
+
+    // Events: the pause on the first pass and its operation, the approval (who, which call) on the approve span.
+    expect(first.events.map((event) => event.name)).toEqual([CODEMODE_EVENTS.pause]);
+    expect(execute!.events.map((event) => [event.name, event.attributes?.["codemode.call.seq"]])).toEqual([[CODEMODE_EVENTS.pause, 1]]);
+    expect(approve!.events.map((event) => [event.name, event.attributes?.["codemode.decision.by"], event.attributes?.["codemode.call.method"]])).toEqual([[CODEMODE_EVENTS.approve, "dana", "create"]]);
+
+    // No values by default: no arguments, results, code, reason or the customer's address anywhere.
+    const everything = JSON.stringify(spans.map((span) => [span.attributes, span.events, span.status]));
+    expect(everything).not.toContain("alice@example.com");
+    expect(everything).not.toContain("customer called");
+    expect(everything).not.toContain("codemode.call.arguments");
+  });
+
+  it("recordValues: true puts arguments, results and the code into attributes", async () => {
+    const { exporter, tracer } = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer, recordValues: true } });
+    const paused = await runtime.execute({ code: PROGRAM });
+    await runtime.approve({ executionId: paused.executionId, reason: "customer called" });
+    const spans = exporter.getFinishedSpans();
+    const create = spans.find((span) => span.name === "codemode.call tickets.create" && span.attributes["codemode.call.decision"] === "execute");
+    expect(JSON.parse(String(create?.attributes["codemode.call.arguments"]))).toEqual({ title: "Refund for alice@example.com" });
+    expect(JSON.parse(String(create?.attributes["codemode.call.result"]))).toMatchObject({ id: 42 });
+    expect(named(spans, "codemode.execute")[0]?.attributes["codemode.code"]).toBe(PROGRAM);
+    expect(named(spans, "codemode.approve")[0]?.events[0]?.attributes?.["codemode.decision.reason"]).toBe("customer called");
+  });
+
+  it("reject and rollback are spans with their events; errors set the span status", async () => {
+    const { exporter, tracer } = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer } });
+    const first = await runtime.execute({ code: PROGRAM });
+    expect(await runtime.reject({ executionId: first.executionId, seq: 1, by: "sam" })).toBe(true);
+    const second = await runtime.execute({ code: PROGRAM });
+    await runtime.approve({ executionId: second.executionId });
+    await runtime.rollback({ executionId: second.executionId });
+    const failed = await runtime.approve({ executionId: second.executionId });
+    expect(failed).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+
+    const spans = exporter.getFinishedSpans();
+    const [reject] = named(spans, "codemode.reject");
+    expect(reject?.events.map((event) => [event.name, event.attributes?.["codemode.decision.by"]])).toEqual([[CODEMODE_EVENTS.reject, "sam"]]);
+    const [rollback] = named(spans, "codemode.rollback");
+    expect(rollback?.events[0]).toMatchObject({ name: CODEMODE_EVENTS.rollback, attributes: { "codemode.rollback.reverted": 1, "codemode.rollback.skipped": 1 } });
+    const stale = named(spans, "codemode.approve").at(-1);
+    expect(stale?.status).toEqual({ code: 2, message: "NOT_PAUSED" });
+    expect(stale?.events).toEqual([]);
+  });
+
+  it("joins the application's active trace (an agent framework's tool-call span)", async () => {
+    // A context manager as an SDK registers one (AsyncLocalStorage), so `context.active()` follows awaits.
+    const storage = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
+    context.setGlobalContextManager(manager);
+    try {
+      const { exporter, tracer } = tracing();
+      runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer } });
+      const toolCall = tracer.startSpan("ai.toolCall");
+      await context.with(trace.setSpan(ROOT_CONTEXT, toolCall), () => runtime!.execute({ code: PROGRAM }));
+      toolCall.end();
+      const [execute] = named(exporter.getFinishedSpans(), "codemode.execute");
+      expect(parentOf(execute!)).toBe(toolCall.spanContext().spanId);
+      expect(execute!.spanContext().traceId).toBe(toolCall.spanContext().traceId);
+    } finally {
+      context.disable();
+    }
+  });
+
+  it("the root entry never loads @opentelemetry/api without the option (a process where it cannot be resolved)", () => {
+    const core = new URL("../packages/core/dist/index.js", import.meta.url).href;
+    // A resolve hook that makes the package missing, as in an application that never installed it.
+    const hook = `import { registerHooks } from "node:module";
+registerHooks({ resolve(specifier, context, next) { if (specifier.startsWith("@opentelemetry/")) throw new Error("not installed: " + specifier); return next(specifier, context); } });`;
+    const script = `
+const { createCodemodeRuntime, defineConnector } = await import(${JSON.stringify(core)});
+const runtime = createCodemodeRuntime({ connectors: [defineConnector({ name: "tickets", tools: { list: { execute: async () => [1, 2] } } })] });
+const outcome = await runtime.execute({ code: "async () => (await tickets.list({})).length" });
+await runtime.close();
+console.log(JSON.stringify(outcome.status === "completed" ? outcome.result : outcome));`;
+    const child = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      timeout: 60_000,
+    });
+    expect(child.stderr).not.toContain("not installed");
+    expect(child.stdout.trim()).toBe("2");
+  });
+});
