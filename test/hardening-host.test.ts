@@ -12,10 +12,10 @@ import type { AttackConfig, AttackReport } from "./hardening-processes/attack.ts
 
 const CHILD = fileURLToPath(new URL("./hardening-processes/attack.ts", import.meta.url));
 
-/** Runs one attack in a fresh process; rejects when it crashes or outlives `timeoutMs`. */
-function attack(config: AttackConfig, timeoutMs = 120_000): Promise<AttackReport> {
+/** Runs one attack in a fresh process (`env` added to its environment); rejects when it crashes or outlives `timeoutMs`. */
+function attack(config: AttackConfig, timeoutMs = 120_000, env: Record<string, string> = {}): Promise<AttackReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CHILD], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
     child.stdin.end(JSON.stringify(config));
     let stdout = "";
     let stderr = "";
@@ -153,5 +153,28 @@ describe("host-side parsing is linear and counted against the pass (issue 17.4)"
     const report = await attack({ limits: { timeoutMs: 50 }, steps: [{ execute: program }] });
     expect(report.steps[0]).toMatchObject({ status: "error", code: "TIMEOUT" });
     expect(report.steps[0]!.error).toMatch(/reading the program took longer than the 50 ms limit|ran longer than the 50 ms limit/);
+  });
+});
+
+describe("the sandbox's time does not depend on the host (issue 17.10)", () => {
+  const program = `async () => {
+    const fixed = new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
+    const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
+    return [
+      String(fixed), fixed.getHours(), fixed.getTimezoneOffset(), fixed.toLocaleString('en-US'), formatter.format(fixed),
+      formatter.resolvedOptions().timeZone, new Date(2024, 0, 2, 3, 4).getTime(), Date.parse('2024-01-02T03:04'),
+      formatter.format() === formatter.format(Date.now()), Date.now() === new Date().getTime(),
+    ];
+  }`;
+  const expected = [
+    "Tue Jan 02 2024 03:04:05 GMT+0000 (Coordinated Universal Time)", 3, 0, "1/2/2024, 3:04:05 AM", "Jan 2, 2024, 3:04:05 AM",
+    "UTC", Date.UTC(2024, 0, 2, 3, 4), Date.UTC(2024, 0, 2, 3, 4), true, true,
+  ];
+
+  it("R-SB-6: hosts in Kolkata and Los Angeles run the same program to the same values, in UTC", { timeout: 150_000 }, async () => {
+    for (const zone of ["Asia/Kolkata", "America/Los_Angeles"]) {
+      const report = await attack({ steps: [{ execute: program }] }, 120_000, { TZ: zone });
+      expect({ zone, step: report.steps[0] }).toMatchObject({ zone, step: { status: "completed", result: expected } });
+    }
   });
 });

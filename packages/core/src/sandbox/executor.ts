@@ -93,8 +93,14 @@ export interface PassRequest {
   onRequest(request: SandboxRequest): Promise<HostReply>;
   /** Recorded calls the sandbox replays by itself. */
   replay?: readonly ReplayEntry[];
-  /** Replay-stable clock and randomness (R-SB-6); `false` for the real ones. */
-  deterministic?: { seed: string; clockMs: number } | false;
+  /**
+   * Replay-stable clock and randomness (R-SB-6); `false` for the real ones. With `keyed`, `seed`
+   * is a secret the sandbox never sees: `Math.random` is seeded from a hash of it, and `crypto`
+   * draws from a keyed stream on the host (AES-256-CTR), so that no value the program shows lets
+   * anyone recompute the others. Without it, both come from `seed` inside the sandbox (the
+   * generator of executions started before keyed seeds, kept so that they replay).
+   */
+  deterministic?: { seed: string; clockMs: number; keyed?: boolean } | false;
   /** Gives the sandbox a `fetch` global that is answered by the "fetch" service (R-SB-5). */
   allowNetwork?: boolean;
   timeoutMs?: number;

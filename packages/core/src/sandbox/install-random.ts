@@ -3,15 +3,17 @@ import type { ValueCodec } from "./value-codec.js";
 /**
  * Runs INSIDE the sandbox (injected as source text, see prelude.ts): it may reference nothing
  * outside itself. Installs `crypto` (`getRandomValues`, `randomUUID`) and, with `deterministic`,
- * a replay-stable `Math.random` (R-SB-6): cyrb128 of the execution's seed gives four 32-bit
- * words seeding sfc32 — small, fast, good enough for non-crypto use. The seed is stored on the
- * execution head, so every pass, in any process, draws the same numbers. Without it, V8's own
- * `Math.random` stays and `crypto` draws the host's `randomBytes` 1 KiB at a time, so most draws
- * cost no bridge call.
+ * a replay-stable `Math.random` (R-SB-6): cyrb128 of the seed gives four 32-bit words seeding
+ * sfc32 — small, fast, good enough for non-crypto use. Every pass, in any process, draws the same
+ * numbers. `crypto` draws the host's `randomBytes` 1 KiB at a time (so most draws cost no bridge
+ * call): real bytes without `deterministic`, the keyed stream of the execution's secret seed
+ * with `keyed` (the sandbox then holds only a seed derived for `Math.random`). An execution
+ * started before secret seeds (its seed is its id, not `keyed`) keeps drawing both from the one
+ * sfc32 stream, so that it replays.
  */
 export function installRandom(
   global: Record<string, unknown>,
-  deterministic: { seed: string } | null,
+  deterministic: { seed: string; keyed?: boolean } | null,
   codec: ValueCodec,
   randomBytes: (count: number) => string,
 ): void {
@@ -24,7 +26,7 @@ export function installRandom(
   const Uint8ArrayCtor = Uint8Array;
   const typedArrayTagGetter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
 
-  let nextRandomUint32: () => number;
+  let nextRandomUint32!: () => number;
   if (deterministic) {
     const seedText = deterministic.seed;
     let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
@@ -51,8 +53,11 @@ export function installRandom(
       return t >>> 0;
     };
     for (let index = 0; index < 15; index++) nextRandomUint32();
-    ObjectDefineProperty(Math, "random", { value: function random() { return nextRandomUint32() / 4294967296; }, writable: true, configurable: true });
-  } else {
+    const mathRandom = nextRandomUint32;
+    ObjectDefineProperty(Math, "random", { value: function random() { return mathRandom() / 4294967296; }, writable: true, configurable: true });
+  }
+  if (!deterministic || deterministic.keyed) {
+    // The host's bytes: real ones, or the keyed stream of a secret seed the sandbox never sees.
     let pool: Uint8Array = new Uint8ArrayCtor(0);
     let poolIndex = 0;
     nextRandomUint32 = () => {

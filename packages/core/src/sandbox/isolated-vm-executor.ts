@@ -2,6 +2,7 @@ import type ivm from "isolated-vm";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
 import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
 import { LogCollector } from "./log-collector.js";
+import { mathRandomSeed } from "./keyed-random.js";
 import { normalizeCode } from "./normalize-code.js";
 import { PassBridge } from "./pass-bridge.js";
 import { classifyFailure, errorMessage, failed, finishPass, interpretResult } from "./pass-result.js";
@@ -165,6 +166,13 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
   }
 }
 
+/** What the sandbox learns of the request's determinism: never a keyed (secret) seed itself. */
+function sandboxDeterminism(deterministic: PassRequest["deterministic"]): SandboxConfig["deterministic"] {
+  if (!deterministic) return null;
+  if (deterministic.keyed) return { seed: mathRandomSeed(deterministic.seed), clockMs: deterministic.clockMs, keyed: true };
+  return { seed: deterministic.seed, clockMs: deterministic.clockMs };
+}
+
 /** The request's part the sandbox needs, as plain data (the request itself holds functions). */
 function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxConfig {
   const { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars } = defaults;
@@ -172,7 +180,7 @@ function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxCon
     connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
     services: [...(request.services ?? [])],
     replay: [...(request.replay ?? [])],
-    deterministic: request.deterministic ? { seed: request.deterministic.seed, clockMs: request.deterministic.clockMs } : null,
+    deterministic: sandboxDeterminism(request.deterministic),
     allowNetwork: request.allowNetwork === true,
     limits: { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars, maxValueChars: request.maxValueChars ?? defaults.maxValueChars, maxReadChars: MAX_READ_CHARS, maxIntlObjects: MAX_INTL_OBJECTS },
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
 import type { HostReply, PassRequest } from "./executor.js";
+import { keyedByteStream } from "./keyed-random.js";
 import type { LogCollector } from "./log-collector.js";
 import { parseRequest } from "./parse-request.js";
 import { errorMessage } from "./pass-result.js";
@@ -85,9 +86,15 @@ export class PassBridge {
     });
   }
 
-  /** Real randomness for `deterministic: false`, as base64 text (at most 64 KiB per call). */
+  /**
+   * Bytes for the sandbox's `crypto`, as base64 text (at most 64 KiB per call): real randomness
+   * for `deterministic: false`, the keyed stream of the execution's secret seed when `keyed`.
+   */
   randomBytesCallback(): ivm.Callback {
-    return new ivm.Callback(randomBase64);
+    const deterministic = this.request.deterministic;
+    if (!deterministic || !deterministic.keyed) return new ivm.Callback(randomBase64);
+    const next = keyedByteStream(deterministic.seed);
+    return new ivm.Callback((count: unknown) => next(byteCount(count)).toString("base64"));
   }
 
   /** True while a delivery's `apply` has not settled on this thread. */
@@ -161,6 +168,9 @@ export class PassBridge {
 }
 
 function randomBase64(count: unknown): string {
-  const size = typeof count === "number" && count > 0 && count <= 65_536 ? Math.floor(count) : 0;
-  return randomBytes(size).toString("base64");
+  return randomBytes(byteCount(count)).toString("base64");
+}
+
+function byteCount(count: unknown): number {
+  return typeof count === "number" && count > 0 && count <= 65_536 ? Math.floor(count) : 0;
 }

@@ -5,6 +5,7 @@ import type { installConnectors, SandboxReplayEntry } from "./install-connectors
 import type { installMemoryGuards } from "./install-memory-guards.js";
 import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
+import type { installUtcTimeZone } from "./install-time-zone.js";
 import type { installTimers } from "./install-timers.js";
 import type { createSandboxBridge } from "./sandbox-bridge.js";
 import type { SandboxLimits } from "./sandbox-limits.js";
@@ -15,7 +16,8 @@ export interface SandboxConfig {
   connectors: Record<string, string[]>;
   services: string[];
   replay: unknown[];
-  deterministic: { seed: string; clockMs: number } | null;
+  /** With `keyed`, `seed` seeds only `Math.random`; `crypto` asks the host (see executor.ts). */
+  deterministic: { seed: string; clockMs: number; keyed?: boolean } | null;
   allowNetwork: boolean;
   /** Bounds on what the sandbox sends to the host (see sandbox-limits.ts). */
   limits: SandboxLimits & { maxReadChars: number; maxIntlObjects: number };
@@ -48,6 +50,7 @@ export interface SandboxParts extends ValueCodecParts {
   installConsole: typeof installConsole;
   installTimers: typeof installTimers;
   installClock: typeof installClock;
+  installUtcTimeZone: typeof installUtcTimeZone;
   installRandom: typeof installRandom;
   installMemoryGuards: typeof installMemoryGuards;
   installStart: typeof installStart;
@@ -85,7 +88,10 @@ export function sandboxSetup(
   parts.installConsole(global, formatter.formatValue, log, limits);
   parts.installTimers(global, bridge.send);
   const deterministic = config.deterministic;
-  if (deterministic) parts.installClock(global, deterministic.clockMs);
+  if (deterministic) {
+    parts.installClock(global, deterministic.clockMs);
+    parts.installUtcTimeZone(global, deterministic.clockMs);
+  }
   parts.installRandom(global, deterministic, codec, randomBytes);
   // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
   delete global.WebAssembly;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
-import type { ExecutionHead } from "../../log/execution-store.js";
 import { ExecutionLease } from "../../log/lease.js";
 import { errorOutcome, type ErrorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
+import { newSecretSeed, type SeededHead } from "../pass/pass-randomness.js";
 import { runLeasedPass } from "../pass/settle-pass.js";
 import { listNew } from "../transition.js";
 import { pruneAfterExecute } from "./prune.js";
@@ -77,7 +77,7 @@ function checkCode(executionId: string, code: unknown, operation: string): Error
   return undefined;
 }
 
-function newHead(context: RuntimeContext, executionId: string, code: string): ExecutionHead {
+function newHead(context: RuntimeContext, executionId: string, code: string): SeededHead {
   const now = Date.now();
   return {
     id: executionId,
@@ -88,6 +88,8 @@ function newHead(context: RuntimeContext, executionId: string, code: string): Ex
     seqLimit: 0,
     deterministic: context.settings.deterministic,
     seed: executionId,
+    // R-SB-6, issue 17.10: randomness comes from a secret kept in the record, not from the id every outcome shows.
+    secretSeed: newSecretSeed(),
     clockMs: now,
     passes: 0,
   };

@@ -10,6 +10,7 @@ import { fetchTool } from "./builtin-fetch.js";
 import { handleCall } from "./handle-call.js";
 import { handleStep } from "./handle-step.js";
 import { LogBudget } from "./log-budget.js";
+import { passDeterminism } from "./pass-randomness.js";
 import { PassState, toolLookup } from "./pass-state.js";
 import { PassRecorder } from "./recorder.js";
 import { replayEntries } from "./replay-entries.js";
@@ -75,7 +76,7 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     onRequest: context.telemetry.observeRequests(head, log, onRequest),
     services: SERVICES,
     replay: replayEntries(log),
-    deterministic: head.deterministic ? { seed: head.seed, clockMs: head.clockMs } : false,
+    deterministic: passDeterminism(head),
     allowNetwork: settings.allowNetwork,
     timeoutMs: settings.timeoutMs,
     memoryMb: settings.memoryMb,
