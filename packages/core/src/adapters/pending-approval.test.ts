@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Outcome } from "../outcome.js";
-import { describePendingAction, executionIdOfModelOutput, pauseApprovalReason, readPauseReference, toModelJson } from "./pending-approval.js";
+import { approvalReasonText, describePendingAction, executionIdOfModelOutput, pauseApprovalReason, readPauseReference, toModelJson } from "./pending-approval.js";
 
 const paused: Extract<Outcome, { status: "paused" }> = {
   status: "paused",
@@ -36,5 +36,13 @@ describe("a Code Mode pause carried by a framework's approval request (R-LC-2)",
   it("turns values JSON lacks into JSON a model can read", () => {
     expect(toModelJson({ total: 12n, raw: new Uint8Array([1, 2]), gone: undefined })).toEqual({ total: "12", raw: { bytes: "AQI=" } });
     expect(toModelJson(undefined)).toBeNull();
+  });
+});
+
+describe("approvalReasonText", () => {
+  it("gives people the reason without the adapter's marker; other reasons pass through", () => {
+    expect(approvalReasonText(pauseApprovalReason(paused))).toBe('Approve shop.create_order({"sku":"mug","quantity":2})?');
+    expect(approvalReasonText("filesystem changes require operator review")).toBe("filesystem changes require operator review");
+    expect(approvalReasonText(undefined)).toBeUndefined();
   });
 });

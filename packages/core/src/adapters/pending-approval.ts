@@ -84,6 +84,22 @@ export function pauseApprovalReason(outcome: Extract<Outcome, { status: "paused"
 }
 
 /**
+ * The part of an approval reason meant for people: `pauseApprovalReason`'s text without the
+ * trailing `[codemode execution … seq …]` marker, which only adapters read. Any other reason comes
+ * back as it is. Show this in approval screens (`part.approval.requestReason` in useChat).
+ *
+ * @example
+ * approvalReasonText('Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2]');
+ * // 'Approve shop.create_order({"sku":"mug"})?'
+ */
+export function approvalReasonText(reason: string): string;
+export function approvalReasonText(reason: string | undefined): string | undefined;
+export function approvalReasonText(reason: string | undefined): string | undefined {
+  if (reason === undefined || !MARKER.test(reason)) return reason;
+  return reason.replace(MARKER, "").trimEnd();
+}
+
+/**
  * Reads back what `pauseApprovalReason` wrote; undefined for any other text. The reason travels
  * through the client, so treat the answer as a claim: check the execution before approving it.
  */

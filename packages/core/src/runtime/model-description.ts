@@ -7,31 +7,52 @@ export interface ModelDescriptionOptions {
   allowNetwork?: boolean;
 }
 
+/** Methods listed per connector; the rest are counted, and `codemode.search` finds them. */
+const METHODS_SHOWN = 12;
+
 /**
  * The text that tells a model how to use the Code Mode tool (R-AI-2): the connectors with their
  * instructions, search → describe → call, `codemode.step`, pauses, the sequential-call rule and
- * `codemode.run`. Shared by every framework adapter; kept short on purpose (a test bounds it).
+ * `codemode.run`. Shared by every framework adapter. It is sent with every model call, so it stays
+ * short (under 800 characters for one connector; a test bounds it), and its examples name a
+ * method the configured connectors really have: a model copies examples, and an example method
+ * that does not exist is a call that fails.
  *
  * @example
  * tool({ description: modelDescription([github, payments]), ... })
  */
 export function modelDescription(connectors: Iterable<Connector>, options: ModelDescriptionOptions = {}): string {
-  const lines: string[] = [];
-  for (const connector of connectors) {
-    const methods = Object.keys(connector.tools);
-    const shown = methods.slice(0, 12).join(", ") + (methods.length > 12 ? `, … (${methods.length - 12} more)` : "");
-    const about = [connector.instructions, options.hints?.[connector.name]].filter(Boolean).join(" ");
-    lines.push(`- ${connector.name}: ${about ? `${about} ` : ""}Methods: ${shown}.`);
-  }
+  const list = [...connectors];
+  const example = exampleMethod(list);
+  const call = example ? `const x = await ${example}({ … }); return x;` : 'return await codemode.search("what you need");';
+  const changing = options.allowNetwork ? "time, randomness and fetch" : "time and randomness";
   return [
-    "Run a JavaScript or TypeScript program that calls tools. Write one async arrow function, e.g. `async () => { const x = await github.list_issues({ repo: \"a/b\" }); return x.length; }`; its return value is the result.",
-    "Connectors (globals; each method takes one object argument and returns a promise):",
-    ...(lines.length > 0 ? lines : ["- (none configured)"]),
-    "Find and check before calling: `await codemode.search(\"what you need\")` ranks methods and saved snippets; `await codemode.describe(\"github.create_issue\")` returns its TypeScript signature.",
-    "Calls are logged and the program may be re-run from the top after an approval; recorded calls return their recorded results. So: issue connector calls one at a time with `await` when a call may need approval, and wrap anything that changes between runs (time, randomness" +
-      (options.allowNetwork ? ", fetch" : "") +
-      ") in `await codemode.step(\"name\", () => value)`.",
-    "If the result says the execution is paused, a human must approve an action: tell the user what is waiting and do not re-issue the code; the run continues by itself after approval.",
-    `\`await codemode.run("snippet-name", input)\` runs a saved snippet inside this program. console.log output is returned with the result. No require, import, process or network${options.allowNetwork ? " except fetch" : ""}.`,
+    `Runs a JavaScript async arrow function and returns its result: \`async () => { ${call} }\`.`,
+    "Connectors (globals; each method takes one object):",
+    ...(list.length > 0 ? list.map((connector) => connectorLine(connector, options.hints?.[connector.name])) : ["- (none configured)"]),
+    `\`codemode.search("what you need")\` finds methods and snippets; \`codemode.describe("${example ?? "connector.method"}")\` gives a signature.`,
+    `Call connectors one at a time with await. After an approval the program re-runs with recorded results: wrap ${changing} in \`codemode.step("name", () => value)\`.`,
+    "A paused result means a human must approve: tell the user what waits; do not re-issue the code.",
+    `console.log output is returned; \`codemode.run("name", input)\` runs a saved snippet. No require, import, process or network${options.allowNetwork ? " except fetch" : ""}.`,
   ].join("\n");
+}
+
+function connectorLine(connector: Connector, hint: string | undefined): string {
+  const methods = Object.keys(connector.tools);
+  const shown = methods.slice(0, METHODS_SHOWN).join(", ") + (methods.length > METHODS_SHOWN ? `, … (${methods.length - METHODS_SHOWN} more)` : "");
+  const about = [connector.instructions, hint].filter(Boolean).join(" ");
+  return `- ${connector.name}: ${about ? `${about} ` : ""}Methods: ${shown}.`;
+}
+
+/** A method to show in examples: the first that never asks for approval (a read), else the first. */
+function exampleMethod(connectors: Connector[]): string | undefined {
+  let first: string | undefined;
+  for (const connector of connectors) {
+    for (const [method, tool] of Object.entries(connector.tools)) {
+      const path = `${connector.name}.${method}`;
+      if (!tool.requiresApproval) return path;
+      first ??= path;
+    }
+  }
+  return first;
 }

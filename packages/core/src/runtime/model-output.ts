@@ -56,3 +56,18 @@ function boundLogs(logs: string[] | undefined, options: ModelOutputOptions): str
 export function approvalResultText(outcome: Outcome): string {
   return JSON.stringify(modelFacingOutcome(outcome));
 }
+
+/**
+ * The user turn an adapter adds after replacing a paused Code Mode result that the model already
+ * answered ("your order waits for approval"): without a new turn the conversation ends with the
+ * model's own words and the model has nothing to answer. Shared so the model reads the same note
+ * whichever framework carries it (AI SDK `continueAfterApproval`, LangChain `continueAfterApproval`).
+ *
+ * @example
+ * approvalFollowUpText({ executionId: "e1", status: "completed" });
+ * // 'Code Mode execution e1 went on after approval; the codemode result above now shows how it ended (completed).'
+ */
+export function approvalFollowUpText(outcome: { executionId: string; status: string }, toolName = "codemode"): string {
+  const what = outcome.status === "rejected" ? "was rejected after the pause" : "went on after approval";
+  return `Code Mode execution ${outcome.executionId} ${what}; the ${toolName} result above now shows how it ended (${outcome.status}).`;
+}

@@ -1,0 +1,95 @@
+import { errorOutcome, type ErrorOutcome, type Outcome } from "../outcome.js";
+import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { DecisionOutcome, RejectedOutcome } from "./decide-pending-action.js";
+import type { PauseReference } from "./pending-approval.js";
+
+/**
+ * Where a pause that a conversation shows stands now, in the runtime's store:
+ * - `waiting`: the execution is still paused at that action (`outcome` says so); nothing changed;
+ * - `decided`: someone decided elsewhere (a dashboard, another process, `runtime.approve`): the
+ *   outcome is how the run went on (completed, failed, paused at a later action, still running:
+ *   BUSY) or, when the action was rejected, a `rejected` outcome with the human's reason;
+ * - `missing`: this runtime cannot show that execution (see `checkPauseReference`): NOT_FOUND.
+ */
+export type PauseState = { state: "waiting"; outcome: Extract<Outcome, { status: "paused" }> } | { state: "decided"; outcome: DecisionOutcome } | { state: "missing"; outcome: ErrorOutcome };
+
+type ReadingRuntime = Pick<CodemodeRuntime, "execution" | "outcome">;
+
+/**
+ * Checks a pause reference that came back through a client (an approval request's reason, a tool
+ * result in a conversation the browser sent) before anything is read or decided for it: the
+ * execution must exist for this runtime and run exactly `code`, the code of the tool call that
+ * carries the reference. Undefined when it does; otherwise the NOT_FOUND outcome saying which of
+ * the two it is and what to do. `doing` names what did not happen ("nothing was approved").
+ * A store failure rejects with `CodemodeError` STORAGE_ERROR (R-RT-3), never NOT_FOUND.
+ *
+ * @example
+ * const refused = await checkPauseReference(runtime, reference, toolCall.input.code, "nothing was approved");
+ * if (refused) return refused;
+ */
+export async function checkPauseReference(runtime: Pick<CodemodeRuntime, "execution">, reference: PauseReference, code: unknown, doing: string): Promise<ErrorOutcome | undefined> {
+  const { executionId } = reference;
+  const execution = await runtime.execution(executionId);
+  if (!execution) {
+    // The usual cause is a runtime with another `name` (or storage): its history is separate.
+    return errorOutcome(
+      executionId,
+      "NOT_FOUND",
+      `execution ${executionId} is not in this runtime's store, so ${doing}. A runtime sees only the executions of its own \`name\` and \`storage\`: use a runtime created with the same name and storage as the one that ran the code (or the execution was deleted or pruned since).`,
+      { calls: [] },
+    );
+  }
+  if (typeof code !== "string" || execution.code !== code) {
+    return errorOutcome(
+      executionId,
+      "NOT_FOUND",
+      `the approval names execution ${executionId}, which runs other code than this tool call, so ${doing}: the approval request was altered or belongs to another conversation.`,
+      { calls: [] },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Where the pause `reference` stands now (see `PauseState`), for adapters that bring decisions
+ * made outside a conversation into it (AI SDK `syncApprovals`). Pass the tool call's `code` to
+ * check the reference first (`checkPauseReference`). Reads the store: a failure rejects with
+ * `CodemodeError` STORAGE_ERROR.
+ *
+ * @example
+ * const now = await pauseState(runtime, { executionId, seq }, { code });
+ * if (now.state === "decided") showToModel(modelFacingDecision(now.outcome));
+ */
+export async function pauseState(runtime: ReadingRuntime, reference: PauseReference, options: { code?: unknown } = {}): Promise<PauseState> {
+  if ("code" in options) {
+    const refused = await checkPauseReference(runtime, reference, options.code, "its outcome cannot be shown");
+    if (refused) return { state: "missing", outcome: refused };
+  }
+  const { executionId, seq } = reference;
+  const outcome = await runtime.outcome(executionId);
+  if (!outcome) {
+    return {
+      state: "missing",
+      outcome: errorOutcome(executionId, "NOT_FOUND", `execution ${executionId} is not in this runtime's store (another runtime \`name\` or \`storage\`, or deleted since)`, { calls: [] }),
+    };
+  }
+  if (outcome.status === "paused" && outcome.pending.some((action) => action.seq === seq)) return { state: "waiting", outcome };
+  if (outcome.status === "error" && outcome.code === "NOT_PAUSED") return { state: "decided", outcome: asRejection(outcome) ?? outcome };
+  return { state: "decided", outcome };
+}
+
+/** A run ended by a rejection (R-AP-4), as the `rejected` outcome adapters show; undefined otherwise. */
+function asRejection(outcome: ErrorOutcome): RejectedOutcome | undefined {
+  const calls = outcome.calls ?? [];
+  const entry = calls.find((call) => call.decision?.approved === false);
+  if (!entry) return undefined;
+  const { executionId } = outcome;
+  const reason = entry.decision?.reason;
+  return {
+    status: "rejected",
+    executionId,
+    rejected: { executionId, seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args },
+    ...(reason ? { reason } : {}),
+    calls,
+  };
+}
