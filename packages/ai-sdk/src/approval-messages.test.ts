@@ -1,9 +1,10 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
-import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { generateText, MissingToolResultsError, stepCountIs, type ModelMessage } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalToolResult, continueAfterApproval } from "./approval-messages.js";
 import { codemodeToolApproval } from "./codemode-tool-approval.js";
 import { createCodemodeTool } from "./create-codemode-tool.js";
+import { syncModelApprovals } from "./sync-model-approvals.js";
 import { lastToolResultValue, scriptedModel, toolResultsIn, type Prompt } from "./testing/scripted-model.js";
 import { createShop, orderMugs } from "./testing/shop.js";
 
@@ -37,7 +38,10 @@ describe("continueAfterApproval", () => {
     const last = prompts.at(-1)!;
     // The call keeps exactly one result, now the real one; the model then gets a turn.
     expect(toolResultsIn(last)).toEqual([{ toolCallId: "call-1", output: { type: "json", value: { status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } } } }]);
-    expect(last.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: expect.stringContaining("went on after approval") }] });
+    expect(last.at(-1)).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: `Code Mode execution ${paused.executionId} went on after approval; the codemode result above now shows how it ended (completed).` }],
+    });
     expect(next.text).toBe(`Result: ${JSON.stringify({ status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } })}`);
   });
 
@@ -67,10 +71,68 @@ describe("continueAfterApproval", () => {
   });
 
   it("R-LC-2: approvalToolResult answers the original call as the tool would, without calls", () => {
-    const outcome: Outcome = { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"], calls: [{ seq: 0, connector: "a", method: "b", args: {}, requiresApproval: false, state: "applied", startedAt: 0 }] };
+    const outcome: Outcome = {
+      status: "completed",
+      executionId: "e-1",
+      result: { ok: true },
+      logs: ["hello"],
+      calls: [{ seq: 0, connector: "a", method: "b", args: {}, requiresApproval: false, state: "applied", startedAt: 0 }],
+    };
     expect(approvalToolResult(outcome, { toolCallId: "call-7", toolName: "codemode" })).toEqual({
       role: "tool",
-      content: [{ type: "tool-result", toolCallId: "call-7", toolName: "codemode", output: { type: "json", value: { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"] } } }],
+      content: [
+        { type: "tool-result", toolCallId: "call-7", toolName: "codemode", output: { type: "json", value: { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"] } } },
+      ],
     });
+  });
+});
+
+describe("syncModelApprovals", () => {
+  it("R-LC-2: approved on a dashboard, then a new user message: no `Tool result is missing`; the model sees the program and its result", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
+    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+    const first = await generateText({ model, ...settings, messages });
+    messages.push(...first.responseMessages);
+    const [pending] = (await runtime.pending()).items;
+    await runtime.approve({ executionId: pending!.executionId, seq: pending!.seq });
+    messages.push({ role: "user", content: "Did my order go through?" });
+
+    await expect(generateText({ model, ...settings, messages })).rejects.toSatisfy(MissingToolResultsError.isInstance);
+    const synced = await syncModelApprovals(messages, runtime);
+    expect(synced[2]).toMatchObject({ role: "tool", content: [{ type: "tool-result", toolCallId: "call-1", output: { type: "json", value: { status: "completed" } } }] });
+    await generateText({ model, ...settings, messages: synced });
+
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
+    expect(orders).toHaveLength(1);
+    expect(messages).toHaveLength(3);
+  });
+
+  it("R-AP-2: an approving response nobody sent runs once; a paused result approved elsewhere shows its outcome", async () => {
+    const { runtime, orders } = shop();
+    const { model } = scriptedModel([{ code: orderMugs }]);
+    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const first = await generateText({ model, ...settings, prompt: "Order two mugs." });
+    const request = first.content.find((part) => part.type === "tool-approval-request")!;
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Order two mugs." },
+      ...first.responseMessages,
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }] },
+      { role: "user", content: "Go on." },
+    ];
+    const synced = await syncModelApprovals(messages, runtime);
+    expect(synced[2]).toMatchObject({ role: "tool", content: [{ type: "tool-approval-response" }, { type: "tool-result", output: { value: { status: "completed" } } }] });
+    await syncModelApprovals(messages, runtime);
+    expect(orders).toHaveLength(1);
+
+    // A paused tool result (no toolApproval) approved elsewhere: its output is brought up to date.
+    const paused = await runtime.execute({ code: orderMugs });
+    const history: ModelMessage[] = [
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "c9", toolName: "codemode", input: { code: orderMugs } }] },
+      approvalToolResult(paused, { toolCallId: "c9", toolName: "codemode" }),
+    ];
+    await runtime.approve({ executionId: paused.executionId });
+    expect((await syncModelApprovals(history, runtime))[1]).toMatchObject({ content: [{ output: { value: { status: "completed", executionId: paused.executionId } } }] });
   });
 });

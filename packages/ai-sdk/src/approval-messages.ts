@@ -1,7 +1,8 @@
 import type { Outcome } from "@codemode/core";
-import { executionIdOfModelOutput, modelFacingOutcome, toModelJson, type ModelOutputOptions } from "@codemode/core/adapters";
-import type { JSONValue, ModelMessage, ToolModelMessage } from "ai";
-import { findPauseApproval } from "./codemode-tool-approval.js";
+import { approvalFollowUpText, executionIdOfModelOutput, type ModelOutputOptions } from "@codemode/core/adapters";
+import type { ModelMessage, ToolModelMessage } from "ai";
+import { findPauseApproval } from "./pause-approvals.js";
+import { modelJson } from "./tool-output.js";
 
 /**
  * The tool message that answers a `codemode` tool call with an outcome (R-LC-2), shaped as the
@@ -26,6 +27,9 @@ export function approvalToolResult(outcome: Outcome, call: { toolCallId: string;
  * - else a `codemode` call whose AI SDK approval request names this execution gets its result;
  * - else the outcome is appended as a user message.
  *
+ * For a conversation that may hold several such calls, or that went on after them, use
+ * `syncModelApprovals` (model messages) or `syncApprovals` (UI messages).
+ *
  * The messages given are not changed.
  *
  * @example
@@ -45,7 +49,7 @@ export function continueAfterApproval(messages: ModelMessage[], outcome: Outcome
     return replacedAt === index ? { ...message, content } : message;
   });
   if (replacedAt === next.length - 1) return next;
-  if (replacedAt >= 0) return [...next, { role: "user", content: `Code Mode execution ${outcome.executionId} went on after approval; the codemode result above now shows how it ended (${outcome.status}).` }];
+  if (replacedAt >= 0) return [...next, { role: "user", content: approvalFollowUpText(outcome) }];
 
   for (const message of messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
@@ -56,8 +60,4 @@ export function continueAfterApproval(messages: ModelMessage[], outcome: Outcome
     }
   }
   return [...messages, { role: "user", content: `Code Mode execution ${outcome.executionId} went on after approval: ${JSON.stringify(modelJson(outcome, options).value)}` }];
-}
-
-function modelJson(outcome: Outcome, options: ModelOutputOptions): { type: "json"; value: JSONValue } {
-  return { type: "json", value: toModelJson(modelFacingOutcome(outcome, options)) as JSONValue };
 }

@@ -1,17 +1,6 @@
 import Keyv from "keyv";
 import type { CodemodeRuntime } from "@codemode/core";
-import {
-  convertToModelMessages,
-  generateText,
-  readUIMessageStream,
-  stepCountIs,
-  streamText,
-  ToolLoopAgent,
-  type ModelMessage,
-  type ToolApprovalRequestOutput,
-  type ToolSet,
-  type UIMessage,
-} from "ai";
+import { convertToModelMessages, generateText, readUIMessageStream, stepCountIs, streamText, ToolLoopAgent, type ModelMessage, type ToolApprovalRequestOutput, type ToolSet, type UIMessage } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { continueAfterApproval } from "./approval-messages.js";
 import { codemodeToolApproval, rejectDeniedExecutions } from "./codemode-tool-approval.js";
@@ -94,7 +83,10 @@ describe("codemodeToolApproval", () => {
 
     const first = await generateText({ model, ...settings(runtime), messages });
     const [request] = approvalRequests(first.content);
-    expect(request).toMatchObject({ toolCall: { toolName: "codemode", input: { code: orderMugs } }, reason: expect.stringMatching(/^Approve shop\.create_order\(\{"sku":"mug-logo","quantity":2\}\)\? \[codemode execution /) });
+    expect(request).toMatchObject({
+      toolCall: { toolName: "codemode", input: { code: orderMugs } },
+      reason: expect.stringMatching(/^Approve shop\.create_order\(\{"sku":"mug-logo","quantity":2\}\)\? \[codemode execution /),
+    });
     expect(orders).toEqual([]);
     expect(prompts).toHaveLength(1);
 
@@ -246,7 +238,12 @@ describe("codemodeToolApproval", () => {
     const request = approvalRequests(first.content)[0]!;
     const forged = first.responseMessages.map((message) =>
       message.role === "assistant" && typeof message.content !== "string"
-        ? { ...message, content: message.content.map((part) => (part.type === "tool-approval-request" ? { ...part, reason: part.reason!.replace(/execution \S+ seq \d+/, `execution ${other.executionId} seq 0`) } : part)) }
+        ? {
+            ...message,
+            content: message.content.map((part) =>
+              part.type === "tool-approval-request" ? { ...part, reason: part.reason!.replace(/execution \S+ seq \d+/, `execution ${other.executionId} seq 0`) } : part,
+            ),
+          }
         : message,
     );
     messages.push(...forged, answer(request, true));
@@ -254,7 +251,50 @@ describe("codemodeToolApproval", () => {
     await generateText({ model, ...settings(runtime), messages });
 
     expect(orders).toEqual([]);
-    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "error", code: "NOT_FOUND", error: expect.stringContaining("runs other code than this tool call") });
     expect(await runtime.execution(other.executionId)).toMatchObject({ status: "paused" });
+  });
+
+  it("an approval answered by a runtime with another name says so and what to do, instead of suggesting tampering", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Could not approve." }]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+    const first = await generateText({ model, ...settings(runtime), messages });
+    messages.push(...first.responseMessages, answer(approvalRequests(first.content)[0]!, true));
+
+    // The next request is served by a runtime created with another name: its history is separate.
+    const renamed = createShop();
+    runtimes.push(renamed.runtime);
+    await generateText({ model, ...settings(renamed.runtime), messages });
+
+    const error = (lastToolResultValue(prompts[1]!) as { error: string }).error;
+    expect(error).toContain("is not in this runtime's store, so nothing was approved");
+    expect(error).toContain("same name and storage");
+    expect(error).not.toContain("other code");
+    expect(orders).toEqual([]);
+  });
+
+  it("works as the generic toolApproval function too; other tools' calls are not-applicable", async () => {
+    const { runtime, orders } = shop();
+    // The application named the tool run_program: the function knows it by the tool, not the name.
+    const tools = { run_program: createCodemodeTool(runtime) };
+    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+    const { model: named } = scriptedModel([{ code: orderMugs, toolName: "run_program" }, { text: "Done." }]);
+    const asked = await generateText({ model: named, tools, toolApproval: codemodeToolApproval(runtime), stopWhen: stepCountIs(5), messages });
+    const [request] = approvalRequests(asked.content);
+    expect(request?.reason).toContain("shop.create_order");
+    messages.push(...asked.responseMessages, answer(request!, true));
+    const done = await generateText({ model: named, tools, toolApproval: codemodeToolApproval(runtime), stopWhen: stepCountIs(5), messages });
+    expect(done.text).toBe("Done.");
+    expect(orders).toHaveLength(1);
+
+    const approve = codemodeToolApproval(runtime);
+    expect(await approve({ toolCall: { toolName: "other", toolCallId: "x", input: {} }, tools: { other: {} }, messages: [] })).toBe("not-applicable");
+  });
+
+  it("called the wrong way, it says how to pass it", async () => {
+    const { runtime } = shop();
+    const approve = codemodeToolApproval(runtime) as unknown as (...args: unknown[]) => Promise<unknown>;
+    await expect(approve({ code: "async () => 1" })).rejects.toThrow(/toolApproval: \{ codemode: codemodeToolApproval\(runtime\) \}.*called with \(\{ code \}\)/);
   });
 });

@@ -1,22 +1,31 @@
-import { CodemodeError, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { createOutcomeMemo, decidePendingAction, pauseApprovalReason, readPauseReference, type OutcomeMemo, type PauseReference } from "@codemode/core/adapters";
+import type { CodemodeRuntime } from "@codemode/core";
+import { checkPauseReference, decidePendingAction, pauseApprovalReason } from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
+import { isCodemodeTool } from "./codemode-tools.js";
+import { findPauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
+import { prerun } from "./resume-approved.js";
 
-// One memo per runtime, shared by its Code Mode tools and approval functions.
-const prerunOutcomes = new WeakMap<CodemodeRuntime, OutcomeMemo>();
+/** What the AI SDK passes a per-tool approval function (`toolApproval: { codemode: … }`). */
+export interface PerToolApprovalOptions {
+  toolCallId: string;
+  messages: ModelMessage[];
+}
+
+/** What the AI SDK passes a generic approval function (`toolApproval: …` for every tool). */
+export interface GenericApprovalOptions {
+  toolCall: { toolName: string; toolCallId: string; input: unknown };
+  tools?: Readonly<Record<string, unknown>> | undefined;
+  messages: ModelMessage[];
+}
 
 /**
- * The outcomes of code run while the AI SDK asked whether a call needs approval, by tool call id
- * and code: a provider that reuses ids across conversations still never gets another's outcome.
+ * The approval function `codemodeToolApproval` returns. It works in both places the AI SDK takes
+ * one: as the codemode tool's entry (`toolApproval: { codemode: fn }`) and as the generic function
+ * for every tool (`toolApproval: fn`), where calls of other tools are `not-applicable`.
  */
-export function prerun(runtime: CodemodeRuntime, toolCallId: string, code: string) {
-  let memo = prerunOutcomes.get(runtime);
-  if (!memo) {
-    memo = createOutcomeMemo();
-    prerunOutcomes.set(runtime, memo);
-  }
-  const key = `${toolCallId}\n${code}`;
-  return { run: () => memo.run(key, () => runtime.execute({ code })), take: () => memo.take(key) };
+export interface CodemodeToolApproval {
+  (input: { code: string }, options: PerToolApprovalOptions): Promise<ToolApprovalStatus>;
+  (options: GenericApprovalOptions): Promise<ToolApprovalStatus>;
 }
 
 /**
@@ -26,33 +35,49 @@ export function prerun(runtime: CodemodeRuntime, toolCallId: string, code: strin
  *
  * Asked about a new `codemode` call, it runs the code right away. If the run pauses, it answers
  * `user-approval` with a reason that names the pending action (and, in a trailing marker, the
- * execution and seq); otherwise `not-applicable`, and the tool's execute hands back the same
- * outcome without running the code again. When the approved call comes back, the tool's execute
- * resumes the execution with `runtime.approve`. Add `rejectDeniedExecutions` before the next
- * generation so a denial ends the run at once (else `expirePaused` ends it later).
+ * execution and seq; show people `approvalReasonText(reason)`); otherwise `not-applicable`, and
+ * the tool's execute hands back the same outcome without running the code again. When the
+ * approved call comes back, the tool's execute resumes the execution with `runtime.approve`. Add
+ * `rejectDeniedExecutions` (or `syncApprovals` for UI messages) before the next generation so a
+ * denial ends the run at once (else `expirePaused` ends it later).
  *
  * @example
  * const result = await generateText({
  *   model,
  *   tools: { codemode: createCodemodeTool(runtime) },
- *   toolApproval: { codemode: codemodeToolApproval(runtime) },
+ *   toolApproval: { codemode: codemodeToolApproval(runtime) }, // or toolApproval: codemodeToolApproval(runtime)
  *   messages,
  * });
  */
-export function codemodeToolApproval(runtime: CodemodeRuntime) {
-  return async (input: { code: string }, options: { toolCallId: string; messages: ModelMessage[] }): Promise<ToolApprovalStatus> => {
+export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolApproval {
+  const decide = async (code: string, toolCallId: string, messages: ModelMessage[]): Promise<ToolApprovalStatus> => {
     // The SDK asks again when the approval comes back; the code already ran and waits there.
-    if (findPauseApproval(options.messages, options.toolCallId)) return "user-approval";
-    const outcome = await prerun(runtime, options.toolCallId, input.code).run();
+    if (findPauseApproval(messages, toolCallId)) return "user-approval";
+    const outcome = await prerun(runtime, toolCallId, code).run();
     return outcome.status === "paused" ? { type: "user-approval", reason: pauseApprovalReason(outcome) } : "not-applicable";
   };
+  return (async (first: unknown, second?: unknown): Promise<ToolApprovalStatus> => {
+    if (isPerToolCall(first, second)) return decide(first.code, (second as PerToolApprovalOptions).toolCallId, (second as PerToolApprovalOptions).messages);
+    if (isGenericCall(first)) {
+      const { toolCall, tools, messages } = first;
+      const tool = tools?.[toolCall.toolName];
+      const ours = tool === undefined ? toolCall.toolName === "codemode" : isCodemodeTool(tool);
+      const code = (toolCall.input as { code?: unknown } | null)?.code;
+      if (!ours || typeof code !== "string") return "not-applicable";
+      return decide(code, toolCall.toolCallId, messages);
+    }
+    throw new TypeError(
+      "codemodeToolApproval(runtime) returns an AI SDK approval function: pass it to generateText / streamText / ToolLoopAgent as `toolApproval: { codemode: codemodeToolApproval(runtime) }` or as `toolApproval: codemodeToolApproval(runtime)`; " +
+        `it was called with ${describeArguments(first, second)}.`,
+    );
+  }) as CodemodeToolApproval;
 }
 
 /**
  * Ends, as `rejected`, the paused executions whose AI SDK approval request was just denied (the
  * `tool-approval-response` parts of the last message). The AI SDK tells the model of a denial
  * itself but calls no tool code, so the runtime hears of it only here. Returns the execution ids
- * it rejected.
+ * it rejected. With UI messages, `syncApprovals` does this too.
  *
  * @example
  * messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: false }] });
@@ -64,86 +89,25 @@ export async function rejectDeniedExecutions(runtime: CodemodeRuntime, messages:
   const rejected: string[] = [];
   for (const part of last.content) {
     if (part.type !== "tool-approval-response" || part.approved) continue;
-    const request = approvalRequests(messages).find((candidate) => candidate.approvalId === part.approvalId);
-    if (!request || !(await runsCode(runtime, request, toolCallCode(messages, request.toolCallId)))) continue;
+    const request = pauseApprovals(messages).find((candidate) => candidate.approvalId === part.approvalId);
+    if (!request || (await checkPauseReference(runtime, request, toolCallCode(messages, request.toolCallId), "nothing was rejected"))) continue;
     const decision = { executionId: request.executionId, seq: request.seq, approved: false, ...(options.by ? { by: options.by } : {}), ...(part.reason ? { reason: part.reason } : {}) };
     if ((await decidePendingAction(runtime, decision)).status === "rejected") rejected.push(request.executionId);
   }
   return rejected;
 }
 
-/** A Code Mode pause carried by an AI SDK approval request, with the answer when there is one. */
-export interface PauseApproval extends PauseReference {
-  approvalId: string;
-  toolCallId: string;
-  approved?: boolean;
-  reason?: string;
+function isPerToolCall(first: unknown, second: unknown): first is { code: string } {
+  const options = second as Partial<PerToolApprovalOptions> | undefined;
+  return typeof (first as { code?: unknown } | null)?.code === "string" && typeof options?.toolCallId === "string" && Array.isArray(options.messages);
 }
 
-/** The Code Mode approval request for `toolCallId` in a conversation, with its response. */
-export function findPauseApproval(messages: ModelMessage[], toolCallId: string): PauseApproval | undefined {
-  const request = approvalRequests(messages).find((candidate) => candidate.toolCallId === toolCallId);
-  if (!request) return undefined;
-  for (const message of messages) {
-    if (message.role !== "tool") continue;
-    for (const part of message.content) {
-      if (part.type === "tool-approval-response" && part.approvalId === request.approvalId) {
-        return { ...request, approved: part.approved, ...(part.reason ? { reason: part.reason } : {}) };
-      }
-    }
-  }
-  return request;
+function isGenericCall(first: unknown): first is GenericApprovalOptions {
+  const candidate = first as Partial<GenericApprovalOptions> | null;
+  return typeof candidate?.toolCall?.toolName === "string" && typeof candidate.toolCall.toolCallId === "string" && Array.isArray(candidate.messages);
 }
 
-/**
- * Resumes the execution an approved AI SDK approval stands for. The reason came back through the
- * client, so the execution must exist and run this very code (which the AI SDK can sign with
- * `experimental_toolApprovalSecret`) before anything is approved.
- */
-export async function resumeApproved(runtime: CodemodeRuntime, approval: PauseApproval, code: string, by?: string): Promise<Outcome> {
-  const { executionId, seq } = approval;
-  if (approval.approved !== true) return failed(executionId, "NOT_PAUSED", `the approval of execution ${executionId} has no approving response`);
-  let matches: boolean;
-  try {
-    matches = await runsCode(runtime, approval, code);
-  } catch (error) {
-    // R-RT-3: the store could not say; that is STORAGE_ERROR as data, never NOT_FOUND.
-    if (CodemodeError.isInstance(error)) return { status: "error", executionId, code: error.code, error: error.message, calls: [] };
-    throw error;
-  }
-  if (!matches) return failed(executionId, "NOT_FOUND", `the approval names execution ${executionId}, which does not run this tool call's code`);
-  const audit = { ...(by ? { by } : {}), ...(approval.reason ? { reason: approval.reason } : {}) };
-  const outcome = await decidePendingAction(runtime, { executionId, seq, approved: true, ...audit });
-  return outcome.status === "rejected" ? failed(executionId, "NOT_PAUSED", `execution ${executionId} was rejected at ${outcome.rejected.connector}.${outcome.rejected.method}`) : outcome;
-}
-
-function approvalRequests(messages: ModelMessage[]): Array<PauseApproval> {
-  const requests: PauseApproval[] = [];
-  for (const message of messages) {
-    if (message.role !== "assistant" || typeof message.content === "string") continue;
-    for (const part of message.content) {
-      if (part.type !== "tool-approval-request") continue;
-      const reference = readPauseReference(part.reason);
-      if (reference) requests.push({ ...reference, approvalId: part.approvalId, toolCallId: part.toolCallId });
-    }
-  }
-  return requests;
-}
-
-function toolCallCode(messages: ModelMessage[], toolCallId: string): unknown {
-  for (const message of messages) {
-    if (message.role !== "assistant" || typeof message.content === "string") continue;
-    const call = message.content.find((part) => part.type === "tool-call" && part.toolCallId === toolCallId);
-    if (call?.type === "tool-call") return (call.input as { code?: unknown } | undefined)?.code;
-  }
-  return undefined;
-}
-
-async function runsCode(runtime: CodemodeRuntime, reference: PauseReference, code: unknown): Promise<boolean> {
-  const execution = await runtime.execution(reference.executionId);
-  return execution !== null && typeof code === "string" && execution.code === code;
-}
-
-function failed(executionId: string, code: "NOT_PAUSED" | "NOT_FOUND", error: string): Outcome {
-  return { status: "error", executionId, code, error, calls: [] };
+function describeArguments(...args: unknown[]): string {
+  const shown = args.filter((arg) => arg !== undefined).map((arg) => (typeof arg === "object" && arg !== null ? `{ ${Object.keys(arg).join(", ")} }` : String(arg)));
+  return shown.length > 0 ? `(${shown.join(", ")})` : "no arguments";
 }

@@ -62,7 +62,10 @@ describe("connectorFromAiSdkTools", () => {
 
     const done = await runtime.approve({ executionId: paused.executionId });
     expect(done).toMatchObject({ status: "completed", result: { small: 20, large: 500 } });
-    expect(refunds).toEqual([{ invoice: "INV-7", amount: 20 }, { invoice: "INV-7", amount: 500 }]);
+    expect(refunds).toEqual([
+      { invoice: "INV-7", amount: 20 },
+      { invoice: "INV-7", amount: 500 },
+    ]);
   });
 
   it("R-CON-5 R-CON-2: the zod schema validates arguments before anything runs; the code can catch the rejection", async () => {
@@ -151,7 +154,10 @@ describe("connectorFromAiSdkTools", () => {
     messages.push(...first.responseMessages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: request!.approvalId, approved: true }] });
     await generateText({ model, ...settings, messages });
 
-    expect(refunds).toEqual([{ invoice: "INV-7", amount: 20 }, { invoice: "INV-7", amount: 500 }]);
+    expect(refunds).toEqual([
+      { invoice: "INV-7", amount: 20 },
+      { invoice: "INV-7", amount: 500 },
+    ]);
     expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { small: 20, large: 500 } });
   });
 });

@@ -53,16 +53,38 @@ describe("createCodemodeTool", () => {
     expect(prompts).toHaveLength(2);
   });
 
-  it("R-AI-1: the application's tool result carries `calls`; what the model sees does not", async () => {
+  it("R-AI-1: by default the tool's output — and so the UI message stream — is the model-facing outcome, without `calls`", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = await generateText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Mugs?" });
+    const result = streamText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Mugs?" });
+    const chunks: unknown[] = [];
+    for await (const chunk of result.toUIMessageStream()) chunks.push(chunk);
+
+    const streamed = chunks.find((chunk): chunk is { type: "tool-output-available"; output: unknown } => (chunk as { type: string }).type === "tool-output-available");
+    const executionId = (streamed!.output as { executionId: string }).executionId;
+    expect(streamed!.output).toEqual({ status: "completed", executionId, result: ["mug-logo"] });
+    expect(JSON.stringify(chunks)).not.toContain('"calls"');
+    expect(lastToolResultValue(prompts[1]!)).toEqual({ status: "completed", executionId, result: ["mug-logo"] });
+    // The call log stays on the server.
+    expect((await runtime.execution(executionId))?.log).toEqual([expect.objectContaining({ connector: "catalog", method: "search_products" })]);
+  });
+
+  it("R-AI-1: includeCalls: true makes the output the full Outcome with `calls`; the model still sees none", async () => {
+    const { runtime } = shop();
+    const { model, prompts } = searchThenAnswer();
+    const result = await generateText({ model, tools: { codemode: createCodemodeTool(runtime, { includeCalls: true }) }, stopWhen: stepCountIs(5), prompt: "Mugs?" });
 
     const output = result.steps[0]!.toolResults[0]!.output as Outcome;
     expect(output.calls).toEqual([expect.objectContaining({ seq: 0, connector: "catalog", method: "search_products", state: "applied" })]);
     const shown = toolResultsIn(prompts[1]!)[0]!.output;
     expect(shown).toMatchObject({ type: "json" });
     expect(JSON.stringify(shown)).not.toContain('"calls"');
+  });
+
+  it("strict is passed to the AI SDK tool (and so to providers that support strict mode)", () => {
+    const { runtime } = shop();
+    expect(createCodemodeTool(runtime, { strict: true }).strict).toBe(true);
+    expect(createCodemodeTool(runtime).strict).toBeUndefined();
   });
 
   it("R-AI-1: a pause is a tool result that tells the model to wait, not an exception", async () => {

@@ -1,22 +1,28 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
-import { modelFacingOutcome, toModelJson, type ModelOutputOptions } from "@codemode/core/adapters";
-import { jsonSchema, tool, type JSONValue, type Tool } from "ai";
-import { findPauseApproval, prerun, resumeApproved } from "./codemode-tool-approval.js";
+import { jsonSchema, tool, type Tool } from "ai";
+import { registerCodemodeTool } from "./codemode-tools.js";
+import { findPauseApproval } from "./pause-approvals.js";
+import { prerun, resumeApproved } from "./resume-approved.js";
+import { codemodeToolOutput, modelOutputOf, type CodemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
 
 /** What the model sends: one program. */
 export interface CodemodeToolInput {
   code: string;
 }
 
-export interface CodemodeToolOptions {
+export interface CodemodeToolOptions extends ToolOutputOptions {
   /** Replaces the description the runtime writes (`runtime.modelDescription()`, R-AI-2). */
   description?: string;
   /** Extra text per connector name, appended to its line of the description. Default none. */
   hints?: Readonly<Record<string, string>>;
-  /** How much console output the model sees. Default 50 lines of at most 2 000 characters. */
-  modelOutput?: ModelOutputOptions;
   /** Recorded as `by` on calls approved through AI SDK approval responses (R-AP-7). Default none. */
   approvedBy?: string;
+  /**
+   * The AI SDK's strict mode for the tool: providers that support it (OpenAI) then always produce
+   * input that matches `{ code: string }`. The schema is strict-compatible (one required string, no
+   * other properties). Default: not set, the provider's default.
+   */
+  strict?: boolean;
 }
 
 const inputSchema = jsonSchema<CodemodeToolInput>(
@@ -35,12 +41,13 @@ const inputSchema = jsonSchema<CodemodeToolInput>(
 );
 
 /**
- * The Code Mode runtime as an AI SDK tool (R-AI-1): the model sends `{ code }`, the tool's output
- * is the runtime's `Outcome`. It never throws: a pause, a replay divergence or a failing program
- * is an outcome the model reads. The model sees `modelFacingOutcome` — no `calls` (the audit log
- * stays with the application, in the step's tool result) and bounded logs. Works with
- * `generateText`, `streamText` and `ToolLoopAgent`; pair it with `codemodeToolApproval` to carry
- * pauses through the AI SDK's own approval requests.
+ * The Code Mode runtime as an AI SDK tool (R-AI-1): the model sends `{ code }`, the tool runs it.
+ * It never throws: a pause, a replay divergence or a failing program is an outcome the model
+ * reads. The model sees `modelFacingOutcome` — no `calls`, bounded logs. So does the application
+ * and, through the UI message stream, the browser: the tool's output is that same model-facing
+ * outcome unless `includeCalls: true` makes it the full `Outcome` with the call log. Works with
+ * `generateText`, `streamText`, `ToolLoopAgent` and useChat; pair it with `codemodeToolApproval`
+ * to carry pauses through the AI SDK's own approval requests.
  *
  * @example
  * const result = await generateText({
@@ -50,17 +57,23 @@ const inputSchema = jsonSchema<CodemodeToolInput>(
  *   prompt: "How many open issues does acme/web have?",
  * });
  */
-export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeToolOptions = {}): Tool<CodemodeToolInput, Outcome> {
-  return tool({
+export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeToolOptions & { includeCalls: true }): Tool<CodemodeToolInput, Outcome>;
+export function createCodemodeTool(runtime: CodemodeRuntime, options?: CodemodeToolOptions & { includeCalls?: false }): Tool<CodemodeToolInput, CodemodeToolOutput>;
+export function createCodemodeTool(runtime: CodemodeRuntime, options?: CodemodeToolOptions): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput>;
+export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeToolOptions = {}): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput> {
+  const output = (outcome: Outcome) => codemodeToolOutput(outcome, options);
+  const codemodeTool = tool({
     description: options.description ?? runtime.modelDescription(options.hints ? { hints: options.hints } : {}),
     inputSchema,
-    async execute({ code }, { toolCallId, messages }): Promise<Outcome> {
+    ...(options.strict !== undefined ? { strict: options.strict } : {}),
+    async execute({ code }, { toolCallId, messages }): Promise<Outcome | CodemodeToolOutput> {
       // A call whose pause went through the AI SDK's approval comes back approved: resume it.
       const approval = findPauseApproval(messages, toolCallId);
-      if (approval) return resumeApproved(runtime, approval, code, options.approvedBy);
+      if (approval) return output(await resumeApproved(runtime, approval, code, options.approvedBy));
       // Otherwise the approval function may have run the code already; never run it twice.
-      return (await prerun(runtime, toolCallId, code).take()) ?? runtime.execute({ code });
+      return output((await prerun(runtime, toolCallId, code).take()) ?? (await runtime.execute({ code })));
     },
-    toModelOutput: ({ output }) => ({ type: "json", value: toModelJson(modelFacingOutcome(output, options.modelOutput)) as JSONValue }),
+    toModelOutput: ({ output: result }) => modelOutputOf(result, options),
   });
+  return registerCodemodeTool(codemodeTool) as Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput>;
 }

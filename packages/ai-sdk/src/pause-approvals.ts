@@ -1,0 +1,71 @@
+import { executionIdOfModelOutput, readPauseReference, type PauseReference } from "@codemode/core/adapters";
+import type { ModelMessage } from "ai";
+
+/** A Code Mode pause carried by an AI SDK approval request, with the answer when there is one. */
+export interface PauseApproval extends PauseReference {
+  approvalId: string;
+  toolCallId: string;
+  approved?: boolean;
+  reason?: string;
+}
+
+/** The Code Mode approval request for `toolCallId` in a conversation, with its response. */
+export function findPauseApproval(messages: ModelMessage[], toolCallId: string): PauseApproval | undefined {
+  const request = approvalRequests(messages).find((candidate) => candidate.toolCallId === toolCallId);
+  return request ? withResponse(messages, request) : undefined;
+}
+
+/** Every Code Mode approval request in a conversation (those whose reason carries the marker), with its response. */
+export function pauseApprovals(messages: ModelMessage[]): PauseApproval[] {
+  return approvalRequests(messages).map((request) => withResponse(messages, request));
+}
+
+function withResponse(messages: ModelMessage[], request: PauseApproval): PauseApproval {
+  for (const message of messages) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-approval-response" && part.approvalId === request.approvalId) {
+        return { ...request, approved: part.approved, ...(part.reason ? { reason: part.reason } : {}) };
+      }
+    }
+  }
+  return request;
+}
+
+function approvalRequests(messages: ModelMessage[]): PauseApproval[] {
+  const requests: PauseApproval[] = [];
+  for (const message of messages) {
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    for (const part of message.content) {
+      if (part.type !== "tool-approval-request") continue;
+      const reference = readPauseReference(part.reason);
+      if (reference) requests.push({ ...reference, approvalId: part.approvalId, toolCallId: part.toolCallId });
+    }
+  }
+  return requests;
+}
+
+/** The `code` input of the tool call `toolCallId`, as the conversation holds it. */
+export function toolCallCode(messages: ModelMessage[], toolCallId: string): unknown {
+  for (const message of messages) {
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    const call = message.content.find((part) => part.type === "tool-call" && part.toolCallId === toolCallId);
+    if (call?.type === "tool-call") return (call.input as { code?: unknown } | undefined)?.code;
+  }
+  return undefined;
+}
+
+/**
+ * The pause a Code Mode result reports and that may have moved on since: `paused` at its pending
+ * seq, or BUSY (seq -1, which no pause has: whatever the run does now is news). Undefined for
+ * anything else, including outcomes that are final.
+ */
+export function openPause(output: unknown): PauseReference | undefined {
+  const executionId = executionIdOfModelOutput(output);
+  if (!executionId) return undefined;
+  const { status, code, pending } = output as { status?: unknown; code?: unknown; pending?: Array<{ seq?: unknown }> };
+  const seq = Array.isArray(pending) ? pending[0]?.seq : undefined;
+  if (status === "paused" && typeof seq === "number") return { executionId, seq };
+  if (status === "error" && code === "BUSY") return { executionId, seq: -1 };
+  return undefined;
+}

@@ -1,0 +1,185 @@
+import type { CodemodeRuntime } from "@codemode/core";
+import { convertToModelMessages, generateText, MissingToolResultsError, readUIMessageStream, stepCountIs, streamText, type LanguageModel, type UIMessage } from "ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { codemodeToolApproval } from "./codemode-tool-approval.js";
+import { createCodemodeTool } from "./create-codemode-tool.js";
+import { syncApprovals } from "./sync-approvals.js";
+import { lastToolResultValue, scriptedModel, toolResultsIn, type Prompt } from "./testing/scripted-model.js";
+import { createShop, orderMugs } from "./testing/shop.js";
+
+/** A useChat conversation whose Code Mode approvals happen in the chat, on a dashboard, or not yet (R-AI-1, R-LC-2). */
+
+const runtimes: CodemodeRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+});
+function shop() {
+  const created = createShop();
+  runtimes.push(created.runtime);
+  return created;
+}
+
+function settings(runtime: CodemodeRuntime, withApproval = true) {
+  const tools = { codemode: createCodemodeTool(runtime) };
+  return { tools, ...(withApproval ? { toolApproval: { codemode: codemodeToolApproval(runtime) } } : {}), stopWhen: stepCountIs(5) };
+}
+
+/** One request of a useChat app: UI messages in, the assistant's UI message out (as the browser assembles it). */
+async function chatTurn(model: LanguageModel, runtime: CodemodeRuntime, messages: UIMessage[], withApproval = true): Promise<UIMessage> {
+  const options = settings(runtime, withApproval);
+  const result = streamText({ model, ...options, messages: await convertToModelMessages(messages, { tools: options.tools }) });
+  let assistant: UIMessage | undefined;
+  for await (const message of readUIMessageStream({ stream: result.toUIMessageStream() })) assistant = message;
+  return assistant!;
+}
+
+const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
+
+type CodemodePart = {
+  type: string;
+  state: string;
+  toolCallId: string;
+  input: { code: string };
+  output?: unknown;
+  approval?: { id: string; approved?: boolean; reason?: string; requestReason?: string };
+};
+function codemodePart(message: UIMessage): CodemodePart {
+  return message.parts.find((part) => part.type === "tool-codemode") as unknown as CodemodePart;
+}
+
+/** What useChat's addToolApprovalResponse does to the part when the user clicks Approve or Reject. */
+function clicked(message: UIMessage, approved: boolean, reason?: string): UIMessage {
+  return {
+    ...message,
+    parts: message.parts.map((part) => {
+      const candidate = part as unknown as CodemodePart;
+      if (candidate.state !== "approval-requested") return part;
+      return { ...candidate, state: "approval-responded", approval: { ...candidate.approval!, approved, ...(reason ? { reason } : {}) } } as unknown as UIMessage["parts"][number];
+    }),
+  };
+}
+
+/** The code of every codemode call the model was shown in a prompt. */
+function programsIn(prompt: Prompt): string[] {
+  return prompt.flatMap((message) => (message.role === "assistant" ? message.content.filter((part) => part.type === "tool-call").map((part) => (part.input as { code: string }).code) : []));
+}
+
+const answerFromResult = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(lastToolResultValue(prompt) ?? null)}` });
+
+describe("syncApprovals", () => {
+  it("R-LC-2: approved on a dashboard, then 'did my order go through?': the model sees its program and the order's result, and orders nothing again", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult, answerFromResult]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = await chatTurn(model, runtime, [first]);
+    expect(codemodePart(assistant)).toMatchObject({ state: "approval-requested" });
+
+    // The operator approves from another page: runtime.approve, nothing in the chat changes.
+    const [pending] = (await runtime.pending()).items;
+    await runtime.approve({ executionId: pending!.executionId, seq: pending!.seq, by: "operator" });
+    const conversation = [first, assistant, user("u2", "Did my order go through?")];
+
+    // Without syncApprovals the AI SDK drops the unanswered request: the model sees two user turns.
+    await chatTurn(model, runtime, conversation);
+    expect(programsIn(prompts[1]!)).toEqual([]);
+
+    await chatTurn(model, runtime, await syncApprovals(conversation, runtime));
+    expect(programsIn(prompts[2]!)).toEqual([orderMugs]);
+    expect(lastToolResultValue(prompts[2]!)).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
+    expect(orders).toEqual([{ sku: "mug-logo", quantity: 2 }]);
+    expect((await runtime.executions()).items).toHaveLength(1);
+  });
+
+  it("R-AP-4: rejected on a dashboard: the part becomes output-denied and the model reads what was rejected and why", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = await chatTurn(model, runtime, [first]);
+    const [pending] = (await runtime.pending()).items;
+    await runtime.reject({ executionId: pending!.executionId, seq: pending!.seq, reason: "over budget" });
+
+    const synced = await syncApprovals([first, assistant, user("u2", "And?")], runtime);
+    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-denied", approval: { approved: false, reason: expect.stringContaining("over budget") } });
+    await chatTurn(model, runtime, synced);
+    expect(JSON.stringify(toolResultsIn(prompts[1]!))).toContain("A human rejected shop.create_order");
+    expect(orders).toEqual([]);
+  });
+
+  it("R-AP-2: Approve clicked in the chat and the user typed on (no sendAutomaticallyWhen): the approval runs once and the model sees the result", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = clicked(await chatTurn(model, runtime, [first]), true);
+    const conversation = [first, assistant, user("u2", "Thanks, what is the total?")];
+
+    // The AI SDK alone cannot continue: the approved call has no result before the new user turn.
+    const modelMessages = await convertToModelMessages(conversation, { tools: settings(runtime).tools });
+    await expect(generateText({ model, ...settings(runtime), messages: modelMessages })).rejects.toSatisfy(MissingToolResultsError.isInstance);
+
+    const synced = await syncApprovals(conversation, runtime, { by: "ann" });
+    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "completed", result: { orderId: "ord-1" } }, approval: { approved: true } });
+    await chatTurn(model, runtime, synced);
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
+    expect(orders).toHaveLength(1);
+    // Syncing the same messages again runs nothing twice.
+    await syncApprovals(conversation, runtime);
+    expect(orders).toHaveLength(1);
+    const execution = await runtime.execution(pending(synced).executionId);
+    expect(execution?.log.find((entry) => entry.method === "create_order")?.decision).toMatchObject({ approved: true, by: "ann" });
+  });
+
+  it("R-AP-4: Reject clicked in the chat ends the run rejected, with the reason", async () => {
+    const { runtime, orders } = shop();
+    const { model } = scriptedModel([{ code: orderMugs }]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = clicked(await chatTurn(model, runtime, [first]), false, "changed my mind");
+    const [waiting] = (await runtime.pending()).items;
+    await syncApprovals([first, assistant], runtime);
+    expect(await runtime.execution(waiting!.executionId)).toMatchObject({ status: "rejected" });
+    expect(orders).toEqual([]);
+  });
+
+  it("still waiting when the user writes again: the model sees the pause; keepWaiting leaves the part for the browser's Approve button", async () => {
+    const { runtime } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = await chatTurn(model, runtime, [first]);
+    const conversation = [first, assistant, user("u2", "Is it done?")];
+
+    expect(codemodePart((await syncApprovals(conversation, runtime, { keepWaiting: true }))[1]!)).toMatchObject({ state: "approval-requested" });
+    await chatTurn(model, runtime, await syncApprovals(conversation, runtime));
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "paused", pending: [{ method: "create_order" }], message: expect.stringContaining("do not re-issue") });
+  });
+
+  it("R-LC-2: without toolApproval, a paused result in the chat shows the outcome once approved elsewhere", async () => {
+    const { runtime } = shop();
+    const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Waiting for approval." }, answerFromResult]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = await chatTurn(model, runtime, [first], false);
+    expect(codemodePart(assistant)).toMatchObject({ state: "output-available", output: { status: "paused" } });
+    const [waiting] = (await runtime.pending()).items;
+    await runtime.approve({ executionId: waiting!.executionId, seq: waiting!.seq });
+
+    const synced = await syncApprovals([first, assistant, user("u2", "Done?")], runtime);
+    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "completed", result: { orderId: "ord-1" } } });
+    await chatTurn(model, runtime, synced, false);
+    expect(lastToolResultValue(prompts[2]!)).toMatchObject({ status: "completed" });
+  });
+
+  it("a runtime with another name: the model reads NOT_FOUND saying to use the same name and storage; nothing is approved", async () => {
+    const { runtime, orders } = shop();
+    const { model } = scriptedModel([{ code: orderMugs }]);
+    const first = user("u1", "Order two mugs.");
+    const assistant = clicked(await chatTurn(model, runtime, [first]), true);
+    const elsewhere = createShop(undefined);
+    runtimes.push(elsewhere.runtime);
+    const synced = await syncApprovals([first, assistant, user("u2", "Well?")], elsewhere.runtime);
+    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "error", code: "NOT_FOUND", error: expect.stringContaining("same name and storage") } });
+    expect(orders).toEqual([]);
+    expect(elsewhere.orders).toEqual([]);
+  });
+});
+
+function pending(messages: UIMessage[]): { executionId: string } {
+  return codemodePart(messages[1]!).output as { executionId: string };
+}

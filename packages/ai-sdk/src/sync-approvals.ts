@@ -1,0 +1,137 @@
+import type { CodemodeRuntime, Outcome } from "@codemode/core";
+import { decidePendingAction, modelFacingDecision, pauseState, readPauseReference, toModelJson, type DecisionOutcome, type ModelFacingRejection, type PauseReference } from "@codemode/core/adapters";
+import { isToolUIPart, type DynamicToolUIPart, type ToolUIPart, type UIMessage } from "ai";
+import { openPause } from "./pause-approvals.js";
+import { resumeApproved } from "./resume-approved.js";
+import { codemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
+
+export interface SyncApprovalsOptions extends ToolOutputOptions {
+  /** Recorded as `by` on the approvals and denials of the chat that `syncApprovals` applies (R-AP-7). Default none. */
+  by?: string;
+  /**
+   * Leave Code Mode parts that still wait for approval as they are. Default false: a waiting part
+   * followed by a newer user message becomes its paused result, because `convertToModelMessages`
+   * drops unanswered approval requests there and the model would not know its program ran and
+   * waits. Set it when the messages go back to a browser, whose Approve button needs the part as
+   * it was.
+   */
+  keepWaiting?: boolean;
+}
+
+type ToolPart = ToolUIPart | DynamicToolUIPart;
+type Position = { beforeLastUserMessage: boolean; trailing: boolean };
+
+/**
+ * Brings a useChat conversation (UI messages) up to date with the runtime before
+ * `convertToModelMessages`, so the model sees every program it wrote with its real result:
+ *
+ * - a Code Mode part still waiting for approval (`approval-requested`) whose run was decided
+ *   elsewhere (`runtime.approve` from a dashboard, another process, a rejection) becomes
+ *   `output-available` with the run's model-facing outcome, or `output-denied` with the human's
+ *   reason; one that still waits (or that this runtime cannot find: NOT_FOUND, which says why)
+ *   becomes that result when the user wrote after it (see `keepWaiting`);
+ * - a part the user answered (`approval-responded`) in an earlier turn — they clicked Approve and
+ *   typed on, and nothing sent the answer — is settled now: approved → the run resumes (with the
+ *   same checks as the tool's execute), denied → the run ends `rejected`. In the last assistant
+ *   message such parts are left to `streamText`, which runs them and streams their results;
+ * - a Code Mode result that reported the run paused (or BUSY) shows the run's outcome now.
+ *
+ * Code Mode parts are recognised by their approval reason's marker or their outcome, whatever the
+ * tool's name; each is checked to run the tool call's own code before anything is read or decided.
+ * The messages given are not changed. A store failure rejects with `CodemodeError` STORAGE_ERROR.
+ *
+ * @example
+ * // app/api/chat: the browser sends its messages; some approvals happened on the operator's page.
+ * const messages = await syncApprovals(body.messages, runtime);
+ * const result = streamText({ model, tools, toolApproval, messages: await convertToModelMessages(messages, { tools }) });
+ * return result.toUIMessageStreamResponse({ originalMessages: messages });
+ */
+export async function syncApprovals<MESSAGE extends UIMessage>(messages: MESSAGE[], runtime: CodemodeRuntime, options: SyncApprovalsOptions = {}): Promise<MESSAGE[]> {
+  const lastUserMessage = messages.findLastIndex((message) => message.role === "user");
+  const trailingAssistant = messages.at(-1)?.role === "assistant" ? messages.length - 1 : -1;
+  const synced: MESSAGE[] = [];
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== "assistant") {
+      synced.push(message);
+      continue;
+    }
+    const position = { beforeLastUserMessage: index < lastUserMessage, trailing: index === trailingAssistant };
+    let changed = false;
+    const parts: MESSAGE["parts"] = [];
+    for (const part of message.parts) {
+      const next = isToolUIPart(part) ? await syncPart(runtime, part, position, options) : part;
+      changed ||= next !== part;
+      parts.push(next as MESSAGE["parts"][number]);
+    }
+    synced.push(changed ? { ...message, parts } : message);
+  }
+  return synced;
+}
+
+async function syncPart(runtime: CodemodeRuntime, part: ToolPart, position: Position, options: SyncApprovalsOptions): Promise<ToolPart> {
+  const code = (part.input as { code?: unknown } | undefined)?.code;
+  switch (part.state) {
+    case "approval-requested": {
+      const reference = readPauseReference(part.approval.requestReason);
+      if (!reference) return part;
+      const now = await pauseState(runtime, reference, { code });
+      if (now.state === "decided") return settled(part, now.outcome, options);
+      // Followed by a newer user message, the call needs a result or the model never sees it:
+      // the pause that still waits, or why this runtime cannot show it (NOT_FOUND, saying what to do).
+      return position.beforeLastUserMessage && !options.keepWaiting ? settled(part, now.outcome, options) : part;
+    }
+    case "approval-responded": {
+      const reference = readPauseReference(part.approval.requestReason);
+      if (!reference) return part;
+      if (!part.approval.approved) {
+        // The AI SDK tells the model of a denial but calls no tool code: end the run here.
+        await rejectIfWaiting(runtime, reference, code, { by: options.by, reason: part.approval.reason });
+        return part;
+      }
+      if (position.trailing) return part;
+      const approval = { ...reference, approvalId: part.approval.id, toolCallId: part.toolCallId, approved: true, ...(part.approval.reason ? { reason: part.approval.reason } : {}) };
+      const outcome = await resumeApproved(runtime, approval, code, options.by);
+      return { ...withoutResult(part), state: "output-available", output: codemodeToolOutput(outcome, options), approval: { ...part.approval, approved: true } } as ToolPart;
+    }
+    case "output-available": {
+      const reference = openPause(part.output);
+      if (!reference) return part;
+      const now = await pauseState(runtime, reference, { code });
+      if (now.state !== "decided") return part;
+      const next = settled(part, now.outcome, options);
+      return JSON.stringify(next) === JSON.stringify(part) ? part : next;
+    }
+    default:
+      return part;
+  }
+}
+
+/** The part as a settled call: its outcome, or for a rejected approval request the denial. */
+function settled(part: ToolPart, outcome: DecisionOutcome, options: ToolOutputOptions): ToolPart {
+  const base = withoutResult(part);
+  if (outcome.status === "rejected") {
+    const shown = modelFacingDecision(outcome) as ModelFacingRejection;
+    if (part.state === "approval-requested") {
+      const reason = `${shown.message}${outcome.reason ? ` Reason: ${outcome.reason}` : ""}`;
+      return {
+        ...base,
+        state: "output-denied",
+        approval: { id: part.approval.id, approved: false, ...(part.approval.requestReason ? { requestReason: part.approval.requestReason } : {}), reason },
+      } as ToolPart;
+    }
+    return { ...base, state: "output-available", output: toModelJson(shown) } as ToolPart;
+  }
+  // An approval-requested part loses its request: the call now simply has its result.
+  return { ...base, state: "output-available", output: codemodeToolOutput(outcome as Outcome, options) } as ToolPart;
+}
+
+function withoutResult(part: ToolPart): Omit<ToolPart, "state" | "output" | "errorText" | "approval"> {
+  const { state: _state, output: _output, errorText: _errorText, approval: _approval, ...rest } = part as ToolPart & { output?: unknown; errorText?: unknown; approval?: unknown };
+  return rest;
+}
+
+async function rejectIfWaiting(runtime: CodemodeRuntime, reference: PauseReference, code: unknown, audit: { by?: string | undefined; reason?: string | undefined }): Promise<void> {
+  const now = await pauseState(runtime, reference, { code });
+  if (now.state !== "waiting") return;
+  await decidePendingAction(runtime, { ...reference, approved: false, ...(audit.by ? { by: audit.by } : {}), ...(audit.reason ? { reason: audit.reason } : {}) });
+}

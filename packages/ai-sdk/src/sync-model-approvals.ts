@@ -1,0 +1,98 @@
+import type { CodemodeRuntime } from "@codemode/core";
+import { decidePendingAction, pauseState, type ModelOutputOptions } from "@codemode/core/adapters";
+import type { ModelMessage, ToolResultPart } from "ai";
+import { openPause, pauseApprovals, toolCallCode, type PauseApproval } from "./pause-approvals.js";
+import { resumeApproved } from "./resume-approved.js";
+import { modelJson } from "./tool-output.js";
+
+export interface SyncModelApprovalsOptions {
+  /** Recorded as `by` on the approvals and denials in the messages that it applies (R-AP-7). Default none. */
+  by?: string;
+  /** How much console output the model sees. Default 50 lines of at most 2 000 characters. */
+  modelOutput?: ModelOutputOptions;
+}
+
+/**
+ * `syncApprovals` for model messages: before `generateText` / `streamText` with a history that went
+ * on after a Code Mode approval request (a newer user message), every such `codemode` call gets
+ * its result right after it — the run's outcome if it was decided elsewhere or still waits, the
+ * resumed run if the history holds an approving response nobody sent, or a denial — so the AI SDK
+ * does not throw `Tool result is missing for tool call …` and the model sees its program and what
+ * became of it. A `codemode` result that reported the run paused (or BUSY) shows its outcome now.
+ * Requests in the last turn are left to the AI SDK's own approval flow. The messages given are
+ * not changed. A store failure rejects with `CodemodeError` STORAGE_ERROR.
+ *
+ * @example
+ * messages.push({ role: "user", content: "Did my order go through?" });
+ * const result = await generateText({ model, tools, toolApproval, messages: await syncModelApprovals(messages, runtime) });
+ */
+export async function syncModelApprovals(messages: ModelMessage[], runtime: CodemodeRuntime, options: SyncModelApprovalsOptions = {}): Promise<ModelMessage[]> {
+  const answered = new Set<string>();
+  for (const message of messages) if (message.role === "tool") for (const part of message.content) if (part.type === "tool-result") answered.add(part.toolCallId);
+
+  const added = new Map<number, ToolResultPart[]>();
+  for (const approval of pauseApprovals(messages)) {
+    if (answered.has(approval.toolCallId)) continue;
+    const at = messages.findIndex(
+      (message) => message.role === "assistant" && typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call" && part.toolCallId === approval.toolCallId),
+    );
+    // Only a request the conversation went on after: the last turn's is the AI SDK's to run.
+    if (at < 0 || !messages.slice(at + 1).some((message) => message.role !== "tool")) continue;
+    const result: ToolResultPart = {
+      type: "tool-result",
+      toolCallId: approval.toolCallId,
+      toolName: toolNameOf(messages[at]!, approval.toolCallId),
+      output: await resultFor(runtime, approval, toolCallCode(messages, approval.toolCallId), options),
+    };
+    added.set(at, [...(added.get(at) ?? []), result]);
+  }
+
+  const synced: ModelMessage[] = [];
+  for (const [index, message] of messages.entries()) {
+    if (message.role === "tool") {
+      const content = await Promise.all(message.content.map((part) => (part.type === "tool-result" ? refreshed(runtime, part, messages, options) : part)));
+      const extra = added.get(index - 1) ?? [];
+      added.delete(index - 1);
+      synced.push(extra.length > 0 || content.some((part, position) => part !== message.content[position]) ? { ...message, content: [...content, ...extra] } : message);
+      continue;
+    }
+    synced.push(message);
+    const extra = added.get(index);
+    if (extra && messages[index + 1]?.role !== "tool") {
+      synced.push({ role: "tool", content: extra });
+      added.delete(index);
+    }
+  }
+  return synced;
+}
+
+async function resultFor(runtime: CodemodeRuntime, approval: PauseApproval, code: unknown, options: SyncModelApprovalsOptions): Promise<ToolResultPart["output"]> {
+  if (approval.approved === true) return modelJson(await resumeApproved(runtime, approval, code, options.by), options.modelOutput);
+  if (approval.approved === false) {
+    const now = await pauseState(runtime, approval, { code });
+    if (now.state === "waiting") {
+      const audit = { ...(options.by ? { by: options.by } : {}), ...(approval.reason ? { reason: approval.reason } : {}) };
+      await decidePendingAction(runtime, { executionId: approval.executionId, seq: approval.seq, approved: false, ...audit });
+    }
+    return { type: "execution-denied", ...(approval.reason ? { reason: approval.reason } : {}) };
+  }
+  const now = await pauseState(runtime, approval, { code });
+  return modelJson(now.outcome, options.modelOutput);
+}
+
+/** A `codemode` result that reported a pause (or BUSY), with the run's outcome now. */
+async function refreshed(runtime: CodemodeRuntime, part: ToolResultPart, messages: ModelMessage[], options: SyncModelApprovalsOptions): Promise<ToolResultPart> {
+  if (part.output.type !== "json") return part;
+  const reference = openPause(part.output.value);
+  if (!reference) return part;
+  const now = await pauseState(runtime, reference, { code: toolCallCode(messages, part.toolCallId) });
+  if (now.state !== "decided") return part;
+  const output = modelJson(now.outcome, options.modelOutput);
+  return JSON.stringify(output) === JSON.stringify(part.output) ? part : { ...part, output };
+}
+
+function toolNameOf(message: ModelMessage, toolCallId: string): string {
+  if (message.role !== "assistant" || typeof message.content === "string") return "codemode";
+  const call = message.content.find((part) => part.type === "tool-call" && part.toolCallId === toolCallId);
+  return call?.type === "tool-call" ? call.toolName : "codemode";
+}
