@@ -4,7 +4,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
-import { approvalToolMessage, pausedCodemodeCalls } from "./tool-messages.js";
+import { approvalToolMessage, continueAfterApproval, pausedCodemodeCalls } from "./tool-messages.js";
 
 /** The runtime as a LangChain tool in a createAgent conversation (R-LC-1, R-LC-2). */
 
@@ -174,5 +174,24 @@ describe("continuing after approval (R-LC-2)", () => {
 
     expect(replacement).toMatchObject({ tool_call_id: "call_1", name: "codemode" });
     expect(second.messages.at(-1)!.content).toContain('"status":"completed"');
+  });
+
+  it("R-LC-2: continueAfterApproval adds the note the AI SDK adapter adds, so the model answers the new turn", async () => {
+    const { runtime, orders } = shopRuntime();
+    const model = scriptedModel(orderProgram).respond((messages) => new AIMessage(`Now: ${String(messages.at(-1)?.content)}`));
+    const agent = createAgent({ model, tools: [createCodemodeTool(runtime)], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "note-thread" } };
+
+    const first = await agent.invoke({ messages: [new HumanMessage("Order two mugs")] }, config);
+    const [paused] = pausedCodemodeCalls(first.messages);
+    const outcome = await runtime.approve({ executionId: paused!.executionId });
+    const [replacement, note] = continueAfterApproval(outcome, paused!.message);
+    const second = await agent.invoke({ messages: [replacement, note] }, config);
+
+    expect(note.content).toBe(`Code Mode execution ${outcome.executionId} went on after approval; the codemode result above now shows how it ended (completed).`);
+    // The model's last prompt ends with the note, after its own "waits for approval" answer.
+    expect(model.calls.at(-1)!.messages.at(-1)!.content).toBe(note.content);
+    expect(second.messages.filter((message) => ToolMessage.isInstance(message))).toHaveLength(1);
+    expect(orders).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
-import { codemodeApprovalMiddleware, type CodemodeApprovalRequest } from "./middleware.js";
+import { CodemodeResumeError, codemodeApprovalMiddleware, resumeCodemodeApproval, type CodemodeApprovalRequest } from "./middleware.js";
 
 /** A Code Mode pause carried by LangGraph's interrupt, resumed with Command (R-LC-2, R-AP-2). */
 
@@ -149,7 +149,10 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const config = { configurable: { thread_id: "pay-6" } };
 
     const first = (await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config)) as Interrupted;
-    expect(requestOf(first).actionRequests.map((action) => action.args)).toEqual([{ to: "ann", eur: 1 }, { to: "bob", eur: 2 }]);
+    expect(requestOf(first).actionRequests.map((action) => action.args)).toEqual([
+      { to: "ann", eur: 1 },
+      { to: "bob", eur: 2 },
+    ]);
 
     await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject", message: "not Bob" }] } }), config);
 
@@ -184,5 +187,43 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const approved = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
     expect(effects).toEqual(["balance", "pay ann 50"]);
     expect(JSON.parse(String(lastToolMessage(approved.messages)!.content))).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("resumeCodemodeApproval", () => {
+  it("resumes a thread that waits on a Code Mode approval, as Command({ resume }) does", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const { agent } = agentFor(runtime, payOnce);
+    const config = { configurable: { thread_id: "resume-1" } };
+    requestOf((await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config)) as Interrupted);
+
+    const done = await resumeCodemodeApproval(agent, { decisions: [{ type: "approve" }] }, config);
+    expect(done.messages.at(-1)!.content).toContain('"status":"completed"');
+    expect(effects).toEqual(["balance", "pay ann 50"]);
+  });
+
+  it("after a restart with a new MemorySaver it says the checkpointer lost the thread, instead of returning { messages: [] }", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const config = { configurable: { thread_id: "lost-1" } };
+    requestOf((await agentFor(runtime, payOnce).agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config)) as Interrupted);
+
+    // What LangGraph does by itself: nothing, silently.
+    const { agent: restarted } = agentFor(runtime, payOnce);
+    expect(await restarted.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config)).toEqual({ messages: [] });
+
+    const error = await resumeCodemodeApproval(restarted, { decisions: [{ type: "approve" }] }, config).catch((caught: unknown) => caught);
+    expect(CodemodeResumeError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: "NO_CHECKPOINT", message: expect.stringContaining("MemorySaver") });
+    expect((error as Error).message).toContain("PostgresSaver");
+    expect(effects).toEqual(["balance"]);
+  });
+
+  it("a thread already resumed says it waits on no interrupt", async () => {
+    const { runtime } = paymentsRuntime();
+    const { agent } = agentFor(runtime, payOnce);
+    const config = { configurable: { thread_id: "twice-1" } };
+    await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
+    await resumeCodemodeApproval(agent, { decisions: [{ type: "approve" }] }, config);
+    await expect(resumeCodemodeApproval(agent, { decisions: [{ type: "approve" }] }, config)).rejects.toMatchObject({ code: "NO_INTERRUPT" });
   });
 });

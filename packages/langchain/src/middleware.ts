@@ -5,6 +5,8 @@ import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { approvalToolMessage, DEFAULT_TOOL_NAME, pausedCodemodeCalls, type PausedCodemodeCall } from "./tool-messages.js";
 
+export { CodemodeResumeError, resumeCodemodeApproval, type ResumableAgent, type ThreadConfig } from "./resume-codemode-approval.js";
+
 /**
  * The value of the interrupt a Code Mode pause raises. Shaped like `humanInTheLoopMiddleware`'s
  * request, so the same review screen shows both; `pending` adds the execution and seq per action.
@@ -131,7 +133,9 @@ function parseDecisions(response: unknown, actions: PendingAction[]): { decision
     const { type, message, by } = (decision ?? {}) as Record<string, unknown>;
     if (type !== "approve" && type !== "reject") {
       const action = actions[index]!;
-      return { problem: `decision ${index} for ${action.connector}.${action.method} must be "approve" or "reject" (an edit would change what the program already ran); got ${JSON.stringify(decision)}` };
+      return {
+        problem: `decision ${index} for ${action.connector}.${action.method} must be "approve" or "reject" (an edit would change what the program already ran); got ${JSON.stringify(decision)}`,
+      };
     }
     parsed.push({ type, ...(typeof message === "string" && message ? { message } : {}), ...(typeof by === "string" && by ? { by } : {}) });
   }

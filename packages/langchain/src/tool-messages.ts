@@ -1,6 +1,6 @@
 import type { Outcome, PendingAction } from "@codemode/core";
-import { modelFacingDecision, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
-import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { approvalFollowUpText, modelFacingDecision, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 
 /** The name `createCodemodeTool` gives its tool unless told otherwise. */
 export const DEFAULT_TOOL_NAME = "codemode";
@@ -33,6 +33,24 @@ export function approvalToolMessage(outcome: DecisionOutcome, replaces: Replaced
     ...(ids.id ? { id: ids.id } : {}),
     name: ids.name ?? DEFAULT_TOOL_NAME,
   });
+}
+
+/**
+ * The messages to continue a conversation with after `runtime.approve` (or a rejection) made
+ * outside the agent, without the middleware (R-LC-2): `approvalToolMessage`, which replaces the
+ * paused result (same message `id`), then a short user turn saying that the run went on and how it
+ * ended. The model already answered the pause ("your order waits for approval"); without the new
+ * turn the thread would end with its own words and it would have nothing to answer. The note is
+ * the one the AI SDK adapter adds (`approvalFollowUpText` in core).
+ *
+ * @example
+ * const [paused] = pausedCodemodeCalls((await agent.getState(config)).values.messages);
+ * const outcome = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
+ * await agent.invoke({ messages: continueAfterApproval(outcome, paused.message) }, config);
+ */
+export function continueAfterApproval(outcome: DecisionOutcome, replaces: ReplacedToolMessage, options: { modelOutput?: ModelOutputOptions } = {}): [ToolMessage, HumanMessage] {
+  const message = approvalToolMessage(outcome, replaces, options);
+  return [message, new HumanMessage(approvalFollowUpText(outcome, message.name ?? DEFAULT_TOOL_NAME))];
 }
 
 /** A Code Mode tool result in a conversation that is waiting for a human. */
