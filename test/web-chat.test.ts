@@ -1,0 +1,176 @@
+/**
+ * examples/web-chat end to end, in headless Chromium: a customer orders in the chat, the program
+ * pauses and the page shows the pending call with Approve / Reject; the server restarts; the
+ * customer clicks Approve and reads the answer. Then a second order is approved on the operator's
+ * page, and the chat shows it without being told, and answers "did my order go through?" from it.
+ *
+ * The server is `node examples/web-chat/server.ts` (the scripted model, no OPENAI_API_KEY; then
+ * OpenAI's provider against the local imitation of its API),
+ * importing the BUILT packages: run `npm run build` first (CI does). Chromium is the Debian
+ * package (`apt-get install -y chromium`), driven with playwright-core. The test saves
+ * examples/web-chat/screenshot.png.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAIImitation } from "./openai-imitation/server.ts";
+import { orderProgram, programsShown, resultsShown, shopModel } from "./openai-imitation/shop-model.ts";
+
+const SERVER = fileURLToPath(new URL("../examples/web-chat/server.ts", import.meta.url));
+const SCREENSHOT = fileURLToPath(new URL("../examples/web-chat/screenshot.png", import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+let directory: string;
+let browser: Browser;
+let server: ChildProcess | undefined;
+let port: number;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  directory = mkdtempSync(join(tmpdir(), "codemode-web-chat-"));
+  port = await freePort();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await stopServer();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address() as { port: number };
+      probe.close(() => resolve(free));
+    });
+  });
+}
+
+/** Starts the example server (without OPENAI_API_KEY: the scripted model) and waits until it listens. */
+async function startServer(extra: Record<string, string> = {}, database = "web-chat.sqlite"): Promise<void> {
+  const { OPENAI_API_KEY: _key, OPENAI_BASE_URL: _url, ...environment } = process.env;
+  const env = { ...environment, PORT: String(port), WEB_CHAT_DB: join(directory, database), ...extra };
+  const child = spawn(process.execPath, [SERVER], { env, stdio: ["ignore", "pipe", "pipe"] });
+  server = child;
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("web chat: http://")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Stops the server the way a supervisor does (SIGTERM) and waits for the process to end. */
+async function stopServer(): Promise<void> {
+  const child = server;
+  server = undefined;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.fill("#prompt", text);
+  await page.press("#prompt", "Enter");
+}
+
+const calls = (page: Page) => page.locator('[data-testid="codemode-call"]');
+
+describe("examples/web-chat in Chromium", () => {
+  it("R-AI-1 R-AP-2: pause in the chat, restart the server, Approve, the answer; an operator's approval shows in the chat", async () => {
+    await startServer();
+    const chat = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    const errors: string[] = [];
+    chat.on("pageerror", (error) => errors.push(error.message));
+    await chat.goto(`http://127.0.0.1:${port}/`);
+
+    // 1. The order pauses: the page shows what waits, without the adapter's marker.
+    await send(chat, "Order two logo mugs");
+    await chat.locator('[data-testid="approve"]').waitFor({ timeout: 15_000 });
+    expect(await chat.locator('[data-testid="pending-reason"]').textContent()).toBe('Approve shop.create_order({"sku":"mug-logo","quantity":2})?');
+
+    // 2. The server restarts; the page keeps its conversation, the run waits in the SQLite file.
+    await stopServer();
+    await startServer();
+
+    // 3. Approve, after the restart: the run resumes and the model answers from the real result.
+    await chat.click('[data-testid="approve"]');
+    await chat.getByText(/Order ord-\w+ is placed: 2 × Logo mug, 18 EUR in total\./).waitFor({ timeout: 15_000 });
+    expect(await calls(chat).first().getAttribute("data-state")).toBe("output-available");
+
+    // 4. A second order, approved on the operator's page.
+    await send(chat, "Order three blue pens");
+    await calls(chat).nth(1).locator('[data-testid="approve"]').waitFor({ timeout: 15_000 });
+    // The picture of the example: one order answered, the next waiting with Approve / Reject.
+    await chat.screenshot({ path: SCREENSHOT, fullPage: true });
+    const operator = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    await operator.goto(`http://127.0.0.1:${port}/operator`);
+    await operator.getByText('Approve shop.create_order({"sku":"pen-blue","quantity":3})?').waitFor({ timeout: 10_000 });
+    await operator.click('[data-testid="operator-approve"]');
+    await operator.getByText(/ord-\w+: 3 × pen-blue/).waitFor({ timeout: 10_000 });
+
+    // The chat picks the decision up by itself (syncApprovals): no Approve button any more.
+    await calls(chat).nth(1).and(chat.locator('[data-state="output-available"]')).waitFor({ timeout: 15_000 });
+    expect(await calls(chat).nth(1).locator('[data-testid="result"]').textContent()).toContain('"quantity": 3');
+    expect(await chat.locator('[data-testid="approve"]').count()).toBe(0);
+
+    // 5. "Did my order go through?": the model is shown the program and its result, and answers from it.
+    await send(chat, "Did my order go through?");
+    await chat.getByText(/Here is what I know: Order ord-\w+ is placed: 3 × Blue pen, 7\.5 EUR in total\./).waitFor({ timeout: 15_000 });
+
+    // Each order placed once, across the restart.
+    await stopServer();
+    const database = new DatabaseSync(join(directory, "web-chat.sqlite"));
+    const orders = database.prepare("SELECT sku, quantity FROM orders ORDER BY placed_at").all();
+    database.close();
+    expect(orders).toEqual([
+      { sku: "mug-logo", quantity: 2 },
+      { sku: "pen-blue", quantity: 3 },
+    ]);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it("R-AI-1: with OPENAI_API_KEY it talks to OpenAI (here the local imitation of the Responses API): pause, restart, Approve, the answer", async () => {
+    const imitation = await startOpenAIImitation(shopModel);
+    try {
+      const openai = { OPENAI_API_KEY: "imitation", OPENAI_BASE_URL: imitation.baseURL };
+      await startServer(openai, "web-chat-openai.sqlite");
+      const chat = await browser.newPage();
+      await chat.goto(`http://127.0.0.1:${port}/`);
+      await send(chat, "Please order two logo mugs.");
+      await chat.locator('[data-testid="approve"]').waitFor({ timeout: 15_000 });
+      await stopServer();
+      await startServer(openai, "web-chat-openai.sqlite");
+      await chat.click('[data-testid="approve"]');
+      await chat.getByText(/Order ord-\w+ is placed \(total 18\)\./).waitFor({ timeout: 15_000 });
+
+      const sent = imitation.requests.at(-1)!;
+      expect(sent.api).toBe("responses");
+      expect(programsShown(sent.items)).toEqual([orderProgram]);
+      expect(resultsShown(sent.items)).toMatchObject([{ status: "completed", result: { total: 18 } }]);
+    } finally {
+      await stopServer();
+      await imitation.close();
+    }
+  }, 120_000);
+});
