@@ -825,6 +825,43 @@ describe("memory the heap limit does not count (issue 17.2)", () => {
     expect(returned(outcome)).toEqual(["RangeError", "RangeError", "RangeError", "RangeError", "RangeError", "RangeError"]);
   });
 
+  it("R-SB-3: Intl is guarded on its first read, however the program poisoned prototypes before", async () => {
+    const outcome = await run(`async () => {
+      Object.defineProperty(Object.prototype, 'get', { value: () => 1, configurable: true, writable: true });
+      Object.prototype.value = 'poisoned';
+      Object.prototype.writable = false;
+      Array.prototype[Symbol.iterator] = function* () {};
+      Function.prototype.call = Function.prototype.apply = () => 'poisoned';
+      Reflect.construct = () => ({});
+      Reflect.apply = () => 'poisoned';
+      const kept = [];
+      try { for (;;) kept.push(new Intl.NumberFormat('en')); } catch (error) { return [kept.length, error.name, typeof Intl.DateTimeFormat]; }
+    }`);
+    expect(returned(outcome)).toEqual([1_000, "RangeError", "function"]);
+  });
+
+  it("R-SB-6: dates are UTC even when the program poisoned prototypes before it first read Date", async () => {
+    const outcome = await run(`async () => {
+      Object.defineProperty(Object.prototype, 'getHours', { set() {}, configurable: true });
+      Object.defineProperty(Object.prototype, 'get', { value: () => 1, configurable: true, writable: true });
+      Object.prototype.value = 'poisoned';
+      Array.prototype[Symbol.iterator] = function* () {};
+      const date = new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
+      return [date.getHours(), date.getTimezoneOffset(), String(date), Object.getOwnPropertyDescriptor(globalThis, 'Date').value === Date];
+    }`);
+    expect(returned(outcome)).toEqual([3, 0, "Tue Jan 02 2024 03:04:05 GMT+0000 (Coordinated Universal Time)", true]);
+  });
+
+  it("R-SB-6: Intl reads the execution's clock in UTC even after the program poisoned prototypes", async () => {
+    const outcome = await run(`async () => {
+      Object.defineProperty(Object.prototype, 'get', { value: () => 1, configurable: true, writable: true });
+      Object.prototype.value = 'poisoned';
+      Array.prototype[Symbol.iterator] = function* () {};
+      return [new Intl.DateTimeFormat('en-US', { dateStyle: 'short', timeStyle: 'medium' }).format(), Intl.DateTimeFormat().resolvedOptions().timeZone];
+    }`);
+    expect(returned(outcome)).toEqual(["11/14/23, 10:13:20 PM", "UTC"]);
+  });
+
   it("R-SB-3: more than 1,000 Intl objects in a pass fail inside the sandbox", async () => {
     const outcome = await run("async () => { const kept = []; try { for (;;) kept.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' })); } catch (error) { return [kept.length, error.name]; } }", { memoryMb: 32 });
     expect(returned(outcome)).toEqual([1_000, "RangeError"]);

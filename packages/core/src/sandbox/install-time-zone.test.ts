@@ -1,21 +1,25 @@
 import { createContext, runInContext, type Context } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installClock } from "./install-clock.js";
-import { installUtcTimeZone } from "./install-time-zone.js";
+import { installMemoryGuards } from "./install-memory-guards.js";
+import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 
 const START = Date.UTC(2024, 0, 2, 3, 4, 5);
 const previousZone = process.env.TZ;
 
-/** A fresh realm with the clock and the UTC time zone installed from their source text. */
+/** A fresh realm with the clock and the UTC time zone installed from their source text, as sandbox-setup.ts does. */
 function deterministicRealm(): (expression: string) => unknown {
   const context: Context = createContext();
   const global = runInContext("globalThis", context) as Record<string, unknown>;
-  (runInContext(`(${installClock.toString()})`, context) as typeof installClock)(global, START);
-  (runInContext(`(${installUtcTimeZone.toString()})`, context) as typeof installUtcTimeZone)(global, START);
+  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
+  const timeZone = load(createUtcTimeZone)(START, load(createUtcDates));
+  load(installClock)(global, START);
+  timeZone.patchDatesOnFirstUse(global);
+  load(installMemoryGuards)(global, 1_000, timeZone.patchIntl);
   return (expression) => runInContext(expression, context);
 }
 
-describe("installUtcTimeZone (R-SB-6, issue 17.10)", () => {
+describe("createUtcTimeZone (R-SB-6, issue 17.10)", () => {
   // The host is somewhere far from UTC: nothing the sandbox shows may depend on it.
   beforeAll(() => {
     process.env.TZ = "Asia/Kolkata";

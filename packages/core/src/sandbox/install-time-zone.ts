@@ -1,16 +1,29 @@
+/** What makes the sandbox's time zone UTC: applied on first use of `Date` and of `Intl`. */
+export interface UtcTimeZone {
+  /** Makes the local-time methods of `Date.prototype` their UTC counterparts. */
+  patchDates(OriginalDate: DateConstructor): void;
+  /** Does the same when the program first reads `global.Date`. */
+  patchDatesOnFirstUse(global: Record<string, unknown>): void;
+  /** Makes `Intl.DateTimeFormat` default to UTC and format the execution's clock. */
+  patchIntl(intl: Record<string, unknown>): void;
+}
+
 /**
- * Runs INSIDE the sandbox (injected as source text, see prelude.ts) with `deterministic`, after
- * `installClock`: it may reference nothing outside itself. The sandbox's time zone is UTC and
- * `Intl` reads the replay-stable clock (R-SB-6, issue 17.10). Without this, `getHours()`,
- * `toString()` or `toLocaleString()` depended on the host's time zone (a run paused on one host
- * and approved on another diverged), and `new Intl.DateTimeFormat().format()` read the real clock.
+ * Runs INSIDE the sandbox (injected as source text, see prelude.ts) with `deterministic`: it may
+ * reference nothing outside itself. The sandbox's time zone is UTC and `Intl` reads the
+ * replay-stable clock (R-SB-6, issue 17.10). Without this, `getHours()`, `toString()` or
+ * `toLocaleString()` depended on the host's time zone (a run paused on one host and approved on
+ * another diverged), and `new Intl.DateTimeFormat().format()` read the real clock.
  *
  * - the local-time methods of dates (`getHours`, `setDate`, `getTimezoneOffset`, `toString`, …)
  *   are their UTC counterparts;
  * - `toLocaleString` & co and `Intl.DateTimeFormat` default to `timeZone: "UTC"`;
  * - `format()` and `formatToParts()` without a date format the execution's clock.
+ *
+ * The patches are applied when the program first reads `Date` or `Intl` (the latter through
+ * installMemoryGuards): a program that uses neither pays nothing for them.
  */
-export function installUtcTimeZone(global: Record<string, unknown>, clockMs: number): void {
+export function createUtcTimeZone(clockMs: number, createDates: typeof createUtcDates): UtcTimeZone {
   "use strict";
   const ReflectApply = Reflect.apply;
   const ReflectConstruct = Reflect.construct;
@@ -19,129 +32,200 @@ export function installUtcTimeZone(global: Record<string, unknown>, clockMs: num
   const ObjectDefineProperty = Object.defineProperty;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ObjectCtor = Object;
-  const DateCtor = Date;
-  const MathCeil = Math.ceil;
-  const MathFloor = Math.floor;
   const WeakMapCtor = WeakMap;
   const WeakMapGet = WeakMap.prototype.get;
   const WeakMapSet = WeakMap.prototype.set;
-  const proto = Date.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const method = (name: string, value: (this: unknown, ...args: never[]) => unknown): void => {
-    ObjectDefineProperty(value, "name", { value: name, configurable: true });
-    ObjectDefineProperty(proto, name, { value, writable: true, configurable: true, enumerable: false });
-  };
-  const call = (fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[] = []): unknown => ReflectApply(fn, self, args);
-
-  for (const part of ["FullYear", "Month", "Date", "Day", "Hours", "Minutes", "Seconds", "Milliseconds"]) {
-    const getUTC = proto[`getUTC${part}`]!;
-    method(`get${part}`, function (this: unknown) {
-      return call(getUTC, this);
-    });
-    if (part === "Day") continue;
-    const setUTC = proto[`setUTC${part}`]!;
-    method(`set${part}`, function (this: unknown, ...args: unknown[]) {
-      return call(setUTC, this, args);
-    });
-  }
-  const getTime = proto.getTime!;
-  const setTime = proto.setTime!;
-  const getUTCFullYear = proto.getUTCFullYear!;
-  const setUTCFullYear = proto.setUTCFullYear!;
-  method("getTimezoneOffset", function (this: unknown) {
-    const time = call(getTime, this) as number;
-    return time !== time ? NaN : 0;
-  });
-  method("getYear", function (this: unknown) {
-    const year = call(getUTCFullYear, this) as number;
-    return year !== year ? NaN : year - 1900;
-  });
-  method("setYear", function (this: unknown, year: unknown) {
-    const time = call(getTime, this) as number;
-    const number = +(year as number);
-    if (number !== number) return call(setTime, this, [NaN]);
-    const whole = number < 0 ? MathCeil(number) : MathFloor(number);
-    const copy = new DateCtor(time !== time ? 0 : time);
-    call(setUTCFullYear, copy, [whole >= 0 && whole <= 99 ? 1900 + whole : number]);
-    return call(setTime, this, [call(getTime, copy)]);
-  });
-
-  const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-  const pad = (value: number, width: number): string => {
-    let text = `${value}`;
-    while (text.length < width) text = `0${text}`;
-    return text;
-  };
-  const getUTC = (date: unknown, part: string) => call(proto[`getUTC${part}`]!, date) as number;
-  const datePart = (date: unknown): string => {
-    const year = getUTC(date, "FullYear");
-    return `${DAYS[getUTC(date, "Day")]} ${MONTHS[getUTC(date, "Month")]} ${pad(getUTC(date, "Date"), 2)} ${year < 0 ? `-${pad(-year, 4)}` : pad(year, 4)}`;
-  };
-  const timePart = (date: unknown): string =>
-    `${pad(getUTC(date, "Hours"), 2)}:${pad(getUTC(date, "Minutes"), 2)}:${pad(getUTC(date, "Seconds"), 2)} GMT+0000 (Coordinated Universal Time)`;
-  const valid = (date: unknown): boolean => {
-    const time = call(getTime, date) as number;
-    return time === time;
-  };
-  method("toString", function (this: unknown) {
-    return valid(this) ? `${datePart(this)} ${timePart(this)}` : "Invalid Date";
-  });
-  method("toDateString", function (this: unknown) {
-    return valid(this) ? datePart(this) : "Invalid Date";
-  });
-  method("toTimeString", function (this: unknown) {
-    return valid(this) ? timePart(this) : "Invalid Date";
-  });
+  const ObjectHasOwn = Object.hasOwn;
+  const FIELDS = ["value", "writable", "get", "set", "enumerable", "configurable"];
+  type Method = (...args: unknown[]) => unknown;
 
   /** Options whose `timeZone` is read here once and is "UTC" unless the program named one. */
   function inUtc(options: unknown): unknown {
     if (options === null) return options;
     const base = options === undefined ? null : ObjectCtor(options);
     const timeZone = base === null ? undefined : (base as { timeZone?: unknown }).timeZone;
-    return ObjectCreate(base, { timeZone: { value: timeZone === undefined ? "UTC" : timeZone, enumerable: true } });
+    const utc = ObjectCreate(base) as object;
+    ObjectDefineProperty(utc, "timeZone", { __proto__: null, value: timeZone === undefined ? "UTC" : timeZone, enumerable: true } as PropertyDescriptor);
+    return utc;
   }
-  for (const name of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) {
-    const original = proto[name]!;
-    method(name, function (this: unknown, locales?: unknown, options?: unknown) {
-      return call(original, this, [locales, inUtc(options)]);
+
+  /**
+   * Runs on the program's first read of `Intl` (see installMemoryGuards), possibly after it
+   * poisoned prototypes: captured built-ins, index loops and null-prototype descriptors only.
+   */
+  function patchIntl(intl: Record<string, unknown>): void {
+    const OriginalFormat = intl.DateTimeFormat as (new (...args: unknown[]) => object) | undefined;
+    if (typeof OriginalFormat !== "function") return;
+    const DateTimeFormat = function DateTimeFormat(this: unknown, locales?: unknown, options?: unknown) {
+      const args = [locales, inUtc(options)];
+      return new.target ? ReflectConstruct(OriginalFormat, args, new.target) : ReflectApply(OriginalFormat as unknown as Method, this, args);
+    };
+    const keys = ReflectOwnKeys(OriginalFormat);
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!;
+      if (key !== "name") ObjectDefineProperty(DateTimeFormat, key, descriptorOf(OriginalFormat, key));
+    }
+    const formatProto = OriginalFormat.prototype as Record<string, unknown>;
+    ObjectDefineProperty(formatProto, "constructor", { __proto__: null, value: DateTimeFormat, writable: true, configurable: true } as PropertyDescriptor);
+    ObjectDefineProperty(intl, "DateTimeFormat", { __proto__: null, value: DateTimeFormat, writable: true, configurable: true } as PropertyDescriptor);
+
+    // `format` is a getter of a function bound to its formatter, the same one on every read.
+    const formatGetter = (descriptorOf(formatProto, "format") as { get: Method }).get;
+    const stableFormats = new WeakMapCtor<object, (date?: unknown) => string>();
+    ObjectDefineProperty(formatProto, "format", {
+      __proto__: null,
+      configurable: true,
+      get: function format(this: unknown) {
+        const bound = ReflectApply(formatGetter, this, []) as (date?: unknown) => string;
+        let stable = ReflectApply(WeakMapGet, stableFormats, [bound]) as ((date?: unknown) => string) | undefined;
+        if (!stable) {
+          stable = (date?: unknown) => bound(date === undefined ? clockMs : date);
+          ReflectApply(WeakMapSet, stableFormats, [bound, stable]);
+        }
+        return stable;
+      },
+    } as PropertyDescriptor);
+    const originalFormatToParts = formatProto.formatToParts as Method;
+    ObjectDefineProperty(formatProto, "formatToParts", {
+      __proto__: null,
+      configurable: true,
+      writable: true,
+      value: function formatToParts(this: unknown, date?: unknown): unknown {
+        return ReflectApply(originalFormatToParts, this, [date === undefined ? clockMs : date]);
+      },
+    } as PropertyDescriptor);
+  }
+
+  /** An own property's descriptor with a null prototype, read field by field. */
+  function descriptorOf(from: object, key: PropertyKey): PropertyDescriptor {
+    const found = ObjectGetOwnPropertyDescriptor(from, key) as Record<string, unknown>;
+    const descriptor = { __proto__: null } as unknown as Record<string, unknown>;
+    for (let index = 0; index < FIELDS.length; index++) {
+      const field = FIELDS[index]!;
+      if (ObjectHasOwn(found, field)) descriptor[field] = found[field];
+    }
+    return descriptor as PropertyDescriptor;
+  }
+
+  return { ...createDates(inUtc), patchIntl };
+}
+
+/**
+ * Runs INSIDE the sandbox (injected as source text, see prelude.ts) with `deterministic`: it may
+ * reference nothing outside itself. The UTC methods of dates for createUtcTimeZone; `inUtc`
+ * gives options a UTC default time zone.
+ */
+export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTimeZone, "patchDates" | "patchDatesOnFirstUse"> {
+  "use strict";
+  const ReflectApply = Reflect.apply;
+  const ObjectCreate = Object.create;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectKeys = Object.keys;
+  const MathCeil = Math.ceil;
+  const MathFloor = Math.floor;
+  const PARTS = ["FullYear", "Month", "Date", "Day", "Hours", "Minutes", "Seconds", "Milliseconds"];
+  const LOCALE_METHODS = ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"];
+  const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  type Method = (...args: unknown[]) => unknown;
+  const call = (fn: Method, self: unknown, args: unknown[] = []): unknown => ReflectApply(fn, self, args);
+  /**
+   * Runs on the program's first read of `Date` (see `patchDatesOnFirstUse`), possibly after it
+   * poisoned prototypes: captured built-ins, index loops and null-prototype objects only. Every
+   * date comes from `Date`, so its prototype is still untouched when this runs.
+   */
+  function patchDates(OriginalDate: DateConstructor): void {
+    const proto = OriginalDate.prototype as unknown as Record<string, Method>;
+    const replace = (methods: Record<string, Method>): void => {
+      const names = ObjectKeys(methods);
+      for (let index = 0; index < names.length; index++) {
+        ObjectDefineProperty(proto, names[index]!, { __proto__: null, value: methods[names[index]!], writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
+      }
+    };
+    const getTime = proto.getTime!;
+    const setTime = proto.setTime!;
+    const utc = (date: unknown, part: string): number => call(proto[`getUTC${part}`]!, date) as number;
+    const methods = ObjectCreate(null) as Record<string, Method>;
+    for (let index = 0; index < PARTS.length; index++) {
+      const part = PARTS[index]!;
+      const getUTC = proto[`getUTC${part}`]!;
+      methods[`get${part}`] = { [`get${part}`](this: unknown) { return call(getUTC, this); } }[`get${part}`]!;
+      if (part === "Day") continue;
+      const setUTC = proto[`setUTC${part}`]!;
+      methods[`set${part}`] = { [`set${part}`](this: unknown, ...args: unknown[]) { return call(setUTC, this, args); } }[`set${part}`]!;
+    }
+    const pad = (value: number, width: number): string => {
+      let text = `${value}`;
+      while (text.length < width) text = `0${text}`;
+      return text;
+    };
+    const valid = (date: unknown): boolean => {
+      const time = call(getTime, date) as number;
+      return time === time;
+    };
+    const datePart = (date: unknown): string => {
+      const year = utc(date, "FullYear");
+      return `${DAYS[utc(date, "Day")]} ${MONTHS[utc(date, "Month")]} ${pad(utc(date, "Date"), 2)} ${year < 0 ? `-${pad(-year, 4)}` : pad(year, 4)}`;
+    };
+    const timePart = (date: unknown): string => `${pad(utc(date, "Hours"), 2)}:${pad(utc(date, "Minutes"), 2)}:${pad(utc(date, "Seconds"), 2)} GMT+0000 (Coordinated Universal Time)`;
+    for (let index = 0; index < LOCALE_METHODS.length; index++) {
+      const name = LOCALE_METHODS[index]!;
+      const original = proto[name]!;
+      methods[name] = { [name](this: unknown, locales?: unknown, options?: unknown) { return call(original, this, [locales, inUtc(options)]); } }[name]!;
+    }
+    replace(methods);
+    replace({
+      getTimezoneOffset(this: unknown) {
+        return valid(this) ? 0 : NaN;
+      },
+      getYear(this: unknown) {
+        const year = utc(this, "FullYear");
+        return year !== year ? NaN : year - 1900;
+      },
+      setYear(this: unknown, year: unknown) {
+        const time = call(getTime, this) as number;
+        const number = +(year as number);
+        if (number !== number) return call(setTime, this, [NaN]);
+        const whole = number < 0 ? MathCeil(number) : MathFloor(number);
+        const copy = new OriginalDate(time !== time ? 0 : time);
+        call(proto.setUTCFullYear!, copy, [whole >= 0 && whole <= 99 ? 1900 + whole : number]);
+        return call(setTime, this, [call(getTime, copy)]);
+      },
+      toString(this: unknown) {
+        return valid(this) ? `${datePart(this)} ${timePart(this)}` : "Invalid Date";
+      },
+      toDateString(this: unknown) {
+        return valid(this) ? datePart(this) : "Invalid Date";
+      },
+      toTimeString(this: unknown) {
+        return valid(this) ? timePart(this) : "Invalid Date";
+      },
     });
   }
 
-  const intl = global.Intl as Record<string, unknown> | undefined;
-  const OriginalFormat = intl?.DateTimeFormat as (new (...args: unknown[]) => object) | undefined;
-  if (!intl || typeof OriginalFormat !== "function") return;
-  const DateTimeFormat = function DateTimeFormat(this: unknown, locales?: unknown, options?: unknown) {
-    const args = [locales, inUtc(options)];
-    return new.target ? ReflectConstruct(OriginalFormat, args, new.target) : ReflectApply(OriginalFormat as unknown as (...args: unknown[]) => unknown, this, args);
-  };
-  for (const key of ReflectOwnKeys(OriginalFormat)) {
-    if (key !== "name") ObjectDefineProperty(DateTimeFormat, key, ObjectGetOwnPropertyDescriptor(OriginalFormat, key)!);
-  }
-  const formatProto = OriginalFormat.prototype as Record<string, unknown>;
-  ObjectDefineProperty(formatProto, "constructor", { value: DateTimeFormat, writable: true, configurable: true });
-  ObjectDefineProperty(intl, "DateTimeFormat", { value: DateTimeFormat, writable: true, configurable: true });
+  /**
+   * Patches dates when the program first reads the global `Date` (patching `Date.prototype`
+   * up front cost every deterministic pass ~0.5 ms).
+   */
+  // Called in every deterministic pass, before model code: parenthesized so that V8 compiles it
+  // with the prelude (from its code cache) instead of lazily in each isolate.
+  const patchDatesOnFirstUse = (function patchDatesOnFirstUse(global: Record<string, unknown>): void {
+    const DateCtor = global.Date as DateConstructor;
+    const settle = (value: unknown): void => {
+      ObjectDefineProperty(global, "Date", { __proto__: null, value, writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
+    };
+    ObjectDefineProperty(global, "Date", {
+      __proto__: null,
+      configurable: true,
+      enumerable: false,
+      get() {
+        patchDates(DateCtor);
+        settle(DateCtor);
+        return DateCtor;
+      },
+      set: settle,
+    } as PropertyDescriptor);
+  });
 
-  // `format` is a getter of a function bound to its formatter, the same one on every read.
-  const formatGetter = ObjectGetOwnPropertyDescriptor(formatProto, "format")!.get!;
-  const stableFormats = new WeakMapCtor<object, (date?: unknown) => string>();
-  ObjectDefineProperty(formatProto, "format", {
-    configurable: true,
-    get: function format(this: unknown) {
-      const bound = ReflectApply(formatGetter, this, []) as (date?: unknown) => string;
-      let stable = ReflectApply(WeakMapGet, stableFormats, [bound]) as ((date?: unknown) => string) | undefined;
-      if (!stable) {
-        stable = (date?: unknown) => bound(date === undefined ? clockMs : date);
-        ReflectApply(WeakMapSet, stableFormats, [bound, stable]);
-      }
-      return stable;
-    },
-  });
-  const originalFormatToParts = formatProto.formatToParts as (...args: unknown[]) => unknown;
-  ObjectDefineProperty(formatProto, "formatToParts", {
-    configurable: true,
-    writable: true,
-    value: function formatToParts(this: unknown, date?: unknown): unknown {
-      return ReflectApply(originalFormatToParts, this, [date === undefined ? clockMs : date]);
-    },
-  });
+  return { patchDates, patchDatesOnFirstUse };
 }

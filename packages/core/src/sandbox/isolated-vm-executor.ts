@@ -33,6 +33,8 @@ export interface IsolatedVmExecutorOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** How long a pass that has ended waits for deliveries still settling before it disposes their isolate. */
+const DELIVERY_GRACE_MS = 20;
 const DEFAULT_MEMORY_MB = 128;
 
 /** The isolated-vm executor; `warm()` resolves once the prewarmed isolates are ready. */
@@ -152,9 +154,10 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
     running.delete(watchdog);
     watchdog.stop();
     bridge.end();
-    if (bridge.deliveriesInFlight) {
-      // A delivery's `apply` may still be running code (or its settlement is still on its way to
-      // this thread): dispose now and answer once it has settled, or a later process.exit() hangs.
+    // No `apply` of a delivery may be left unsettled, or a later process.exit() hangs (R-RT-5).
+    // The one that ended the program settles at once; one still running code (a timer's loop)
+    // is stopped by disposing the isolate first.
+    if (bridge.deliveriesInFlight && !(await bridge.deliveriesSettleWithin(DELIVERY_GRACE_MS))) {
       pool.release(isolate);
       await bridge.settleDeliveries();
     } else {

@@ -102,6 +102,19 @@ export class PassBridge {
     return this.deliveries.size > 0;
   }
 
+  /** True when every delivery in flight settled within `ms`. */
+  async deliveriesSettleWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      this.settleDeliveries().then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
+    ]);
+    clearTimeout(timer);
+    return settled;
+  }
+
   /** Lets deliveries report how they ended: the program's own promise may say only "abandoned". */
   async settleDeliveries(): Promise<void> {
     await Promise.allSettled([...this.deliveries]);

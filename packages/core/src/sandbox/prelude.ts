@@ -5,7 +5,7 @@ import { installConnectors } from "./install-connectors.js";
 import { installMemoryGuards } from "./install-memory-guards.js";
 import { installRandom } from "./install-random.js";
 import { installStart } from "./install-start.js";
-import { installUtcTimeZone } from "./install-time-zone.js";
+import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import { installTimers } from "./install-timers.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
 import { sandboxSetup, type SandboxParts } from "./sandbox-setup.js";
@@ -29,7 +29,8 @@ const PARTS: SandboxParts = {
   installConsole,
   installTimers,
   installClock,
-  installUtcTimeZone,
+  createUtcTimeZone,
+  createUtcDates,
   installRandom,
   installMemoryGuards,
   installStart,

@@ -5,7 +5,7 @@ import type { installConnectors, SandboxReplayEntry } from "./install-connectors
 import type { installMemoryGuards } from "./install-memory-guards.js";
 import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
-import type { installUtcTimeZone } from "./install-time-zone.js";
+import type { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import type { installTimers } from "./install-timers.js";
 import type { createSandboxBridge } from "./sandbox-bridge.js";
 import type { SandboxLimits } from "./sandbox-limits.js";
@@ -50,7 +50,8 @@ export interface SandboxParts extends ValueCodecParts {
   installConsole: typeof installConsole;
   installTimers: typeof installTimers;
   installClock: typeof installClock;
-  installUtcTimeZone: typeof installUtcTimeZone;
+  createUtcTimeZone: typeof createUtcTimeZone;
+  createUtcDates: typeof createUtcDates;
   installRandom: typeof installRandom;
   installMemoryGuards: typeof installMemoryGuards;
   installStart: typeof installStart;
@@ -88,14 +89,16 @@ export function sandboxSetup(
   parts.installConsole(global, formatter.formatValue, log, limits);
   parts.installTimers(global, bridge.send);
   const deterministic = config.deterministic;
-  if (deterministic) {
+  // The sandbox's time zone is UTC: dates now, Intl on its first use (see installMemoryGuards).
+  const timeZone = deterministic ? parts.createUtcTimeZone(deterministic.clockMs, parts.createUtcDates) : undefined;
+  if (deterministic && timeZone) {
     parts.installClock(global, deterministic.clockMs);
-    parts.installUtcTimeZone(global, deterministic.clockMs);
+    timeZone.patchDatesOnFirstUse(global);
   }
   parts.installRandom(global, deterministic, codec, randomBytes);
   // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
   delete global.WebAssembly;
-  parts.installMemoryGuards(global, limits.maxIntlObjects);
+  parts.installMemoryGuards(global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, finish, limits.maxReadChars);
   return bridge.deliver;
 }
