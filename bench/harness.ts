@@ -59,10 +59,7 @@ export function stats(samples: readonly number[]): Stats {
  * from round to round, so drift (thermal, GC, noisy neighbours) hits all of them alike.
  * Returns wall-clock milliseconds per task, warm-up rounds dropped.
  */
-export async function sampleInterleaved<K extends string>(
-  tasks: Readonly<Record<K, () => Promise<void>>>,
-  options: { warmup: number; iterations: number },
-): Promise<Record<K, number[]>> {
+export async function sampleInterleaved<K extends string>(tasks: Readonly<Record<K, () => Promise<void>>>, options: { warmup: number; iterations: number }): Promise<Record<K, number[]>> {
   const names = Object.keys(tasks) as K[];
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < options.warmup + options.iterations; round++) {

@@ -33,7 +33,20 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
   const bench = defineConnector({ name: "bench", tools: { echo: { execute: async (args: { i: number }) => many.answer("bench", "echo", args) } } });
   const runtime = createCodemodeRuntime({ connectors: [bench], storage, maxExecutions: 5 });
   // A value the size of the runtime's log entry for one echo call, as Keyv stores it.
-  const entrySized = JSON.stringify({ value: JSON.stringify({ seq: 17, connector: "bench", method: "echo", args: '{"i":17}', result: '{"i":17,"ok":true}', requiresApproval: false, state: "applied", startedAt: Date.now(), endedAt: Date.now() }), expires: null });
+  const entrySized = JSON.stringify({
+    value: JSON.stringify({
+      seq: 17,
+      connector: "bench",
+      method: "echo",
+      args: '{"i":17}',
+      result: '{"i":17,"ok":true}',
+      requiresApproval: false,
+      state: "applied",
+      startedAt: Date.now(),
+      endedAt: Date.now(),
+    }),
+    expires: null,
+  });
   const through = (program: typeof many) => async () => {
     const outcome = await runtime.execute({ code: `async () => {${program.body}\n}` });
     check(outcome.status === "completed", `the runtime did not complete: ${JSON.stringify(outcome).slice(0, 300)}`);
@@ -58,7 +71,17 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
     return [
       { benchmark, subject: "S: Redis SET round trip (node-redis)", unit: "µs", median: setPerCall.median, p90: setPerCall.p90, samples: setPerCall.n },
-      { benchmark, subject: "runtime on redisStorage: bridge + 2 log writes", unit: "µs", median: runtimePerCall.median, p90: runtimePerCall.p90, ratio: runtimePerCall.median / setPerCall.median, versus: "S", target: "≤ 2.5× S per call", samples: runtimePerCall.n },
+      {
+        benchmark,
+        subject: "runtime on redisStorage: bridge + 2 log writes",
+        unit: "µs",
+        median: runtimePerCall.median,
+        p90: runtimePerCall.p90,
+        ratio: runtimePerCall.median / setPerCall.median,
+        versus: "S",
+        target: "≤ 2.5× S per call",
+        samples: runtimePerCall.n,
+      },
       { benchmark, subject: "pass with 0 calls on redisStorage", unit: "ms", median: z.median, p90: z.p90, samples: z.n },
     ];
   } finally {

@@ -45,7 +45,11 @@ function cells(row: BenchRow): string[] {
 function textTable(rows: BenchRow[]): string {
   const body = rows.map(cells);
   const widths = HEADERS.map((header, column) => Math.max(header.length, ...body.map((line) => line[column]!.length)));
-  const line = (values: string[]) => values.map((value, column) => value.padEnd(widths[column]!)).join("  ").trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, column) => value.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
   return [line(HEADERS), widths.map((width) => "-".repeat(width)).join("  "), ...body.map(line)].join("\n");
 }
 

@@ -20,12 +20,7 @@ function connectorsFor(program: BenchProgram, gated: ReadonlySet<string> = new S
   return Object.entries(program.connectors).map(([name, methods]) =>
     defineConnector({
       name,
-      tools: Object.fromEntries(
-        methods.map((method) => [
-          method,
-          { requiresApproval: gated.has(`${name}.${method}`), execute: async (args: unknown) => program.answer(name, method, args) },
-        ]),
-      ),
+      tools: Object.fromEntries(methods.map((method) => [method, { requiresApproval: gated.has(`${name}.${method}`), execute: async (args: unknown) => program.answer(name, method, args) }])),
     }),
   );
 }
@@ -119,12 +114,14 @@ async function replayOnResume(): Promise<BenchRow[]> {
     answer: (_connector, method, args) => (method === "write" ? { ok: true } : { i: (args as { i: number }).i, ok: true }),
   };
   const runtime = createCodemodeRuntime({ connectors: connectorsFor(program, new Set(["bench.write"])), maxExecutions: 10 });
-  const code = (count: number) =>
-    `async () => { let sum = 0; for (let i = 0; i < ${count}; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }`;
+  const code = (count: number) => `async () => { let sum = 0; for (let i = 0; i < ${count}; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }`;
   const approveTimes: Record<"replay" | "empty", number[]> = { replay: [], empty: [] };
   try {
     for (let round = 0; round < 33; round++) {
-      for (const [kind, count] of [["replay", REPLAYED], ["empty", 0]] as const) {
+      for (const [kind, count] of [
+        ["replay", REPLAYED],
+        ["empty", 0],
+      ] as const) {
         const paused = await runtime.execute({ code: code(count) });
         check(paused.status === "paused", `expected a pause, got ${paused.status}`);
         const started = performance.now();

@@ -132,9 +132,7 @@ for (const path of sourceFiles()) {
 
 if (report.length > 0) {
   console.log(report.join("\n"));
-  console.error(
-    `\n${report.length} over the limits (files ≤ ${MAX_FILE_LINES} lines, functions ≤ ${MAX_FUNCTION_LINES} lines).`,
-  );
+  console.error(`\n${report.length} over the limits (files ≤ ${MAX_FILE_LINES} lines, functions ≤ ${MAX_FUNCTION_LINES} lines).`);
   process.exit(1);
 }
 console.log(`Sizes OK: files ≤ ${MAX_FILE_LINES} lines, functions ≤ ${MAX_FUNCTION_LINES} lines.`);

@@ -20,7 +20,10 @@ function makeConnectors() {
       list_items: {
         execute: (args, context) => {
           track("list_items", args, context);
-          return [{ id: 1, name: "pen" }, { id: 2, name: "cup" }];
+          return [
+            { id: 1, name: "pen" },
+            { id: 2, name: "cup" },
+          ];
         },
       },
       charge: {
@@ -162,9 +165,7 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
 
   it("R-AP-2: each gated call pauses in turn; approve goes on to the next approval, then completes", async () => {
     const { runtime, count } = setup();
-    const first = expectPaused(
-      await runtime.execute({ code: `async () => [await shop.create_order({ item: 1 }), await shop.create_order({ item: 2 })]` }),
-    );
+    const first = expectPaused(await runtime.execute({ code: `async () => [await shop.create_order({ item: 1 }), await shop.create_order({ item: 2 })]` }));
     expect(first.pending[0]).toMatchObject({ seq: 0, args: { item: 1 } });
     const second = expectPaused(await runtime.approve({ executionId: first.executionId }));
     expect(second.executionId).toBe(first.executionId);
@@ -232,9 +233,7 @@ describe("only a paused execution can be approved (R-AP-3, R-AP-7)", () => {
 
   it("R-AP-3: approving a rolled-back execution returns NOT_PAUSED and runs nothing", async () => {
     const { runtime, count, reverts } = setup();
-    const paused = expectPaused(
-      await runtime.execute({ code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }` }),
-    );
+    const paused = expectPaused(await runtime.execute({ code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }` }));
     const report = await runtime.rollback({ executionId: paused.executionId });
     expect(report.reverted).toEqual([0]);
     expect(reverts).toEqual(['charge {"amount":5}']);
@@ -309,9 +308,7 @@ describe("only a paused execution can be approved (R-AP-3, R-AP-7)", () => {
 describe("reject (R-AP-4, R-AP-7)", () => {
   it("R-AP-4 R-AP-7: reject ends the execution rejected, keeps earlier applied calls, and records by and reason", async () => {
     const { runtime, count, reverts } = setup();
-    const paused = expectPaused(
-      await runtime.execute({ code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }` }),
-    );
+    const paused = expectPaused(await runtime.execute({ code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }` }));
     const executionId = paused.executionId;
     expect(await runtime.reject({ executionId, seq: 1, by: "bob", reason: "too expensive" })).toBe(true);
     const stored = await runtime.execution(executionId);
@@ -421,10 +418,7 @@ describe("concurrent decisions (R-AP-6)", () => {
     const executionId = paused.executionId;
     const approve = () => runtime.approve({ executionId, by: "ann" });
     const reject = () => runtime.reject({ executionId, seq: 1, by: "bob" });
-    const [approval, rejected] =
-      order === "approve first"
-        ? await Promise.all([approve(), reject()])
-        : await Promise.all([reject(), approve()]).then(([r, a]) => [a, r] as const);
+    const [approval, rejected] = order === "approve first" ? await Promise.all([approve(), reject()]) : await Promise.all([reject(), approve()]).then(([r, a]) => [a, r] as const);
     const stored = await runtime.execution(executionId);
     expect(count("create_order")).toBeLessThanOrEqual(1);
     if (rejected) {
@@ -450,8 +444,7 @@ describe("approve racing rollback and delete (R-AP-6)", () => {
     const executionId = paused.executionId;
     const approve = () => runtime.approve({ executionId });
     const rollback = () => runtime.rollback({ executionId });
-    const [approval, report] =
-      order === "approve first" ? await Promise.all([approve(), rollback()]) : await Promise.all([rollback(), approve()]).then(([r, a]) => [a, r] as const);
+    const [approval, report] = order === "approve first" ? await Promise.all([approve(), rollback()]) : await Promise.all([rollback(), approve()]).then(([r, a]) => [a, r] as const);
     const stored = await runtime.execution(executionId);
     expect(stored?.status).toBe("rolled_back");
     if (approval.status === "completed") {
@@ -472,8 +465,7 @@ describe("approve racing rollback and delete (R-AP-6)", () => {
     const executionId = paused.executionId;
     const approve = () => runtime.approve({ executionId });
     const remove = () => runtime.deleteExecution(executionId);
-    const [approval, deleted] =
-      order === "approve first" ? await Promise.all([approve(), remove()]) : await Promise.all([remove(), approve()]).then(([d, a]) => [a, d] as const);
+    const [approval, deleted] = order === "approve first" ? await Promise.all([approve(), remove()]) : await Promise.all([remove(), approve()]).then(([d, a]) => [a, d] as const);
     expect(deleted).toBe(true);
     expect(await runtime.execution(executionId)).toBeNull();
     if (approval.status === "completed") {

@@ -65,9 +65,7 @@ describe("discovery", () => {
   });
 
   it("R-CON-2: a zod mismatch on a gated tool rejects before any pause; a valid call pauses with the parsed arguments", async () => {
-    const rejected = completed(
-      await runtime.execute({ code: `async () => { try { await github.create_issue({ repo: "a/b", title: "x" }); } catch (error) { return error.message; } }` }),
-    ) as string;
+    const rejected = completed(await runtime.execute({ code: `async () => { try { await github.create_issue({ repo: "a/b", title: "x" }); } catch (error) { return error.message; } }` })) as string;
     expect(rejected).toContain("title");
     const paused = await runtime.execute({ code: `async () => github.create_issue({ repo: "a/b", title: "Crash on save" })` });
     expect(paused.status).toBe("paused");

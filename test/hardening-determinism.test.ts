@@ -65,7 +65,7 @@ describe("randomness from a secret seed (issue 17.10)", () => {
   it("R-SB-6: it is the same on every pass: the approved call gets the token the approver saw", async () => {
     const { runtime } = setup();
     const paused = await runtime.execute({ code: DRAW });
-    const shown = paused.status === "paused" ? (paused.pending[0]?.args as { token: string }).token : "";
+    const shown = paused.status === "paused" ? (paused.pending[0]!.args as { token: string }).token : "";
     const approved = await runtime.approve({ executionId: paused.executionId });
     expect(approved).toMatchObject({ status: "completed", result: shown });
     expect(tokens).toEqual([shown]);
@@ -74,7 +74,7 @@ describe("randomness from a secret seed (issue 17.10)", () => {
   it("R-SB-6: two executions of the same code draw different tokens", async () => {
     const { runtime } = setup();
     const [first, second] = [await runtime.execute({ code: DRAW }), await runtime.execute({ code: DRAW })];
-    const token = (outcome: typeof first) => (outcome.status === "paused" ? (outcome.pending[0]?.args as { token: string }).token : "");
+    const token = (outcome: typeof first) => (outcome.status === "paused" ? (outcome.pending[0]!.args as { token: string }).token : "");
     expect(token(first)).not.toBe(token(second));
   });
 

@@ -27,7 +27,7 @@ function attack(config: AttackConfig, timeoutMs = 120_000, env: Record<string, s
     }, timeoutMs);
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      if (code !== 0) reject(new Error(`the host process died (code ${code}, signal ${signal}): ${stderr.slice(-1000)}`));
+      if (code !== 0) reject(new Error(`the host process died (code ${code}, signal ${signal}) after ${stdout.length} characters of report: ${stderr.slice(-1000)}`));
       else resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as AttackReport);
     });
   });

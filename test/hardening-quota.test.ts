@@ -14,7 +14,7 @@ function countingStore() {
   class CountingMap extends Map<string, unknown> {
     override set(key: string, value: unknown): this {
       written.writes++;
-      written.bytes += Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value) ?? "");
+      written.bytes += Buffer.byteLength(typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
       return super.set(key, value);
     }
   }

@@ -291,14 +291,14 @@ describe("R-RE-1 retention", () => {
     expect([...map.values()].some((value) => String(value).includes(first))).toBe(false);
     expect((await runtime.execution(second))?.log).toHaveLength(1);
     expect(keysOf(second).length).toBeGreaterThanOrEqual(4); // head, code, result, one log entry
-    expect(((await runtime.executions()).items).map((state) => state.id)).toEqual([...newest].reverse().concat(second, paused.executionId));
+    expect((await runtime.executions()).items.map((state) => state.id)).toEqual([...newest].reverse().concat(second, paused.executionId));
 
     expect(await runtime.pruneExecutions(1)).toBe(3);
     for (const executionId of [second, ...newest.slice(0, 2)]) {
       expect(await runtime.execution(executionId)).toBeNull();
       expect(keysOf(executionId)).toEqual([]);
     }
-    expect(((await runtime.executions()).items).map((state) => ({ id: state.id, status: state.status }))).toEqual([
+    expect((await runtime.executions()).items.map((state) => ({ id: state.id, status: state.status }))).toEqual([
       { id: newest[2], status: "completed" },
       { id: paused.executionId, status: "paused" },
     ]);
@@ -307,7 +307,7 @@ describe("R-RE-1 retention", () => {
     // Nothing more to remove; the paused run is never pruned, even with keep 0.
     expect(await runtime.pruneExecutions(1)).toBe(0);
     expect(await runtime.pruneExecutions(0)).toBe(1);
-    expect(((await runtime.pending()).items).map((action) => action.executionId)).toEqual([paused.executionId]);
+    expect((await runtime.pending()).items.map((action) => action.executionId)).toEqual([paused.executionId]);
   });
 });
 
@@ -369,7 +369,7 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
     expect(expired?.log.map((entry) => entry.state)).toEqual(["applied", "error"]);
     expect((await runtime.execution(fresh.executionId))?.status).toBe("paused");
     expect(calls).toEqual([{ event: "shop.disposeExecution(rejected)", executionId: old.executionId }]);
-    expect(((await runtime.pending()).items).map((action) => action.executionId)).toEqual([fresh.executionId]);
+    expect((await runtime.pending()).items.map((action) => action.executionId)).toEqual([fresh.executionId]);
     expect(await runtime.approve({ executionId: old.executionId })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(counter.orders).toBe(0);
   });
@@ -575,9 +575,7 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
       clock.advance(2 * HOUR);
       const expiry = () => runtime.expirePaused({ maxAgeMs: HOUR });
       const approval = () => runtime.approve({ executionId });
-      const [expired, approved] = expiryFirst
-        ? await Promise.all([expiry(), approval()])
-        : await Promise.all([approval(), expiry()]).then(([outcome, ids]) => [ids, outcome] as const);
+      const [expired, approved] = expiryFirst ? await Promise.all([expiry(), approval()]) : await Promise.all([approval(), expiry()]).then(([outcome, ids]) => [ids, outcome] as const);
 
       const status = (await runtime.execution(executionId))?.status;
       const disposals = events(calls).filter((event) => event.includes("dispose"));

@@ -152,9 +152,7 @@ describe("replay property: approvals up front and approvals by pausing agree", (
         expect(byPausing.world.effects).toEqual(upFront.world.effects);
         // Every operation that touches a connector ran exactly once, in program order.
         const connectorOperations = operations.filter((operation) => operation.kind !== "step");
-        expect(upFront.world.effects.map((effect) => effect.method)).toEqual(
-          connectorOperations.map((operation) => (operation.kind === "failingCall" ? "fail" : operation.kind)),
-        );
+        expect(upFront.world.effects.map((effect) => effect.method)).toEqual(connectorOperations.map((operation) => (operation.kind === "failingCall" ? "fail" : operation.kind)));
         expect(byPausing.world.effects.filter((effect) => effect.method === "gatedWrite")).toHaveLength(gatedOperations.length);
 
         const directState = await upFront.runtime.execution(direct.executionId);

@@ -141,7 +141,14 @@ for (const store of stores) {
       const id = randomUUID().slice(0, 8);
       return { namespace: `recover-${id}`, attempts: `recover_${id}` };
     };
-    const base = (where: { namespace: string; attempts: string }, role: RecoverWorkerConfig["role"], workerId: string) => ({ store: store.name, url: store.url(), leaseMs: LEASE_MS, role, workerId, ...where });
+    const base = (where: { namespace: string; attempts: string }, role: RecoverWorkerConfig["role"], workerId: string) => ({
+      store: store.name,
+      url: store.url(),
+      leaseMs: LEASE_MS,
+      role,
+      workerId,
+      ...where,
+    });
 
     /** Starts a run in a worker and waits until it is inside `ledger.charge*`. */
     async function startRun(where: { namespace: string; attempts: string }, role: "run" | "hold", code: string) {
@@ -169,7 +176,11 @@ for (const store of stores) {
     it("R-RP-4: a worker killed inside a call is recovered by another process; the call runs again with the same idempotency key", async () => {
       if (skip()) return;
       const where = space();
-      const { worker, executionId } = await startRun(where, "run", "async () => { const account = await ledger.read({}); const charge = await ledger.charge({ amount: 5 }); return { account, charge }; }");
+      const { worker, executionId } = await startRun(
+        where,
+        "run",
+        "async () => { const account = await ledger.read({}); const charge = await ledger.charge({ amount: 5 }); return { account, charge }; }",
+      );
       await worker.kill();
       const outcomes = await recoverUntilFound(where);
       expect(outcomes).toEqual([{ executionId, status: "completed", result: { account: { balance: 100 }, charge: { charged: 5, key: `${executionId}:1`, by: "recoverer" } } }]);
@@ -179,7 +190,7 @@ for (const store of stores) {
       expect(await recoverOnce(where)).toEqual([]);
     });
 
-    it("R-RP-4b: with onInterrupted \"ask\" the recovered run pauses for a person instead of running the call twice", async () => {
+    it('R-RP-4b: with onInterrupted "ask" the recovered run pauses for a person instead of running the call twice', async () => {
       if (skip()) return;
       const where = space();
       const { worker, executionId } = await startRun(where, "run", "async () => { await ledger.read({}); return ledger.charge_ask({ amount: 7 }); }");

@@ -26,7 +26,10 @@ function makeShop() {
       list_items: {
         execute: (args, context) => {
           const count = track("list_items", args, context);
-          return [{ id: 1, name: "pen", listing: count }, { id: 2, name: "cup", listing: count }];
+          return [
+            { id: 1, name: "pen", listing: count },
+            { id: 2, name: "cup", listing: count },
+          ];
         },
       },
       read: {
@@ -430,9 +433,7 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
 
   it("R-RP-4b R-AP-7: an approved ask tool left executing asks again; the old approval is not reused", async () => {
     const { runtime, keyv, calls, count } = setup();
-    const first = expectPaused(
-      await runtime.execute({ code: `async () => { const bet = await shop.place_bet({ on: "red" }); const order = await shop.create_order({ bet }); return order; }` }),
-    );
+    const first = expectPaused(await runtime.execute({ code: `async () => { const bet = await shop.place_bet({ on: "red" }); const order = await shop.create_order({ bet }); return order; }` }));
     const executionId = first.executionId;
     const atOrder = expectPaused(await runtime.approve({ executionId, seq: 0, by: "ann" }));
     expect(atOrder.pending[0]!.seq).toBe(1);
@@ -458,9 +459,7 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
 
   it("R-CON-1: ctx carries the stable executionId, the seq and idempotencyKey executionId:seq on every pass", async () => {
     const { runtime, calls } = setup();
-    const paused = expectPaused(
-      await runtime.execute({ code: `async () => { await shop.list_items(); await shop.read({ n: 1 }); return shop.create_order({ sku: "a" }); }` }),
-    );
+    const paused = expectPaused(await runtime.execute({ code: `async () => { await shop.list_items(); await shop.read({ n: 1 }); return shop.create_order({ sku: "a" }); }` }));
     const executionId = paused.executionId;
     expectCompleted(await runtime.approve({ executionId }));
     const contexts = [calls.list_items![0]!.context, calls.read![0]!.context, calls.create_order![0]!.context];
@@ -556,9 +555,7 @@ describe("nothing happens after a pause (R-RP-6)", () => {
 
   it("R-RP-6: a call issued concurrently after the gated one in Promise.all does not run in the paused pass", async () => {
     const { runtime, count } = setup();
-    const paused = expectPaused(
-      await runtime.execute({ code: `async () => Promise.all([shop.read({ n: 1 }), shop.create_order({ sku: "a" }), shop.write({ n: 3 })])` }),
-    );
+    const paused = expectPaused(await runtime.execute({ code: `async () => Promise.all([shop.read({ n: 1 }), shop.create_order({ sku: "a" }), shop.write({ n: 3 })])` }));
     expect(count("read")).toBe(1);
     expect(count("write")).toBe(0);
     expect(paused.calls!.map((entry) => [entry.seq, entry.state])).toEqual([

@@ -11,7 +11,13 @@ function makeGithub(created: unknown[]) {
   return defineConnector({
     name: "github",
     tools: {
-      list_issues: { description: "List open issues.", execute: async (args: { repo: string }) => [{ number: 1, repo: args.repo }, { number: 2, repo: args.repo }] },
+      list_issues: {
+        description: "List open issues.",
+        execute: async (args: { repo: string }) => [
+          { number: 1, repo: args.repo },
+          { number: 2, repo: args.repo },
+        ],
+      },
       create_issue: {
         description: "Create an issue.",
         requiresApproval: true,
@@ -122,7 +128,7 @@ describe("snippets", () => {
     const forms = {
       arrow: `async () => (await github.list_issues({ repo: input ?? "a/b" })).length`,
       body: `const issues = await github.list_issues({ repo: input ?? "a/b" });\nissues.length`,
-      fence: "```ts\nconst issues: unknown[] = await github.list_issues({ repo: input ?? \"a/b\" });\nissues.length\n```",
+      fence: '```ts\nconst issues: unknown[] = await github.list_issues({ repo: input ?? "a/b" });\nissues.length\n```',
       exported: `export default async function count() { return (await github.list_issues({ repo: input ?? "a/b" })).length; }`,
     };
     for (const [name, code] of Object.entries(forms)) {

@@ -236,7 +236,9 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
       const name = runtimeName();
       const half = backend.racingPairs / 2;
       const createdAt = Date.now();
-      const created = (await Promise.all([first.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half }), second.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half })])).flat();
+      const created = (
+        await Promise.all([first.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half }), second.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half })])
+      ).flat();
       expect(created.map((outcome) => outcome.status)).toEqual(created.map(() => "paused"));
       console.log(`${backend.label}: ${created.length} paused runs created in ${((Date.now() - createdAt) / 1000).toFixed(1)} s`);
       const ids = created.map((outcome) => outcome.executionId);

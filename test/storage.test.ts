@@ -238,9 +238,7 @@ describe("R-ST-1 recording a call writes that entry, not the whole execution", (
     const perCallAt10 = await bytesPerCall(10);
     const perCallAt1000 = await bytesPerCall(1000);
     const ratio = perCallAt1000 / perCallAt10;
-    console.log(
-      `R-ST-1 bytes written per call: ${perCallAt10.toFixed(1)} at 10 calls, ${perCallAt1000.toFixed(1)} at 1,000 calls (ratio ${ratio.toFixed(3)}, target ≤ 1.1)`,
-    );
+    console.log(`R-ST-1 bytes written per call: ${perCallAt10.toFixed(1)} at 10 calls, ${perCallAt1000.toFixed(1)} at 1,000 calls (ratio ${ratio.toFixed(3)}, target ≤ 1.1)`);
     expect(ratio).toBeLessThanOrEqual(1.1);
   });
 });
@@ -274,8 +272,7 @@ describe("R-ST-2 a pass reads the log in one batched read", () => {
     const withFew = await approvePassReads(5);
     const withMany = await approvePassReads(40);
     console.log(
-      `R-ST-2 store reads during approve: ${withFew.gets} get + ${withFew.getManys} getMany with 5 replayed calls, ` +
-        `${withMany.gets} get + ${withMany.getManys} getMany with 40 replayed calls`,
+      `R-ST-2 store reads during approve: ${withFew.gets} get + ${withFew.getManys} getMany with 5 replayed calls, ` + `${withMany.gets} get + ${withMany.getManys} getMany with 40 replayed calls`,
     );
     expect(withMany.logLoads).toHaveLength(1);
     // The one load covers every recorded seq (40 reads and the pending call).
@@ -524,12 +521,12 @@ describe("the runtime's name namespaces everything in a shared store", () => {
     const warehouseDone = await warehouse.execute({ code: readsProgram(2) });
     expectStatus(warehouseDone, "completed");
 
-    expect(((await shop.executions()).items).map((state) => state.id)).toEqual([shopPaused.executionId]);
-    expect(((await warehouse.executions()).items).map((state) => state.id)).toEqual([warehouseDone.executionId]);
+    expect((await shop.executions()).items.map((state) => state.id)).toEqual([shopPaused.executionId]);
+    expect((await warehouse.executions()).items.map((state) => state.id)).toEqual([warehouseDone.executionId]);
     expect(await warehouse.execution(shopPaused.executionId)).toBeNull();
     expect(await shop.execution(warehouseDone.executionId)).toBeNull();
     expect((await warehouse.pending()).items).toEqual([]);
-    expect(((await shop.pending()).items).map((action) => action.executionId)).toEqual([shopPaused.executionId]);
+    expect((await shop.pending()).items.map((action) => action.executionId)).toEqual([shopPaused.executionId]);
 
     const crossApprove = await warehouse.approve({ executionId: shopPaused.executionId });
     expectStatus(crossApprove, "error");
@@ -648,7 +645,7 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
 
     const secondStore = redisKeyv(namespace);
     const second = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: secondStore.keyv, limits: LIMITS }));
-    expect(((await second.pending()).items).map((action) => action.seq)).toEqual([40]);
+    expect((await second.pending()).items.map((action) => action.seq)).toEqual([40]);
     const countsBefore = { get: secondStore.counts.get, getMany: secondStore.counts.getMany };
     const done = await second.approve({ executionId: paused.executionId });
     expectStatus(done, "completed");

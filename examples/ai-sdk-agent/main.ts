@@ -145,10 +145,13 @@ function scriptedModel(): MockLanguageModelV4 {
       const output = toolMessages.at(-1)!.content.findLast((part) => part.type === "tool-result")?.output;
       const seen = output?.type === "json" ? (output.value as { status?: string; result?: { orderId?: string; total?: number }; error?: string }) : undefined;
       const text =
-        output?.type === "execution-denied" ? "Understood: I did not place the order."
-        : seen?.status === "completed" ? `Done: order ${seen.result?.orderId} for two logo mugs, ${seen.result?.total} in total.`
-        : seen?.status === "paused" ? "The order is waiting for your approval."
-        : `That did not work: ${seen?.error ?? "no result"}.`;
+        output?.type === "execution-denied"
+          ? "Understood: I did not place the order."
+          : seen?.status === "completed"
+            ? `Done: order ${seen.result?.orderId} for two logo mugs, ${seen.result?.total} in total.`
+            : seen?.status === "paused"
+              ? "The order is waiting for your approval."
+              : `That did not work: ${seen?.error ?? "no result"}.`;
       return { content: [{ type: "text", text }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
     },
   });

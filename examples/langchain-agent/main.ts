@@ -24,14 +24,11 @@ const products = [
 ];
 const orders = new Map<string, { orderId: string; sku: string; quantity: number }>();
 
-const searchProducts = tool(
-  async ({ query }) => JSON.stringify(products.filter((product) => product.name.toLowerCase().includes(query.toLowerCase()))),
-  {
-    name: "search_products",
-    description: "Products whose name contains the query, with price and stock.",
-    schema: z.object({ query: z.string().min(1) }),
-  },
-);
+const searchProducts = tool(async ({ query }) => JSON.stringify(products.filter((product) => product.name.toLowerCase().includes(query.toLowerCase()))), {
+  name: "search_products",
+  description: "Products whose name contains the query, with price and stock.",
+  schema: z.object({ query: z.string().min(1) }),
+});
 
 const createOrder = tool(
   async ({ sku, quantity }, config) => {

@@ -25,8 +25,7 @@ const catalog = defineConnector({
     search_products: {
       description: "Products whose name contains the query, with price and stock.",
       inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-      execute: async (args: { query: string }) =>
-        products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
+      execute: async (args: { query: string }) => products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
     },
   },
 });

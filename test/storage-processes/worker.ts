@@ -134,10 +134,12 @@ const waitUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, M
  * collide on each item instead of one trailing the other.
  */
 function onSchedule<T, R>(items: T[], startAt: number, spacingMs: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  return Promise.all(items.map(async (item, index) => {
-    await waitUntil(startAt + index * spacingMs);
-    return work(item);
-  }));
+  return Promise.all(
+    items.map(async (item, index) => {
+      await waitUntil(startAt + index * spacingMs);
+      return work(item);
+    }),
+  );
 }
 
 async function handle(request: WorkerRequest): Promise<unknown> {
@@ -146,7 +148,11 @@ async function handle(request: WorkerRequest): Promise<unknown> {
     case "execute":
       return summary(await runtime.execute({ code: request.code }));
     case "executeMany":
-      return pooled(Array.from({ length: request.count }, (_, index) => index), 4, async () => summary(await runtime.execute({ code: request.code })));
+      return pooled(
+        Array.from({ length: request.count }, (_, index) => index),
+        4,
+        async () => summary(await runtime.execute({ code: request.code })),
+      );
     case "approve":
       return summary(await runtime.approve({ executionId: request.executionId }));
     case "approveMany":
@@ -165,7 +171,7 @@ async function handle(request: WorkerRequest): Promise<unknown> {
 process.on("message", (message: { id: number; request: WorkerRequest }) => {
   handle(message.request).then(
     (result) => process.send?.({ id: message.id, result }),
-    (error: unknown) => process.send?.({ id: message.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+    (error: unknown) => process.send?.({ id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   );
 });
 process.on("disconnect", () => {

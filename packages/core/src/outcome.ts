@@ -80,12 +80,7 @@ export type Outcome =
 export type ErrorOutcome = Extract<Outcome, { status: "error" }>;
 
 /** The one place a failure becomes data. */
-export function errorOutcome(
-  executionId: string,
-  code: ErrorCode,
-  error: string,
-  extra: { logs?: string[]; calls?: LogEntry[] } = {},
-): ErrorOutcome {
+export function errorOutcome(executionId: string, code: ErrorCode, error: string, extra: { logs?: string[]; calls?: LogEntry[] } = {}): ErrorOutcome {
   const outcome: ErrorOutcome = { status: "error", executionId, error, code };
   if (extra.logs && extra.logs.length > 0) outcome.logs = extra.logs;
   // R-RT-2: every outcome carries the log as it stands; none when the execution is unknown.

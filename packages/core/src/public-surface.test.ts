@@ -23,7 +23,18 @@ describe("the public surface of @codemode/core", () => {
     const names = exportedNames("./index.ts");
     expect(names.length).toBeLessThanOrEqual(45);
     expect(names.filter((name) => name.startsWith("*"))).toEqual([]);
-    for (const glue of ["modelFacingOutcome", "pauseApprovalReason", "readPauseReference", "createOutcomeMemo", "decideCall", "createIsolatedVmExecutor", "SandboxRequest", "HostReply", "valueCodec", "KeyvLike"]) {
+    for (const glue of [
+      "modelFacingOutcome",
+      "pauseApprovalReason",
+      "readPauseReference",
+      "createOutcomeMemo",
+      "decideCall",
+      "createIsolatedVmExecutor",
+      "SandboxRequest",
+      "HostReply",
+      "valueCodec",
+      "KeyvLike",
+    ]) {
       expect(names).not.toContain(glue);
     }
     for (const needed of ["createCodemodeRuntime", "defineConnector", "CodemodeError", "Outcome", "ExecutionSummary", "Page", "ListQuery"]) expect(names).toContain(needed);

@@ -70,7 +70,11 @@ function toIssue(error: ErrorObject, args: unknown): Issue {
       return { ...base, expected: [`a multiple of ${String(params.multipleOf)}`], got: describeLiteral(data) };
     case "minLength":
     case "maxLength":
-      return { ...base, expected: [`${error.keyword === "minLength" ? "at least" : "at most"} ${count(params.limit, "character")}`], got: typeof data === "string" ? `${data.length}` : describeKind(data) };
+      return {
+        ...base,
+        expected: [`${error.keyword === "minLength" ? "at least" : "at most"} ${count(params.limit, "character")}`],
+        got: typeof data === "string" ? `${data.length}` : describeKind(data),
+      };
     case "minItems":
     case "maxItems":
       return { ...base, expected: [`${error.keyword === "minItems" ? "at least" : "at most"} ${count(params.limit, "item")}`], got: Array.isArray(data) ? `${data.length}` : describeKind(data) };

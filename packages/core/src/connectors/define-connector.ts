@@ -116,7 +116,8 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
       continue;
     }
     if (tool.replay !== undefined && tool.replay !== "record" && tool.replay !== "reexecute") problems.push(`tool "${label}" has an unknown replay policy ${JSON.stringify(tool.replay)}`);
-    if (tool.onInterrupted !== undefined && tool.onInterrupted !== "rerun" && tool.onInterrupted !== "ask") problems.push(`tool "${label}" has an unknown onInterrupted policy ${JSON.stringify(tool.onInterrupted)}`);
+    if (tool.onInterrupted !== undefined && tool.onInterrupted !== "rerun" && tool.onInterrupted !== "ask")
+      problems.push(`tool "${label}" has an unknown onInterrupted policy ${JSON.stringify(tool.onInterrupted)}`);
     if (tool.replay === "reexecute" && tool.requiresApproval !== undefined && tool.requiresApproval !== false) {
       // R-CON-4: replaying an approved side effect would apply it again.
       problems.push(`tool "${label}" combines replay: "reexecute" with requiresApproval; an approved call must never run twice`);

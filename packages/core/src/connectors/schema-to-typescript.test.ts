@@ -3,14 +3,7 @@ import { describe, expect, it } from "vitest";
 import ts from "typescript59";
 import * as z from "zod";
 import { defineConnector, type JsonSchema, type StandardSchemaV1, type ToolDefinition } from "./define-connector.js";
-import {
-  CODEMODE_DECLARATION,
-  connectorDeclaration,
-  jsonSchemaToType,
-  runtimeDeclarations,
-  toolDeclaration,
-  type SchemaToTypeOptions,
-} from "./schema-to-typescript.js";
+import { CODEMODE_DECLARATION, connectorDeclaration, jsonSchemaToType, runtimeDeclarations, toolDeclaration, type SchemaToTypeOptions } from "./schema-to-typescript.js";
 
 // ---------------------------------------------------------------------------------------------
 // An in-memory compiler: the generated declarations and a program that uses them, strict, es2022.
@@ -81,7 +74,10 @@ function expectCompiles(declarations: string, program: string): void {
  */
 function expectErrorsOnMarkedLines(declarations: string, program: string): void {
   const problems = typeCheck(declarations, program);
-  expect(problems.filter((problem) => problem.file === "declarations"), declarations).toEqual([]);
+  expect(
+    problems.filter((problem) => problem.file === "declarations"),
+    declarations,
+  ).toEqual([]);
   const marked = program.split("\n").flatMap((line, index) => (line.includes("// error") ? [index + 1] : []));
   expect(marked.length, "the program marks at least one line").toBeGreaterThan(0);
   const failing = [...new Set(problems.map((problem) => problem.line))].sort((left, right) => left - right);
@@ -149,10 +145,7 @@ describe("jsonSchemaToType: primitive types", () => {
   it("writes a list of types as a union that accepts each and nothing else", () => {
     const declarations = declareValue({ type: ["string", "integer", "null"] });
     expect(jsonSchemaToType({ type: ["string", "integer", "null"] })).toBe("string | number | null");
-    expectErrorsOnMarkedLines(
-      declarations,
-      ['const text: Value = "a";', "const count: Value = 1;", "const nothing: Value = null;", "const flag: Value = true; // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declarations, ['const text: Value = "a";', "const count: Value = 1;", "const nothing: Value = null;", "const flag: Value = true; // error"].join("\n"));
   });
 
   it("writes unknown for the true schema, an empty schema and a type it does not know; never for false", () => {
@@ -193,10 +186,7 @@ describe("jsonSchemaToType: objects", () => {
 
   it("turns additionalProperties: true into an index signature of unknown", () => {
     const declarations = declareValue({ type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: true });
-    expectErrorsOnMarkedLines(
-      declarations,
-      ['const extra: Value = { name: "a", anything: [1, 2] };', "value.name.toUpperCase();", "value.other.toUpperCase(); // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declarations, ['const extra: Value = { name: "a", anything: [1, 2] };', "value.name.toUpperCase();", "value.other.toUpperCase(); // error"].join("\n"));
   });
 
   it("turns an additionalProperties schema into an index signature the named properties also fit", () => {
@@ -208,11 +198,7 @@ describe("jsonSchemaToType: objects", () => {
     };
     expectErrorsOnMarkedLines(
       declareValue(counts),
-      [
-        'const ok: Value = { label: "a", apples: 3, pears: 4 };',
-        'const notCount: Value = { label: "a", apples: true }; // error',
-        "value.label.toUpperCase();",
-      ].join("\n"),
+      ['const ok: Value = { label: "a", apples: 3, pears: 4 };', 'const notCount: Value = { label: "a", apples: true }; // error', "value.label.toUpperCase();"].join("\n"),
     );
     expect(jsonSchemaToType({ type: "object", additionalProperties: { type: "number" } })).toBe("{ [key: string]: number }");
   });
@@ -243,11 +229,7 @@ describe("jsonSchemaToType: objects", () => {
     expect(type).toContain("$ok: string");
     expectErrorsOnMarkedLines(
       declareValue(headers),
-      [
-        'const ok: Value = { "x-request-id": "r", "2fa": true, "with space": 1, "": null, $ok: "y" };',
-        'value["x-request-id"].toUpperCase();',
-        'value["2fa"].toUpperCase(); // error',
-      ].join("\n"),
+      ['const ok: Value = { "x-request-id": "r", "2fa": true, "with space": 1, "": null, $ok: "y" };', 'value["x-request-id"].toUpperCase();', 'value["2fa"].toUpperCase(); // error'].join("\n"),
     );
   });
 
@@ -261,10 +243,7 @@ describe("jsonSchemaToType: arrays and tuples", () => {
     expect(jsonSchemaToType({ type: "array", items: { type: "string" } })).toBe("string[]");
     expect(jsonSchemaToType({ type: "array", items: { type: ["string", "number"] } })).toBe("(string | number)[]");
     expect(jsonSchemaToType({ type: "array" })).toBe("unknown[]");
-    expectErrorsOnMarkedLines(
-      declareValue({ type: "array", items: { type: ["string", "number"] } }),
-      ['const ok: Value = ["a", 1];', "const notAllowed: Value = [true]; // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declareValue({ type: "array", items: { type: ["string", "number"] } }), ['const ok: Value = ["a", 1];', "const notAllowed: Value = [true]; // error"].join("\n"));
   });
 
   it("writes draft 2020-12 prefixItems with items: false as a closed tuple", () => {
@@ -272,23 +251,14 @@ describe("jsonSchemaToType: arrays and tuples", () => {
     expect(jsonSchemaToType(pair)).toBe("[string, number]");
     expectErrorsOnMarkedLines(
       declareValue(pair),
-      [
-        'const ok: Value = ["a", 1];',
-        'const swapped: Value = [1, "a"]; // error',
-        'const tooLong: Value = ["a", 1, 2]; // error',
-        "value[0].toUpperCase();",
-        "value[1].toFixed();",
-      ].join("\n"),
+      ['const ok: Value = ["a", 1];', 'const swapped: Value = [1, "a"]; // error', 'const tooLong: Value = ["a", 1, 2]; // error', "value[0].toUpperCase();", "value[1].toFixed();"].join("\n"),
     );
   });
 
   it("writes prefixItems with an items schema as a tuple with a rest element", () => {
     const command: JsonSchema = { type: "array", prefixItems: [{ type: "string" }], items: { type: "boolean" } };
     expect(jsonSchemaToType(command)).toBe("[string, ...boolean[]]");
-    expectErrorsOnMarkedLines(
-      declareValue(command),
-      ['const ok: Value = ["a", true, false];', 'const wrongRest: Value = ["a", 1]; // error'].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declareValue(command), ['const ok: Value = ["a", true, false];', 'const wrongRest: Value = ["a", 1]; // error'].join("\n"));
   });
 
   it("leaves a tuple open when nothing closes it, as JSON Schema does", () => {
@@ -304,10 +274,7 @@ describe("jsonSchemaToType: arrays and tuples", () => {
   it("makes elements past minItems optional, parenthesising a union", () => {
     const range: JsonSchema = { type: "array", prefixItems: [{ type: "number" }, { type: ["number", "null"] }], items: false, minItems: 1 };
     expect(jsonSchemaToType(range)).toBe("[number, (number | null)?]");
-    expectErrorsOnMarkedLines(
-      declareValue(range),
-      ["const one: Value = [1];", "const two: Value = [1, null];", "const none: Value = []; // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declareValue(range), ["const one: Value = [1];", "const two: Value = [1, null];", "const none: Value = []; // error"].join("\n"));
   });
 });
 
@@ -321,10 +288,7 @@ describe("jsonSchemaToType: enum and const", () => {
   it("writes numbers, negative numbers, booleans and null in an enum, parenthesising a negative in an array", () => {
     expect(jsonSchemaToType({ enum: [1, -1, true, null] })).toBe("1 | -1 | true | null");
     expect(jsonSchemaToType({ type: "array", items: { const: -1 } })).toBe("(-1)[]");
-    expectErrorsOnMarkedLines(
-      declareValue({ type: "array", items: { const: -1 } }),
-      ["const ok: Value = [-1, -1];", "const other: Value = [1]; // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declareValue({ type: "array", items: { const: -1 } }), ["const ok: Value = [-1, -1];", "const other: Value = [1]; // error"].join("\n"));
   });
 
   it("writes const as one literal, objects and arrays included", () => {
@@ -372,10 +336,7 @@ describe("jsonSchemaToType: composition and nullable", () => {
     };
     expect(jsonSchemaToType(named)).toBe("{ id: number } & { name: string }");
     expect(jsonSchemaToType({ allOf: [{ type: ["string", "number"] }, { type: ["number", "boolean"] }] })).toBe("(string | number) & (number | boolean)");
-    expectErrorsOnMarkedLines(
-      declareValue(named),
-      ['const both: Value = { id: 1, name: "a" };', "const idOnly: Value = { id: 1 }; // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declareValue(named), ['const both: Value = { id: 1, name: "a" };', "const idOnly: Value = { id: 1 }; // error"].join("\n"));
   });
 
   it("intersects a base type with its anyOf branches, ignoring branches that say nothing to a type", () => {
@@ -384,10 +345,7 @@ describe("jsonSchemaToType: composition and nullable", () => {
       properties: { email: { type: "string" }, phone: { type: "string" } },
       anyOf: [{ required: ["email"] }, { required: ["phone"] }],
     };
-    expectErrorsOnMarkedLines(
-      declareValue(contact),
-      ['const byEmail: Value = { email: "a@b.c" };', 'const byPhone: Value = { phone: "1" };', "const neither: Value = {}; // error"].join("\n"),
-    );
+    expectErrorsOnMarkedLines(declareValue(contact), ['const byEmail: Value = { email: "a@b.c" };', 'const byPhone: Value = { phone: "1" };', "const neither: Value = {}; // error"].join("\n"));
     expect(jsonSchemaToType({ type: "string", anyOf: [{ format: "email" }, { format: "uri" }] })).toBe("string");
   });
 
@@ -395,7 +353,7 @@ describe("jsonSchemaToType: composition and nullable", () => {
     expect(jsonSchemaToType({ type: "string", nullable: true })).toBe("string | null");
     expectErrorsOnMarkedLines(
       declareValue({ type: "object", properties: { closedAt: { type: "string", nullable: true } }, required: ["closedAt"] }),
-      ['const open: Value = { closedAt: null };', 'const closed: Value = { closedAt: "2026-01-01" };', "const missing: Value = {}; // error"].join("\n"),
+      ["const open: Value = { closedAt: null };", 'const closed: Value = { closedAt: "2026-01-01" };', "const missing: Value = {}; // error"].join("\n"),
     );
   });
 });
@@ -572,9 +530,7 @@ describe("toolDeclaration", () => {
       inputSchema: { type: "object", properties: { repo: { type: "string" }, title: { type: "string" } }, required: ["repo", "title"] },
       outputSchema: { type: "object", properties: { number: { type: "integer" } }, required: ["number"] },
     });
-    expect(toolDeclaration("github", "create_issue", short)).toBe(
-      "/** Create an issue. */\ncreate_issue(args: { repo: string; title: string }): Promise<{ number: number }>;",
-    );
+    expect(toolDeclaration("github", "create_issue", short)).toBe("/** Create an issue. */\ncreate_issue(args: { repo: string; title: string }): Promise<{ number: number }>;");
   });
 
   it("accepts a correct call and rejects a wrong property type, a missing property and a wrong enum literal", () => {
@@ -605,18 +561,24 @@ describe("toolDeclaration", () => {
     expect(toolDeclaration("health", "ping", bare)).toBe("/** Ping. */\nping(args?: { [key: string]: unknown }): Promise<unknown>;");
     expectErrorsOnMarkedLines(
       declareMethod("health", "ping", bare),
-      ["health.ping();", 'health.ping({ verbose: true }).then((result) => String(result));', "health.ping().then((result) => result.ok); // error"].join("\n"),
+      ["health.ping();", "health.ping({ verbose: true }).then((result) => String(result));", "health.ping().then((result) => result.ok); // error"].join("\n"),
     );
   });
 
   it("lets a call leave out an argument whose properties are all optional", () => {
     const list = tool({ inputSchema: { type: "object", properties: { state: { enum: ["open", "closed"] } } } });
-    expectErrorsOnMarkedLines(declareMethod("github", "list_issues", list), ['github.list_issues();', 'github.list_issues({ state: "open" });', 'github.list_issues({ state: "all" }); // error'].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareMethod("github", "list_issues", list),
+      ["github.list_issues();", 'github.list_issues({ state: "open" });', 'github.list_issues({ state: "all" }); // error'].join("\n"),
+    );
   });
 
   it("declares a recursive input through its connector's namespace", () => {
     const walk = tool({
-      inputSchema: { $ref: "#/$defs/Folder", $defs: { Folder: { type: "object", properties: { name: { type: "string" }, folders: { type: "array", items: { $ref: "#/$defs/Folder" } } }, required: ["name"] } } },
+      inputSchema: {
+        $ref: "#/$defs/Folder",
+        $defs: { Folder: { type: "object", properties: { name: { type: "string" }, folders: { type: "array", items: { $ref: "#/$defs/Folder" } } }, required: ["name"] } },
+      },
     });
     const namedTypes = new Map<string, string>();
     expect(toolDeclaration("files", "walk", walk, { namedTypes })).toBe("walk(args: files.Folder): Promise<unknown>;");
@@ -676,10 +638,7 @@ describe("toolDeclaration: Standard Schema inputs", () => {
     expect(declarations).toContain("declare namespace shop {");
     expectErrorsOnMarkedLines(
       declarations,
-      [
-        'shop.classify({ primary: { name: "a", children: [{ name: "b", children: [] }] } });',
-        'shop.classify({ primary: { name: "a", children: [{ name: 2, children: [] }] } }); // error',
-      ].join("\n"),
+      ['shop.classify({ primary: { name: "a", children: [{ name: "b", children: [] }] } });', 'shop.classify({ primary: { name: "a", children: [{ name: 2, children: [] }] } }); // error'].join("\n"),
     );
     const Comment: z.ZodType = z.lazy(() => z.object({ text: z.string(), replies: z.array(Comment) }));
     const reply = toolDeclaration("forum", "reply", tool({ inputSchema: Comment }), { namedTypes: new Map() });
@@ -737,11 +696,9 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
     expect(declaration).toContain("  type Node2 = ");
     expectErrorsOnMarkedLines(
       declaration,
-      [
-        'github.tree({ path: "/" }).then((node) => node.nodes?.[0]?.path.toUpperCase());',
-        'github.labels({ label: "bug", nodes: [{ label: "ui" }] });',
-        'github.labels({ path: "/" }); // error',
-      ].join("\n"),
+      ['github.tree({ path: "/" }).then((node) => node.nodes?.[0]?.path.toUpperCase());', 'github.labels({ label: "bug", nodes: [{ label: "ui" }] });', 'github.labels({ path: "/" }); // error'].join(
+        "\n",
+      ),
     );
   });
 
@@ -776,7 +733,7 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
         '  await codemode.run("triage");',
         "  await codemode.search(42); // error",
         '  await drive.tree({ path: "/" }); // error',
-        '  stamp.toUpperCase(); // error',
+        "  stamp.toUpperCase(); // error",
         "}",
       ].join("\n"),
     );

@@ -50,8 +50,7 @@ export function toolDeclaration(connectorName: string, methodName: string, tool:
   const input = jsonSchemaOf(tool.inputSchema, "input", options.convertStandardSchema);
   const output = jsonSchemaOf(tool.outputSchema, "output", options.convertStandardSchema);
   const typeOptions = { maxDepth: options.maxDepth, namedTypes: options.namedTypes, typeNamespace: connectorName };
-  const argumentType =
-    input === undefined ? "{ [key: string]: unknown }" : jsonSchemaToType(input, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Args` });
+  const argumentType = input === undefined ? "{ [key: string]: unknown }" : jsonSchemaToType(input, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Args` });
   const resultType = output === undefined ? "unknown" : jsonSchemaToType(output, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Result` });
   const argument = `args${input === undefined || acceptsNoArgument(input) ? "?" : ""}: ${argumentType}`;
   return `${docComment(methodDocumentation(tool))}${propertyKey(methodName)}(${argument}): Promise<${resultType}>;`;

@@ -122,7 +122,13 @@ describe("searchCatalog ranks a realistic catalogue (R-SN-3)", () => {
     const misses: string[] = [];
     for (const [query, expected] of queries) {
       const { results } = searchCatalog(catalogue, query);
-      if (results[0]?.path !== expected) misses.push(`"${query}": expected ${expected}, got ${results.slice(0, 3).map((result) => `${result.path} (${result.score})`).join(", ")}`);
+      if (results[0]?.path !== expected)
+        misses.push(
+          `"${query}": expected ${expected}, got ${results
+            .slice(0, 3)
+            .map((result) => `${result.path} (${result.score})`)
+            .join(", ")}`,
+        );
     }
     const first = queries.length - misses.length;
     console.log(`search: ${first}/${queries.length} first (${Math.round((first / queries.length) * 100)}%)${misses.length > 0 ? `\n  misses:\n  ${misses.join("\n  ")}` : ""}`);

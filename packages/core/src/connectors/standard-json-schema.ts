@@ -22,11 +22,7 @@ function isStandardSchema(schema: JsonSchema | StandardSchemaV1): schema is Stan
  * and others), then zod 4's `toJSONSchema` method. Libraries throw for what JSON Schema cannot
  * express (a zod date, a transform): then the next way is tried, and in the end the type is unknown.
  */
-function convertStandardSchema(
-  schema: StandardSchemaV1,
-  direction: "input" | "output",
-  custom: StandardSchemaConverter | undefined,
-): JsonSchema | undefined {
+function convertStandardSchema(schema: StandardSchemaV1, direction: "input" | "output", custom: StandardSchemaConverter | undefined): JsonSchema | undefined {
   const standard = schema["~standard"] as { vendor: string; jsonSchema?: unknown };
   const attempts: (() => unknown)[] = [
     () => custom?.(schema, direction),

@@ -37,8 +37,17 @@ describe("JSON Schema arguments (R-CON-2)", () => {
   });
 
   it("names the method and the exact field path of a wrong type and an out-of-range number", async () => {
-    const message = failure(await check({ customer: "acme", items: [{ sku: "A-1", quantity: 1 }, { sku: "B-2", quantity: 3 }, { sku: "C-3", quantity: "2" }] }));
-    expect(message).toBe("Invalid arguments for shop.place_order:\n- args.items[2].quantity: expected an integer, got string \"2\"");
+    const message = failure(
+      await check({
+        customer: "acme",
+        items: [
+          { sku: "A-1", quantity: 1 },
+          { sku: "B-2", quantity: 3 },
+          { sku: "C-3", quantity: "2" },
+        ],
+      }),
+    );
+    expect(message).toBe('Invalid arguments for shop.place_order:\n- args.items[2].quantity: expected an integer, got string "2"');
 
     const tooMany = failure(await check({ customer: "acme", items: [{ sku: "A-1", quantity: 500 }] }));
     expect(tooMany).toContain("args.items[0].quantity: expected a number <= 100, got 500");
@@ -147,7 +156,7 @@ describe("JSON Schema arguments (R-CON-2)", () => {
     const first = createArgsValidator("a.one", { inputSchema: schema });
     const second = createArgsValidator("a.two", { inputSchema: schema });
     expect((await first({ n: 1 })).ok).toBe(true);
-    expect(failure(await second({ n: "1" }))).toBe("Invalid arguments for a.two:\n- args.n: expected number, got string \"1\"");
+    expect(failure(await second({ n: "1" }))).toBe('Invalid arguments for a.two:\n- args.n: expected number, got string "1"');
   });
 });
 
@@ -159,7 +168,16 @@ describe("Standard Schema arguments", () => {
         items: z.array(z.object({ sku: z.string(), quantity: z.number().int().min(1) })),
       }),
     });
-    const message = failure(await check({ customer: 7, items: [{ sku: "A", quantity: 1 }, { sku: "B", quantity: 1 }, { sku: "C", quantity: 0 }] }));
+    const message = failure(
+      await check({
+        customer: 7,
+        items: [
+          { sku: "A", quantity: 1 },
+          { sku: "B", quantity: 1 },
+          { sku: "C", quantity: 0 },
+        ],
+      }),
+    );
     expect(message.split("\n")[0]).toBe("Invalid arguments for shop.place_order:");
     expect(message).toMatch(/- args\.customer: .*expected string/);
     expect(message).toMatch(/- args\.items\[2\]\.quantity: .*>=1/);

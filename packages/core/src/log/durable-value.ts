@@ -29,7 +29,10 @@ export function checkDurableSize(text: string, what: string): string {
 
 /** The VALUE_TOO_LARGE error for a value of `chars` serialized characters (R-DV-1). */
 export function tooLarge(what: string, chars: number): CodemodeError {
-  return new CodemodeError("VALUE_TOO_LARGE", `${what} is ${chars.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: ${ADVICE}`);
+  return new CodemodeError(
+    "VALUE_TOO_LARGE",
+    `${what} is ${chars.toLocaleString("en")} characters once serialized, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit for values kept for replay: ${ADVICE}`,
+  );
 }
 
 /** Encodes a host value for the log; throws NOT_SERIALIZABLE or VALUE_TOO_LARGE as CodemodeError. */

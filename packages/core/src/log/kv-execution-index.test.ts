@@ -219,7 +219,11 @@ describe("createKeyvExecutionIndex: a failing store", () => {
   const failing = () => {
     throw new Error("connection refused");
   };
-  const code = (promise: Promise<unknown>) => promise.then(() => "resolved", (error: unknown) => (CodemodeError.isInstance(error) ? error.code : "other error"));
+  const code = (promise: Promise<unknown>) =>
+    promise.then(
+      () => "resolved",
+      (error: unknown) => (CodemodeError.isInstance(error) ? error.code : "other error"),
+    );
 
   it("over a Keyv whose adapter fails, every operation rejects with STORAGE_ERROR, never an empty page", async () => {
     // Keyv swallows adapter errors by default: the index must switch that off, or this would list nothing.

@@ -19,7 +19,8 @@
 //                more per level only when a crash left counts stale
 //   count        1 getMany of roots
 import { CodemodeError, type ExecutionStatus } from "../outcome.js";
-import { ALL_STATUSES, compareRows, type ExecutionIndex, type IndexQuery, type IndexRow } from "./execution-index.js";
+import { compareRows, type ExecutionIndex, type IndexQuery, type IndexRow } from "./execution-index.js";
+import { checkQuery, checkRow, checkStatus, isTime } from "./index-input.js";
 import type { KeyvLike } from "./execution-store.js";
 import { storeKeys } from "./keys.js";
 import type { Lease, LockProvider } from "./lock.js";
@@ -212,14 +213,20 @@ function planPage(items: Item[], limit: number, direction: 1 | -1, after: Positi
     .sort((a, b) => compare(a.edges[0], b.edges[0]));
   let known = 0;
   let cutoff: Position | undefined;
-  for (const { item, edges: [start, end] } of relevant) {
+  for (const {
+    item,
+    edges: [start, end],
+  } of relevant) {
     if (cutoff === undefined || compare(end, cutoff) > 0) cutoff = end;
     known += "row" in item ? 1 : after !== undefined && compare(start, after) <= 0 ? 0 : item.count;
     if (known >= limit) break;
   }
   const expand: NodeRef[] = [];
   const keep: Item[] = [];
-  for (const { item, edges: [start] } of relevant) {
+  for (const {
+    item,
+    edges: [start],
+  } of relevant) {
     if ("node" in item && (cutoff === undefined || compare(start, cutoff) <= 0)) expand.push(item.node);
     else keep.push(item);
   }
@@ -293,7 +300,13 @@ function readDirectory(value: unknown, ref: NodeRef): Map<number, number> {
  * runs `write`, and releases them. `write` calls `stillHeld` before writing: a lease that lapsed
  * while the store was slow may already be someone else's.
  */
-async function withLeases(store: ReturnType<typeof storeAccess>, lock: LockProvider, lockKeys: string[], timing: { ttlMs: number; waitMs: number }, write: (stillHeld: () => Promise<void>) => Promise<void>): Promise<void> {
+async function withLeases(
+  store: ReturnType<typeof storeAccess>,
+  lock: LockProvider,
+  lockKeys: string[],
+  timing: { ttlMs: number; waitMs: number },
+  write: (stillHeld: () => Promise<void>) => Promise<void>,
+): Promise<void> {
   const leases: Lease[] = [];
   const takenAt = Date.now();
   try {
@@ -350,32 +363,6 @@ function storeAccess(keyv: KeyvLike) {
       }),
     deleteMany: (keys: string[]) => guard("write the execution index", async () => void (await (keyv.deleteMany ? keyv.deleteMany(keys) : Promise.all(keys.map((key) => keyv.delete(key)))))),
   };
-}
-
-function checkQuery(query: IndexQuery) {
-  const wanted = query.statuses ?? ALL_STATUSES;
-  for (const status of wanted) checkStatus(status);
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) throw new TypeError(`limit must be a non-negative integer (got ${JSON.stringify(query.limit)})`);
-  const order = query.order ?? "newest";
-  if (order !== "newest" && order !== "oldest") throw new TypeError(`order must be "newest" or "oldest" (got ${JSON.stringify(order)})`);
-  if (query.after !== undefined) checkRow({ id: query.after.id, status: "running", createdAt: query.after.createdAt });
-  return { statuses: ALL_STATUSES.filter((status) => wanted.includes(status)), limit: query.limit, order, after: query.after };
-}
-
-/** Statuses become keys and times decide keys, so only the six statuses and ms timestamps pass. */
-function checkRow(row: Pick<IndexRow, "id" | "status" | "createdAt"> & { updatedAt?: number }): void {
-  if (typeof row.id !== "string" || row.id.length === 0) throw new TypeError(`an index row needs an id (got ${JSON.stringify(row.id)})`);
-  checkStatus(row.status);
-  if (!isTime(row.createdAt)) throw new TypeError(`createdAt must be a millisecond timestamp (got ${JSON.stringify(row.createdAt)})`);
-  if (row.updatedAt !== undefined && !isTime(row.updatedAt)) throw new TypeError(`updatedAt must be a millisecond timestamp (got ${JSON.stringify(row.updatedAt)})`);
-}
-
-function checkStatus(status: unknown): asserts status is ExecutionStatus {
-  if (!ALL_STATUSES.includes(status as ExecutionStatus)) throw new TypeError(`not an execution status: ${JSON.stringify(status)}`);
-}
-
-function isTime(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 function positive(value: number, name: string): number {

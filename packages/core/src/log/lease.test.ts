@@ -55,7 +55,11 @@ describe("ExecutionLease (R-ST-4)", () => {
 
   it("honours a renew that answers false: retakes only while the record is still running", async () => {
     const { lock, steal } = stealableLock();
-    const lease = await ExecutionLease.acquire(settings(lock, () => "running", 10_000), "e3", 0);
+    const lease = await ExecutionLease.acquire(
+      settings(lock, () => "running", 10_000),
+      "e3",
+      0,
+    );
     // The token was given up, but nobody took the key and the run is still running: retaken.
     const before = lease!.token;
     await steal(before);
@@ -68,7 +72,11 @@ describe("ExecutionLease (R-ST-4)", () => {
   it("a renew answering false while another holds the key loses the lease for good, and confirm says BUSY", async () => {
     const { lock, inner, steal } = stealableLock();
     // The lease lapsed and someone else took the key meanwhile (an expiry running).
-    const taken = await ExecutionLease.acquire(settings(lock, () => "running", 10_000), "e4", 0);
+    const taken = await ExecutionLease.acquire(
+      settings(lock, () => "running", 10_000),
+      "e4",
+      0,
+    );
     await steal(taken!.token);
     const other = await inner.acquire("lock:e4", { ttlMs: 10_000, waitMs: 0 });
     expect(await taken!.hold()).toBe(false);
@@ -76,7 +84,11 @@ describe("ExecutionLease (R-ST-4)", () => {
     await other!.release();
 
     // The lease lapsed, nobody holds the key, but the run was ended meanwhile: not retaken.
-    const held = await ExecutionLease.acquire(settings(lock, () => "error", 10_000), "e5", 0);
+    const held = await ExecutionLease.acquire(
+      settings(lock, () => "error", 10_000),
+      "e5",
+      0,
+    );
     await steal(held!.token);
     expect(await held!.hold()).toBe(false);
     expect(held!.lost).toBe("error");

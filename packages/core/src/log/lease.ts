@@ -80,7 +80,10 @@ export class ExecutionLease {
 
   /** The error a holder reports once it lost the execution to someone else. */
   takenOver(): CodemodeError {
-    return new CodemodeError("BUSY", `execution ${this.executionId} was taken over while this pass ran (its lease lapsed; it is now ${this.lostTo ?? "held elsewhere"}); this pass's result is not recorded`);
+    return new CodemodeError(
+      "BUSY",
+      `execution ${this.executionId} was taken over while this pass ran (its lease lapsed; it is now ${this.lostTo ?? "held elsewhere"}); this pass's result is not recorded`,
+    );
   }
 
   /** Stops renewing and frees the key. Idempotent; a failing release only lets the lease lapse. */

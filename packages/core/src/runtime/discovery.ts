@@ -31,7 +31,13 @@ export class Discovery {
     const entries: SearchEntry[] = [];
     for (const connector of this.connectors.values()) {
       for (const [method, tool] of Object.entries(connector.tools)) {
-        const entry: SearchEntry = { kind: "method", path: `${connector.name}.${method}`, connector: connector.name, method, requiresApproval: tool.requiresApproval !== undefined && tool.requiresApproval !== false };
+        const entry: SearchEntry = {
+          kind: "method",
+          path: `${connector.name}.${method}`,
+          connector: connector.name,
+          method,
+          requiresApproval: tool.requiresApproval !== undefined && tool.requiresApproval !== false,
+        };
         if (tool.description) entry.description = tool.description;
         if (connector.instructions) entry.instructions = connector.instructions;
         entries.push(entry);
@@ -47,7 +53,7 @@ export class Discovery {
   }
 
   async describe(target: unknown): Promise<DescribeOutput> {
-    if (typeof target !== "string" || target === "") return { error: "describe needs a path such as \"github\", \"github.create_issue\" or a snippet name" };
+    if (typeof target !== "string" || target === "") return { error: 'describe needs a path such as "github", "github.create_issue" or a snippet name' };
     const connector = this.connectors.get(target);
     if (connector) {
       const output: DescribeOutput = { kind: "connector", path: target, methods: Object.keys(connector.tools), declaration: connectorDeclaration(connector) };

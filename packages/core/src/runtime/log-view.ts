@@ -65,7 +65,6 @@ export function toExecutionState(head: ExecutionHead, code: string, log: LogEntr
   return state;
 }
 
-
 /** An execution as a listing shows it: its record without code or log (`execution(id)` has those). */
 export interface ExecutionSummary {
   id: string;

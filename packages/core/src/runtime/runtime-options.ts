@@ -55,7 +55,6 @@ export interface CodemodeRuntimeOptions {
   telemetry?: TelemetryOptions;
 }
 
-
 export const DEFAULTS = { name: "default", maxExecutions: 50, timeoutMs: 60_000, memoryMb: 128, maxLogBytes: 128 * 1024 * 1024, maxLogEntries: 10_000, lockWaitMs: 5_000, leaseMs: 30_000 };
 
 export interface Settings {
@@ -161,5 +160,7 @@ function inProcessLockFor(keyv: KeyvLike): LockProvider {
 }
 
 function isKeyvLike(value: unknown): value is KeyvLike {
-  return typeof value === "object" && value !== null && typeof (value as KeyvLike).get === "function" && typeof (value as KeyvLike).set === "function" && typeof (value as KeyvLike).delete === "function";
+  return (
+    typeof value === "object" && value !== null && typeof (value as KeyvLike).get === "function" && typeof (value as KeyvLike).set === "function" && typeof (value as KeyvLike).delete === "function"
+  );
 }

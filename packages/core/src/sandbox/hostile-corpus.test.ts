@@ -143,20 +143,26 @@ describe("constructor chains on every value that crosses the bridge (R-SB-4)", (
   });
 
   it("R-SB-4: constructor chain on an error from a rejected call cannot reach process", async () => {
-    const outcome = await run(`${PROBE}\nasync () => { try { await github.get({}); } catch (error) { return [probe(error), error instanceof Error, Object.getPrototypeOf(error) === Error.prototype, Object.keys(error)]; } }`, {
-      answer: () => ({ kind: "error", message: "denied" }),
-    });
+    const outcome = await run(
+      `${PROBE}\nasync () => { try { await github.get({}); } catch (error) { return [probe(error), error instanceof Error, Object.getPrototypeOf(error) === Error.prototype, Object.keys(error)]; } }`,
+      {
+        answer: () => ({ kind: "error", message: "denied" }),
+      },
+    );
     expect(returned(outcome)).toEqual([CONTAINED, true, true, []]);
   });
 
   it("R-SB-4: an error the host's onRequest throws crosses as its message only", async () => {
-    const outcome = await run(`${PROBE}\nasync () => { try { await github.get({}); } catch (error) { return { probe: probe(error), message: error.message, keys: Object.getOwnPropertyNames(error).sort(), hostFrames: /isolated-vm|node:|\\/work\\//.test(error.stack) }; } }`, {
-      answer: () => {
-        const error = new Error("host failure") as Error & { secret?: unknown };
-        error.secret = { token: "do-not-leak" };
-        throw error;
+    const outcome = await run(
+      `${PROBE}\nasync () => { try { await github.get({}); } catch (error) { return { probe: probe(error), message: error.message, keys: Object.getOwnPropertyNames(error).sort(), hostFrames: /isolated-vm|node:|\\/work\\//.test(error.stack) }; } }`,
+      {
+        answer: () => {
+          const error = new Error("host failure") as Error & { secret?: unknown };
+          error.secret = { token: "do-not-leak" };
+          throw error;
+        },
       },
-    });
+    );
     expect(returned(outcome)).toEqual({ probe: CONTAINED, message: "host failure", keys: ["message", "stack"], hostFrames: false });
   });
 
@@ -181,7 +187,9 @@ describe("constructor chains on every value that crosses the bridge (R-SB-4)", (
   });
 
   it("R-SB-4: crypto and its functions lead only to the sandbox", async () => {
-    const outcome = await run(`${PROBE}\nasync () => [probe(crypto), probe(crypto.randomUUID), probe(crypto.getRandomValues), probe(crypto.randomUUID()), probe(crypto.getRandomValues(new Uint8Array(2)))]`);
+    const outcome = await run(
+      `${PROBE}\nasync () => [probe(crypto), probe(crypto.randomUUID), probe(crypto.getRandomValues), probe(crypto.randomUUID()), probe(crypto.getRandomValues(new Uint8Array(2)))]`,
+    );
     expect(returned(outcome)).toEqual([NO_CONSTRUCTOR, CONTAINED, CONTAINED, CONTAINED, CONTAINED]);
   });
 
@@ -200,7 +208,10 @@ describe("constructor chains on every value that crosses the bridge (R-SB-4)", (
       { kind: "call", seq: 0, connector: "github", method: "get", canonicalArgs: "{}", outcome: "value", text: encode({ replayed: [1n] }) },
       { kind: "call", seq: 1, connector: "github", method: "get", canonicalArgs: "{}", outcome: "error", text: "replayed error" },
     ];
-    const outcome = await run(`${PROBE}\nasync () => { const v = await github.get({}); let e; try { await github.get({}); } catch (error) { e = error; } return [probe(v), probe(v.replayed[0]), probe(e)]; }`, { replay });
+    const outcome = await run(
+      `${PROBE}\nasync () => { const v = await github.get({}); let e; try { await github.get({}); } catch (error) { e = error; } return [probe(v), probe(v.replayed[0]), probe(e)]; }`,
+      { replay },
+    );
     expect(returned(outcome)).toEqual([CONTAINED, CONTAINED, CONTAINED]);
     expect(outcome.requests).toEqual([]);
   });
@@ -236,12 +247,16 @@ describe("constructor chains on every value that crosses the bridge (R-SB-4)", (
 
 describe("globals (R-SB-1)", () => {
   const ECMASCRIPT = new Set(
-    "Object Function Array Number parseFloat parseInt Infinity NaN undefined Boolean String Symbol Date Promise RegExp Error AggregateError EvalError RangeError ReferenceError SyntaxError TypeError URIError globalThis JSON Math Intl ArrayBuffer SharedArrayBuffer Atomics Uint8Array Int8Array Uint16Array Int16Array Uint32Array Int32Array BigUint64Array BigInt64Array Uint8ClampedArray Float16Array Float32Array Float64Array DataView Map BigInt Set Iterator WeakMap WeakSet Proxy Reflect FinalizationRegistry WeakRef decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape eval isFinite isNaN SuppressedError DisposableStack AsyncDisposableStack Temporal".split(" "),
+    "Object Function Array Number parseFloat parseInt Infinity NaN undefined Boolean String Symbol Date Promise RegExp Error AggregateError EvalError RangeError ReferenceError SyntaxError TypeError URIError globalThis JSON Math Intl ArrayBuffer SharedArrayBuffer Atomics Uint8Array Int8Array Uint16Array Int16Array Uint32Array Int32Array BigUint64Array BigInt64Array Uint8ClampedArray Float16Array Float32Array Float64Array DataView Map BigInt Set Iterator WeakMap WeakSet Proxy Reflect FinalizationRegistry WeakRef decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape eval isFinite isNaN SuppressedError DisposableStack AsyncDisposableStack Temporal".split(
+      " ",
+    ),
   );
   const CODEMODE = new Set(["github", "codemode", "console", "crypto", "setTimeout", "setInterval", "clearTimeout", "clearInterval", "queueMicrotask"]);
 
   it("R-SB-1: every global is an ECMAScript built-in or a Code Mode global", async () => {
-    const outcome = await run("async () => ({ names: Object.getOwnPropertyNames(globalThis), symbols: Object.getOwnPropertySymbols(globalThis).map(String), proto: Object.getOwnPropertyNames(Object.getPrototypeOf(globalThis)) })");
+    const outcome = await run(
+      "async () => ({ names: Object.getOwnPropertyNames(globalThis), symbols: Object.getOwnPropertySymbols(globalThis).map(String), proto: Object.getOwnPropertyNames(Object.getPrototypeOf(globalThis)) })",
+    );
     const value = returned(outcome) as { names: string[]; symbols: string[]; proto: string[] };
     expect(value.names.filter((name) => !ECMASCRIPT.has(name) && !CODEMODE.has(name))).toEqual([]);
     for (const name of CODEMODE) expect(value.names).toContain(name);
@@ -278,13 +293,32 @@ describe("globals (R-SB-1)", () => {
   });
 
   it("R-SB-1: process, require, module, Buffer and other host names are undefined", async () => {
-    const names = ["process", "require", "module", "exports", "Buffer", "global", "__dirname", "__filename", "setImmediate", "fetch", "WebAssembly", "navigator", "XMLHttpRequest", "Deno", "Bun", "_ivm"];
+    const names = [
+      "process",
+      "require",
+      "module",
+      "exports",
+      "Buffer",
+      "global",
+      "__dirname",
+      "__filename",
+      "setImmediate",
+      "fetch",
+      "WebAssembly",
+      "navigator",
+      "XMLHttpRequest",
+      "Deno",
+      "Bun",
+      "_ivm",
+    ];
     const outcome = await run(`async () => [${names.map((name) => `typeof ${name}`).join(", ")}]`);
     expect(returned(outcome)).toEqual(names.map(() => "undefined"));
   });
 
   it("R-SB-1: dynamic import() of a Node module is refused inside the sandbox", async () => {
-    const outcome = await run("async () => { const attempts = []; for (const name of ['node:fs', 'fs', 'child_process', 'data:text/javascript,export default 1']) { try { await import(name); attempts.push('imported ' + name); } catch (error) { attempts.push('refused'); } } return attempts; }");
+    const outcome = await run(
+      "async () => { const attempts = []; for (const name of ['node:fs', 'fs', 'child_process', 'data:text/javascript,export default 1']) { try { await import(name); attempts.push('imported ' + name); } catch (error) { attempts.push('refused'); } } return attempts; }",
+    );
     expect(returned(outcome)).toEqual(["refused", "refused", "refused", "refused"]);
   });
 
@@ -293,7 +327,9 @@ describe("globals (R-SB-1)", () => {
   });
 
   it("R-SB-1: import() from eval'd and Function code is refused too", async () => {
-    const outcome = await run("async () => { const out = []; for (const load of [() => eval(\"import('node:fs')\"), () => Function(\"return import('node:fs')\")()]) { try { await load(); out.push('imported'); } catch { out.push('refused'); } } return out; }");
+    const outcome = await run(
+      "async () => { const out = []; for (const load of [() => eval(\"import('node:fs')\"), () => Function(\"return import('node:fs')\")()]) { try { await load(); out.push('imported'); } catch { out.push('refused'); } } return out; }",
+    );
     expect(returned(outcome)).toEqual(["refused", "refused"]);
   });
 
@@ -308,12 +344,16 @@ describe("globals (R-SB-1)", () => {
   });
 
   it("R-SB-1: eval and Function run inside the sandbox only", async () => {
-    const outcome = await run("async () => [eval('typeof process'), (0, eval)('this') === globalThis, new Function('return typeof require')(), Function('return this')() === globalThis, eval('Function')('return 6 * 7')()]");
+    const outcome = await run(
+      "async () => [eval('typeof process'), (0, eval)('this') === globalThis, new Function('return typeof require')(), Function('return this')() === globalThis, eval('Function')('return 6 * 7')()]",
+    );
     expect(returned(outcome)).toEqual(["undefined", true, "undefined", true, 42]);
   });
 
   it("R-SB-1: WebAssembly is absent and cannot be found", async () => {
-    const outcome = await run("async () => [typeof WebAssembly, 'WebAssembly' in globalThis, Object.getOwnPropertyNames(globalThis).includes('WebAssembly'), typeof Function('return typeof WebAssembly')()]");
+    const outcome = await run(
+      "async () => [typeof WebAssembly, 'WebAssembly' in globalThis, Object.getOwnPropertyNames(globalThis).includes('WebAssembly'), typeof Function('return typeof WebAssembly')()]",
+    );
     expect(returned(outcome)).toEqual(["undefined", false, false, "string"]);
   });
 
@@ -497,7 +537,13 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
       return { big: 7n, bytes };
     }`);
     expect(outcome.requests).toEqual([
-      { type: "call", seq: 0, connector: "github", method: "get", args: '{"big":{"$cm":"bigint","v":"5"},"bytes":{"$cm":"bytes","v":"AQID"},"fakeBytes":{"0":9,"1":9,"length":2},"when":"1970-01-01T00:00:00.000Z"}' },
+      {
+        type: "call",
+        seq: 0,
+        connector: "github",
+        method: "get",
+        args: '{"big":{"$cm":"bigint","v":"5"},"bytes":{"$cm":"bytes","v":"AQID"},"fakeBytes":{"0":9,"1":9,"length":2},"when":"1970-01-01T00:00:00.000Z"}',
+      },
     ]);
     expect(returned(outcome)).toEqual({ big: 7n, bytes: new Uint8Array([1, 2, 3]) });
   });
@@ -524,7 +570,8 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
   });
 
   it("R-SB-4: replaced Error, Promise, Uint8Array and Object globals do not change what the program receives", async () => {
-    const outcome = await run(`async () => {
+    const outcome = await run(
+      `async () => {
       const RealError = Error;
       globalThis.Error = function FakeError() { return { fake: true }; };
       globalThis.Promise = function FakePromise() { throw new RealError('no promises'); };
@@ -534,9 +581,12 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
       let message;
       try { await github.create_issue({}); } catch (error) { message = [error instanceof RealError, error.message]; }
       return { bytes: r.bytes.length, message };
-    }`, {
-      answer: (request) => (request.type === "call" && request.method === "create_issue" ? { kind: "error", message: "host said no" } : { kind: "value", value: encode({ bytes: new Uint8Array([1, 2]) }) }),
-    });
+    }`,
+      {
+        answer: (request) =>
+          request.type === "call" && request.method === "create_issue" ? { kind: "error", message: "host said no" } : { kind: "value", value: encode({ bytes: new Uint8Array([1, 2]) }) },
+      },
+    );
     expect(returned(outcome)).toEqual({ bytes: 2, message: [true, "host said no"] });
   });
 });
@@ -560,7 +610,9 @@ describe("returned values (R-SB-4, R-DV-1)", () => {
   });
 
   it("R-SB-4: a lying Proxy crosses only as the plain data it reports", async () => {
-    const outcome = await run("async () => new Proxy({}, { ownKeys: () => ['a', 'b'], getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }), get: (target, key) => key === 'a' ? 1 : 'two' })");
+    const outcome = await run(
+      "async () => new Proxy({}, { ownKeys: () => ['a', 'b'], getOwnPropertyDescriptor: () => ({ value: 1, enumerable: true, configurable: true }), get: (target, key) => key === 'a' ? 1 : 'two' })",
+    );
     expect(outcome.result).toMatchObject({ status: "returned", value: '{"a":1,"b":"two"}' });
   });
 
@@ -638,7 +690,9 @@ describe("connector arguments (R-SB-4, R-DV-1)", () => {
   });
 
   it("R-DV-1: an argument getter that throws a hostile Proxy still sends a well-formed invalid request", async () => {
-    const outcome = await run("async () => { const trap = new Proxy({}, { getPrototypeOf() { throw new Error('trap'); }, get() { throw new Error('trap'); } }); await github.get({ get x() { throw trap; } }); }");
+    const outcome = await run(
+      "async () => { const trap = new Proxy({}, { getPrototypeOf() { throw new Error('trap'); }, get() { throw new Error('trap'); } }); await github.get({ get x() { throw trap; } }); }",
+    );
     expect(outcome.result.status).toBe("halted");
     expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: "a value could not be encoded" }]);
   });
@@ -789,7 +843,10 @@ describe("limits (R-SB-3)", () => {
   });
 
   it("R-SB-3: a memory bomb inside a timer callback is a MEMORY_LIMIT", async () => {
-    failed(await run("async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill(1)); }, 1); await new Promise(() => {}); }", { memoryMb: 32, timeoutMs: 5_000 }), "MEMORY_LIMIT");
+    failed(
+      await run("async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill(1)); }, 1); await new Promise(() => {}); }", { memoryMb: 32, timeoutMs: 5_000 }),
+      "MEMORY_LIMIT",
+    );
   });
 
   it("R-SB-3: a 2 GB ArrayBuffer fails inside the sandbox", async () => {
@@ -863,7 +920,9 @@ describe("memory the heap limit does not count (issue 17.2)", () => {
   });
 
   it("R-SB-3: more than 1,000 Intl objects in a pass fail inside the sandbox", async () => {
-    const outcome = await run("async () => { const kept = []; try { for (;;) kept.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' })); } catch (error) { return [kept.length, error.name]; } }", { memoryMb: 32 });
+    const outcome = await run("async () => { const kept = []; try { for (;;) kept.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' })); } catch (error) { return [kept.length, error.name]; } }", {
+      memoryMb: 32,
+    });
     expect(returned(outcome)).toEqual([1_000, "RangeError"]);
   });
 });
@@ -886,7 +945,9 @@ describe("unhandled rejections stay in the sandbox", () => {
   });
 
   it("R-SB-3: a timer callback that throws does not reach the host process", async () => {
-    const outcome = await run("async () => { setTimeout(() => { throw new Error('timer threw'); }, 0); setTimeout(() => Promise.reject(new Error('timer rejected')), 0); await new Promise((r) => setTimeout(r, 30)); return 1; }");
+    const outcome = await run(
+      "async () => { setTimeout(() => { throw new Error('timer threw'); }, 0); setTimeout(() => Promise.reject(new Error('timer rejected')), 0); await new Promise((r) => setTimeout(r, 30)); return 1; }",
+    );
     expect(outcome.result).toMatchObject({ status: "returned", value: "1" });
   });
 
@@ -929,10 +990,9 @@ describe("nothing runs after the pass", () => {
   });
 
   it("R-RP-6: after a halt, timers and continuations of the program reach the host no more", async () => {
-    const outcome = await run(
-      "async () => { setInterval(() => github.get({ tick: true }).catch(() => {}), 2); await github.create_issue({ needs: 'approval' }); return 'not reached'; }",
-      { answer: (request) => (request.type === "call" && request.method === "create_issue" ? { kind: "halt" } : echo(request)) },
-    );
+    const outcome = await run("async () => { setInterval(() => github.get({ tick: true }).catch(() => {}), 2); await github.create_issue({ needs: 'approval' }); return 'not reached'; }", {
+      answer: (request) => (request.type === "call" && request.method === "create_issue" ? { kind: "halt" } : echo(request)),
+    });
     expect(outcome.result.status).toBe("halted");
     const during = outcome.requests.length;
     await sleep(100);

@@ -43,7 +43,13 @@ export function installClock(global: Record<string, unknown>, clockMs: number): 
     return ReflectConstruct(OriginalDate, time, new.target);
   } as unknown as DateConstructor;
   ObjectDefineProperty(StableDate, "prototype", { value: OriginalDate.prototype, writable: false });
-  ObjectDefineProperty(StableDate, "now", { value: function now() { return clockMs; }, writable: true, configurable: true });
+  ObjectDefineProperty(StableDate, "now", {
+    value: function now() {
+      return clockMs;
+    },
+    writable: true,
+    configurable: true,
+  });
   ObjectDefineProperty(StableDate, "parse", { value: parse, writable: true, configurable: true });
   ObjectDefineProperty(StableDate, "UTC", { value: OriginalDate.UTC, writable: true, configurable: true });
   ObjectDefineProperty(StableDate, "length", { value: 7, configurable: true });

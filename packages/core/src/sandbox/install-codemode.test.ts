@@ -111,7 +111,9 @@ describe("fetch (R-SB-5)", () => {
     const { run, submitted } = codemodeWith({
       answer: () => '{"url":"https://x.test/a","status":201,"statusText":"Created","headers":{"content-type":"application/json"},"body":"{\\"ok\\":1}"}',
     });
-    const value = await run("const response = await fetch('https://x.test/a', { method: 'post', body: 'x' }); return [response.status, response.ok, response.headers.get('Content-Type'), response.headers.has('x'), await response.json()]");
+    const value = await run(
+      "const response = await fetch('https://x.test/a', { method: 'post', body: 'x' }); return [response.status, response.ok, response.headers.get('Content-Type'), response.headers.has('x'), await response.json()]",
+    );
     expect(value).toEqual([201, true, "application/json", false, { ok: 1 }]);
     expect(submitted).toMatchObject([{ type: "service", name: "fetch", seq: 0, args: '{"input":"https://x.test/a","init":{"method":"post","headers":{},"body":"x"}}' }]);
   });

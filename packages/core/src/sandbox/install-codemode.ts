@@ -118,12 +118,7 @@ export function installCodemode(
  * records the response like a step, under the seq taken here; replays get the record. The
  * response is a frozen, Response-like object whose body is already text.
  */
-export function installFetch(
-  global: Record<string, unknown>,
-  service: ServiceCall,
-  seqs: SeqCounter,
-  plain: (fields: Record<string, unknown>) => Record<string, unknown>,
-): void {
+export function installFetch(global: Record<string, unknown>, service: ServiceCall, seqs: SeqCounter, plain: (fields: Record<string, unknown>) => Record<string, unknown>): void {
   "use strict";
   const ObjectFreeze = Object.freeze;
   const ObjectDefineProperty = Object.defineProperty;

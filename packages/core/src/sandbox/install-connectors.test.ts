@@ -16,7 +16,12 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
   const global = runInContext("globalThis", context) as Record<string, unknown>;
   const codec = loadValueCodec(load);
   const submitted: Array<Record<string, unknown> & { id: number }> = [];
-  const bridge = load(createSandboxBridge)(codec, (id, text) => submitted.push({ id, ...JSON.parse(text) }), (_error, fallback) => fallback, 1_000_000);
+  const bridge = load(createSandboxBridge)(
+    codec,
+    (id, text) => submitted.push({ id, ...JSON.parse(text) }),
+    (_error, fallback) => fallback,
+    1_000_000,
+  );
   const seqs = load(installConnectors)(global, { github: ["get", "create_issue"], slack: ["post"] }, replay, codec, bridge);
   return {
     github: global.github as Record<string, Method>,
@@ -127,10 +132,7 @@ describe("installConnectors: the preloaded replay table (R-ST-2)", () => {
   });
 
   it("another connector, method or arguments at that seq goes to the host, which decides (divergence)", () => {
-    for (const call of [
-      (github: Record<string, Method>) => github.create_issue!({ id: 1 }),
-      (github: Record<string, Method>) => github.get!({ id: 2 }),
-    ]) {
+    for (const call of [(github: Record<string, Method>) => github.create_issue!({ id: 1 }), (github: Record<string, Method>) => github.get!({ id: 2 })]) {
       const { github, submitted } = connectorsWith([recordedGet()]);
       void call(github);
       expect(submitted).toMatchObject([{ type: "call", seq: 0 }]);

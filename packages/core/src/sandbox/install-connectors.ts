@@ -34,13 +34,7 @@ export interface SeqCounter {
  * trip, R-ST-2) or send the call to the host, which decides everything else, divergence included.
  * A program that tampers with what is preloaded can only fool itself: effects happen on the host.
  */
-export function installConnectors(
-  global: Record<string, unknown>,
-  connectors: Record<string, string[]>,
-  replayEntries: SandboxReplayEntry[],
-  codec: ValueCodec,
-  bridge: SandboxBridge,
-): SeqCounter {
+export function installConnectors(global: Record<string, unknown>, connectors: Record<string, string[]>, replayEntries: SandboxReplayEntry[], codec: ValueCodec, bridge: SandboxBridge): SeqCounter {
   "use strict";
   const ReflectApply = Reflect.apply;
   const ObjectFreeze = Object.freeze;

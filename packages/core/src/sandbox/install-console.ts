@@ -94,12 +94,7 @@ export interface ConsoleLimits {
  * to `maxLogLineChars` here, and once a pass has sent more than `maxLogLines` lines or
  * `maxLogChars` characters nothing more is sent: the host keeps no more and notes the cut.
  */
-export function installConsole(
-  global: Record<string, unknown>,
-  formatValue: (value: unknown) => string,
-  log: (level: string, text: string) => void,
-  limits: ConsoleLimits,
-): void {
+export function installConsole(global: Record<string, unknown>, formatValue: (value: unknown) => string, log: (level: string, text: string) => void, limits: ConsoleLimits): void {
   "use strict";
   const ObjectFreeze = Object.freeze;
   const ObjectCreate = Object.create;

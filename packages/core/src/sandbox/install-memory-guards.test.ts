@@ -77,7 +77,11 @@ describe("installMemoryGuards (issue 17.2)", () => {
 
   it("Intl reads as a data property once used, and can be replaced like any global", () => {
     const read = guardedRealm();
-    expect(read("const before = Object.getOwnPropertyDescriptor(globalThis, 'Intl'); typeof Intl; const after = Object.getOwnPropertyDescriptor(globalThis, 'Intl'); [typeof before.get, 'value' in after, after.enumerable]")).toEqual(["function", true, false]);
+    expect(
+      read(
+        "const before = Object.getOwnPropertyDescriptor(globalThis, 'Intl'); typeof Intl; const after = Object.getOwnPropertyDescriptor(globalThis, 'Intl'); [typeof before.get, 'value' in after, after.enumerable]",
+      ),
+    ).toEqual(["function", true, false]);
     expect(read("globalThis.Intl = 5; Intl")).toBe(5);
   });
 });

@@ -11,12 +11,7 @@ import type { ValueCodec } from "./value-codec.js";
  * started before secret seeds (its seed is its id, not `keyed`) keeps drawing both from the one
  * sfc32 stream, so that it replays.
  */
-export function installRandom(
-  global: Record<string, unknown>,
-  deterministic: { seed: string; keyed?: boolean } | null,
-  codec: ValueCodec,
-  randomBytes: (count: number) => string,
-): void {
+export function installRandom(global: Record<string, unknown>, deterministic: { seed: string; keyed?: boolean } | null, codec: ValueCodec, randomBytes: (count: number) => string): void {
   "use strict";
   const ReflectApply = Reflect.apply;
   const ObjectFreeze = Object.freeze;
@@ -29,7 +24,10 @@ export function installRandom(
   let nextRandomUint32!: () => number;
   if (deterministic) {
     const seedText = deterministic.seed;
-    let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+    let h1 = 1779033703,
+      h2 = 3144134277,
+      h3 = 1013904242,
+      h4 = 2773480762;
     for (let index = 0; index < seedText.length; index++) {
       const k = seedText.charCodeAt(index);
       h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -41,9 +39,15 @@ export function installRandom(
     h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
     h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
     h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-    let a = (h1 ^ h2 ^ h3 ^ h4) >>> 0, b = (h2 ^ h1) >>> 0, c = (h3 ^ h1) >>> 0, d = (h4 ^ h1) >>> 0;
+    let a = (h1 ^ h2 ^ h3 ^ h4) >>> 0,
+      b = (h2 ^ h1) >>> 0,
+      c = (h3 ^ h1) >>> 0,
+      d = (h4 ^ h1) >>> 0;
     nextRandomUint32 = () => {
-      a |= 0; b |= 0; c |= 0; d |= 0;
+      a |= 0;
+      b |= 0;
+      c |= 0;
+      d |= 0;
       const t = (((a + b) | 0) + d) | 0;
       d = (d + 1) | 0;
       a = b ^ (b >>> 9);
@@ -54,7 +58,13 @@ export function installRandom(
     };
     for (let index = 0; index < 15; index++) nextRandomUint32();
     const mathRandom = nextRandomUint32;
-    ObjectDefineProperty(Math, "random", { value: function random() { return mathRandom() / 4294967296; }, writable: true, configurable: true });
+    ObjectDefineProperty(Math, "random", {
+      value: function random() {
+        return mathRandom() / 4294967296;
+      },
+      writable: true,
+      configurable: true,
+    });
   }
   if (!deterministic || deterministic.keyed) {
     // The host's bytes: real ones, or the keyed stream of a secret seed the sandbox never sees.

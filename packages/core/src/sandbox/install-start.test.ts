@@ -44,7 +44,15 @@ describe("installStart: how a program's end becomes one text", () => {
     const codec = loadValueCodec(load);
     const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
     const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf, 1_000_000);
-    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, (text) => reports.push(text), 16 * 1024 * 1024);
+    load(installStart)(
+      runInContext("globalThis", context) as Record<string, unknown>,
+      codec,
+      bridge.plain,
+      formatter.messageOf,
+      formatter.describeThrown,
+      (text) => reports.push(text),
+      16 * 1024 * 1024,
+    );
     expect(runInContext("__codemode_start(async () => 1)", context)).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(reports).toEqual(["R1"]);

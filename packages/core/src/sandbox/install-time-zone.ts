@@ -149,10 +149,18 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
     for (let index = 0; index < PARTS.length; index++) {
       const part = PARTS[index]!;
       const getUTC = proto[`getUTC${part}`]!;
-      methods[`get${part}`] = { [`get${part}`](this: unknown) { return call(getUTC, this); } }[`get${part}`]!;
+      methods[`get${part}`] = {
+        [`get${part}`](this: unknown) {
+          return call(getUTC, this);
+        },
+      }[`get${part}`]!;
       if (part === "Day") continue;
       const setUTC = proto[`setUTC${part}`]!;
-      methods[`set${part}`] = { [`set${part}`](this: unknown, ...args: unknown[]) { return call(setUTC, this, args); } }[`set${part}`]!;
+      methods[`set${part}`] = {
+        [`set${part}`](this: unknown, ...args: unknown[]) {
+          return call(setUTC, this, args);
+        },
+      }[`set${part}`]!;
     }
     const pad = (value: number, width: number): string => {
       let text = `${value}`;
@@ -171,7 +179,11 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
     for (let index = 0; index < LOCALE_METHODS.length; index++) {
       const name = LOCALE_METHODS[index]!;
       const original = proto[name]!;
-      methods[name] = { [name](this: unknown, locales?: unknown, options?: unknown) { return call(original, this, [locales, inUtc(options)]); } }[name]!;
+      methods[name] = {
+        [name](this: unknown, locales?: unknown, options?: unknown) {
+          return call(original, this, [locales, inUtc(options)]);
+        },
+      }[name]!;
     }
     replace(methods);
     replace({
@@ -209,7 +221,7 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
    */
   // Called in every deterministic pass, before model code: parenthesized so that V8 compiles it
   // with the prelude (from its code cache) instead of lazily in each isolate.
-  const patchDatesOnFirstUse = (function patchDatesOnFirstUse(global: Record<string, unknown>): void {
+  const patchDatesOnFirstUse = function patchDatesOnFirstUse(global: Record<string, unknown>): void {
     const DateCtor = global.Date as DateConstructor;
     const settle = (value: unknown): void => {
       ObjectDefineProperty(global, "Date", { __proto__: null, value, writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
@@ -225,7 +237,7 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
       },
       set: settle,
     } as PropertyDescriptor);
-  });
+  };
 
   return { patchDates, patchDatesOnFirstUse };
 }

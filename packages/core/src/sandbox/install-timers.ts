@@ -4,10 +4,7 @@
  * A timer is a request to the host's pass-scoped timer service (`__timer`, TIMER_SERVICE), so
  * timers die with the pass and never outlive the deadline; a cancelled timer's reply is ignored.
  */
-export function installTimers(
-  global: Record<string, unknown>,
-  send: (request: Record<string, unknown>, decode: boolean) => Promise<unknown>,
-): void {
+export function installTimers(global: Record<string, unknown>, send: (request: Record<string, unknown>, decode: boolean) => Promise<unknown>): void {
   "use strict";
   const ReflectApply = Reflect.apply;
   const PromiseResolve = Promise.resolve.bind(Promise);

@@ -97,16 +97,23 @@ describe("R-SB-1 globals", () => {
   });
 
   it("R-SB-1: ECMAScript built-ins work", async () => {
-    const value = expectReturned(await run("async () => [JSON.stringify({ a: [1] }), [3, 1, 2].toSorted().join(), new Map([[1, 2]]).get(1), Object.groupBy([1, 2, 3], (n) => n % 2 ? 'odd' : 'even').odd.length, /a(b)/.exec('ab')[1], 2n ** 64n === 18446744073709551616n]"));
+    const value = expectReturned(
+      await run(
+        "async () => [JSON.stringify({ a: [1] }), [3, 1, 2].toSorted().join(), new Map([[1, 2]]).get(1), Object.groupBy([1, 2, 3], (n) => n % 2 ? 'odd' : 'even').odd.length, /a(b)/.exec('ab')[1], 2n ** 64n === 18446744073709551616n]",
+      ),
+    );
     expect(value).toEqual(['{"a":[1]}', "1,2,3", 2, 2, "b", true]);
   });
 
   it("R-SB-1: codemode services exist only when the host answers them, and take no seq", async () => {
     const without = expectReturned(await run("async () => [typeof codemode.search, typeof codemode.describe]"));
     expect(without).toEqual(["undefined", "undefined"]);
-    const outcome = await run("async () => { const found = await codemode.search('open issues'); const docs = await codemode.describe('github.get'); const call = await github.get({}); return { found, docs, seq: call.seq } }", {
-      services: ["search", "describe"],
-    });
+    const outcome = await run(
+      "async () => { const found = await codemode.search('open issues'); const docs = await codemode.describe('github.get'); const call = await github.get({}); return { found, docs, seq: call.seq } }",
+      {
+        services: ["search", "describe"],
+      },
+    );
     expect(expectReturned(outcome)).toEqual({ found: { service: "search", args: "open issues" }, docs: { service: "describe", args: "github.get" }, seq: 0 });
     expect(outcome.requests.slice(0, 2)).toEqual([
       { type: "service", name: "search", args: '"open issues"' },
@@ -249,7 +256,8 @@ describe("R-SB-3 limits", () => {
   });
 
   it("R-SB-3: passes running at the same time stay apart", async () => {
-    const code = "async () => { const a = await github.get({ who: WHO }); await new Promise((r) => setTimeout(r, 20)); const b = await github.get({ who: WHO }); return [a.seq, b.seq, b.args.who, Math.random()] }";
+    const code =
+      "async () => { const a = await github.get({ who: WHO }); await new Promise((r) => setTimeout(r, 20)); const b = await github.get({ who: WHO }); return [a.seq, b.seq, b.args.who, Math.random()] }";
     const [one, two] = await Promise.all([
       run(code.replaceAll("WHO", "'one'"), { deterministic: { seed: "one", clockMs: 0 } }),
       run(code.replaceAll("WHO", "'two'"), { deterministic: { seed: "two", clockMs: 0 } }),
@@ -431,16 +439,21 @@ describe("R-SB-6 replay-stable clock and randomness", () => {
 
   it("R-SB-6: Date keeps working as Date with the clock held still", async () => {
     const value = expectReturned(
-      await run("async () => [new Date(0).toISOString(), new Date(2020, 0, 1).getFullYear(), Date.UTC(2000, 0, 1), Date.parse('2001-01-01T00:00:00Z'), new Date() instanceof Date, new Date().constructor === Date, typeof Date(), Date.now() === new Date().getTime()]", {
-        deterministic: { seed: "s", clockMs },
-      }),
+      await run(
+        "async () => [new Date(0).toISOString(), new Date(2020, 0, 1).getFullYear(), Date.UTC(2000, 0, 1), Date.parse('2001-01-01T00:00:00Z'), new Date() instanceof Date, new Date().constructor === Date, typeof Date(), Date.now() === new Date().getTime()]",
+        {
+          deterministic: { seed: "s", clockMs },
+        },
+      ),
     );
     expect(value).toEqual(["1970-01-01T00:00:00.000Z", 2020, Date.UTC(2000, 0, 1), Date.parse("2001-01-01T00:00:00Z"), true, true, "string", true]);
   });
 
   it("R-SB-6: getRandomValues refuses float arrays and oversized requests", async () => {
     const value = expectReturned(
-      await run("async () => { const out = []; for (const make of [() => new Float64Array(2), () => new Uint8Array(70000), () => ({})]) { try { crypto.getRandomValues(make()); out.push('accepted'); } catch (error) { out.push(error.name); } } return out; }"),
+      await run(
+        "async () => { const out = []; for (const make of [() => new Float64Array(2), () => new Uint8Array(70000), () => ({})]) { try { crypto.getRandomValues(make()); out.push('accepted'); } catch (error) { out.push(error.name); } } return out; }",
+      ),
     );
     expect(value).toEqual(["TypeError", "RangeError", "TypeError"]);
   });
@@ -467,7 +480,9 @@ describe("console capture (R-SB-1)", () => {
 
 describe("R-RP-1 sequence numbers and replay", () => {
   it("R-RP-1: calls and steps take seqs in the order the program issues them", async () => {
-    const outcome = await run("async () => { const a = await github.get({ n: 'a' }); const s = await codemode.step('stamp', () => 5); const b = await github.create_issue({ n: 'b' }); return [a.seq, s, b.seq]; }");
+    const outcome = await run(
+      "async () => { const a = await github.get({ n: 'a' }); const s = await codemode.step('stamp', () => 5); const b = await github.create_issue({ n: 'b' }); return [a.seq, s, b.seq]; }",
+    );
     expect(expectReturned(outcome)).toEqual([0, 5, 2]);
     expect(outcome.requests.map((request) => [request.type, (request as { seq: number }).seq])).toEqual([
       ["call", 0],
@@ -494,7 +509,9 @@ describe("R-RP-1 sequence numbers and replay", () => {
   });
 
   it("R-RP-1: calls inside a step take seqs after the step's, and the step reports seqAfter", async () => {
-    const outcome = await run("async () => { const inner = await codemode.step('outer', async () => (await github.get({ inside: true })).seq); const next = await github.get({}); return [inner, next.seq]; }");
+    const outcome = await run(
+      "async () => { const inner = await codemode.step('outer', async () => (await github.get({ inside: true })).seq); const next = await github.get({}); return [inner, next.seq]; }",
+    );
     expect(expectReturned(outcome)).toEqual([1, 2]);
     expect(outcome.requests.slice(0, 2)).toEqual([
       { type: "call", seq: 1, connector: "github", method: "get", args: '{"inside":true}' },
@@ -520,7 +537,9 @@ describe("R-RP-1 sequence numbers and replay", () => {
   });
 
   it("R-RP-5: codemode.step checks its arguments", async () => {
-    const value = expectReturned(await run("async () => { const out = []; for (const args of [[], [''], ['x'], ['x', 1]]) { try { await codemode.step(...args); } catch (error) { out.push(error.name); } } return out; }"));
+    const value = expectReturned(
+      await run("async () => { const out = []; for (const args of [[], [''], ['x'], ['x', 1]]) { try { await codemode.step(...args); } catch (error) { out.push(error.name); } } return out; }"),
+    );
     expect(value).toEqual(["TypeError", "TypeError", "TypeError", "TypeError"]);
   });
 
@@ -569,7 +588,15 @@ describe("R-RP-1 sequence numbers and replay", () => {
 
   it("R-RP-2: key order of arguments does not matter for replay, nested values do", async () => {
     const replay: ReplayEntry[] = [
-      { kind: "call", seq: 0, connector: "github", method: "get", canonicalArgs: valueCodec.canonical(encode({ filter: { state: "open", labels: ["a", "b"] }, repo: "r" })), outcome: "value", text: '"replayed"' },
+      {
+        kind: "call",
+        seq: 0,
+        connector: "github",
+        method: "get",
+        canonicalArgs: valueCodec.canonical(encode({ filter: { state: "open", labels: ["a", "b"] }, repo: "r" })),
+        outcome: "value",
+        text: '"replayed"',
+      },
       { kind: "call", seq: 1, connector: "github", method: "get", canonicalArgs: valueCodec.canonical(encode({ filter: { labels: ["a", "b"] } })), outcome: "value", text: '"replayed"' },
     ];
     const outcome = await run("async () => [await github.get({ repo: 'r', filter: { labels: ['a', 'b'], state: 'open' } }), (await github.get({ filter: { labels: ['b', 'a'] } })).seq]", { replay });
@@ -579,7 +606,10 @@ describe("R-RP-1 sequence numbers and replay", () => {
 
   it("R-RP-5: a recorded step replays without running fn and moves past its inner calls", async () => {
     const replay: ReplayEntry[] = [{ kind: "step", seq: 0, name: "outer", seqAfter: 3, outcome: "value", text: encode({ cached: 1n }) }];
-    const outcome = await run("async () => { let ran = false; const v = await codemode.step('outer', async () => { ran = true; await github.get({}); return 0; }); const next = await github.get({}); return { v, ran, next: next.seq }; }", { replay });
+    const outcome = await run(
+      "async () => { let ran = false; const v = await codemode.step('outer', async () => { ran = true; await github.get({}); return 0; }); const next = await github.get({}); return { v, ran, next: next.seq }; }",
+      { replay },
+    );
     expect(expectReturned(outcome)).toEqual({ v: { cached: 1n }, ran: false, next: 3 });
     expect(outcome.requests).toEqual([{ type: "call", seq: 3, connector: "github", method: "get", args: "{}" }]);
   });

@@ -185,6 +185,14 @@ function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxCon
     replay: [...(request.replay ?? [])],
     deterministic: sandboxDeterminism(request.deterministic),
     allowNetwork: request.allowNetwork === true,
-    limits: { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars, maxValueChars: request.maxValueChars ?? defaults.maxValueChars, maxReadChars: MAX_READ_CHARS, maxIntlObjects: MAX_INTL_OBJECTS },
+    limits: {
+      maxLogLines,
+      maxLogLineChars,
+      maxLogChars,
+      maxMessageChars,
+      maxValueChars: request.maxValueChars ?? defaults.maxValueChars,
+      maxReadChars: MAX_READ_CHARS,
+      maxIntlObjects: MAX_INTL_OBJECTS,
+    },
   };
 }

@@ -102,7 +102,10 @@ function linearNames(Base: typeof Parser): typeof Parser {
       const clash = (): void => {
         this.clashes ??= new Map();
         let depths = this.clashes.get(name);
-        if (!depths) this.clashes.set(name, (depths = []));
+        if (!depths) {
+          depths = [];
+          this.clashes.set(name, depths);
+        }
         depths.push(scope.depth);
         scope.clashing.push(name);
       };

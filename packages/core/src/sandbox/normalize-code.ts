@@ -178,7 +178,10 @@ function parseProgram(text: string, sourceType: "script" | "module"): Program {
 }
 
 class CodeFormError extends Error {
-  constructor(message: string, readonly loc: { line: number; column: number }) {
+  constructor(
+    message: string,
+    readonly loc: { line: number; column: number },
+  ) {
     super(message);
   }
 }
@@ -216,10 +219,7 @@ function toBody(text: string, program: Program): string {
     // Keep columns where the model wrote them when the replacement fits.
     const replacement = head.length <= keywordSpan ? head.padEnd(keywordSpan, " ") : head;
     const rewritten = text.slice(0, exported.start) + replacement + text.slice(declaration.start);
-    const isFunction =
-      declaration.type === "FunctionDeclaration" ||
-      declaration.type === "ArrowFunctionExpression" ||
-      declaration.type === "FunctionExpression";
+    const isFunction = declaration.type === "FunctionDeclaration" || declaration.type === "ArrowFunctionExpression" || declaration.type === "FunctionExpression";
     return `${rewritten}\n;return ${isFunction ? "__codemode_default(input)" : "__codemode_default"};`;
   }
 

@@ -92,6 +92,7 @@ export class PassBridge {
    */
   randomBytesCallback(): ivm.Callback {
     const deterministic = this.request.deterministic;
+    // biome-ignore lint/complexity/useOptionalChain: `deterministic` may be `false`, which has no properties to chain.
     if (!deterministic || !deterministic.keyed) return new ivm.Callback(randomBase64);
     const next = keyedByteStream(deterministic.seed);
     return new ivm.Callback((count: unknown) => next(byteCount(count)).toString("base64"));
@@ -164,12 +165,10 @@ export class PassBridge {
     if (this.ended || this.halts || !this.deliver || this.isolate.isDisposed) return;
     const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
     const text = reply.kind === "value" ? reply.value : reply.message;
-    const delivered = this.deliver
-      .apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) })
-      .then(
-        () => undefined,
-        (error: unknown) => this.watchdog.deliveryFailed(error),
-      );
+    const delivered = this.deliver.apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) }).then(
+      () => undefined,
+      (error: unknown) => this.watchdog.deliveryFailed(error),
+    );
     this.deliveries.add(delivered);
     void delivered.finally(() => this.deliveries.delete(delivered));
   }

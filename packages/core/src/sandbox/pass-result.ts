@@ -40,13 +40,7 @@ export function interpretResult(text: string, logs: LogCollector, maxMessageChar
 }
 
 /** What isolated-vm threw while a pass ran: a limit the watchdog saw, a halt, or a sandbox error. */
-export function classifyFailure(
-  error: unknown,
-  watchdog: PassWatchdog,
-  bridge: PassBridge,
-  limits: PassLimitsInForce,
-  logs: LogCollector,
-): PassResult {
+export function classifyFailure(error: unknown, watchdog: PassWatchdog, bridge: PassBridge, limits: PassLimitsInForce, logs: LogCollector): PassResult {
   const message = errorMessage(error);
   if (watchdog.timedOut || /timed out/i.test(message)) {
     return failed("TIMEOUT", `the program ran longer than the ${limits.timeoutMs} ms limit`, logs);

@@ -15,7 +15,15 @@ function setUpFreshRealm(config: Record<string, unknown>) {
     (level: string, text: string) => logs.push(`${level}: ${text}`),
     () => Buffer.alloc(1024, 1).toString("base64"),
     (text: string) => finished.push(text),
-    JSON.stringify({ connectors: {}, services: [], replay: [], deterministic: null, allowNetwork: false, limits: { ...DEFAULT_SANDBOX_LIMITS, maxReadChars: MAX_READ_CHARS, maxIntlObjects: MAX_INTL_OBJECTS }, ...config }),
+    JSON.stringify({
+      connectors: {},
+      services: [],
+      replay: [],
+      deterministic: null,
+      allowNetwork: false,
+      limits: { ...DEFAULT_SANDBOX_LIMITS, maxReadChars: MAX_READ_CHARS, maxIntlObjects: MAX_INTL_OBJECTS },
+      ...config,
+    }),
   );
   return { deliver, submitted, logs, finished, read: (expression: string): unknown => runInContext(expression, context) };
 }
@@ -28,15 +36,17 @@ describe("the prelude", () => {
       deterministic: { seed: "s", clockMs: 5 },
       allowNetwork: true,
     });
-    expect(read("['github', 'codemode', 'fetch', 'console', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'crypto', '__codemode_start'].filter((name) => !(name in globalThis))")).toEqual([]);
+    expect(
+      read(
+        "['github', 'codemode', 'fetch', 'console', 'setTimeout', 'setInterval', 'clearTimeout', 'clearInterval', 'queueMicrotask', 'crypto', '__codemode_start'].filter((name) => !(name in globalThis))",
+      ),
+    ).toEqual([]);
     expect(read("[Date.now(), typeof WebAssembly, Object.keys(codemode)]")).toEqual([5, "undefined", ["step", "search"]]);
   });
 
   it("R-SB-1: nothing of the prelude's parts or the host callbacks is left on a global", () => {
     const { read } = setUpFreshRealm({});
-    const leaked = read(
-      "Object.getOwnPropertyNames(globalThis).filter((name) => /parts|setup|install|create|bridge|submit|deliver|codec|sandbox/i.test(name))",
-    );
+    const leaked = read("Object.getOwnPropertyNames(globalThis).filter((name) => /parts|setup|install|create|bridge|submit|deliver|codec|sandbox/i.test(name))");
     expect(leaked).toEqual([]);
   });
 

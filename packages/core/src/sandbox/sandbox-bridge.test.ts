@@ -8,7 +8,12 @@ function bridgeInFreshRealm() {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const submitted: Array<{ id: number; text: string }> = [];
-  const bridge = load(createSandboxBridge)(loadValueCodec(load), (id, text) => submitted.push({ id, text }), (_error, fallback) => fallback, 1_000_000);
+  const bridge = load(createSandboxBridge)(
+    loadValueCodec(load),
+    (id, text) => submitted.push({ id, text }),
+    (_error, fallback) => fallback,
+    1_000_000,
+  );
   return { bridge, submitted, read: (expression: string): unknown => runInContext(expression, context) };
 }
 

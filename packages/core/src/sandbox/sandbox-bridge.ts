@@ -30,12 +30,7 @@ export interface SandboxBridge {
  * outside itself. Holds the requests waiting for the host's reply, keyed by request id; `submit`
  * (the host callback) stays in this closure, never on a global.
  */
-export function createSandboxBridge(
-  codec: ValueCodec,
-  submit: (id: number, text: string) => void,
-  messageOf: (error: unknown, fallback: string) => string,
-  maxValueChars: number,
-): SandboxBridge {
+export function createSandboxBridge(codec: ValueCodec, submit: (id: number, text: string) => void, messageOf: (error: unknown, fallback: string) => string, maxValueChars: number): SandboxBridge {
   "use strict";
   const JSONStringify = JSON.stringify;
   const ReflectApply = Reflect.apply;

@@ -184,7 +184,13 @@ describe("errors name the path of what cannot be encoded (R-DV-1)", () => {
   });
 
   it("lets a throwing getter's error through so the caller can report it", () => {
-    expect(() => valueCodec.encode({ get broken() { throw new Error("getter said no"); } })).toThrow("getter said no");
+    expect(() =>
+      valueCodec.encode({
+        get broken() {
+          throw new Error("getter said no");
+        },
+      }),
+    ).toThrow("getter said no");
   });
 });
 

@@ -52,11 +52,14 @@ export class KeyedTurns {
         clearTimeout(timer);
         resolve(endTurn);
       };
-      const timer = setTimeout(() => {
-        const index = queue.indexOf(waiter);
-        if (index >= 0) queue.splice(index, 1);
-        resolve(null);
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          const index = queue.indexOf(waiter);
+          if (index >= 0) queue.splice(index, 1);
+          resolve(null);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       queue.push(waiter);
     });
   }
@@ -80,13 +83,7 @@ export class KeyedTurns {
  * waiter per key polls (`turns`), and a release in this process wakes it at once (`wakeups`).
  * `waitMs` 0 is a single try.
  */
-export async function acquireByPolling(
-  key: string,
-  attempt: () => Promise<Lease | null>,
-  waitMs: number,
-  local: { wakeups: LocalWakeups; turns: KeyedTurns },
-  maxPollMs = 10,
-): Promise<Lease | null> {
+export async function acquireByPolling(key: string, attempt: () => Promise<Lease | null>, waitMs: number, local: { wakeups: LocalWakeups; turns: KeyedTurns }, maxPollMs = 10): Promise<Lease | null> {
   if (waitMs <= 0) return attempt();
   const deadline = Date.now() + waitMs;
   const endTurn = await local.turns.take(key, deadline);

@@ -25,38 +25,41 @@ export function createPostgresLock(pool: PostgresQueryable, options: { table?: s
   const local = localWaiting();
   let ready: Promise<void> | undefined;
   const ensureTable = () =>
-    (ready ??= pool
-      .query(`CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`)
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          // Two processes creating the table at once: the loser sees a duplicate; the table is there.
-          if (isDuplicateObject(error)) return;
-          ready = undefined;
-          throw error;
-        },
-      ));
+    (ready ??= pool.query(`CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`).then(
+      () => undefined,
+      (error: unknown) => {
+        // Two processes creating the table at once: the loser sees a duplicate; the table is there.
+        if (isDuplicateObject(error)) return;
+        ready = undefined;
+        throw error;
+      },
+    ));
 
   return {
     async acquire(key, { ttlMs, waitMs }) {
       await ensureTable();
       const rowKey = prefix + key;
       const ttl = Math.max(1, Math.ceil(ttlMs));
-      return acquireByPolling(rowKey, async () => {
-        const token = randomUUID();
-        const taken = await pool.query(
-          // The NOT EXISTS guard makes a try on a held key a plain read: without it, every poll
-          // would lock the row and commit, and a busy key would cost a disk flush per waiter per poll.
-          `INSERT INTO ${table} (key, token, expires_at)
+      return acquireByPolling(
+        rowKey,
+        async () => {
+          const token = randomUUID();
+          const taken = await pool.query(
+            // The NOT EXISTS guard makes a try on a held key a plain read: without it, every poll
+            // would lock the row and commit, and a busy key would cost a disk flush per waiter per poll.
+            `INSERT INTO ${table} (key, token, expires_at)
            SELECT $1, $2, clock_timestamp() + $3::double precision * interval '1 millisecond'
            WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp())
            ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
            WHERE ${table}.expires_at <= clock_timestamp()
            RETURNING token`,
-          [rowKey, token, ttl],
-        );
-        return taken.rowCount === 1 ? postgresLease(pool, table, rowKey, token, () => local.wakeups.wake(rowKey)) : null;
-      }, waitMs, local);
+            [rowKey, token, ttl],
+          );
+          return taken.rowCount === 1 ? postgresLease(pool, table, rowKey, token, () => local.wakeups.wake(rowKey)) : null;
+        },
+        waitMs,
+        local,
+      );
     },
     async isHeld(key) {
       await ensureTable();

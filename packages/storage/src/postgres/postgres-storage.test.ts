@@ -71,7 +71,7 @@ describe("postgresStorage on a real PostgreSQL", () => {
     }
   });
 
-  it("the execution index is one row per execution, ids ordered by their bytes (a column in COLLATE \"C\", whatever the database's collation)", async () => {
+  it('the execution index is one row per execution, ids ordered by their bytes (a column in COLLATE "C", whatever the database\'s collation)', async () => {
     if (cannotRun()) return;
     const storage = postgresStorage(POSTGRES_URL, { ...TABLES, namespace: "shop" });
     const runtime = `ix-layout-${suffix}`;

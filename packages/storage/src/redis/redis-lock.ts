@@ -33,11 +33,16 @@ export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: 
     async acquire(key, { ttlMs, waitMs }) {
       const redisKey = prefix + key;
       const ttl = Math.max(1, Math.ceil(ttlMs));
-      return acquireByPolling(redisKey, async () => {
-        const token = randomUUID();
-        const answer = await client.set(redisKey, token, { condition: "NX", expiration: { type: "PX", value: ttl } });
-        return answer === "OK" ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey)) : null;
-      }, waitMs, local);
+      return acquireByPolling(
+        redisKey,
+        async () => {
+          const token = randomUUID();
+          const answer = await client.set(redisKey, token, { condition: "NX", expiration: { type: "PX", value: ttl } });
+          return answer === "OK" ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey)) : null;
+        },
+        waitMs,
+        local,
+      );
     },
     async isHeld(key) {
       return (await client.exists(prefix + key)) === 1;

@@ -66,17 +66,19 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
           const page = pageQuery(query);
           if (page.limit === 0) return [];
           const statements = pages[page.order];
-          const perStatus = snapshot(database, () => page.statuses.map((status): IndexRow[] => {
-            const found = page.after
-              ? statements.after.all(namespace, runtimeName, status, page.after.createdAt, page.after.id, page.limit)
-              : statements.first.all(namespace, runtimeName, status, page.limit);
-            return (found as Array<{ id: string; created_at: number; updated_at: number }>).map((row) => ({
-              id: row.id,
-              status,
-              createdAt: Number(row.created_at),
-              updatedAt: Number(row.updated_at),
-            }));
-          }));
+          const perStatus = snapshot(database, () =>
+            page.statuses.map((status): IndexRow[] => {
+              const found = page.after
+                ? statements.after.all(namespace, runtimeName, status, page.after.createdAt, page.after.id, page.limit)
+                : statements.first.all(namespace, runtimeName, status, page.limit);
+              return (found as Array<{ id: string; created_at: number; updated_at: number }>).map((row) => ({
+                id: row.id,
+                status,
+                createdAt: Number(row.created_at),
+                updatedAt: Number(row.updated_at),
+              }));
+            }),
+          );
           return mergePages(perStatus, page.order, page.limit);
         },
         async count(statuses) {

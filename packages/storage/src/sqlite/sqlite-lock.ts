@@ -45,12 +45,17 @@ export function createSqliteLock(database: DatabaseSync, options: { table?: stri
   return {
     async acquire(key, { ttlMs, waitMs }) {
       const rowKey = prefix + key;
-      return acquireByPolling(rowKey, async () => {
-        const token = randomUUID();
-        const now = Date.now();
-        const row = take.get(rowKey, token, now + Math.max(1, Math.ceil(ttlMs)), now);
-        return row === undefined ? null : lease(rowKey, token);
-      }, waitMs, local);
+      return acquireByPolling(
+        rowKey,
+        async () => {
+          const token = randomUUID();
+          const now = Date.now();
+          const row = take.get(rowKey, token, now + Math.max(1, Math.ceil(ttlMs)), now);
+          return row === undefined ? null : lease(rowKey, token);
+        },
+        waitMs,
+        local,
+      );
     },
     async isHeld(key) {
       return held.get(prefix + key, Date.now()) !== undefined;

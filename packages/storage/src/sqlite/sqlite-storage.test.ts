@@ -41,7 +41,11 @@ describe("sqliteStorage specifics", () => {
       expect(reader.prepare("SELECT namespace, runtime, id, status, created_at, updated_at FROM codemode_executions").all()).toEqual([
         { namespace: "shop", runtime: "default", id: "run-1", status: "paused", created_at: 5, updated_at: 9 },
       ]);
-      const plan = reader.prepare("EXPLAIN QUERY PLAN SELECT id FROM codemode_executions WHERE namespace = 'shop' AND runtime = 'default' AND status = 'paused' AND (created_at, id) < (9, 'x') ORDER BY created_at DESC, id DESC LIMIT 5").all();
+      const plan = reader
+        .prepare(
+          "EXPLAIN QUERY PLAN SELECT id FROM codemode_executions WHERE namespace = 'shop' AND runtime = 'default' AND status = 'paused' AND (created_at, id) < (9, 'x') ORDER BY created_at DESC, id DESC LIMIT 5",
+        )
+        .all();
       expect(JSON.stringify(plan)).toMatch(/USING (COVERING )?INDEX codemode_executions_by_status/);
       expect(JSON.stringify(plan)).not.toMatch(/TEMP B-TREE/);
     } finally {

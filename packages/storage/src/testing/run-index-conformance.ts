@@ -46,11 +46,7 @@ const ALL = ["running", "paused", "completed", "error", "rejected", "rolled_back
  *
  * runExecutionIndexConformance("sqlite", (namespace) => sqliteStorage("test.sqlite", { namespace }));
  */
-export function runExecutionIndexConformance(
-  name: string,
-  createIndex: (namespace: string) => IndexUnderTest | Promise<IndexUnderTest>,
-  options: IndexConformanceOptions = {},
-): void {
+export function runExecutionIndexConformance(name: string, createIndex: (namespace: string) => IndexUnderTest | Promise<IndexUnderTest>, options: IndexConformanceOptions = {}): void {
   const shared = options.shared ?? true;
   const breakIndex = options.breakIndex ?? ((opened: IndexUnderTest) => opened.close());
   const [namespace, otherNamespace] = options.namespaces ?? ["conformance-one", "conformance-two"];

@@ -257,8 +257,8 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const warehouseDone = await warehouse.execute({ code: readsProgram(2) });
         expectStatus(warehouseDone, "completed");
 
-        expect(((await shop.executions()).items).map((state) => state.id)).toEqual([shopPaused.executionId]);
-        expect(((await warehouse.executions()).items).map((state) => state.id)).toEqual([warehouseDone.executionId]);
+        expect((await shop.executions()).items.map((state) => state.id)).toEqual([shopPaused.executionId]);
+        expect((await warehouse.executions()).items.map((state) => state.id)).toEqual([warehouseDone.executionId]);
         expect(await warehouse.execution(shopPaused.executionId)).toBeNull();
         expect((await warehouse.pending()).items).toEqual([]);
         const crossApprove = await warehouse.approve({ executionId: shopPaused.executionId });

@@ -19,7 +19,9 @@ export async function deleteExecution(context: RuntimeContext, executionId: stri
       if (!isTerminal(head.status)) disposeAs = head.status === "paused" ? "rejected" : "error";
       await context.store.deleteExecution(head);
       // The record is gone; a row left behind is dropped by the next reader that meets it.
-      await context.index.remove(head).catch((error: unknown) => context.warn(`execution ${executionId} was deleted, but its listing row was not: ${error instanceof Error ? error.message : String(error)}`));
+      await context.index
+        .remove(head)
+        .catch((error: unknown) => context.warn(`execution ${executionId} was deleted, but its listing row was not: ${error instanceof Error ? error.message : String(error)}`));
       return true;
     });
   } catch (error) {

@@ -72,7 +72,12 @@ export async function submit(context: RuntimeContext, input: { code: string }): 
 function checkCode(executionId: string, code: unknown, operation: string): ErrorOutcome | undefined {
   if (typeof code !== "string") return errorOutcome(executionId, "SANDBOX_ERROR", `${operation} needs { code: string }`, { calls: [] });
   if (code.length > MAX_DURABLE_CHARS) {
-    return errorOutcome(executionId, "VALUE_TOO_LARGE", `the code is ${code.length.toLocaleString("en")} characters, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit: keep programs small and read large data through a connector`, { calls: [] });
+    return errorOutcome(
+      executionId,
+      "VALUE_TOO_LARGE",
+      `the code is ${code.length.toLocaleString("en")} characters, over the ${MAX_DURABLE_CHARS.toLocaleString("en")} limit: keep programs small and read large data through a connector`,
+      { calls: [] },
+    );
   }
   return undefined;
 }

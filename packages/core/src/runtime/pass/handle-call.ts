@@ -91,7 +91,9 @@ function decideAfter(pass: PassState, call: CheckedCall, validation: Promise<Arg
       release();
     }
   };
-  return validation.then(settle, (error: unknown) => settle({ ok: false, message: `Could not check the arguments of ${call.connector}.${call.method}: ${error instanceof Error ? error.message : String(error)}` }));
+  return validation.then(settle, (error: unknown) =>
+    settle({ ok: false, message: `Could not check the arguments of ${call.connector}.${call.method}: ${error instanceof Error ? error.message : String(error)}` }),
+  );
 }
 
 /** The decision of `decideCall` for a checked call, and what the pass does about it. */

@@ -43,7 +43,14 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   if (settings.allowNetwork) builtIn.set("fetch", fetchTool(settings.timeoutMs));
   let pass: PassState | undefined;
   const budget = new LogBudget(head, log, { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries });
-  const recorder = new PassRecorder(context.store, head, log, () => lease.confirm(), (error) => void pass?.failWith(error), budget);
+  const recorder = new PassRecorder(
+    context.store,
+    head,
+    log,
+    () => lease.confirm(),
+    (error) => void pass?.failWith(error),
+    budget,
+  );
   pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, () => (lease.lost === undefined ? undefined : lease.takenOver().message), budget);
   const state = pass;
 
