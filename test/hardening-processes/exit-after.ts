@@ -3,7 +3,7 @@
  * `npm run build` first). It brings a runtime to one situation and then calls `process.exit(0)`
  * at once; the parent counts the runs that do not end in time (R-RT-5).
  *
- *   node test/hardening-processes/exit-after.ts pause|expiry|close
+ *   node test/hardening-processes/exit-after.ts pause|expiry|close|close-intl
  */
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 
@@ -36,6 +36,18 @@ if (situation === "pause") {
   await new Promise((resolve) => setTimeout(resolve, 50));
   await runtime.close();
   void hanging;
+} else if (situation === "close-intl") {
+  // isolated-vm tears a disposed isolate down on a later turn of the event loop: exiting before
+  // that, once a program had used Intl, segfaulted a few times in a hundred.
+  const bare = createCodemodeRuntime({});
+  const code = "async () => { const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }); return [formatter.format(), new Date(0).toLocaleString('en-US')]; }";
+  const done = await bare.execute({ code });
+  if (done.status !== "completed") process.exit(3);
+  await bare.execution(done.executionId);
+  await bare.close();
+  await runtime.close();
+  // What an application does next, before it exits: a log line (the crash window was right there).
+  process.stdout.write(`${JSON.stringify(done.result)}\n`);
 } else {
   process.exit(5);
 }
