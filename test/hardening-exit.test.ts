@@ -51,7 +51,12 @@ async function tryTimes(situation: string, tries: number): Promise<Ending[]> {
 
 describe("process.exit() right after (R-RT-5)", () => {
   // The Intl crash came a few times in a hundred: more tries, so that a regression shows.
-  for (const [situation, tries] of [["pause", TRIES], ["expiry", TRIES], ["close", TRIES], ["close-intl", 60]] as const) {
+  for (const [situation, tries] of [
+    ["pause", TRIES],
+    ["expiry", TRIES],
+    ["close", TRIES],
+    ["close-intl", 60],
+  ] as const) {
     it(`R-RT-5: exits ${tries} times out of ${tries} right after a ${situation}`, { timeout: 240_000 }, async () => {
       const endings = await tryTimes(situation, tries);
       const hung = endings.filter((ending) => ending.hung).length;
