@@ -1,5 +1,6 @@
 import { CodemodeError, type ApprovalDecision, type ErrorCode, type ExecutionStatus, type LogEntryState } from "../outcome.js";
 import { storeKeys, type StoreKeys } from "./keys.js";
+import { keyvAccess, type KeyvAccess } from "./keyv-access.js";
 
 /**
  * The subset of a Keyv instance (≥ 5.6) the runtime uses. Any Keyv adapter fits; `getMany`
@@ -76,20 +77,14 @@ const SEQ_BLOCK = 32;
  */
 export class ExecutionStore {
   readonly keys: StoreKeys;
+  private readonly access: KeyvAccess;
 
   constructor(
     private readonly keyv: KeyvLike,
     runtimeName: string,
   ) {
     this.keys = storeKeys(runtimeName);
-    // Keyv 5 swallows adapter errors unless told otherwise; a failed read would look like "not found".
-    keyv.throwOnErrors = true;
-    // Some adapters (KeyvRedis) swallow errors behind a switch of their own, returning "missing".
-    const adapter = adapterOf(keyv);
-    if (adapter && "throwOnErrors" in adapter) adapter.throwOnErrors = true;
-    keyv.on?.("error", () => {
-      // Errors are thrown to the caller (throwOnErrors); the listener keeps Keyv 6 from also rejecting unhandled.
-    });
+    this.access = keyvAccess(keyv);
   }
 
   static seqLimitFor(seq: number): number {
@@ -167,10 +162,7 @@ export class ExecutionStore {
   async deleteExecution(head: ExecutionHead): Promise<void> {
     const keys = [this.keys.head(head.id), this.keys.code(head.id), this.keys.result(head.id)];
     for (let seq = 0; seq < head.seqLimit; seq++) keys.push(this.keys.entry(head.id, seq));
-    await this.guard("delete an execution", async () => {
-      if (this.keyv.deleteMany) await this.keyv.deleteMany(keys);
-      else await Promise.all(keys.map((key) => this.keyv.delete(key)));
-    });
+    await this.access.deleteMany(keys, "delete an execution");
   }
 
   async getRaw(key: string): Promise<unknown> {
@@ -181,43 +173,17 @@ export class ExecutionStore {
     await this.guard("write the store", () => this.keyv.set(key, value));
   }
 
-  private async getMany(keys: string[]): Promise<unknown[]> {
-    if (keys.length === 0) return [];
-    return this.guard("read the store", async () => {
-      // Over an adapter without getMany, Keyv's getMany reads key by key and turns a failed read
-      // into a missing key, even with throwOnErrors: a log entry would vanish and its call run again.
-      const adapter = adapterOf(this.keyv);
-      const batched = this.keyv.getMany && !(adapter && typeof adapter.getMany !== "function");
-      if (batched) return this.keyv.getMany!(keys);
-      return Promise.all(keys.map((key) => this.keyv.get(key)));
-    });
+  private getMany(keys: string[]): Promise<unknown[]> {
+    return this.access.getMany(keys, "read the store");
   }
 
-  private async setMany(entries: Array<{ key: string; value: string }>): Promise<void> {
-    await this.guard("write the store", async () => {
-      if (this.keyv.setMany) {
-        const results = await this.keyv.setMany(entries);
-        if (Array.isArray(results) && results.some((ok) => ok === false)) throw new Error("the store refused a write");
-        return;
-      }
-      await Promise.all(entries.map((entry) => this.keyv.set(entry.key, entry.value)));
-    });
+  private setMany(entries: Array<{ key: string; value: string }>): Promise<void> {
+    return this.access.setMany(entries, "write the store");
   }
 
-  private async guard<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (CodemodeError.isInstance(error)) throw error;
-      throw new CodemodeError("STORAGE_ERROR", `the store failed to ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+  private guard<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return this.access.guard(what, operation);
   }
-}
-
-/** The adapter under a Keyv instance, if any (a Map has no getMany and never fails). */
-function adapterOf(keyv: KeyvLike): { getMany?: unknown; throwOnErrors?: unknown } | undefined {
-  const adapter = keyv.store;
-  return typeof adapter === "object" && adapter !== null && !(adapter instanceof Map) ? (adapter as { getMany?: unknown; throwOnErrors?: unknown }) : undefined;
 }
 
 function parseJson<T>(text: unknown, what: string): T {

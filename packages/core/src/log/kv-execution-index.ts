@@ -23,6 +23,7 @@ import { compareRows, type ExecutionIndex, type IndexQuery, type IndexRow } from
 import { checkQuery, checkRow, checkStatus, isTime } from "./index-input.js";
 import type { KeyvLike } from "./execution-store.js";
 import { storeKeys } from "./keys.js";
+import { keyvAccess } from "./keyv-access.js";
 import type { Lease, LockProvider } from "./lock.js";
 
 /** Lists per status: writers of different executions rarely wait on the same lease. */
@@ -333,35 +334,12 @@ async function withLeases(
  * batches avoid the Keyv paths that turn a failed read into a missing key.
  */
 function storeAccess(keyv: KeyvLike) {
-  // Keyv 5 swallows adapter errors unless told otherwise; a failed read would look like an empty list.
-  keyv.throwOnErrors = true;
-  const adapter = keyv.store;
-  const adapterObject = typeof adapter === "object" && adapter !== null && !(adapter instanceof Map) ? (adapter as { getMany?: unknown; throwOnErrors?: unknown }) : undefined;
-  // Some adapters (KeyvRedis) swallow errors behind a switch of their own.
-  if (adapterObject && "throwOnErrors" in adapterObject) adapterObject.throwOnErrors = true;
-  keyv.on?.("error", () => {
-    // Errors reach the caller (throwOnErrors); the listener keeps Keyv from also rejecting unhandled.
-  });
-  const guard = async <T>(what: string, operation: () => Promise<T>): Promise<T> => {
-    try {
-      return await operation();
-    } catch (error) {
-      if (CodemodeError.isInstance(error)) throw error;
-      throw new CodemodeError("STORAGE_ERROR", `the store failed to ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
-  };
-  // Over an adapter without getMany, Keyv's getMany reads key by key and turns a failed read into
-  // a missing key even with throwOnErrors: read key by key here instead.
-  const batchedReads = typeof keyv.getMany === "function" && !(adapterObject && typeof adapterObject.getMany !== "function");
+  const access = keyvAccess(keyv);
   return {
-    guard,
-    getMany: (keys: string[]) => guard("read the execution index", async () => (batchedReads ? keyv.getMany!(keys) : Promise.all(keys.map((key) => keyv.get(key))))),
-    setMany: (entries: Array<{ key: string; value: string }>) =>
-      guard("write the execution index", async () => {
-        const results = keyv.setMany ? await keyv.setMany(entries) : await Promise.all(entries.map((entry) => keyv.set(entry.key, entry.value)));
-        if (Array.isArray(results) && results.some((ok) => ok === false)) throw new Error("the store refused a write");
-      }),
-    deleteMany: (keys: string[]) => guard("write the execution index", async () => void (await (keyv.deleteMany ? keyv.deleteMany(keys) : Promise.all(keys.map((key) => keyv.delete(key)))))),
+    guard: access.guard,
+    getMany: (keys: string[]) => access.getMany(keys, "read the execution index"),
+    setMany: (entries: Array<{ key: string; value: string }>) => access.setMany(entries, "write the execution index"),
+    deleteMany: (keys: string[]) => access.deleteMany(keys, "write the execution index"),
   };
 }
 

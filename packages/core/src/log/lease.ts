@@ -1,5 +1,6 @@
 import { CodemodeError, type ExecutionStatus } from "../outcome.js";
 import type { Lease, LockProvider } from "./lock.js";
+import { asStorageError } from "./storage-error.js";
 
 /** What the lease helper needs: the lock, the lease length, and a way to read a run's status. */
 export interface LeaseSettings {
@@ -37,7 +38,7 @@ export class ExecutionLease {
     try {
       lease = await settings.lock.acquire(settings.keyOf(executionId), { ttlMs: settings.leaseMs, waitMs });
     } catch (error) {
-      throw storageError(`could not take the lease of execution ${executionId}`, error);
+      throw asStorageError(`could not take the lease of execution ${executionId}`, error);
     }
     if (!lease) return null;
     const held = new ExecutionLease(settings, executionId, lease);
@@ -67,7 +68,7 @@ export class ExecutionLease {
     try {
       renewed = await this.lease.renew(this.settings.leaseMs);
     } catch (error) {
-      throw storageError(`the store failed to renew the lease of execution ${this.executionId}`, error);
+      throw asStorageError(`the store failed to renew the lease of execution ${this.executionId}`, error);
     }
     if (renewed) return true;
     return this.retake();
@@ -101,7 +102,7 @@ export class ExecutionLease {
       retaken = await this.settings.lock.acquire(this.settings.keyOf(this.executionId), { ttlMs: this.settings.leaseMs, waitMs: 0 });
       status = retaken ? await this.settings.readStatus(this.executionId) : undefined;
     } catch (error) {
-      throw storageError(`the store failed to check the lease of execution ${this.executionId}`, error);
+      throw asStorageError(`the store failed to check the lease of execution ${this.executionId}`, error);
     }
     if (retaken && status === "running") {
       this.lease = retaken;
@@ -144,9 +145,4 @@ export async function withLease<T>(settings: LeaseSettings, executionId: string,
   } finally {
     await lease.release();
   }
-}
-
-function storageError(what: string, error: unknown): CodemodeError {
-  if (CodemodeError.isInstance(error)) return error;
-  return new CodemodeError("STORAGE_ERROR", `${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }

@@ -24,8 +24,4 @@ export async function currentCalls(context: RuntimeContext, executionId: string)
   }
 }
 
-/** Wraps a store failure met by a read as STORAGE_ERROR (R-RT-3); our own errors pass through. */
-export function asStorageError(what: string, error: unknown): CodemodeError {
-  if (CodemodeError.isInstance(error)) return error;
-  return new CodemodeError("STORAGE_ERROR", `${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-}
+export { asStorageError } from "../log/storage-error.js";

@@ -7,6 +7,7 @@ import { currentCalls, failureOutcome } from "../failure.js";
 import { decisionOf, toLogEntries } from "../log-view.js";
 import { runLeasedPass } from "../pass/settle-pass.js";
 import { transition } from "../transition.js";
+import { missingConnectors } from "../missing-connectors.js";
 
 export interface ApproveInput {
   executionId: string;
@@ -67,11 +68,7 @@ function checkApprovable(context: RuntimeContext, head: ExecutionHead, log: Map<
     // R-AP-7: a click on a stale screen must not approve something else.
     return errorOutcome(executionId, "NOT_PAUSED", `action ${String(input.seq)} is not pending; the pending action is seq ${pendingSeq} (${entry.connector}.${entry.method})`, calls());
   }
-  // R-AP-5: the code's own connectors and those its log used (a snippet run inside it may add some).
-  const used = new Set([...head.connectors, ...[...log.values()].map((logged) => logged.connector).filter((name) => name !== "codemode")]);
-  const missing = [...used].filter((name) => !context.connectors.has(name));
-  if (missing.length > 0) {
-    return errorOutcome(executionId, "MISSING_CONNECTOR", `execution ${executionId} uses connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured in this runtime`, calls());
-  }
+  const missing = missingConnectors(context, head, log);
+  if (missing) return errorOutcome(executionId, missing.code, missing.message, calls());
   return undefined;
 }

@@ -1,11 +1,9 @@
-import type { IndexRow } from "../../log/execution-index.js";
 import { withLease } from "../../log/lease.js";
 import type { ExecutionEndStatus } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
 import { afterTransition, transition } from "../transition.js";
-
-const PAGE = 100;
+import { rowsOldestFirst } from "./walk-rows.js";
 
 /**
  * R-RE-2: paused executions last changed before the cutoff become `rejected`; running ones whose
@@ -25,30 +23,15 @@ export async function expireStale(context: RuntimeContext, maxAgeMs: number): Pr
 async function expireOlderThan(context: RuntimeContext, maxAgeMs: number): Promise<string[]> {
   const cutoff = Date.now() - maxAgeMs;
   const expired: string[] = [];
-  for await (const row of rows(context, "paused", (candidate) => candidate.createdAt < cutoff)) {
+  for await (const row of rowsOldestFirst(context, "paused", (candidate) => candidate.createdAt < cutoff)) {
     if (row.updatedAt >= cutoff) continue;
     if (await expireOne(context, row.id, cutoff)) expired.push(row.id);
   }
-  for await (const row of rows(context, "running", () => true)) {
+  for await (const row of rowsOldestFirst(context, "running")) {
     if (await context.lock.isHeld(context.store.keys.lock(row.id))) continue;
     if (await expireOne(context, row.id, cutoff)) expired.push(row.id);
   }
   return expired;
-}
-
-/** Rows of one status, oldest first, while `more` holds. Pages are read ahead of changes to them. */
-async function* rows(context: RuntimeContext, status: "paused" | "running", more: (row: IndexRow) => boolean): AsyncGenerator<IndexRow> {
-  let after: { createdAt: number; id: string } | undefined;
-  for (;;) {
-    const page = await context.index.list({ statuses: [status], order: "oldest", limit: PAGE, ...(after ? { after } : {}) });
-    for (const row of page) {
-      if (!more(row)) return;
-      yield row;
-    }
-    if (page.length < PAGE) return;
-    const last = page[page.length - 1] as IndexRow;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
 }
 
 async function expireOne(context: RuntimeContext, executionId: string, cutoff: number): Promise<boolean> {

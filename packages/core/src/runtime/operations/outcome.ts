@@ -3,6 +3,7 @@ import { errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
 import { toLogEntries, toPendingAction } from "../log-view.js";
+import { transformForModel } from "../pass/settle-pass.js";
 
 /**
  * The current `Outcome` of any execution, read from the store, so a process that did not run it
@@ -24,7 +25,7 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
         const stored = await context.store.readResult(id);
         const logs = stored?.logs && stored.logs.length > 0 ? { logs: stored.logs } : {};
         const raw = stored?.result !== undefined ? decodeDurable(stored.result) : { omitted: stored?.omitted ?? "the result is not in the record" };
-        return { status: "completed", executionId: id, result: transformed(context, raw), ...logs, calls };
+        return { status: "completed", executionId: id, result: transformForModel(context, raw, []), ...logs, calls }; // The logs stay as recorded.
       }
       case "paused": {
         const entry = head.pendingSeq === undefined ? undefined : log.get(head.pendingSeq);
@@ -43,14 +44,5 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
     }
   } catch (error) {
     throw asStorageError(`could not read the outcome of execution ${String(executionId)}`, error);
-  }
-}
-
-function transformed(context: RuntimeContext, raw: unknown): unknown {
-  if (!context.transformResult) return raw;
-  try {
-    return context.transformResult(raw);
-  } catch {
-    return raw;
   }
 }

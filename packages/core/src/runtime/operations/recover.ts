@@ -1,16 +1,15 @@
-import type { IndexRow } from "../../log/execution-index.js";
 import { ExecutionLease } from "../../log/lease.js";
-import { CodemodeError, type Outcome } from "../../outcome.js";
+import type { Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError, failureOutcome } from "../failure.js";
+import { missingConnectors } from "../missing-connectors.js";
 import { runLeasedPass } from "../pass/settle-pass.js";
+import { rowsOldestFirst } from "./walk-rows.js";
 
 export interface RecoverOptions {
   /** Only this execution. Default: every `running` execution of this runtime whose host is gone. */
   executionId?: string;
 }
-
-const PAGE = 100;
 
 /**
  * Resumes `running` executions whose lease lapsed — their host died mid-pass — with a new pass
@@ -31,17 +30,11 @@ export async function recover(context: RuntimeContext, options: RecoverOptions =
       const outcome = await recoverOne(context, String(options.executionId));
       return outcome ? [outcome] : [];
     }
-    let after: { createdAt: number; id: string } | undefined;
-    for (;;) {
-      const rows: IndexRow[] = await context.index.list({ statuses: ["running"], order: "oldest", limit: PAGE, ...(after ? { after } : {}) });
-      for (const row of rows) {
-        const outcome = await recoverOne(context, row.id);
-        if (outcome) outcomes.push(outcome);
-      }
-      if (rows.length < PAGE) return outcomes;
-      const last = rows[rows.length - 1] as IndexRow;
-      after = { createdAt: last.createdAt, id: last.id };
+    for await (const row of rowsOldestFirst(context, "running")) {
+      const outcome = await recoverOne(context, row.id);
+      if (outcome) outcomes.push(outcome);
     }
+    return outcomes;
   } catch (error) {
     throw asStorageError("could not look for executions to recover", error);
   }
@@ -64,12 +57,9 @@ async function recoverOne(context: RuntimeContext, executionId: string): Promise
     // Finished, paused or gone meanwhile: not ours to resume.
     if (head?.status !== "running") return undefined;
     const { code, log } = await context.store.readCodeAndLog(head);
-    const missing = [...new Set([...head.connectors, ...[...log.values()].map((entry) => entry.connector)])].filter((name) => name !== "codemode" && !context.connectors.has(name));
-    if (missing.length > 0) {
-      // Another worker (configured with them) can recover it; this one must not run it without them.
-      const names = `connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`;
-      return failureOutcome(executionId, new CodemodeError("MISSING_CONNECTOR", `execution ${executionId} uses ${names}, not configured in this runtime; a worker that has them can recover it`), log);
-    }
+    // Another worker (configured with them) can recover it; this one must not run it without them.
+    const missing = missingConnectors(context, head, log, "; a worker that has them can recover it");
+    if (missing) return failureOutcome(executionId, missing, log);
     handedOver = true;
     return await runLeasedPass(context, head, code, log, lease);
   } catch (error) {

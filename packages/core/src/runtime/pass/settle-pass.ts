@@ -57,15 +57,18 @@ async function settle(context: RuntimeContext, head: ExecutionHead, log: Map<num
         : { omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record` };
     await transition(context, head, "completed", { result: { ...kept, ...logs } });
     // Transformed before the logs are handed out: a transform failure adds a line to them.
-    const result = transform(context, decodeDurable(end.resultText), end.logs);
+    const result = transformForModel(context, decodeDurable(end.resultText), end.logs);
     return { status: "completed", executionId: head.id, result, ...(end.logs.length > 0 ? { logs: end.logs } : {}), calls: toLogEntries(log) };
   } catch (error) {
     return failureOutcome(head.id, error, log, end.logs);
   }
 }
 
-/** R-DV-3: the model gets the transformed value; the record keeps the raw one. */
-function transform(context: RuntimeContext, raw: unknown, logs: string[]): unknown {
+/**
+ * R-DV-3: the model gets the transformed value; the record keeps the raw one. A transform that
+ * throws gives the raw value and says so in `logs`.
+ */
+export function transformForModel(context: RuntimeContext, raw: unknown, logs: string[]): unknown {
   if (!context.transformResult) return raw;
   try {
     return context.transformResult(raw);
