@@ -124,10 +124,13 @@ describe("mcpConnector: results", () => {
 });
 
 describe("mcpConnector: annotations and policy", () => {
-  it("destructiveHint pauses for approval; readOnlyHint and idempotentHint are kept in the connector's metadata", async () => {
+  it("destructiveHint pauses for approval; readOnlyHint makes the method readOnly (no write-ahead); hints are kept in the connector's metadata", async () => {
     const { connector, runtime, notes } = await notesSetup();
     expect(connector.tools.delete_note?.requiresApproval).toBe(true);
     expect(connector.tools.get_note?.requiresApproval).toBeUndefined();
+    expect(connector.tools.get_note?.readOnly).toBe(true);
+    expect(connector.tools.list_notes?.readOnly).toBe(true);
+    expect(connector.tools.delete_note?.readOnly).toBeUndefined();
     expect(connector.mcp.tools.get_note).toMatchObject({ readOnly: true, destructive: undefined });
     expect(connector.mcp.tools.delete_note).toMatchObject({ readOnly: false, destructive: true, idempotent: true });
     expect(connector.mcp.tools.add_note).toMatchObject({ readOnly: false, idempotent: false });

@@ -23,7 +23,7 @@ const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres
 /** Short, so a killed worker's lease lapses quickly; a live worker renews it every third. */
 const LEASE_MS = 1_000;
 
-type Summary = { executionId: string; status: string; result?: unknown; pending?: Array<{ seq: number; method: string }>; code?: string };
+type Summary = { executionId: string; status: string; result?: unknown; pending?: Array<{ seq: number; method: string }>; code?: string; calls?: string[] };
 
 interface Spawned {
   child: ChildProcess;
@@ -158,16 +158,16 @@ for (const store of stores) {
     }
 
     /** Asks a fresh process to recover; retries until the killed host's lease has lapsed. */
-    async function recoverUntilFound(where: { namespace: string; attempts: string }, executionId?: string): Promise<Summary[]> {
+    async function recoverUntilFound(where: { namespace: string; attempts: string }, executionId?: string, reportCalls = false): Promise<Summary[]> {
       for (let attempt = 0; attempt < 30; attempt++) {
-        const outcomes = await recoverOnce(where, executionId);
+        const outcomes = await recoverOnce(where, executionId, reportCalls);
         if (outcomes.length > 0) return outcomes;
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
       throw new Error("nothing was recovered within the time the lease takes to lapse");
     }
-    async function recoverOnce(where: { namespace: string; attempts: string }, executionId?: string): Promise<Summary[]> {
-      const worker = spawnWorker({ ...base(where, "recover", "recoverer"), ...(executionId ? { executionId } : {}) });
+    async function recoverOnce(where: { namespace: string; attempts: string }, executionId?: string, reportCalls = false): Promise<Summary[]> {
+      const worker = spawnWorker({ ...base(where, "recover", "recoverer"), ...(executionId ? { executionId } : {}), ...(reportCalls ? { reportCalls } : {}) });
       const reply = await worker.event("recovered");
       await worker.kill();
       return reply.outcomes as Summary[];
@@ -188,6 +188,34 @@ for (const store of stores) {
       expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:1 killed`, `${executionId}:1 recoverer`]);
       // Nothing is left to recover.
       expect(await recoverOnce(where)).toEqual([]);
+    });
+
+    it("readOnly: a worker killed inside a read-only call left no entry for it; the recovered run calls it again and records it once", async () => {
+      if (skip()) return;
+      const where = space();
+      const { worker, executionId } = await startRun(where, "run", "async () => { const first = await ledger.lookup({ stall: true }); return first; }");
+      await worker.kill();
+      const outcomes = await recoverUntilFound(where, executionId, true);
+      expect(outcomes).toEqual([{ executionId, status: "completed", result: { balance: 100, by: "recoverer" }, calls: ["0 lookup applied"] }]);
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:0 killed`, `${executionId}:0 recoverer`]);
+    });
+
+    it("readOnly: a read-only result recorded without waiting lands before the next call's write-ahead, so a recovery replays it", async () => {
+      if (skip()) return;
+      const where = space();
+      const { worker, executionId } = await startRun(where, "run", "async () => { const seen = await ledger.lookup({}); const charge = await ledger.charge({ amount: 5 }); return { seen, charge }; }");
+      await worker.kill();
+      const outcomes = await recoverUntilFound(where, executionId, true);
+      expect(outcomes).toEqual([
+        {
+          executionId,
+          status: "completed",
+          result: { seen: { balance: 100, by: "killed" }, charge: { charged: 5, key: `${executionId}:1`, by: "recoverer" } },
+          calls: ["0 lookup applied", "1 charge applied"],
+        },
+      ]);
+      // The lookup ran once (replayed from the log); the interrupted charge ran again with its key.
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:0 killed`, `${executionId}:1 killed`, `${executionId}:1 recoverer`]);
     });
 
     it('R-RP-4b: with onInterrupted "ask" the recovered run pauses for a person instead of running the call twice', async () => {

@@ -350,34 +350,29 @@ async function keyPositionOfFirst(pattern: RegExp, code: string): Promise<number
 
 describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consistent record", () => {
   it("a call's result reaches the program before it is stored, but if storing it fails nothing runs after it and the pass ends STORAGE_ERROR", async () => {
-    // Fail exactly the write of one call's `applied` entry: find its position by counting the
-    // writes of a healthy run of the same program.
-    const probe = new CountingStore();
-    const probeRuntime = track(createCodemodeRuntime({ connectors: [inventoryConnector([])], storage: new Keyv({ store: probe }), limits: LIMITS }));
-    const writesOf: string[] = [];
-    const originalSet = probe.set.bind(probe);
-    probe.set = async (key: string, value: unknown) => {
-      writesOf.push(`${key} ${String(value).includes('\\"state\\":\\"applied\\"') ? "applied" : ""}`);
-      return originalSet(key, value);
-    };
-    expectStatus(await probeRuntime.execute({ code: readsProgram(3) }), "completed");
-    const firstApplied = writesOf.findIndex((write) => write.endsWith("applied"));
-    expect(firstApplied).toBeGreaterThanOrEqual(0);
-
+    // Fail exactly the write that carries the first call's `applied` entry, whichever way it is
+    // written (alone, or in one batch with the next call's write-ahead).
     const store = new CountingStore();
     const effects: Effect[] = [];
     const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
-    let writes = 0;
+    const carriesFirstResult = (key: string, value: unknown) => /:e:[^:]+:0$/.test(key) && String(value).includes('\\"state\\":\\"applied\\"');
     const set = store.set.bind(store);
+    const setMany = store.setMany.bind(store);
+    let refused = 0;
     store.set = async (key: string, value: unknown) => {
-      if (writes++ === firstApplied) throw new Error("the store is down (write refused)");
+      if (carriesFirstResult(key, value) && refused++ === 0) throw new Error("the store is down (write refused)");
       return set(key, value);
+    };
+    store.setMany = async (entries: Array<{ key: string; value: unknown }>) => {
+      if (entries.some(({ key, value }) => carriesFirstResult(key, value)) && refused++ === 0) throw new Error("the store is down (write refused)");
+      return setMany(entries);
     };
     const outcome = await runtime.execute({ code: readsProgram(3) });
     expectStatus(outcome, "error");
     expect(outcome.code).toBe("STORAGE_ERROR");
     // The first read ran; its result could not be stored, so the second read never ran.
     expect(effects.map((effect) => effect.seq)).toEqual([0]);
+    expect(refused).toBe(1);
   });
 
   it("the store goes down after 15 writes and stays down until the pass ended: STORAGE_ERROR, then the record is readable", async () => {

@@ -31,6 +31,8 @@ export interface RecoverWorkerConfig {
   executionId?: string;
   /** SQL stores: a table of attempts, one row per call of `charge`. */
   attempts: string;
+  /** Outcomes list their log as "seq method state" lines. */
+  reportCalls?: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? "{}") as RecoverWorkerConfig;
@@ -75,6 +77,18 @@ const ledger = defineConnector({
   name: "ledger",
   tools: {
     read: { execute: async () => ({ balance: 100 }) },
+    /** Read-only (no write-ahead entry): records its attempt; with `stall`, this role is killed inside it. */
+    lookup: {
+      readOnly: true,
+      execute: async (args: { stall?: boolean }, context: { idempotencyKey: string; executionId: string }) => {
+        await recordAttempt(context.idempotencyKey);
+        if (stallsHere && args.stall === true) {
+          process.send?.({ event: "inside-call", executionId: context.executionId });
+          return new Promise(() => undefined);
+        }
+        return { balance: 100, by: config.workerId };
+      },
+    },
     charge: { execute: charge },
     charge_ask: { onInterrupted: "ask", execute: charge },
     refund: { requiresApproval: true, execute: async (args: { amount: number }) => ({ refunded: args.amount }) },
@@ -92,6 +106,7 @@ function summary(outcome: Outcome) {
     ...(outcome.status === "completed" ? { result: outcome.result } : {}),
     ...(outcome.status === "paused" ? { pending: outcome.pending } : {}),
     ...(outcome.status === "error" ? { code: outcome.code, error: outcome.error } : {}),
+    ...(config.reportCalls ? { calls: outcome.calls.map((call) => `${call.seq} ${call.method} ${call.state}`) } : {}),
   };
 }
 

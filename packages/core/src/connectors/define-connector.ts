@@ -51,6 +51,14 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    * it again with the same idempotencyKey; "ask" puts it back to pending approval (R-RP-4b).
    */
   onInterrupted?: "rerun" | "ask";
+  /**
+   * The tool changes nothing (a lookup, a search): running it twice is harmless. A new call is
+   * then not written ahead — one write instead of two — and its result is recorded without making
+   * the program wait. If the host dies before that lands, the call simply runs again on the next
+   * pass. Approval rules, validation and replay are unchanged. MCP's `readOnlyHint` maps to it.
+   * Default false.
+   */
+  readOnly?: boolean;
   execute(args: Args, context: ToolContext): Promise<Result> | Result;
   /** Compensates an applied call during `rollback`. */
   revert?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
@@ -122,6 +130,7 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
       // R-CON-4: replaying an approved side effect would apply it again.
       problems.push(`tool "${label}" combines replay: "reexecute" with requiresApproval; an approved call must never run twice`);
     }
+    if (tool.readOnly !== undefined && typeof tool.readOnly !== "boolean") problems.push(`tool "${label}" has a readOnly that is not a boolean`);
     if (tool.revert !== undefined && typeof tool.revert !== "function") problems.push(`tool "${label}" has a revert that is not a function`);
   }
   return problems;

@@ -154,6 +154,12 @@ export class ExecutionStore {
     await this.guard("record a call", () => this.keyv.set(this.keys.entry(executionId, entry.seq), JSON.stringify(entry)));
   }
 
+  /** Entries of one execution in one batch, applied in the order given (see `writeHead`). */
+  async writeEntries(executionId: string, entries: StoredEntry[]): Promise<void> {
+    if (entries.length === 1) return this.writeEntry(executionId, entries[0]!);
+    await this.setMany(entries.map((entry) => ({ key: this.keys.entry(executionId, entry.seq), value: JSON.stringify(entry) })));
+  }
+
   async readResult(executionId: string): Promise<StoredResult | undefined> {
     const text = await this.guard("read the result", () => this.keyv.get(this.keys.result(executionId)));
     return text === undefined || text === null ? undefined : parseJson<StoredResult>(text, "result record");

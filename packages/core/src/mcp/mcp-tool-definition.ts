@@ -21,8 +21,8 @@ export interface McpToolInfo {
   name: string;
   title?: string;
   /**
-   * `readOnlyHint`: the tool does not change its environment. Code Mode's `ToolDefinition` has no
-   * read-only flag yet, so it is recorded here rather than on the method.
+   * `readOnlyHint`: the tool does not change its environment; the method gets `readOnly: true`
+   * (no write-ahead entry for its calls).
    */
   readOnly: boolean;
   /** `destructiveHint` as the server sent it (undefined when it did not). */
@@ -88,5 +88,6 @@ export function mcpToolDefinition(client: McpClient, info: McpToolInfo, label: s
   if (description) definition.description = description;
   if (tool.outputSchema) definition.outputSchema = tool.outputSchema as JsonSchema;
   if (approvalByDefault(info, options.approval)) definition.requiresApproval = true;
+  if (info.readOnly) definition.readOnly = true;
   return definition;
 }

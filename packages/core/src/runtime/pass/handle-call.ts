@@ -139,10 +139,12 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
   const entry: StoredEntry = recorded ? { ...recorded, state: "executing" } : newEntry(call, "executing");
   if (ephemeral) entry.ephemeral = true;
   const rerunEphemeral = reason === "reexecute" && recorded !== undefined;
+  // Write-ahead, so a host that dies mid-call leaves an `executing` entry (R-RP-4). An ephemeral
+  // call already in the log just runs again: nothing about it changes. A new call of a read-only
+  // tool needs none: if the host dies before its result is recorded, running it again is harmless.
+  const writeAhead = !rerunEphemeral && !(tool.readOnly === true && recorded === undefined);
   try {
-    // Write-ahead, so a host that dies mid-call leaves an `executing` entry (R-RP-4). An
-    // ephemeral call already in the log just runs again: nothing about it changes.
-    if (!rerunEphemeral) await pass.recorder.record(entry);
+    if (writeAhead) await pass.recorder.record(entry);
   } catch (error) {
     return pass.failWith(error);
   }

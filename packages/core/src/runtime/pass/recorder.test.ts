@@ -2,18 +2,20 @@ import { describe, expect, it } from "vitest";
 import type { ExecutionHead, ExecutionStore, StoredEntry } from "../../log/execution-store.js";
 import { PassRecorder } from "./recorder.js";
 
-/** A store that records the order writes land in, each after an optional delay. */
+/** A store that records the order batches land in, each after an optional delay per seq. */
 function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = new Set()) {
   const landed: string[] = [];
+  const describe = (entries: StoredEntry[]) => entries.map((entry) => `${entry.seq}:${entry.state}`).join(",");
   const store = {
-    async writeEntry(_id: string, entry: StoredEntry) {
-      await new Promise((resolve) => setTimeout(resolve, delays[entry.seq] ?? 0));
-      if (failing.has(entry.seq)) throw new Error(`write of ${entry.seq} refused`);
-      landed.push(`entry ${entry.seq}:${entry.state}`);
+    async writeEntries(_id: string, entries: StoredEntry[]) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, ...entries.map((entry) => delays[entry.seq] ?? 0))));
+      const refused = entries.find((entry) => failing.has(entry.seq));
+      if (refused) throw new Error(`write of ${refused.seq} refused`);
+      landed.push(`entries ${describe(entries)}`);
     },
     async writeHead(head: ExecutionHead, extra: { entries?: StoredEntry[] } = {}) {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      landed.push(`head limit ${head.seqLimit} + ${(extra.entries ?? []).map((entry) => `${entry.seq}:${entry.state}`).join(",")}`);
+      landed.push(`head limit ${head.seqLimit} + ${describe(extra.entries ?? [])}`);
     },
   };
   return { store: store as unknown as ExecutionStore, landed };
@@ -36,7 +38,7 @@ describe("PassRecorder: the write order replay depends on", () => {
     await recorder.record(entry(3));
     await recorder.record(entry(32));
     await recorder.record(entry(33));
-    expect(landed).toEqual(["entry 3:executing", "head limit 64 + 32:executing", "entry 33:executing"]);
+    expect(landed).toEqual(["entries 3:executing", "head limit 64 + 32:executing", "entries 33:executing"]);
     expect(fences).toEqual([1]);
   });
 
@@ -51,10 +53,10 @@ describe("PassRecorder: the write order replay depends on", () => {
     );
     // Issued together, as Promise.all would: seq 1 must not land before the head with limit 32.
     await Promise.all([recorder.record(entry(0)), recorder.record(entry(1))]);
-    expect(landed).toEqual(["head limit 32 + 0:executing", "entry 1:executing"]);
+    expect(landed).toEqual(["head limit 32 + 0:executing", "entries 1:executing"]);
   });
 
-  it("a deferred result lands before anything recorded after it, even when it is slower", async () => {
+  it("a deferred result lands with or before anything recorded after it, even when it is slower", async () => {
     const { store, landed } = fakeStore({ 4: 30 });
     const recorder = new PassRecorder(
       store,
@@ -65,7 +67,58 @@ describe("PassRecorder: the write order replay depends on", () => {
     );
     recorder.recordLater(entry(4, "applied"));
     await recorder.record(entry(5));
-    expect(landed).toEqual(["entry 4:applied", "entry 5:executing"]);
+    // One batch, the deferred result first: a store applying a batch in order keeps the prefix.
+    expect(landed).toEqual(["entries 4:applied,5:executing"]);
+  });
+
+  it("one batch in flight at a time: what is recorded meanwhile goes together in the next one, in record order", async () => {
+    const { store, landed } = fakeStore({ 1: 20 });
+    const recorder = new PassRecorder(
+      store,
+      head(32),
+      new Map(),
+      async () => undefined,
+      () => undefined,
+    );
+    const first = recorder.record(entry(1));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    recorder.recordLater(entry(7, "applied"));
+    const rest = Promise.all([recorder.record(entry(2)), recorder.record(entry(3))]);
+    await Promise.all([first, rest]);
+    expect(landed).toEqual(["entries 1:executing", "entries 7:applied,2:executing,3:executing"]);
+  });
+
+  it("a result recorded later lands on its own shortly after, without a drain", async () => {
+    const { store, landed } = fakeStore();
+    const recorder = new PassRecorder(
+      store,
+      head(32),
+      new Map(),
+      async () => undefined,
+      () => undefined,
+    );
+    recorder.recordLater(entry(0, "applied"));
+    recorder.recordLater(entry(1, "applied"));
+    expect(landed).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(landed).toEqual(["entries 0:applied,1:applied"]);
+  });
+
+  it("a seq recorded twice before its batch leaves is written once, with its last state", async () => {
+    const { store, landed } = fakeStore({ 0: 10 });
+    const recorder = new PassRecorder(
+      store,
+      head(32),
+      new Map(),
+      async () => undefined,
+      () => undefined,
+    );
+    const first = recorder.record(entry(0));
+    recorder.recordLater(entry(5));
+    recorder.recordLater(entry(5, "applied"));
+    await first;
+    await recorder.drain();
+    expect(landed).toEqual(["entries 0:executing", "entries 5:applied"]);
   });
 
   it("a deferred write that fails is reported once and every entry lands in the log map", async () => {
