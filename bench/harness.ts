@@ -23,8 +23,24 @@ export interface BenchRow {
   versus?: string;
   /** The SPEC §15 target this row is checked against, as text. */
   target?: string;
-  /** Samples behind `median` (after warm-up). */
+  /** Samples behind `median` (after warm-up); for a repeated benchmark, summed over its runs. */
   samples?: number;
+  /**
+   * Makes the row a point of a plot: `name` picks the plot (one SVG per name, e.g. "replay
+   * length"), `x` is the point's position on the x axis, labelled `xLabel`; the y value is
+   * `median`. Points sharing `line` (default: the row's `benchmark`) are joined into one line.
+   */
+  series?: { name: string; x: number; xLabel: string; line?: string; yLabel?: string };
+  /**
+   * Set by bench/run.ts on the rows of a benchmark with `repeat`: how many runs were merged and
+   * the spread of their medians and ratios (`median` and `ratio` are then medians over the runs).
+   */
+  runs?: { count: number; median: Range; ratio?: Range };
+}
+
+export interface Range {
+  min: number;
+  max: number;
 }
 
 export interface Benchmark {
@@ -32,6 +48,11 @@ export interface Benchmark {
   name: string;
   /** One line for the report: what it measures. */
   description: string;
+  /**
+   * Runs of the whole benchmark: bench/run.ts runs it this many times and reports, per row, the
+   * median of the runs' medians and ratios with their min–max (see `mergeRuns`). Default 1.
+   */
+  repeat?: number;
   run(): Promise<BenchRow[]>;
 }
 
@@ -72,6 +93,49 @@ export async function sampleInterleaved<K extends string>(tasks: Readonly<Record
     }
   }
   return samples;
+}
+
+/**
+ * One row per (benchmark, subject) from the rows of several runs of one benchmark, in the order
+ * they first appear: `median`, `p90` and `ratio` are the medians over the runs that reported
+ * them, `samples` their sum, and `runs` keeps the min and max of the runs' medians and ratios.
+ * A single run is returned as it is: `runs` marks only figures that are medians over runs.
+ */
+export function mergeRuns(runs: readonly (readonly BenchRow[])[]): BenchRow[] {
+  if (runs.length === 1) return [...runs[0]!];
+  const groups = new Map<string, BenchRow[]>();
+  for (const row of runs.flat()) {
+    const key = JSON.stringify([row.benchmark, row.subject]);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return [...groups.values()].map((group) => {
+    const medians = group.map((row) => row.median);
+    const p90s = group.flatMap((row) => (row.p90 === undefined ? [] : [row.p90]));
+    const ratios = group.flatMap((row) => (row.ratio === undefined ? [] : [row.ratio]));
+    const samples = group.flatMap((row) => (row.samples === undefined ? [] : [row.samples]));
+    const { p90: _p90, ratio: _ratio, samples: _samples, ...first } = group[0]!;
+    return {
+      ...first,
+      median: middle(medians),
+      ...(p90s.length > 0 ? { p90: middle(p90s) } : {}),
+      ...(ratios.length > 0 ? { ratio: middle(ratios) } : {}),
+      ...(samples.length > 0 ? { samples: samples.reduce((sum, count) => sum + count, 0) } : {}),
+      runs: { count: group.length, median: range(medians), ...(ratios.length > 0 ? { ratio: range(ratios) } : {}) },
+    };
+  });
+}
+
+/** The median of a few figures (the mean of the middle two for an even count); NaN stays NaN. */
+function middle(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
+function range(values: readonly number[]): Range {
+  return { min: Math.min(...values), max: Math.max(...values) };
 }
 
 /** Fails the benchmark loudly when a measured run did not do what it should. */

@@ -1,6 +1,8 @@
 /**
- * `npm run bench`: builds, runs every benchmark, prints one table and rewrites bench/RESULTS.md.
- * `npm run bench -- executor` runs only the named benchmarks (RESULTS.md is then not rewritten).
+ * `npm run bench`: builds, runs every benchmark, prints one table and rewrites bench/RESULTS.md
+ * and the plots beside it (bench/plot-<series>.svg, one per scaling series, see plot.ts).
+ * `npm run bench -- executor` runs only the named benchmarks (RESULTS.md and the plots are then
+ * not rewritten). A benchmark with `repeat` is run that many times and its rows merged.
  *
  * To add a benchmark: write bench/<name>.bench.ts exporting a `Benchmark` (see harness.ts) and
  * list it below. Benchmarks are never part of `npm test`.
@@ -9,15 +11,19 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
 import { fleetBenchmark } from "./fleet.bench.ts";
+import { peersBenchmark } from "./peers.bench.ts";
 import { redisBenchmark } from "./redis.bench.ts";
+import { replayBenchmark } from "./replay.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
 import { storesBenchmark } from "./stores.bench.ts";
-import type { Benchmark, BenchRow } from "./harness.ts";
+import { mergeRuns, type Benchmark, type BenchRow } from "./harness.ts";
+import { lineChartSvg, seriesCharts } from "./plot.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, redisBenchmark, storesBenchmark, fleetBenchmark];
+const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, peersBenchmark, replayBenchmark, redisBenchmark, storesBenchmark, fleetBenchmark];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 
@@ -28,7 +34,15 @@ function formatNumber(value: number, unit: BenchRow["unit"]): string {
   return value.toFixed(2);
 }
 
-const HEADERS = ["benchmark", "subject", "median", "p90", "ratio", "target", "n"];
+const HEADERS = ["benchmark", "subject", "median", "p90", "ratio", "min–max (runs)", "target", "n"];
+
+/** The spread over runs: of the ratios when the row has one, else of the medians. */
+function spread(row: BenchRow): string {
+  if (!row.runs) return "";
+  const { count, median, ratio } = row.runs;
+  const range = ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : `${formatNumber(median.min, row.unit)}–${formatNumber(median.max, row.unit)} ${row.unit}`;
+  return Number.isFinite(ratio ? ratio.min : median.min) ? `${range} (${count} runs)` : "";
+}
 
 function cells(row: BenchRow): string[] {
   return [
@@ -37,6 +51,7 @@ function cells(row: BenchRow): string[] {
     `${formatNumber(row.median, row.unit)} ${row.unit}`,
     row.p90 === undefined ? "" : `${formatNumber(row.p90, row.unit)} ${row.unit}`,
     row.ratio === undefined ? "" : `${row.ratio.toFixed(2)}× ${row.versus ?? ""}`.trim(),
+    spread(row),
     row.target ?? "",
     row.samples === undefined ? "" : String(row.samples),
   ];
@@ -102,17 +117,23 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   for (const benchmark of toRun) {
     const benchmarkStarted = Date.now();
+    const repeat = benchmark.repeat ?? 1;
     process.stdout.write(`${benchmark.name}: ${benchmark.description} ... `);
-    rows.push(...(await benchmark.run()));
-    console.log(`${((Date.now() - benchmarkStarted) / 1000).toFixed(1)} s`);
+    const runs: BenchRow[][] = [];
+    for (let run = 0; run < repeat; run++) runs.push(await benchmark.run());
+    rows.push(...mergeRuns(runs));
+    console.log(`${repeat > 1 ? `${repeat} runs, ` : ""}${((Date.now() - benchmarkStarted) / 1000).toFixed(1)} s`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`\n${textTable(rows)}\n`);
 
   if (selected.length > 0) {
-    console.log(`(only ${selected.join(", ")} ran: ${RESULTS_FILE} left as it was)`);
+    console.log(`(only ${selected.join(", ")} ran: ${RESULTS_FILE} and the plots left as they were)`);
     return;
   }
+  const charts = seriesCharts(rows);
+  for (const { file, chart } of charts) writeFileSync(join(dirname(RESULTS_FILE), file), lineChartSvg(chart));
+  const plots = charts.map(({ file, chart }) => `![${chart.title}](${file})`).join("\n\n");
   const report = `# Benchmark results
 
 Latest run of \`npm run bench\` (this file is rewritten on every full run).
@@ -134,9 +155,23 @@ p90 is the p90 of the N-call passes minus the median of the 0-call passes, over 
 are for the durable path (executor + log store), which later rows will measure; the executor rows
 are the sandbox alone, i.e. the floor the durable path builds on. Ratios move from run to run on
 this VM (cross-thread wake-up latency varies): about ±0.1× for the cold pass and ±0.2× per call.
+
+Rows with a "min–max (runs)" entry come from a benchmark run several times over (its \`repeat\`,
+see bench/harness.ts): their median, p90 and ratio are the medians of the runs' own figures, n
+counts the samples of all runs together, and min–max is the lowest and highest of the runs'
+ratios (of their medians, for rows without a ratio). Rows without it are from a single run.
+
+## Scaling series
+
+One line per store or subject, y = the row's median; a bar spans the runs' min–max where the
+benchmark was repeated. Replay is linear when the approve time grows as a straight line with
+the recorded calls; store size should leave execute flat; concurrency shows executions per
+second as more run at once.
+
+${plots}
 `;
   writeFileSync(RESULTS_FILE, report);
-  console.log(`wrote ${RESULTS_FILE}`);
+  console.log(`wrote ${RESULTS_FILE} and ${charts.map(({ file }) => file).join(", ")}`);
 }
 
 await main();

@@ -9,7 +9,10 @@
  *
  * 1. `execute` of a one-read program with 0, 1,000 and 10,000 paused executions stored;
  * 2. a page of 50 from `executions()` and `pending()` with 100 and 10,000 stored;
- * 3. executions per second with 1 and with 16 in flight (on the storage holding 10,000).
+ * 3. executions per second with 1 and with 16 in flight (on the storage holding 10,000), and on
+ *    memory and Redis also with 2, 4 and 8.
+ *
+ * Rows of 1. and 3. are points of the "store size" and "concurrency" plots (one line per store).
  *
  * A store that cannot be reached gives one row saying so. Everything written is removed
  * afterwards (SQLite files, Redis keys, PostgreSQL tables). Redis at $CODEMODE_REDIS_URL
@@ -47,8 +50,11 @@ const slug = (history: History) => `h${HISTORIES[history]}`;
  */
 const SEED_IN_FLIGHT = 16;
 const POSTGRES_SEED_IN_FLIGHT = 32;
+/** Executions in flight in the throughput row with the target (against 1 in flight). */
 const THROUGHPUT_IN_FLIGHT = 16;
-/** Executions per throughput round; two rounds each way, alternating between 1 and 16 in flight. */
+/** The throughput curve, on the stores with a throughput target. */
+const IN_FLIGHT_CURVE = [1, 2, 4, 8, 16];
+/** Executions per throughput round; two rounds at each number in flight, interleaved. */
 const THROUGHPUT_ROUND = 100;
 const THROUGHPUT_ROUNDS = 2;
 const PAGE = 50;
@@ -71,6 +77,8 @@ const shop = defineConnector({
 interface StoreUnderTest {
   label: string;
   throughputTarget?: string;
+  /** Numbers of executions in flight measured (1 and THROUGHPUT_IN_FLIGHT at least). */
+  inFlight: number[];
   seedInFlight: number;
   /** Why the store cannot be reached, or undefined. */
   unreachable(): Promise<string | undefined>;
@@ -83,6 +91,7 @@ function memory(): StoreUnderTest {
   return {
     label: "memory",
     throughputTarget: "≥ 1.5× on 2 cores (memory, Redis)",
+    inFlight: IN_FLIGHT_CURVE,
     seedInFlight: SEED_IN_FLIGHT,
     unreachable: async () => undefined,
     open: () => memoryStorage(),
@@ -94,6 +103,7 @@ function sqlite(): StoreUnderTest {
   let folder: string | undefined;
   return {
     label: "SQLite",
+    inFlight: [1, THROUGHPUT_IN_FLIGHT],
     seedInFlight: SEED_IN_FLIGHT,
     unreachable: async () => undefined,
     open(history) {
@@ -111,6 +121,7 @@ function redis(): StoreUnderTest {
   return {
     label: "Redis",
     throughputTarget: "≥ 1.5× on 2 cores (memory, Redis)",
+    inFlight: IN_FLIGHT_CURVE,
     seedInFlight: SEED_IN_FLIGHT,
     unreachable: () => tcpUnreachable(REDIS_URL, 6379),
     open: (history) => redisStorage(REDIS_URL, { namespace: `${prefix}-${slug(history)}` }),
@@ -132,6 +143,7 @@ function postgres(): StoreUnderTest {
   const tables = (history: History) => ({ table: `${prefix}_${slug(history)}_store`, leaseTable: `${prefix}_${slug(history)}_leases`, indexTable: `${prefix}_${slug(history)}_executions` });
   return {
     label: "PostgreSQL",
+    inFlight: [1, THROUGHPUT_IN_FLIGHT],
     seedInFlight: POSTGRES_SEED_IN_FLIGHT,
     unreachable: () => tcpUnreachable(POSTGRES_URL, 5432),
     // A connection per execution in flight, so 16 (and 32 seeding) do not queue for 10.
@@ -217,9 +229,20 @@ async function executeByHistory(label: string, opened: Record<History, Opened>):
   const thousand = stats(samples.thousand);
   const tenThousand = stats(samples.tenThousand);
   const benchmark = `execute of a one-read program, by paused executions stored (${label})`;
+  const series = (stored: number) => ({ name: "store size", x: stored, xLabel: "paused executions stored", yLabel: "execute of a one-read program (ms)", line: label });
   return [
-    { benchmark, subject: "0 paused stored", unit: "ms", median: none.median, p90: none.p90, samples: none.n },
-    { benchmark, subject: "1,000 paused stored", unit: "ms", median: thousand.median, p90: thousand.p90, ratio: thousand.median / none.median, versus: "0 stored", samples: thousand.n },
+    { benchmark, subject: "0 paused stored", unit: "ms", median: none.median, p90: none.p90, samples: none.n, series: series(0) },
+    {
+      benchmark,
+      subject: "1,000 paused stored",
+      unit: "ms",
+      median: thousand.median,
+      p90: thousand.p90,
+      ratio: thousand.median / none.median,
+      versus: "0 stored",
+      samples: thousand.n,
+      series: series(1_000),
+    },
     {
       benchmark,
       subject: "10,000 paused stored",
@@ -230,6 +253,7 @@ async function executeByHistory(label: string, opened: Record<History, Opened>):
       versus: "0 stored",
       target: "10,000 / 0 ≤ 1.2×",
       samples: tenThousand.n,
+      series: series(10_000),
     },
   ];
 }
@@ -278,11 +302,11 @@ async function listing(label: string, opened: Record<History, Opened>): Promise<
   ];
 }
 
-/** 3. Executions per second of the one-read program, 1 in flight against 16, in one process. */
+/** 3. Executions per second of the one-read program by the number in flight, in one process. */
 async function throughput(store: StoreUnderTest, runtime: CodemodeRuntime): Promise<BenchRow[]> {
   const run = readOnce(runtime);
   const samples = await sampleInterleaved(
-    { serial: () => inFlight(THROUGHPUT_ROUND, 1, run), concurrent: () => inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, run) },
+    Object.fromEntries(store.inFlight.map((limit) => [String(limit), () => inFlight(THROUGHPUT_ROUND, limit, run)])),
     // The runtime is warm: it has just run the execute samples.
     { warmup: 0, iterations: THROUGHPUT_ROUNDS },
   );
@@ -291,23 +315,22 @@ async function throughput(store: StoreUnderTest, runtime: CodemodeRuntime): Prom
     const total = milliseconds.reduce((sum, elapsed) => sum + elapsed, 0);
     return { overall: ((THROUGHPUT_ROUND * milliseconds.length) / total) * 1_000, slowest: (THROUGHPUT_ROUND / Math.max(...milliseconds)) * 1_000, n: THROUGHPUT_ROUND * milliseconds.length };
   };
-  const serial = rate(samples.serial);
-  const concurrent = rate(samples.concurrent);
+  const serial = rate(samples["1"]!);
   const benchmark = `throughput of one-read executions, 10,000 paused stored (${store.label})`;
-  return [
-    { benchmark, subject: "1 in flight", unit: "/s", median: serial.overall, p90: serial.slowest, samples: serial.n },
-    {
+  return store.inFlight.map((limit): BenchRow => {
+    const measured = rate(samples[String(limit)]!);
+    return {
       benchmark,
-      subject: `${THROUGHPUT_IN_FLIGHT} in flight`,
+      subject: `${limit} in flight`,
       unit: "/s",
-      median: concurrent.overall,
-      p90: concurrent.slowest,
-      ratio: concurrent.overall / serial.overall,
-      versus: "1 in flight",
-      ...(store.throughputTarget ? { target: store.throughputTarget } : {}),
-      samples: concurrent.n,
-    },
-  ];
+      median: measured.overall,
+      p90: measured.slowest,
+      ...(limit === 1 ? {} : { ratio: measured.overall / serial.overall, versus: "1 in flight" }),
+      ...(limit === THROUGHPUT_IN_FLIGHT && store.throughputTarget ? { target: store.throughputTarget } : {}),
+      samples: measured.n,
+      series: { name: "concurrency", x: limit, xLabel: "executions in flight", yLabel: "one-read executions per second", line: store.label },
+    };
+  });
 }
 
 function readOnce(runtime: CodemodeRuntime): () => Promise<void> {
@@ -353,7 +376,7 @@ function tcpUnreachable(url: string, defaultPort: number): Promise<string | unde
 
 export const storesBenchmark: Benchmark = {
   name: "stores",
-  description: "every store: execute and listing cost with 0 to 10,000 paused executions stored, throughput 1 vs 16 in flight",
+  description: "every store: execute and listing cost with 0 to 10,000 paused executions stored, throughput by executions in flight (1 to 16)",
   async run() {
     const rows: BenchRow[] = [];
     for (const store of [memory(), sqlite(), redis(), postgres()]) rows.push(...(await measureStore(store)));
