@@ -22,8 +22,8 @@ function codemodeWith(options: { replay?: SandboxReplayEntry[]; services?: strin
   const answer = options.answer ?? (() => "");
   const bridge = load(createSandboxBridge)(
     codec,
-    (id, text) => {
-      const request = { id, ...JSON.parse(text) } as Request;
+    (id, text, args) => {
+      const request = { id, ...JSON.parse(text), ...(args === undefined ? {} : { args }) } as Request;
       submitted.push(request);
       queueMicrotask(() => bridge.deliver(id, 0, answer(request)));
     },

@@ -18,7 +18,7 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
   const submitted: Array<Record<string, unknown> & { id: number }> = [];
   const bridge = load(createSandboxBridge)(
     codec,
-    (id, text) => submitted.push({ id, ...JSON.parse(text) }),
+    (id, text, args) => submitted.push({ id, ...JSON.parse(text), ...(args === undefined ? {} : { args }) }),
     (_error, fallback) => fallback,
     1_000_000,
   );

@@ -98,8 +98,9 @@ describe("acorn with linear name bookkeeping (issue 17.4)", () => {
     expect(code.length).toBeLessThan(1_000_000);
     const started = performance.now();
     expect(normalizeCode(code)).toMatchObject({ ok: true });
-    // acorn's own bookkeeping took 88 s here; linear bookkeeping takes a fraction of a second.
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // A stall guard, not a speed target: acorn's own bookkeeping took 88 s here; linear
+    // bookkeeping takes well under a second, and this bound leaves room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it("R-SB-3: vars hoisted through deep blocks, functions, destructuring and params stay linear", () => {
@@ -113,7 +114,8 @@ describe("acorn with linear name bookkeeping (issue 17.4)", () => {
     for (const code of cases) {
       const started = performance.now();
       expect(outcome(LinearParser, code, "script")).toBe("ok");
-      expect(performance.now() - started).toBeLessThan(3_000);
+      // A stall guard (quadratic bookkeeping took minutes), with room for a loaded machine.
+      expect(performance.now() - started).toBeLessThan(20_000);
     }
   });
 

@@ -6,9 +6,13 @@ const MAX_REQUEST_CHARS = 64 * 1024 * 1024;
 /** A message the sandbox sends is cut there already; this only bounds a tampered one. */
 const MAX_MESSAGE_CHARS = DEFAULT_SANDBOX_LIMITS.maxMessageChars;
 
-/** Checks a request text from the sandbox: the sandbox is hostile, so nothing is assumed. */
-export function parseRequest(text: string): { ok: true; request: SandboxRequest } | { ok: false; message: string } {
+/**
+ * Checks a request from the sandbox: the sandbox is hostile, so nothing is assumed. `text` is the
+ * request's JSON; `args`, when the sandbox sent it beside the request, is its `args` wire text.
+ */
+export function parseRequest(text: string, args?: unknown): { ok: true; request: SandboxRequest } | { ok: false; message: string } {
   if (text.length > MAX_REQUEST_CHARS) return { ok: false, message: "the request is too large" };
+  if (args !== undefined && (typeof args !== "string" || args.length > MAX_REQUEST_CHARS)) return { ok: false, message: typeof args === "string" ? "the request is too large" : "malformed request" };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -17,6 +21,10 @@ export function parseRequest(text: string): { ok: true; request: SandboxRequest 
   }
   if (typeof value !== "object" || value === null) return { ok: false, message: "malformed request" };
   const record = value as Record<string, unknown>;
+  if (args !== undefined) {
+    if (record.args !== undefined) return { ok: false, message: "malformed request" };
+    record.args = args;
+  }
   const isSeq = (seq: unknown): seq is number => typeof seq === "number" && Number.isSafeInteger(seq) && seq >= 0;
   switch (record.type) {
     case "call":

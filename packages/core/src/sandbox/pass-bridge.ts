@@ -47,9 +47,9 @@ export class PassBridge {
   }
 
   submitCallback(): ivm.Callback {
-    return new ivm.Callback((id: unknown, text: unknown) => {
+    return new ivm.Callback((id: unknown, text: unknown, args: unknown) => {
       if (this.ended || this.halts || typeof id !== "number" || typeof text !== "string") return;
-      const parsed = parseRequest(text);
+      const parsed = parseRequest(text, args);
       if (!parsed.ok) {
         this.reply(id, { kind: "error", message: parsed.message });
         return;

@@ -11,7 +11,7 @@ function setUpFreshRealm(config: Record<string, unknown>) {
   const logs: string[] = [];
   const finished: string[] = [];
   const deliver = setup(
-    (id: number, text: string) => submitted.push({ id, request: JSON.parse(text) }),
+    (id: number, text: string, args?: string) => submitted.push({ id, request: { ...JSON.parse(text), ...(args === undefined ? {} : { args }) } }),
     (level: string, text: string) => logs.push(`${level}: ${text}`),
     () => Buffer.alloc(1024, 1).toString("base64"),
     (text: string) => finished.push(text),

@@ -10,7 +10,8 @@ function bridgeInFreshRealm() {
   const submitted: Array<{ id: number; text: string }> = [];
   const bridge = load(createSandboxBridge)(
     loadValueCodec(load),
-    (id, text) => submitted.push({ id, text }),
+    // Arguments cross beside the request; put them back where the request had them.
+    (id, text, args) => submitted.push({ id, text: args === undefined ? text : JSON.stringify({ ...JSON.parse(text), args }) }),
     (_error, fallback) => fallback,
     1_000_000,
   );

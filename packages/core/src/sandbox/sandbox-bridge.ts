@@ -30,7 +30,12 @@ export interface SandboxBridge {
  * outside itself. Holds the requests waiting for the host's reply, keyed by request id; `submit`
  * (the host callback) stays in this closure, never on a global.
  */
-export function createSandboxBridge(codec: ValueCodec, submit: (id: number, text: string) => void, messageOf: (error: unknown, fallback: string) => string, maxValueChars: number): SandboxBridge {
+export function createSandboxBridge(
+  codec: ValueCodec,
+  submit: (id: number, text: string, args: string | undefined) => void,
+  messageOf: (error: unknown, fallback: string) => string,
+  maxValueChars: number,
+): SandboxBridge {
   "use strict";
   const JSONStringify = JSON.stringify;
   const ReflectApply = Reflect.apply;
@@ -59,12 +64,21 @@ export function createSandboxBridge(codec: ValueCodec, submit: (id: number, text
     return copy;
   }
 
+  // Arguments are wire text already: they cross beside the request, not quoted inside its JSON.
   function send(request: Record<string, unknown>, decode: boolean): Promise<unknown> {
     const id = nextRequestId++;
-    const text = JSONStringify(plain(request));
+    const fields = plain(request);
+    const args = fields.args;
+    let text: string;
+    if (typeof args === "string") {
+      delete fields.args;
+      text = JSONStringify(fields);
+    } else {
+      text = JSONStringify(fields);
+    }
     return new PromiseCtor((resolve, reject) => {
       ReflectApply(MapSet, waiting, [id, { resolve, reject, decode }]);
-      submit(id, text);
+      submit(id, text, typeof args === "string" ? args : undefined);
     });
   }
 

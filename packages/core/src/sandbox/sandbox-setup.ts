@@ -68,7 +68,7 @@ export interface SandboxParts extends ValueCodecParts {
  */
 export function sandboxSetup(
   parts: SandboxParts,
-  submit: (id: number, text: string) => void,
+  submit: (id: number, text: string, args: string | undefined) => void,
   log: (level: string, text: string) => void,
   randomBytes: (count: number) => string,
   finish: (text: string) => void,

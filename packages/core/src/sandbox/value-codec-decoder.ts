@@ -7,9 +7,19 @@ import type { CodecIntrinsics } from "./value-codec-intrinsics.js";
  * value-codec.ts): its built-ins come from `intrinsics` only.
  */
 export function createDecoder(intrinsics: CodecIntrinsics, base64: CodecBase64) {
-  const { TAG, JSONParse, ObjectKeys, ObjectDefineProperty, ArrayIsArray, BigIntCtor } = intrinsics;
+  const { TAG, JSONParse, ObjectKeys, ObjectDefineProperty, ArrayIsArray, BigIntCtor, ReflectApply, StringIndexOf } = intrinsics;
   const fail: CodecIntrinsics["fail"] = intrinsics.fail;
   const base64ToBytes = base64.base64ToBytes;
+  const TAG_KEY = `"${TAG}"`;
+
+  /**
+   * Whether parsed text may hold the tag key: only if it spells `"$cm"` or uses a \u escape (the
+   * one way JSON can write "$", "c" or "m" otherwise). Plain data, the common case, then skips
+   * the revive walk.
+   */
+  function mayHoldTag(text: string): boolean {
+    return ReflectApply(StringIndexOf, text, [TAG_KEY]) !== -1 || ReflectApply(StringIndexOf, text, ["\\u"]) !== -1;
+  }
 
   // Parsed JSON is revived in place, and a property is written only when its value changed (a
   // tag became a bigint or bytes): plain data, the common case, is only read.
@@ -72,7 +82,9 @@ export function createDecoder(intrinsics: CodecIntrinsics, base64: CodecBase64) 
     __proto__: null,
     decode(text: string): unknown {
       try {
-        return revive(parse(text));
+        const value = parse(text);
+        // Only text that names the tag can hold a tagged value: the rest is plain JSON as parsed.
+        return mayHoldTag(text) ? revive(value) : value;
       } catch (error) {
         if ((error as { name?: unknown }).name === "ValueCodecError") throw error;
         return fail("", `wire text that could not be decoded (${(error as Error).message})`);

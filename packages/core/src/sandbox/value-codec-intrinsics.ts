@@ -49,6 +49,7 @@ export function captureCodecIntrinsics() {
     NumberIsFinite: Number.isFinite,
     ReflectApply,
     ArraySort: Array.prototype.sort,
+    StringIndexOf: String.prototype.indexOf,
     ErrorCtor,
     BigIntCtor: BigInt,
     Uint8ArrayCtor: Uint8Array,

@@ -117,6 +117,14 @@ describe("tag escaping of user data with a $cm key", () => {
     expect(typeof (valueCodec.decode(text) as { v: unknown }).v).toBe("string");
   });
 
+  it("decodes a tag whose key is written with \\u escapes exactly like a literal one (plain text skips the revive walk)", () => {
+    expect(valueCodec.decode('{"\\u0024cm":"bigint","v":"5"}')).toBe(5n);
+    expect(valueCodec.decode('{"a":{"$\\u0063m":"bytes","v":"AQI="}}')).toEqual({ a: new Uint8Array([1, 2]) });
+    expect(() => valueCodec.decode('{"\\u0024cm":"nonsense","v":1}')).toThrow(/unknown tagged value/);
+    // Text without the tag key is returned as JSON.parse gives it.
+    expect(valueCodec.decode('{"x":[1,{"y":"$cm"}]}')).toEqual({ x: [1, { y: "$cm" }] });
+  });
+
   it("escapes nested look-alike tags and keeps real tags inside them", () => {
     const value = { outer: { $cm: "bytes", v: "AQID", inner: { $cm: "object", v: 5n } }, list: [{ $cm: 1 }] };
     expect(roundTrip(value)).toEqual(value);

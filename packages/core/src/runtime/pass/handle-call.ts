@@ -19,6 +19,7 @@ interface CheckedCall {
   method: string;
   tool: ToolDefinition;
   argsText: string;
+  /** Key-sorted wire text of the arguments, compared with the record's (R-RP-2); "" for a new call. */
   canonicalArgs: string;
   args: unknown;
   recorded: StoredEntry | undefined;
@@ -40,17 +41,19 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
   // A new call writes an entry whatever comes of it: within the execution's write quota only.
   const overQuota = pass.log.has(seq) ? undefined : pass.budget.refusal(Buffer.byteLength(request.args));
   if (overQuota) return pass.failWith(overQuota);
-  let canonicalArgs: string;
+  const recorded = pass.log.get(seq);
+  let canonicalArgs = "";
   let args: unknown;
   try {
     checkDurableSize(request.args, `the argument of ${connector}.${method}`);
-    canonicalArgs = request.args === "" ? "" : valueCodec.canonical(request.args);
+    // Only a call already in the log is compared (R-RP-2): a new one skips the key-sorted copy.
+    if (recorded && request.args !== "") canonicalArgs = valueCodec.canonical(request.args);
     args = decodeDurable(request.args);
   } catch (error) {
     if (CodemodeError.isInstance(error)) return pass.failWith(error);
     return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
   }
-  const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, canonicalArgs, args, recorded: pass.log.get(seq), validated: false };
+  const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, canonicalArgs, args, recorded, validated: false };
   if (!call.recorded) {
     const protoKey = protoKeyPath(request.args, args);
     if (protoKey !== undefined) return refuse(pass, newEntry(call, "executing"), protoKeyMessage(connector, method, protoKey));
