@@ -13,7 +13,7 @@ export interface BenchRow {
   benchmark: string;
   /** Who is measured, e.g. "executor" or "A: bare isolated-vm". */
   subject: string;
-  unit: "ms" | "µs" | "/s";
+  unit: "ms" | "µs" | "/s" | "MB" | "B";
   median: number;
   /** 90th percentile (for "/s" rows: the 10th, i.e. the slow end). */
   p90?: number;
