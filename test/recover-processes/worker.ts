@@ -106,7 +106,7 @@ function summary(outcome: Outcome) {
     ...(outcome.status === "completed" ? { result: outcome.result } : {}),
     ...(outcome.status === "paused" ? { pending: outcome.pending } : {}),
     ...(outcome.status === "error" ? { code: outcome.code, error: outcome.error } : {}),
-    ...(config.reportCalls ? { calls: outcome.calls.map((call) => `${call.seq} ${call.method} ${call.state}`) } : {}),
+    ...(config.reportCalls ? { calls: (outcome.calls ?? []).map((call) => `${call.seq} ${call.method} ${call.state}`) } : {}),
   };
 }
 

@@ -46,8 +46,21 @@ export class PassBridge {
     return this.halts;
   }
 
+  /**
+   * What the host callbacks reach, cut when the pass ends: isolated-vm releases a disposed
+   * isolate's callbacks only the next time this thread runs isolated-vm work, and a host idle
+   * after a burst of pauses would otherwise keep every pass's bridge (its request, and through
+   * it the whole log) alive until then.
+   */
+  private readonly port: { bridge: PassBridge | undefined; nextBytes: ((count: number) => Buffer) | undefined } = { bridge: this, nextBytes: undefined };
+
   submitCallback(): ivm.Callback {
-    return new ivm.Callback((id: unknown, text: unknown, args: unknown) => {
+    const port = this.port;
+    return new ivm.Callback((id: unknown, text: unknown, args: unknown) => port.bridge?.submit(id, text, args));
+  }
+
+  private submit(id: unknown, text: unknown, args: unknown): void {
+    {
       if (this.ended || this.halts || typeof id !== "number" || typeof text !== "string") return;
       const parsed = parseRequest(text, args);
       if (!parsed.ok) {
@@ -70,19 +83,21 @@ export class PassBridge {
       );
       this.inFlight.add(settled);
       void settled.finally(() => this.inFlight.delete(settled));
-    });
+    }
   }
 
   /** How the program reports its end: a host callback, never a promise the host waits on (R-RT-5). */
   finishCallback(): ivm.Callback {
+    const port = this.port;
     return new ivm.Callback((text: unknown) => {
-      if (typeof text === "string") this.resolveFinished(text);
+      if (typeof text === "string") port.bridge?.resolveFinished(text);
     });
   }
 
   logCallback(): ivm.Callback {
+    const port = this.port;
     return new ivm.Callback((level: unknown, text: unknown) => {
-      if (typeof level === "string" && typeof text === "string") this.logs.add(level, text);
+      if (typeof level === "string" && typeof text === "string") port.bridge?.logs.add(level, text);
     });
   }
 
@@ -94,8 +109,9 @@ export class PassBridge {
     const deterministic = this.request.deterministic;
     // biome-ignore lint/complexity/useOptionalChain: `deterministic` may be `false`, which has no properties to chain.
     if (!deterministic || !deterministic.keyed) return new ivm.Callback(randomBase64);
-    const next = keyedByteStream(deterministic.seed);
-    return new ivm.Callback((count: unknown) => next(byteCount(count)).toString("base64"));
+    const port = this.port;
+    port.nextBytes = keyedByteStream(deterministic.seed);
+    return new ivm.Callback((count: unknown) => port.nextBytes?.(byteCount(count)).toString("base64") ?? "");
   }
 
   /** True while a delivery's `apply` has not settled on this thread. */
@@ -143,6 +159,8 @@ export class PassBridge {
   /** The pass has ended: nothing more is delivered, timers stop, the deliver reference is released. */
   end(): void {
     this.ended = true;
+    this.port.bridge = undefined;
+    this.port.nextBytes = undefined;
     this.stopTimers();
     this.deliver?.release();
   }
