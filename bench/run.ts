@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
 import { fleetBenchmark } from "./fleet.bench.ts";
+import { memoryBenchmark } from "./memory.bench.ts";
 import { peersBenchmark } from "./peers.bench.ts";
 import { redisBenchmark } from "./redis.bench.ts";
 import { replayBenchmark } from "./replay.bench.ts";
@@ -23,12 +24,14 @@ import { storesBenchmark } from "./stores.bench.ts";
 import { mergeRuns, type Benchmark, type BenchRow } from "./harness.ts";
 import { lineChartSvg, seriesCharts } from "./plot.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, peersBenchmark, replayBenchmark, redisBenchmark, storesBenchmark, fleetBenchmark];
+const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, peersBenchmark, replayBenchmark, redisBenchmark, storesBenchmark, fleetBenchmark, memoryBenchmark];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 
 function formatNumber(value: number, unit: BenchRow["unit"]): string {
   if (unit === "/s") return Math.round(value).toLocaleString("en-US");
+  if (unit === "B") return Math.round(value).toLocaleString("en-US");
+  if (unit === "MB") return value.toFixed(1);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(2);
@@ -134,6 +137,8 @@ async function main(): Promise<void> {
   const charts = seriesCharts(rows);
   for (const { file, chart } of charts) writeFileSync(join(dirname(RESULTS_FILE), file), lineChartSvg(chart));
   const plots = charts.map(({ file, chart }) => `![${chart.title}](${file})`).join("\n\n");
+  console.log("profiling the main thread (bench/profile.ts) ...");
+  const profiles = execFileSync(process.execPath, [fileURLToPath(new URL("./profile.ts", import.meta.url))], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
   const report = `# Benchmark results
 
 Latest run of \`npm run bench\` (this file is rewritten on every full run).
@@ -152,8 +157,11 @@ isolated-vm run of the same program (fresh isolate + context + compile + run, ho
 \`applySyncPromise\`, dispose). "S" is one Redis \`SET\` of a log-entry-sized value on a plain node-redis
 client, awaited in a loop (bench/redis.bench.ts; needs Redis). Per-call rows are (pass with N calls − pass with 0 calls) / N; their
 p90 is the p90 of the N-call passes minus the median of the 0-call passes, over N. The targets
-are for the durable path (executor + log store), which later rows will measure; the executor rows
-are the sandbox alone, i.e. the floor the durable path builds on. Ratios move from run to run on
+are for the durable path (executor + log store); the executor rows are the sandbox alone, the
+floor the durable path builds on. The programs' reads are declared \`readOnly\` (one log write per
+call); rows for a tool that may change things (two writes) stand beside them. The peers
+(\`@utcp/code-mode\`, \`@ai-sdk/code-mode\`) run the same programs in their own processes, with A
+measured around them (bench/peers.bench.ts); they keep no log. Ratios move from run to run on
 this VM (cross-thread wake-up latency varies): about ±0.1× for the cold pass and ±0.2× per call.
 
 Rows with a "min–max (runs)" entry come from a benchmark run several times over (its \`repeat\`,
@@ -169,7 +177,15 @@ the recorded calls; store size should leave execute flat; concurrency shows exec
 second as more run at once.
 
 ${plots}
-`;
+
+## Where the time goes (CPU profiles)
+
+Main-thread CPU profiles taken right after the benchmarks by bench/profile.ts (V8's sampling
+profiler through \`node:inspector\`, 100 µs interval), self time grouped by what the code does.
+The isolate runs on isolated-vm's own threads: on the main thread that shows as waiting. Read
+with docs/performance.md, which says what each share is and what would close each gap.
+
+${profiles}`;
   writeFileSync(RESULTS_FILE, report);
   console.log(`wrote ${RESULTS_FILE} and ${charts.map(({ file }) => file).join(", ")}`);
 }
