@@ -110,7 +110,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   let index: ExecutionIndexProvider | undefined;
   const storage = options.storage;
   if (storage === undefined) {
-    keyv = new Keyv() as unknown as KeyvLike;
+    keyv = embeddedStore();
     lock = createInProcessLock();
   } else if (isKeyvLike(storage)) {
     keyv = storage;
@@ -123,7 +123,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     if (index !== undefined && typeof index?.forRuntime !== "function") problems.push("storage.index must be an ExecutionIndexProvider");
   } else {
     problems.push("storage must be a Keyv instance or { keyv, lock }");
-    keyv = new Keyv() as unknown as KeyvLike;
+    keyv = embeddedStore();
     lock = createInProcessLock();
   }
   if (problems.length > 0) throw new TypeError(`createCodemodeRuntime: ${problems.join("; ")}`);
@@ -163,4 +163,13 @@ function isKeyvLike(value: unknown): value is KeyvLike {
   return (
     typeof value === "object" && value !== null && typeof (value as KeyvLike).get === "function" && typeof (value as KeyvLike).set === "function" && typeof (value as KeyvLike).delete === "function"
   );
+}
+
+/**
+ * The default store: a Keyv over a Map in this process. It keeps Keyv's records as objects: the
+ * runtime's values are text already, and a JSON wrapper around each would cost a stringify per
+ * write and a parse per read of every log entry, for nothing that leaves the process.
+ */
+function embeddedStore(): KeyvLike {
+  return new Keyv({ serialize: undefined, deserialize: undefined }) as unknown as KeyvLike;
 }
