@@ -15,7 +15,8 @@ import { createMemoryExecutionIndex } from "./memory-execution-index.js";
  */
 export function memoryStorage(): CodemodeStorage {
   const store = new MemoryStore();
-  const keyv = new Keyv({ store, throwOnErrors: true });
+  // Records stay objects: nothing leaves the process, and the runtime's values are text already.
+  const keyv = new Keyv({ store, throwOnErrors: true, serialize: undefined, deserialize: undefined });
   keyv.on("error", () => {
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
   });
