@@ -25,6 +25,8 @@ const catalog = defineConnector({
     search_products: {
       description: "Products whose name contains the query, with price and stock.",
       inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+      // A lookup: recorded with one write, and simply run again if the host dies before it lands.
+      readOnly: true,
       execute: async (args: { query: string }) => products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
     },
   },
