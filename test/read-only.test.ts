@@ -1,7 +1,7 @@
 /**
  * The write path's fast lanes, through the public API over a Keyv store that records every write
  * in the order it reaches the adapter: read-only tools (`readOnly: true`) skip the write-ahead
- * entry, and results recorded without waiting share a batch with what comes next, never landing
+ * entry, and results recorded without waiting may share a batch with what comes next, never landing
  * after it. Crash stories (a host killed inside a read-only call) are in test/recover.test.ts.
  */
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
@@ -11,8 +11,6 @@ import { afterEach, describe, expect, it } from "vitest";
 /** A Map adapter that keeps, in arrival order, the log entries written: "seq:state". */
 class WriteOrderStore extends Map<string, unknown> {
   readonly entryWrites: string[] = [];
-  /** Batches as they arrive: one line per set/setMany of entries. */
-  readonly batches: string[][] = [];
 
   override set(key: string, value: unknown): this {
     this.note([{ key, value }]);
@@ -32,9 +30,7 @@ class WriteOrderStore extends Map<string, unknown> {
       const stored = JSON.parse((JSON.parse(text) as { value: string }).value ?? text) as { seq: number; state: string };
       batch.push(`${stored.seq}:${stored.state}`);
     }
-    if (batch.length === 0) return;
     this.entryWrites.push(...batch);
-    this.batches.push(batch);
   }
 }
 
@@ -118,12 +114,13 @@ describe("results recorded without waiting: the order replay depends on", () => 
     expect(store.entryWrites.filter((write) => write.endsWith(":executing"))).toHaveLength(8);
   });
 
-  it("a result waiting for company shares one batch with the next call's write-ahead, result first", async () => {
+  it("a result recorded without waiting reaches the store before the next call's write-ahead (alone, or first in one batch with it)", async () => {
     const store = new WriteOrderStore();
     const runtime = shopRuntime(store, []);
     const outcome = await runtime.execute({ code: "async () => { await shop.order({ sku: 'a' }); await shop.order({ sku: 'b' }); return 1; }" });
     expect(outcome.status).toBe("completed");
-    expect(store.batches).toContainEqual(["0:applied", "1:executing"]);
+    // Whether the result waited for company depends on timing (it waits at most 1 ms); the order
+    // does not. recorder.test.ts pins the shared batch itself.
     expect(store.entryWrites).toEqual(["0:executing", "0:applied", "1:executing", "1:applied"]);
   });
 
