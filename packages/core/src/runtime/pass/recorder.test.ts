@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ExecutionHead, ExecutionStore, StoredEntry } from "../../log/execution-store.js";
 import { PassRecorder } from "./recorder.js";
 
@@ -81,7 +81,7 @@ describe("PassRecorder: the write order replay depends on", () => {
       () => undefined,
     );
     const first = recorder.record(entry(1));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Batch 1 is in flight now (the store answers later): what follows waits for it.
     recorder.recordLater(entry(7, "applied"));
     const rest = Promise.all([recorder.record(entry(2)), recorder.record(entry(3))]);
     await Promise.all([first, rest]);
@@ -100,8 +100,7 @@ describe("PassRecorder: the write order replay depends on", () => {
     recorder.recordLater(entry(0, "applied"));
     recorder.recordLater(entry(1, "applied"));
     expect(landed).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(landed).toEqual(["entries 0:applied,1:applied"]);
+    await vi.waitFor(() => expect(landed).toEqual(["entries 0:applied,1:applied"]), { timeout: 5_000, interval: 5 });
   });
 
   it("a seq recorded twice before its batch leaves is written once, with its last state", async () => {
