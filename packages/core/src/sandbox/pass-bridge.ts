@@ -59,31 +59,30 @@ export class PassBridge {
     return new ivm.Callback((id: unknown, text: unknown, args: unknown) => port.bridge?.submit(id, text, args));
   }
 
+  /** One request from the sandbox, checked as hostile input, handed to `onRequest` in issue order. */
   private submit(id: unknown, text: unknown, args: unknown): void {
-    {
-      if (this.ended || this.halts || typeof id !== "number" || typeof text !== "string") return;
-      const parsed = parseRequest(text, args);
-      if (!parsed.ok) {
-        this.reply(id, { kind: "error", message: parsed.message });
-        return;
-      }
-      if (parsed.request.type === "service" && parsed.request.name === TIMER_SERVICE) {
-        this.startTimer(id, parsed.request.args);
-        return;
-      }
-      let replied: Promise<HostReply>;
-      try {
-        replied = this.request.onRequest(parsed.request);
-      } catch (error) {
-        replied = Promise.resolve({ kind: "error", message: errorMessage(error) });
-      }
-      const settled = replied.then(
-        (reply) => this.reply(id, reply),
-        (error: unknown) => this.reply(id, { kind: "error", message: errorMessage(error) }),
-      );
-      this.inFlight.add(settled);
-      void settled.finally(() => this.inFlight.delete(settled));
+    if (this.ended || this.halts || typeof id !== "number" || typeof text !== "string") return;
+    const parsed = parseRequest(text, args);
+    if (!parsed.ok) {
+      this.reply(id, { kind: "error", message: parsed.message });
+      return;
     }
+    if (parsed.request.type === "service" && parsed.request.name === TIMER_SERVICE) {
+      this.startTimer(id, parsed.request.args);
+      return;
+    }
+    let replied: Promise<HostReply>;
+    try {
+      replied = this.request.onRequest(parsed.request);
+    } catch (error) {
+      replied = Promise.resolve({ kind: "error", message: errorMessage(error) });
+    }
+    const settled = replied.then(
+      (reply) => this.reply(id, reply),
+      (error: unknown) => this.reply(id, { kind: "error", message: errorMessage(error) }),
+    );
+    this.inFlight.add(settled);
+    void settled.finally(() => this.inFlight.delete(settled));
   }
 
   /** How the program reports its end: a host callback, never a promise the host waits on (R-RT-5). */
