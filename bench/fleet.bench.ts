@@ -16,13 +16,13 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { connect } from "node:net";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createCodemodeQueue, createCodemodeWorker, type CodemodeQueue } from "@codemode/bullmq";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { redisStorage } from "@codemode/storage/redis";
 import { createClient } from "@keyv/redis";
+import { tcpUnreachable } from "@codemode/storage/testing";
 import { check, percentile, type Benchmark, type BenchRow } from "./harness.ts";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -127,7 +127,8 @@ async function measure(workers: number): Promise<{ rates: number[]; latencies: n
 }
 
 async function fleetRows(): Promise<BenchRow[]> {
-  if (!(await answers(REDIS_URL))) throw new Error(`the fleet benchmark needs Redis at ${REDIS_URL}; start it, or leave \`fleet\` out`);
+  const unreachable = await tcpUnreachable(REDIS_URL);
+  if (unreachable) throw new Error(`the fleet benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or leave \`fleet\` out`);
   const benchmark = `fleet on Redis: runs of 3 calls, worker processes × concurrency ${CONCURRENCY}`;
   const rows: BenchRow[] = [];
   for (const workers of WORKER_COUNTS) {
@@ -140,21 +141,6 @@ async function fleetRows(): Promise<BenchRow[]> {
     );
   }
   return rows;
-}
-
-/** Whether a TCP connection to the URL's host and port opens. */
-function answers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname || "127.0.0.1", port: Number(port || 6379) });
-    const finish = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(2_000, () => finish(false));
-    socket.once("error", () => finish(false));
-    socket.once("connect", () => finish(true));
-  });
 }
 
 export const fleetBenchmark: Benchmark = {

@@ -22,13 +22,13 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@keyv/redis";
 import type { Benchmark, BenchRow } from "./harness.ts";
 import type { MemoryReport, MemorySnapshot, StoreKind } from "./memory-child.ts";
+import { tcpUnreachable } from "@codemode/storage/testing";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const CHILD = fileURLToPath(new URL("./memory-child.ts", import.meta.url));
@@ -109,7 +109,7 @@ function rowsOf(label: string, report: MemoryReport): BenchRow[] {
 }
 
 async function measureRedis(): Promise<BenchRow[]> {
-  const reason = await tcpUnreachable(REDIS_URL, 6379);
+  const reason = await tcpUnreachable(REDIS_URL);
   if (reason !== undefined) return [{ benchmark: "host memory of paused executions (Redis)", subject: `not measured: ${reason}`, unit: "MB", median: Number.NaN }];
   const namespace = `codemode-bench-memory-${randomUUID().slice(0, 8)}`;
   try {
@@ -133,23 +133,6 @@ async function measureSqlite(): Promise<BenchRow[]> {
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
-}
-
-/** Why nothing answers at the URL's host and port, or undefined (a client would retry for seconds). */
-function tcpUnreachable(url: string, defaultPort: number): Promise<string | undefined> {
-  const { hostname, port } = new URL(url);
-  const host = hostname || "127.0.0.1";
-  const target = `${host}:${port || defaultPort}`;
-  return new Promise((resolve) => {
-    const socket = connect({ host, port: Number(port || defaultPort) });
-    const finish = (reason: string | undefined) => {
-      socket.destroy();
-      resolve(reason);
-    };
-    socket.setTimeout(2_000, () => finish(`nothing answers at ${target}`));
-    socket.once("error", (error) => finish(`cannot connect to ${target} (${error.message})`));
-    socket.once("connect", () => finish(undefined));
-  });
 }
 
 export const memoryBenchmark: Benchmark = {

@@ -13,10 +13,10 @@
  * deleted afterwards.
  */
 import { randomUUID } from "node:crypto";
-import { connect } from "node:net";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { redisStorage } from "@codemode/storage/redis";
 import { createClient } from "@keyv/redis";
+import { tcpUnreachable } from "@codemode/storage/testing";
 import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { sequentialCalls } from "./programs.ts";
 
@@ -24,7 +24,8 @@ const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const CALLS = 200;
 
 async function perCallOverRedis(): Promise<BenchRow[]> {
-  if (!(await answers(REDIS_URL))) throw new Error(`the redis benchmark needs Redis at ${REDIS_URL}; start it, or run \`npm run bench -- executor runtime\``);
+  const unreachable = await tcpUnreachable(REDIS_URL);
+  if (unreachable) throw new Error(`the redis benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or run \`npm run bench -- executor runtime\``);
   const namespace = `codemode-bench-${randomUUID().slice(0, 8)}`;
   const storage = redisStorage(REDIS_URL, { namespace });
   const client = createClient({ url: REDIS_URL });
@@ -113,21 +114,6 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     if (keys.length > 0) await client.del(keys);
     await client.close();
   }
-}
-
-/** Whether a TCP connection to the URL's host and port opens (node-redis would retry forever). */
-function answers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname || "127.0.0.1", port: Number(port || 6379) });
-    const finish = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(2_000, () => finish(false));
-    socket.once("error", () => finish(false));
-    socket.once("connect", () => finish(true));
-  });
 }
 
 export const redisBenchmark: Benchmark = {

@@ -21,7 +21,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -33,6 +32,7 @@ import { redisStorage } from "@codemode/storage/redis";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
+import { tcpUnreachable } from "@codemode/storage/testing";
 import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -123,7 +123,7 @@ function redis(): StoreUnderTest {
     throughputTarget: "≥ 1.5× on 2 cores (memory, Redis)",
     inFlight: IN_FLIGHT_CURVE,
     seedInFlight: SEED_IN_FLIGHT,
-    unreachable: () => tcpUnreachable(REDIS_URL, 6379),
+    unreachable: () => tcpUnreachable(REDIS_URL),
     open: (history) => redisStorage(REDIS_URL, { namespace: `${prefix}-${slug(history)}` }),
     async cleanUp() {
       const client = createClient({ url: REDIS_URL });
@@ -145,7 +145,7 @@ function postgres(): StoreUnderTest {
     label: "PostgreSQL",
     inFlight: [1, THROUGHPUT_IN_FLIGHT],
     seedInFlight: POSTGRES_SEED_IN_FLIGHT,
-    unreachable: () => tcpUnreachable(POSTGRES_URL, 5432),
+    unreachable: () => tcpUnreachable(POSTGRES_URL),
     // A connection per execution in flight, so 16 (and 32 seeding) do not queue for 10.
     open: (history) => postgresStorage(POSTGRES_URL, { namespace: prefix, ...tables(history), pool: { max: 20 } }),
     async cleanUp() {
@@ -355,23 +355,6 @@ async function inFlight(count: number, limit: number, task: () => Promise<void>)
 
 async function pausedCount(storage: CodemodeStorage): Promise<number> {
   return storage.index.forRuntime(RUNTIME_NAME).count(["paused"]);
-}
-
-/** Why nothing answers at the URL's host and port, or undefined (clients would retry for seconds). */
-function tcpUnreachable(url: string, defaultPort: number): Promise<string | undefined> {
-  const { hostname, port } = new URL(url);
-  const host = hostname || "127.0.0.1";
-  const target = `${host}:${port || defaultPort}`;
-  return new Promise((resolve) => {
-    const socket = connect({ host, port: Number(port || defaultPort) });
-    const finish = (reason: string | undefined) => {
-      socket.destroy();
-      resolve(reason);
-    };
-    socket.setTimeout(2_000, () => finish(`nothing answers at ${target}`));
-    socket.once("error", (error) => finish(`cannot connect to ${target} (${error.message})`));
-    socket.once("connect", () => finish(undefined));
-  });
 }
 
 export const storesBenchmark: Benchmark = {
