@@ -24,6 +24,16 @@ function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = n
 const head = (seqLimit: number): ExecutionHead => ({ id: "e1", status: "running", createdAt: 1, updatedAt: 1, connectors: [], seqLimit, deterministic: true, seed: "e1", clockMs: 1, passes: 1 });
 const entry = (seq: number, state: StoredEntry["state"] = "executing"): StoredEntry => ({ seq, connector: "shop", method: "read", args: "", requiresApproval: false, state, startedAt: 1 });
 
+/** A recorder over `store` whose lease always holds and whose deferred failures go nowhere. */
+const recorderOn = (store: ExecutionStore, seqLimit: number) =>
+  new PassRecorder(
+    store,
+    head(seqLimit),
+    new Map(),
+    async () => undefined,
+    () => undefined,
+  );
+
 describe("PassRecorder: the write order replay depends on", () => {
   it("R-ST-1: an entry below the stored limit is written alone; a new seq beyond it raises the limit with the head, fenced first", async () => {
     const { store, landed } = fakeStore();
@@ -44,13 +54,7 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("a write that depends on a raised limit waits for the head that raises it", async () => {
     const { store, landed } = fakeStore();
-    const recorder = new PassRecorder(
-      store,
-      head(0),
-      new Map(),
-      async () => undefined,
-      () => undefined,
-    );
+    const recorder = recorderOn(store, 0);
     // Issued together, as Promise.all would: seq 1 must not land before the head with limit 32.
     await Promise.all([recorder.record(entry(0)), recorder.record(entry(1))]);
     expect(landed).toEqual(["head limit 32 + 0:executing", "entries 1:executing"]);
@@ -58,13 +62,7 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("a deferred result lands with or before anything recorded after it, even when it is slower", async () => {
     const { store, landed } = fakeStore({ 4: 30 });
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      new Map(),
-      async () => undefined,
-      () => undefined,
-    );
+    const recorder = recorderOn(store, 32);
     recorder.recordLater(entry(4, "applied"));
     await recorder.record(entry(5));
     // One batch, the deferred result first: a store applying a batch in order keeps the prefix.
@@ -73,13 +71,7 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("one batch in flight at a time: what is recorded meanwhile goes together in the next one, in record order", async () => {
     const { store, landed } = fakeStore({ 1: 20 });
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      new Map(),
-      async () => undefined,
-      () => undefined,
-    );
+    const recorder = recorderOn(store, 32);
     const first = recorder.record(entry(1));
     // Batch 1 is in flight now (the store answers later): what follows waits for it.
     recorder.recordLater(entry(7, "applied"));
@@ -90,13 +82,7 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("a result recorded later lands on its own shortly after, without a drain", async () => {
     const { store, landed } = fakeStore();
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      new Map(),
-      async () => undefined,
-      () => undefined,
-    );
+    const recorder = recorderOn(store, 32);
     recorder.recordLater(entry(0, "applied"));
     recorder.recordLater(entry(1, "applied"));
     expect(landed).toEqual([]);
@@ -105,13 +91,7 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("a seq recorded twice before its batch leaves is written once, with its last state", async () => {
     const { store, landed } = fakeStore({ 0: 10 });
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      new Map(),
-      async () => undefined,
-      () => undefined,
-    );
+    const recorder = recorderOn(store, 32);
     const first = recorder.record(entry(0));
     recorder.recordLater(entry(5));
     recorder.recordLater(entry(5, "applied"));
