@@ -7,7 +7,7 @@
  */
 import { createIsolatedVmExecutor, valueCodec, type Executor, type HostReply, type SandboxRequest } from "@codemode/core/sandbox";
 import { bareIsolatedVm } from "./baselines.ts";
-import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
 
 const COLD_WARMUP = 20;
@@ -85,15 +85,8 @@ async function bridgeCall(executor: Executor): Promise<BenchRow[]> {
     },
     { warmup: CALL_WARMUP, iterations: CALL_ITERATIONS },
   );
-  // Per call in µs: (pass with N calls − pass with 0 calls) / N. The p90 column uses the p90 of
-  // the N-call passes against the median of the 0-call passes.
-  const perCall = (many: number[], none: number[]) => {
-    const m = stats(many);
-    const z = stats(none);
-    return { median: ((m.median - z.median) / CALLS) * 1_000, p90: ((m.p90 - z.median) / CALLS) * 1_000, n: m.n, empty: z };
-  };
-  const a = perCall(samples.bareMany, samples.bareNone);
-  const e = perCall(samples.executorMany, samples.executorNone);
+  const a = perCallCost(samples.bareMany, samples.bareNone, CALLS);
+  const e = perCallCost(samples.executorMany, samples.executorNone, CALLS);
   const benchmark = `per connector call (${CALLS} sequential awaits, minus 0-call pass)`;
   const empty = "pass with 0 calls";
   return [

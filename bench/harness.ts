@@ -76,6 +76,17 @@ export function stats(samples: readonly number[]): Stats {
 }
 
 /**
+ * The cost of one call in µs, from passes of `calls` calls and passes of none (both in ms):
+ * (median with − median without) / calls. The p90 is the p90 of the passes with calls against
+ * the median of those without; `empty` is the passes without calls.
+ */
+export function perCallCost(withCalls: readonly number[], without: readonly number[], calls: number): { median: number; p90: number; n: number; empty: Stats } {
+  const many = stats(withCalls);
+  const empty = stats(without);
+  return { median: ((many.median - empty.median) / calls) * 1_000, p90: ((many.p90 - empty.median) / calls) * 1_000, n: many.n, empty };
+}
+
+/**
  * Times several tasks interleaved: each round runs every task once, in an order that rotates
  * from round to round, so drift (thermal, GC, noisy neighbours) hits all of them alike.
  * Returns wall-clock milliseconds per task, warm-up rounds dropped.

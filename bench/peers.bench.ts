@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { bareIsolatedVm } from "./baselines.ts";
-import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import type { RunnerOptions, RunnerReport } from "./peers/runner.ts";
 import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
 
@@ -96,11 +96,9 @@ async function sampleBaseline(into: Samples): Promise<void> {
   into.none.push(...calls.none);
 }
 
-/** Per-call µs of (pass with the calls − pass without) / calls; p90 as in runtime.bench.ts. */
+/** Per-call µs of (pass with the calls − pass without) / calls (see `perCallCost`). */
 function perCall(samples: Samples): { median: number; p90: number; n: number } {
-  const many = stats(samples.many);
-  const none = stats(samples.none);
-  return { median: ((many.median - none.median) / OPTIONS.calls) * 1_000, p90: ((many.p90 - none.median) / OPTIONS.calls) * 1_000, n: many.n };
+  return perCallCost(samples.many, samples.none, OPTIONS.calls);
 }
 
 export const peersBenchmark: Benchmark = {

@@ -17,7 +17,7 @@ import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { redisStorage } from "@codemode/storage/redis";
 import { createClient } from "@keyv/redis";
 import { tcpUnreachable } from "@codemode/storage/testing";
-import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { sequentialCalls } from "./programs.ts";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -72,14 +72,9 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     );
     const set = stats(samples.setLoop);
     const setPerCall = { median: (set.median / CALLS) * 1_000, p90: (set.p90 / CALLS) * 1_000, n: set.n };
-    const perCall = (withCalls: number[], without: number[]) => {
-      const m = stats(withCalls);
-      const z = stats(without);
-      return { median: ((m.median - z.median) / CALLS) * 1_000, p90: ((m.p90 - z.median) / CALLS) * 1_000, n: m.n };
-    };
-    const runtimePerCall = perCall(samples.runtimeMany, samples.runtimeNone);
-    const writingPerCall = perCall(samples.writingMany, samples.writingNone);
-    const z = stats(samples.runtimeNone);
+    const runtimePerCall = perCallCost(samples.runtimeMany, samples.runtimeNone, CALLS);
+    const writingPerCall = perCallCost(samples.writingMany, samples.writingNone, CALLS);
+    const z = runtimePerCall.empty;
     const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
     return [
       { benchmark, subject: "S: Redis SET round trip (node-redis)", unit: "µs", median: setPerCall.median, p90: setPerCall.p90, samples: setPerCall.n },

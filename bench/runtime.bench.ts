@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
 import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
 import { bareIsolatedVm } from "./baselines.ts";
-import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
 import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
 
 const CALLS = 1_000;
@@ -102,14 +102,9 @@ async function perCall(): Promise<BenchRow[]> {
       },
       { warmup: 3, iterations: 20 },
     );
-    const cost = (withCalls: number[], without: number[]) => {
-      const m = stats(withCalls);
-      const z = stats(without);
-      return { median: ((m.median - z.median) / CALLS) * 1_000, p90: ((m.p90 - z.median) / CALLS) * 1_000, n: m.n };
-    };
-    const a = cost(samples.bareMany, samples.bareNone);
-    const r = cost(samples.runtimeMany, samples.runtimeNone);
-    const w = cost(samples.writingMany, samples.writingNone);
+    const a = perCallCost(samples.bareMany, samples.bareNone, CALLS);
+    const r = perCallCost(samples.runtimeMany, samples.runtimeNone, CALLS);
+    const w = perCallCost(samples.writingMany, samples.writingNone, CALLS);
     const benchmark = `durable per connector call (${CALLS} sequential awaits, in-memory store)`;
     return [
       { benchmark, subject: "A: applySyncPromise round trip", unit: "µs", median: a.median, p90: a.p90, samples: a.n },
