@@ -43,9 +43,27 @@ function shopRuntime(store: WriteOrderStore, calls: string[]) {
   const shop = defineConnector({
     name: "shop",
     tools: {
-      price: { readOnly: true, execute: async (args: { sku: string }) => (calls.push(`price ${args.sku}`), { sku: args.sku, cents: 250 }) },
-      order: { execute: async (args: { sku: string }) => (calls.push(`order ${args.sku}`), { ordered: args.sku }) },
-      refund: { readOnly: true, requiresApproval: true, execute: async () => (calls.push("refund"), { refunded: true }) },
+      price: {
+        readOnly: true,
+        execute: async (args: { sku: string }) => {
+          calls.push(`price ${args.sku}`);
+          return { sku: args.sku, cents: 250 };
+        },
+      },
+      order: {
+        execute: async (args: { sku: string }) => {
+          calls.push(`order ${args.sku}`);
+          return { ordered: args.sku };
+        },
+      },
+      refund: {
+        readOnly: true,
+        requiresApproval: true,
+        execute: async () => {
+          calls.push("refund");
+          return { refunded: true };
+        },
+      },
     },
   });
   const runtime = createCodemodeRuntime({ connectors: [shop], storage: new Keyv({ store }) });
