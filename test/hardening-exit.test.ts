@@ -20,9 +20,9 @@ const PARALLEL = 3;
 
 type Ending = { code: number | null; hung: boolean; stderr: string };
 
-function exitAfter(situation: string): Promise<Ending> {
+function exitAfter(situation: string, threads: boolean): Promise<Ending> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHILD, situation], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [CHILD, situation, ...(threads ? ["threads"] : [])], { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
@@ -36,13 +36,13 @@ function exitAfter(situation: string): Promise<Ending> {
   });
 }
 
-async function tryTimes(situation: string, tries: number): Promise<Ending[]> {
+async function tryTimes(situation: string, tries: number, threads = false): Promise<Ending[]> {
   const endings: Ending[] = [];
   let next = 0;
   const worker = async () => {
     while (next < tries) {
       next++;
-      endings.push(await exitAfter(situation));
+      endings.push(await exitAfter(situation, threads));
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
@@ -59,6 +59,24 @@ describe("process.exit() right after (R-RT-5)", () => {
   ] as const) {
     it(`R-RT-5: exits ${tries} times out of ${tries} right after a ${situation}`, { timeout: 240_000 }, async () => {
       const endings = await tryTimes(situation, tries);
+      const hung = endings.filter((ending) => ending.hung).length;
+      const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
+      expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });
+    });
+  }
+});
+
+describe("with passes on sandbox threads (sandboxThreads: 2)", () => {
+  // Idle sandbox threads must not keep the process alive, nor may exiting catch one mid-teardown.
+  for (const [situation, tries] of [
+    ["idle", 10],
+    ["pause", 10],
+    ["close", 10],
+    ["close-intl", 20],
+  ] as const) {
+    const how = situation === "idle" ? "ends by itself, without exit or close, after a pause" : `exits right after a ${situation}`;
+    it(`R-RT-5: ${how}, ${tries} times out of ${tries}`, { timeout: 240_000 }, async () => {
+      const endings = await tryTimes(situation, tries, true);
       const hung = endings.filter((ending) => ending.hung).length;
       const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
       expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });

@@ -3,11 +3,15 @@
  * `npm run build` first). It brings a runtime to one situation and then calls `process.exit(0)`
  * at once; the parent counts the runs that do not end in time (R-RT-5).
  *
- *   node test/hardening-processes/exit-after.ts pause|expiry|close|close-intl
+ *   node test/hardening-processes/exit-after.ts pause|expiry|close|close-intl|idle [threads]
+ *
+ * With `threads`, passes run on two sandbox threads (`sandboxThreads: 2`). `idle` pauses a run and
+ * then neither closes nor exits: the process must end by itself, as nothing is left to do.
  */
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 
 const situation = process.argv[2];
+const threads = process.argv[3] === "threads" ? { sandboxThreads: 2 } : {};
 const shop = defineConnector({
   name: "shop",
   tools: {
@@ -15,11 +19,14 @@ const shop = defineConnector({
     look: { execute: async () => ({ price: 3 }) },
   },
 });
-const runtime = createCodemodeRuntime({ connectors: [shop], limits: { timeoutMs: 30_000 } });
+const runtime = createCodemodeRuntime({ connectors: [shop], limits: { timeoutMs: 30_000 }, ...threads });
 // A run halted while awaiting: the approval-gated call never settles in the sandbox.
 const pausing = "async () => { const { price } = await shop.look({}); await shop.buy({ price }); return 'bought'; }";
 
-if (situation === "pause") {
+if (situation === "idle") {
+  const outcome = await runtime.execute({ code: pausing });
+  process.exitCode = outcome.status === "paused" ? 0 : 3;
+} else if (situation === "pause") {
   const outcome = await runtime.execute({ code: pausing });
   if (outcome.status !== "paused") process.exit(3);
 } else if (situation === "expiry") {
@@ -39,7 +46,7 @@ if (situation === "pause") {
 } else if (situation === "close-intl") {
   // isolated-vm tears a disposed isolate down on a later turn of the event loop: exiting before
   // that, once a program had used Intl, segfaulted a few times in a hundred.
-  const bare = createCodemodeRuntime({});
+  const bare = createCodemodeRuntime({ ...threads });
   const code = "async () => { const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }); return [formatter.format(), new Date(0).toLocaleString('en-US')]; }";
   const done = await bare.execute({ code });
   if (done.status !== "completed") process.exit(3);
@@ -51,4 +58,4 @@ if (situation === "pause") {
 } else {
   process.exit(5);
 }
-process.exit(0);
+if (situation !== "idle") process.exit(0);

@@ -6,6 +6,7 @@ import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
 import type { LeaseSettings } from "../log/lease.js";
 import type { LockProvider } from "../log/lock.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
+import { createWorkerThreadExecutor } from "../sandbox/worker-thread-executor.js";
 import type { Executor } from "../sandbox/executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
 import { createTelemetry, type Telemetry } from "../telemetry/telemetry.js";
@@ -48,7 +49,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
   const index = settings.index?.forRuntime(settings.name) ?? createKeyvExecutionIndex(keyv, settings.name, lock, { leaseMs: settings.leaseMs, lockWaitMs: settings.lockWaitMs });
   const snippets = new SnippetStore(store);
   const logger = options.logger ?? console;
-  const executor = options.executor ?? createIsolatedVmExecutor({ timeoutMs: settings.timeoutMs, memoryMb: settings.memoryMb, prewarm: options.prewarmIsolates ?? 0 });
+  const executor = options.executor ?? defaultExecutor(settings, options.sandboxThreads ?? 0, options.prewarmIsolates ?? 0);
   // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
   const patterns = [...connectors.keys()].map((name) => ({ name, pattern: new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`) }));
   return {
@@ -83,4 +84,11 @@ function validatorsOf(connectors: ReadonlyMap<string, Connector>): Map<string, A
     }
   }
   return validators;
+}
+
+/** The isolated-vm executor, run from this thread or, with `sandboxThreads`, from worker threads. */
+function defaultExecutor(settings: Settings, threads: number, prewarm: number): Executor {
+  const { timeoutMs, memoryMb } = settings;
+  if (threads === 0) return createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm });
+  return createWorkerThreadExecutor({ threads, timeoutMs, memoryMb, prewarm: Math.ceil(prewarm / threads) });
 }

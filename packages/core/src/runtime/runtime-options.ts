@@ -42,6 +42,14 @@ export interface CodemodeRuntimeOptions {
    * one. Each serves one pass only and is disposed after it. Default 0.
    */
   prewarmIsolates?: number;
+  /**
+   * Worker threads the default executor runs passes on (`createWorkerThreadExecutor` from
+   * `@codemode/core/sandbox`), so that many executions in flight use more than one core: creating
+   * and disposing isolates then costs those threads, not this one. Each host call pays a hop
+   * between threads. `prewarmIsolates` are then spread over the threads. Default 0: passes run
+   * from this thread.
+   */
+  sandboxThreads?: number;
   /** How long a control operation waits for an execution held by another (then BUSY). Default 5 000 ms. */
   lockWaitMs?: number;
   /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
@@ -99,6 +107,10 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   if (options.prewarmIsolates !== undefined && (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)) {
     problems.push("prewarmIsolates must be a whole number from 0 to 64");
   }
+  if (options.sandboxThreads !== undefined && (!Number.isInteger(options.sandboxThreads) || options.sandboxThreads < 0 || options.sandboxThreads > 64)) {
+    problems.push("sandboxThreads must be a whole number from 0 to 64");
+  }
+  if (options.executor !== undefined && (options.sandboxThreads ?? 0) > 0) problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
   if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8) problems.push("limits.memoryMb must be at least 8");
   const name = options.name ?? DEFAULTS.name;
   if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);

@@ -1,0 +1,29 @@
+/**
+ * Messages between the worker-thread executor (worker-thread-executor.ts) and the sandbox threads
+ * it runs (sandbox-thread.ts). A pass crosses as its request without `onRequest`; each request the
+ * sandbox makes crosses back to the thread that owns the pass's callbacks, and its reply forth.
+ * Everything here is plain data, copied by the structured clone of `postMessage`.
+ */
+import type { HostReply, PassRequest, PassResult, SandboxRequest } from "./executor.js";
+import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+
+/** A pass as it crosses to a sandbox thread: everything but the callback. */
+export type PassData = Omit<PassRequest, "onRequest">;
+
+/** What a sandbox thread is started with (its `workerData`). */
+export interface SandboxThreadData {
+  options: IsolatedVmExecutorOptions;
+}
+
+/** From the executor to a sandbox thread. */
+export type ToSandboxThread =
+  | { type: "pass"; pass: number; request: PassData }
+  /** The answer to request `request` (numbered by the thread). */
+  | { type: "reply"; request: number; reply: HostReply }
+  /** Resolve `warm` once the isolates prepared ahead are ready. */
+  | { type: "warm"; warm: number }
+  /** End every pass, dispose every isolate, then end the thread. */
+  | { type: "close" };
+
+/** From a sandbox thread to the executor. */
+export type FromSandboxThread = { type: "request"; pass: number; request: number; body: SandboxRequest } | { type: "result"; pass: number; result: PassResult } | { type: "warm"; warm: number };

@@ -1,0 +1,69 @@
+/**
+ * A sandbox thread: the body of each worker thread of `createWorkerThreadExecutor`. It runs passes
+ * with its own isolated-vm executor, so creating, setting up and disposing isolates costs this
+ * thread, not the one running the runtime. Requests of the sandbox cross to the executor's thread,
+ * which answers them (the durable log, the connectors); see sandbox-thread-protocol.ts.
+ */
+import { parentPort, workerData, type MessagePort } from "node:worker_threads";
+import type { HostReply, PassResult } from "./executor.js";
+import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
+import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
+
+if (!parentPort) throw new Error("sandbox-thread.js runs as a worker thread of createWorkerThreadExecutor");
+const port: MessagePort = parentPort;
+
+const executor = createIsolatedVmExecutor((workerData as SandboxThreadData).options);
+/** Requests sent to the executor's thread and not yet answered, by number. */
+const awaitingReply = new Map<number, (reply: HostReply) => void>();
+const passesRunning = new Set<Promise<void>>();
+let nextRequest = 0;
+
+const send = (message: FromSandboxThread) => port.postMessage(message);
+
+function runPass(pass: number, request: PassData): void {
+  const ran = executor
+    .runPass({
+      ...request,
+      onRequest: (body) =>
+        new Promise<HostReply>((resolve) => {
+          const number = nextRequest++;
+          awaitingReply.set(number, resolve);
+          send({ type: "request", pass, request: number, body });
+        }),
+    })
+    .catch((error: unknown): PassResult => ({ status: "failed", code: "SANDBOX_ERROR", error: error instanceof Error ? error.message : String(error), logs: [] }))
+    .then((result) => send({ type: "result", pass, result }));
+  passesRunning.add(ran);
+  void ran.finally(() => passesRunning.delete(ran));
+}
+
+async function close(): Promise<void> {
+  // Ends the passes still running (each answers with its failure), then disposes every isolate.
+  // A pass also waits for the host calls it started: those the executor's thread has not
+  // answered yet end here, with an error nobody will see.
+  await executor.close();
+  for (const answer of awaitingReply.values()) answer({ kind: "error", message: "the executor was closed" });
+  awaitingReply.clear();
+  await Promise.allSettled([...passesRunning]);
+  port.close();
+}
+
+port.on("message", (message: ToSandboxThread) => {
+  switch (message.type) {
+    case "pass":
+      runPass(message.pass, message.request);
+      return;
+    case "reply": {
+      const answer = awaitingReply.get(message.request);
+      awaitingReply.delete(message.request);
+      answer?.(message.reply);
+      return;
+    }
+    case "warm":
+      void executor.warm().then(() => send({ type: "warm", warm: message.warm }));
+      return;
+    case "close":
+      void close();
+      return;
+  }
+});

@@ -1,0 +1,230 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Executor, HostReply, PassRequest, PassResult, SandboxRequest } from "./executor.js";
+import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
+
+export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions {
+  /** Worker threads that run passes; each pass goes to the one with the fewest running. Default 2. */
+  threads?: number;
+  /** Isolates each thread keeps ready ahead of need (see `IsolatedVmExecutorOptions.prewarm`). Default 0. */
+  prewarm?: number;
+}
+
+/** The worker-thread executor; `warm()` starts the threads and resolves once their prewarmed isolates are ready. */
+export interface WorkerThreadExecutor extends Executor {
+  warm(): Promise<void>;
+}
+
+const DEFAULT_THREADS = 2;
+const MAX_THREADS = 64;
+const DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * How long past its deadline a pass may go unanswered before its thread counts as stuck and is
+ * ended (the thread's own watchdog ends a pass at the deadline; this only catches a thread that
+ * stopped answering).
+ */
+const STUCK_GRACE_MS = 10_000;
+/** How long `close()` waits for a thread to end its passes and dispose its isolates before ending it. */
+const CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Runs each pass in a fresh isolated-vm isolate, as `createIsolatedVmExecutor` does, but on one
+ * of `threads` worker threads: creating and disposing isolates (over a millisecond per pass, and
+ * synchronous) no longer costs the thread that runs the runtime, so many executions in flight
+ * use the machine's cores. Each request the program makes crosses back to this thread, where the
+ * runtime answers it: a host call costs a thread hop more than in the default executor (see
+ * docs/performance.md). Idle threads never keep the process alive.
+ *
+ * @example
+ * const runtime = createCodemodeRuntime({ connectors: [shop], sandboxThreads: 2 });
+ * // or, with options of its own:
+ * const runtime = createCodemodeRuntime({ connectors: [shop], executor: createWorkerThreadExecutor({ threads: 2, timeoutMs: 5_000 }) });
+ */
+export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions = {}): WorkerThreadExecutor {
+  const { threads: threadCount = DEFAULT_THREADS, ...sandboxOptions } = options;
+  if (!Number.isInteger(threadCount) || threadCount < 1 || threadCount > MAX_THREADS) {
+    throw new TypeError(`createWorkerThreadExecutor: threads must be a whole number from 1 to ${MAX_THREADS}`);
+  }
+  const threads = Array.from({ length: threadCount }, () => new SandboxThread({ options: sandboxOptions }));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    runPass(request) {
+      const thread = threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
+      return thread.runPass(request, request.timeoutMs ?? timeoutMs);
+    },
+    warm: async () => {
+      await Promise.all(threads.map((thread) => thread.warm()));
+    },
+    async close() {
+      await Promise.all(threads.map((thread) => thread.close()));
+    },
+  };
+}
+
+interface PassInFlight {
+  onRequest: (request: SandboxRequest) => Promise<HostReply>;
+  resolve: (result: PassResult) => void;
+  stuckTimer: NodeJS.Timeout;
+}
+
+/** One worker thread and the passes it runs; the thread starts on first use and again after it ended. */
+class SandboxThread {
+  private worker: Worker | undefined;
+  private readonly passes = new Map<number, PassInFlight>();
+  private readonly warming = new Map<number, () => void>();
+  private nextPass = 0;
+  private nextWarm = 0;
+
+  constructor(private readonly data: SandboxThreadData) {}
+
+  get passCount(): number {
+    return this.passes.size;
+  }
+
+  runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
+    const { onRequest, ...passData } = request;
+    let worker: Worker;
+    try {
+      worker = this.started();
+    } catch (error) {
+      return Promise.resolve({ status: "failed", code: "SANDBOX_ERROR", error: `the sandbox thread could not be started: ${messageOf(error)}`, logs: [] });
+    }
+    const pass = this.nextPass++;
+    return new Promise<PassResult>((resolve) => {
+      const stuckTimer = setTimeout(() => this.end(worker, `the sandbox thread did not answer within ${timeoutMs + STUCK_GRACE_MS} ms; it was ended`), timeoutMs + STUCK_GRACE_MS);
+      stuckTimer.unref();
+      this.passes.set(pass, { onRequest, resolve, stuckTimer });
+      // A running pass keeps the process alive, as the isolate of the default executor does.
+      if (this.passes.size === 1) worker.ref();
+      try {
+        this.post(worker, { type: "pass", pass, request: passData });
+      } catch (error) {
+        this.settle(pass, { status: "failed", code: "SANDBOX_ERROR", error: `the pass could not be sent to its sandbox thread: ${messageOf(error)}`, logs: [] });
+      }
+    });
+  }
+
+  async warm(): Promise<void> {
+    const worker = this.started();
+    const warm = this.nextWarm++;
+    await new Promise<void>((resolve) => {
+      this.warming.set(warm, resolve);
+      worker.ref();
+      this.post(worker, { type: "warm", warm });
+    });
+  }
+
+  /**
+   * Ends the passes running (each answers with its failure) and the thread: the thread disposes
+   * its isolates itself and ends. Only a thread that has not ended within CLOSE_GRACE_MS is
+   * terminated from here (isolated-vm cannot always tear a thread down while one of its isolates
+   * is inside a call into it), and one that still has not ended is left behind, never awaited.
+   */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<true>((resolve) => worker.once("exit", () => resolve(true)));
+    // Whoever awaits close() must see it end: the thread keeps the process alive until it has.
+    worker.ref();
+    this.post(worker, { type: "close" });
+    if (await within(exited, CLOSE_GRACE_MS)) return;
+    void worker.terminate();
+    if (await within(exited, CLOSE_GRACE_MS)) return;
+    worker.unref();
+    this.end(worker, "the sandbox thread did not end when the executor was closed");
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(sandboxThreadEntry(), { workerData: this.data, name: "codemode-sandbox" });
+    worker.unref();
+    worker.on("message", (message: FromSandboxThread) => this.receive(worker, message));
+    worker.on("error", (error) => this.end(worker, `the sandbox thread failed: ${messageOf(error)}`));
+    worker.on("exit", (code) => this.end(worker, code === 0 ? "the executor was closed while the pass ran" : `the sandbox thread ended (exit code ${code})`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private receive(worker: Worker, message: FromSandboxThread): void {
+    if (message.type === "result") {
+      this.settle(message.pass, message.result);
+    } else if (message.type === "warm") {
+      this.warming.get(message.warm)?.();
+      this.warming.delete(message.warm);
+      this.unrefWhenIdle(worker);
+    } else {
+      const pass = this.passes.get(message.pass);
+      if (!pass) return;
+      // Called at once, in the order the sandbox issued its requests (the executor contract).
+      let reply: Promise<HostReply>;
+      try {
+        reply = pass.onRequest(message.body);
+      } catch (error) {
+        reply = Promise.reject(error);
+      }
+      void reply
+        .catch((error: unknown): HostReply => ({ kind: "error", message: messageOf(error) }))
+        .then((answer) => {
+          if (this.worker === worker) this.post(worker, { type: "reply", request: message.request, reply: answer });
+        });
+    }
+  }
+
+  private settle(pass: number, result: PassResult): void {
+    const inFlight = this.passes.get(pass);
+    if (!inFlight) return;
+    this.passes.delete(pass);
+    clearTimeout(inFlight.stuckTimer);
+    if (this.worker) this.unrefWhenIdle(this.worker);
+    inFlight.resolve(result);
+  }
+
+  private unrefWhenIdle(worker: Worker): void {
+    if (this.passes.size === 0 && this.warming.size === 0) worker.unref();
+  }
+
+  /** The thread is gone (or is made to go): every pass on it fails, and the next pass starts a new one. */
+  private end(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    void worker.terminate();
+    for (const pass of [...this.passes.keys()]) this.settle(pass, { status: "failed", code: "SANDBOX_ERROR", error: reason, logs: [] });
+    for (const resolve of this.warming.values()) resolve();
+    this.warming.clear();
+  }
+
+  private post(worker: Worker, message: ToSandboxThread): void {
+    worker.postMessage(message);
+  }
+}
+
+/**
+ * The thread's module. Built, it sits beside this file. Run from the sources (the test suite),
+ * the thread still runs the built one: plain Node cannot resolve the sources' `.js` imports.
+ */
+function sandboxThreadEntry(): URL {
+  const beside = new URL("./sandbox-thread.js", import.meta.url);
+  if (!import.meta.url.endsWith(".ts")) return beside;
+  const built = new URL("../../dist/sandbox/sandbox-thread.js", import.meta.url);
+  if (!existsSync(fileURLToPath(built))) throw new Error(`the sandbox thread runs the built package: run \`npm run build\` first (${fileURLToPath(built)} is missing)`);
+  return built;
+}
+
+/** Whether `settled` resolved within `ms`. */
+async function within(settled: Promise<true>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
