@@ -90,6 +90,8 @@ async function perCall(): Promise<BenchRow[]> {
   const none = sequentialCalls(0);
   const runtime = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10 });
   const writing = createCodemodeRuntime({ connectors: connectorsFor(many, { readOnly: false }), maxExecutions: 10 });
+  // Passes on worker threads: each call also crosses between threads (the price of sandboxThreads).
+  const threaded = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10, sandboxThreads: 2 });
   try {
     const samples = await sampleInterleaved(
       {
@@ -97,6 +99,8 @@ async function perCall(): Promise<BenchRow[]> {
         runtimeNone: throughRuntime(runtime, none),
         writingMany: throughRuntime(writing, many),
         writingNone: throughRuntime(writing, none),
+        threadedMany: throughRuntime(threaded, many),
+        threadedNone: throughRuntime(threaded, none),
         bareMany: bare(many),
         bareNone: bare(none),
       },
@@ -105,6 +109,7 @@ async function perCall(): Promise<BenchRow[]> {
     const a = perCallCost(samples.bareMany, samples.bareNone, CALLS);
     const r = perCallCost(samples.runtimeMany, samples.runtimeNone, CALLS);
     const w = perCallCost(samples.writingMany, samples.writingNone, CALLS);
+    const t = perCallCost(samples.threadedMany, samples.threadedNone, CALLS);
     const benchmark = `durable per connector call (${CALLS} sequential awaits, in-memory store)`;
     return [
       { benchmark, subject: "A: applySyncPromise round trip", unit: "µs", median: a.median, p90: a.p90, samples: a.n },
@@ -120,9 +125,10 @@ async function perCall(): Promise<BenchRow[]> {
         samples: r.n,
       },
       { benchmark, subject: "runtime, tool that may change things: bridge + 2 log writes", unit: "µs", median: w.median, p90: w.p90, ratio: w.median / a.median, versus: "A", samples: w.n },
+      { benchmark, subject: "runtime, readOnly tool, sandboxThreads: 2 (+ a hop between threads)", unit: "µs", median: t.median, p90: t.p90, ratio: t.median / a.median, versus: "A", samples: t.n },
     ];
   } finally {
-    await Promise.all([runtime.close(), writing.close()]);
+    await Promise.all([runtime.close(), writing.close(), threaded.close()]);
   }
 }
 
