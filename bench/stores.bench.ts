@@ -57,9 +57,9 @@ const THROUGHPUT_IN_FLIGHT = 16;
 const IN_FLIGHT_CURVE = [1, 2, 4, 8, 16];
 /** Sandbox threads of the threaded throughput rows (one per core of the machines measured). */
 const SANDBOX_THREADS = 2;
-/** Executions per throughput round; two rounds at each number in flight, interleaved. */
+/** Executions per throughput round; four rounds at each number in flight, interleaved (the rate is over all four). */
 const THROUGHPUT_ROUND = 100;
-const THROUGHPUT_ROUNDS = 2;
+const THROUGHPUT_ROUNDS = 4;
 const PAGE = 50;
 const RUNTIME_NAME = "bench";
 /** As the runtime bench: retention keeps a few completed runs; paused ones are never pruned. */
