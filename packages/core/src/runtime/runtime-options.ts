@@ -46,8 +46,8 @@ export interface CodemodeRuntimeOptions {
    * Worker threads the default executor runs passes on (`createWorkerThreadExecutor` from
    * `@codemode/core/sandbox`), so that many executions in flight use more than one core: creating
    * and disposing isolates then costs those threads, not this one. Each host call pays a hop
-   * between threads. `prewarmIsolates` are then spread over the threads. Default 0: passes run
-   * from this thread.
+   * between threads. The threads start with the first pass; `prewarmIsolates` are then spread
+   * over them. Default 0: passes run from this thread.
    */
   sandboxThreads?: number;
   /** How long a control operation waits for an execution held by another (then BUSY). Default 5 000 ms. */
