@@ -49,6 +49,13 @@ async function tryTimes(situation: string, tries: number, threads = false): Prom
   return endings;
 }
 
+/** Every try ended, and with code 0: none hung, none crashed. */
+function expectAllEnded(endings: Ending[]): void {
+  const hung = endings.filter((ending) => ending.hung).length;
+  const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
+  expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });
+}
+
 describe("process.exit() right after (R-RT-5)", () => {
   // The Intl crash came a few times in a hundred: more tries, so that a regression shows.
   for (const [situation, tries] of [
@@ -59,9 +66,7 @@ describe("process.exit() right after (R-RT-5)", () => {
   ] as const) {
     it(`R-RT-5: exits ${tries} times out of ${tries} right after a ${situation}`, { timeout: 240_000 }, async () => {
       const endings = await tryTimes(situation, tries);
-      const hung = endings.filter((ending) => ending.hung).length;
-      const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
-      expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });
+      expectAllEnded(endings);
     });
   }
 });
@@ -77,9 +82,7 @@ describe("with passes on sandbox threads (sandboxThreads: 2)", () => {
     const how = situation === "idle" ? "ends by itself, without exit or close, after a pause" : `exits right after a ${situation}`;
     it(`R-RT-5: ${how}, ${tries} times out of ${tries}`, { timeout: 240_000 }, async () => {
       const endings = await tryTimes(situation, tries, true);
-      const hung = endings.filter((ending) => ending.hung).length;
-      const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
-      expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });
+      expectAllEnded(endings);
     });
   }
 });

@@ -32,7 +32,7 @@ export interface IsolatedVmExecutorOptions {
   prewarm?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_TIMEOUT_MS = 60_000;
 /** How long a pass that has ended waits for deliveries still settling before it disposes their isolate. */
 const DELIVERY_GRACE_MS = 20;
 const DEFAULT_MEMORY_MB = 128;

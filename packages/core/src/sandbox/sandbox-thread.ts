@@ -7,6 +7,7 @@
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { HostReply, PassResult } from "./executor.js";
 import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
+import { errorMessage } from "./pass-result.js";
 import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 if (!parentPort) throw new Error("sandbox-thread.js runs as a worker thread of createWorkerThreadExecutor");
@@ -31,7 +32,7 @@ function runPass(pass: number, request: PassData): void {
           send({ type: "request", pass, request: number, body });
         }),
     })
-    .catch((error: unknown): PassResult => ({ status: "failed", code: "SANDBOX_ERROR", error: error instanceof Error ? error.message : String(error), logs: [] }))
+    .catch((error: unknown): PassResult => ({ status: "failed", code: "SANDBOX_ERROR", error: errorMessage(error), logs: [] }))
     .then((result) => send({ type: "result", pass, result }));
   passesRunning.add(ran);
   void ran.finally(() => passesRunning.delete(ran));

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Executor, HostReply, PassRequest, PassResult, SandboxRequest } from "./executor.js";
-import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
+import { DEFAULT_TIMEOUT_MS, type IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+import { errorMessage } from "./pass-result.js";
 import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions {
@@ -19,7 +20,6 @@ export interface WorkerThreadExecutor extends Executor {
 
 const DEFAULT_THREADS = 2;
 const MAX_THREADS = 64;
-const DEFAULT_TIMEOUT_MS = 60_000;
 /**
  * How long past its deadline a pass may go unanswered before its thread counts as stuck and is
  * ended (the thread's own watchdog ends a pass at the deadline; this only catches a thread that
@@ -64,7 +64,7 @@ export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions 
 }
 
 interface PassInFlight {
-  onRequest: (request: SandboxRequest) => Promise<HostReply>;
+  onRequest: PassRequest["onRequest"];
   resolve: (result: PassResult) => void;
   stuckTimer: NodeJS.Timeout;
 }
@@ -89,7 +89,7 @@ class SandboxThread {
     try {
       worker = this.started();
     } catch (error) {
-      return Promise.resolve({ status: "failed", code: "SANDBOX_ERROR", error: `the sandbox thread could not be started: ${messageOf(error)}`, logs: [] });
+      return Promise.resolve(sandboxError(`the sandbox thread could not be started: ${errorMessage(error)}`));
     }
     const pass = this.nextPass++;
     return new Promise<PassResult>((resolve) => {
@@ -101,7 +101,7 @@ class SandboxThread {
       try {
         this.post(worker, { type: "pass", pass, request: passData });
       } catch (error) {
-        this.settle(pass, { status: "failed", code: "SANDBOX_ERROR", error: `the pass could not be sent to its sandbox thread: ${messageOf(error)}`, logs: [] });
+        this.settle(pass, sandboxError(`the pass could not be sent to its sandbox thread: ${errorMessage(error)}`));
       }
     });
   }
@@ -141,7 +141,7 @@ class SandboxThread {
     const worker = new Worker(sandboxThreadEntry(), { workerData: this.data, name: "codemode-sandbox" });
     worker.unref();
     worker.on("message", (message: FromSandboxThread) => this.receive(worker, message));
-    worker.on("error", (error) => this.end(worker, `the sandbox thread failed: ${messageOf(error)}`));
+    worker.on("error", (error) => this.end(worker, `the sandbox thread failed: ${errorMessage(error)}`));
     worker.on("exit", (code) => this.end(worker, code === 0 ? "the executor was closed while the pass ran" : `the sandbox thread ended (exit code ${code})`));
     this.worker = worker;
     return worker;
@@ -165,7 +165,7 @@ class SandboxThread {
         reply = Promise.reject(error);
       }
       void reply
-        .catch((error: unknown): HostReply => ({ kind: "error", message: messageOf(error) }))
+        .catch((error: unknown): HostReply => ({ kind: "error", message: errorMessage(error) }))
         .then((answer) => {
           if (this.worker === worker) this.post(worker, { type: "reply", request: message.request, reply: answer });
         });
@@ -190,7 +190,7 @@ class SandboxThread {
     if (this.worker !== worker) return;
     this.worker = undefined;
     void worker.terminate();
-    for (const pass of [...this.passes.keys()]) this.settle(pass, { status: "failed", code: "SANDBOX_ERROR", error: reason, logs: [] });
+    for (const pass of [...this.passes.keys()]) this.settle(pass, sandboxError(reason));
     for (const resolve of this.warming.values()) resolve();
     this.warming.clear();
   }
@@ -225,6 +225,7 @@ async function within(settled: Promise<true>, ms: number): Promise<boolean> {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** How a pass ends when its thread could not run it to the end (no logs reach this thread then). */
+function sandboxError(error: string): PassResult {
+  return { status: "failed", code: "SANDBOX_ERROR", error, logs: [] };
 }
