@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
 import { fleetBenchmark } from "./fleet.bench.ts";
 import { isolatesBenchmark } from "./isolates.bench.ts";
+import { loadBenchmark } from "./load.bench.ts";
 import { memoryBenchmark } from "./memory.bench.ts";
 import { peersBenchmark } from "./peers.bench.ts";
 import { redisBenchmark } from "./redis.bench.ts";
@@ -25,7 +26,18 @@ import { storesBenchmark } from "./stores.bench.ts";
 import { mergeRuns, type Benchmark, type BenchRow } from "./harness.ts";
 import { lineChartSvg, seriesCharts } from "./plot.ts";
 
-const BENCHMARKS: Benchmark[] = [executorBenchmark, runtimeBenchmark, peersBenchmark, replayBenchmark, redisBenchmark, storesBenchmark, isolatesBenchmark, fleetBenchmark, memoryBenchmark];
+const BENCHMARKS: Benchmark[] = [
+  executorBenchmark,
+  runtimeBenchmark,
+  peersBenchmark,
+  replayBenchmark,
+  redisBenchmark,
+  storesBenchmark,
+  isolatesBenchmark,
+  fleetBenchmark,
+  memoryBenchmark,
+  loadBenchmark,
+];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
 

@@ -180,6 +180,24 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
   );
 
   it(
+    "recover resumes many runs side by side, within the runtime's maxPassesInFlight",
+    async () => {
+      const submitted: string[] = [];
+      for (let index = 0; index < 12; index++) {
+        const result = await runtime.submit({ code: FREE_PROGRAM });
+        if ("status" in result) throw new Error(result.error);
+        submitted.push(result.executionId);
+      }
+      const result = await codemode(["--config", CONFIG, "recover", "--json"], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: name, CODEMODE_TEST_MAX_PASSES: "2" });
+      expect(result.code, result.stderr).toBe(0);
+      const recovered = JSON.parse(result.stdout) as Outcome[];
+      expect(recovered.map((outcome) => outcome.executionId).sort()).toEqual([...submitted].sort());
+      for (const outcome of recovered) expect(outcome).toMatchObject({ status: "completed", result: 1 });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "expire, recover, prune and snippets",
     async () => {
       const old = await paused();

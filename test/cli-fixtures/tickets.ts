@@ -40,9 +40,9 @@ export const FREE_PROGRAM = `async () => (await tickets.list({ status: "closed" 
  * `sqlite:<file>` or a `redis://` URL; `name` keeps each test's runs apart in a shared Redis.
  * `connectTimeoutMs` bounds how long a Redis that is not there is waited for.
  */
-export function openTicketsRuntime(store: string, name: string, connectTimeoutMs = 5_000): { runtime: CodemodeRuntime; close(): Promise<void> } {
+export function openTicketsRuntime(store: string, name: string, connectTimeoutMs = 5_000, maxPassesInFlight?: number): { runtime: CodemodeRuntime; close(): Promise<void> } {
   const storage = store.startsWith("sqlite:") ? sqliteStorage(store.slice("sqlite:".length)) : redisStorage(store, { namespace: "codemode-cli-test", connectTimeoutMs });
-  const runtime = createCodemodeRuntime({ name, connectors: [tickets], storage, lockWaitMs: 2_000 });
+  const runtime = createCodemodeRuntime({ name, connectors: [tickets], storage, lockWaitMs: 2_000, ...(maxPassesInFlight ? { maxPassesInFlight } : {}) });
   return {
     runtime,
     async close() {

@@ -29,6 +29,7 @@ export type { ExecutionSummary } from "./runtime/log-view.js";
 export type { ListQuery, Page, PendingQuery } from "./runtime/operations/list.js";
 export type { ApproveInput } from "./runtime/operations/approve.js";
 export type { RecoverOptions } from "./runtime/operations/recover.js";
+export type { PassLoad } from "./runtime/pass-gate.js";
 export type { SaveSnippetInput } from "./runtime/operations/snippets.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
 export { truncateResult } from "./runtime/truncate-result.js";

@@ -1,4 +1,4 @@
-import type { Outcome, RollbackReport } from "@codemode/core";
+import type { Outcome, PassLoad, RollbackReport } from "@codemode/core";
 import type { Command } from "commander";
 import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli-error.js";
 import { type CommandContext, duration, wholeNumber } from "../command-context.js";
@@ -94,15 +94,29 @@ async function expire({ runtime, out }: CommandContext, maxAgeMs: number) {
 async function recover({ runtime, out }: CommandContext, executionId: string | undefined) {
   const ids = executionId ? [executionId] : await runningIds(runtime, out);
   const progress = new Progress("recovering", out.stderr);
-  const outcomes: Outcome[] = [];
+  // Recovered side by side; the runtime's `maxPassesInFlight` bounds the passes, and the progress
+  // line shows how many run and how many wait for a place.
+  const found: Outcome[][] = ids.map(() => []);
+  let next = 0;
+  let done = 0;
+  const show = () => progress.update(`${done}/${ids.length} done · ${passLoad(runtime.load())}`);
+  const ticker = setInterval(show, 250);
+  ticker.unref();
   try {
-    for (const [position, id] of ids.entries()) {
-      progress.update(`${position + 1}/${ids.length} ${id}`);
-      outcomes.push(...(await runtime.recover({ executionId: id })));
-    }
+    const lane = async () => {
+      while (next < ids.length) {
+        const position = next++;
+        found[position] = await runtime.recover({ executionId: ids[position]! });
+        done++;
+        show();
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ids.length, runtime.load().maxPassesInFlight) }, lane));
   } finally {
+    clearInterval(ticker);
     progress.done();
   }
+  const outcomes = found.flat();
   if (executionId && outcomes.length === 0 && !(await runtime.execution(executionId))) throw unknownExecution(executionId);
   if (out.json) out.document(outcomes);
   else if (outcomes.length === 0) out.line(executionId ? `Nothing to recover: ${executionId} is not running without a host.` : "Nothing to recover.");
@@ -110,6 +124,12 @@ async function recover({ runtime, out }: CommandContext, executionId: string | u
   const failed = outcomes.filter((outcome) => outcome.status === "error");
   if (failed.some((outcome) => outcome.status === "error" && outcome.code === "STORAGE_ERROR")) return EXIT_CODES.store;
   return failed.length > 0 ? EXIT_CODES.runFailed : EXIT_CODES.ok;
+}
+
+/** "3 running, 12 queued (oldest waiting 1.4 s)": the runtime's passes, for a progress line. */
+export function passLoad(load: PassLoad): string {
+  const waiting = load.passesQueued > 0 ? ` (oldest waiting ${(load.oldestQueuedMs / 1000).toFixed(1)} s)` : "";
+  return `${load.passesInFlight} running, ${load.passesQueued} queued${waiting}`;
 }
 
 /** Every running execution (a live worker's are skipped by `recover` itself: their lease is held). */

@@ -11,6 +11,7 @@ import type { Executor } from "../sandbox/executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
 import { createTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { Discovery } from "./discovery.js";
+import { PassGate } from "./pass-gate.js";
 import { checkOptions, type CodemodeRuntimeOptions, type Settings } from "./runtime-options.js";
 
 /**
@@ -28,6 +29,8 @@ export interface RuntimeContext {
   readonly leases: LeaseSettings;
   readonly executor: Executor;
   readonly ownsExecutor: boolean;
+  /** Admits passes to the executor, `maxPassesInFlight` at a time. */
+  readonly passes: PassGate;
   /** Argument validators by "connector.method" (R-CON-2); tools without a schema have none. */
   readonly validators: ReadonlyMap<string, ArgsValidator>;
   readonly discovery: Discovery;
@@ -66,6 +69,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     },
     executor,
     ownsExecutor: options.executor === undefined,
+    passes: new PassGate(settings.maxPassesInFlight),
     validators: validatorsOf(connectors),
     discovery: new Discovery(connectors, snippets),
     snippets,

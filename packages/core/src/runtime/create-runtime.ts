@@ -15,6 +15,7 @@ import { recover, type RecoverOptions } from "./operations/recover.js";
 import { reject } from "./operations/reject.js";
 import { rollback } from "./operations/rollback.js";
 import { deleteSnippet, listSnippets, saveSnippet, type SaveSnippetInput } from "./operations/snippets.js";
+import type { PassLoad } from "./pass-gate.js";
 import { DEFAULTS, type CodemodeRuntimeOptions } from "./runtime-options.js";
 import { instrumentRuntime } from "../telemetry/instrument-runtime.js";
 
@@ -73,6 +74,8 @@ export interface CodemodeRuntime {
   describe(target: string): Promise<DescribeOutput>;
   /** The text that tells a model how to use this runtime's Code Mode tool (R-AI-2). */
   modelDescription(options?: Omit<ModelDescriptionOptions, "allowNetwork">): string;
+  /** The passes running and waiting in this runtime now (`maxPassesInFlight`), read in memory. */
+  load(): PassLoad;
   /** Releases isolates and timers the runtime holds. */
   close(): Promise<void>;
 }
@@ -109,6 +112,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     search: (query) => context.discovery.search(query),
     describe: (target) => context.discovery.describe(target),
     modelDescription: (descriptionOptions) => modelDescription(context.connectors.values(), { ...descriptionOptions, allowNetwork: context.settings.allowNetwork }),
+    load: () => context.passes.load(),
     async close() {
       if (context.ownsExecutor) await context.executor.close();
     },

@@ -7,6 +7,7 @@ import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { Executor } from "../sandbox/executor.js";
 import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
+import { defaultMaxPassesInFlight } from "./pass-gate.js";
 
 export interface CodemodeRuntimeOptions {
   /** Connectors the model's code sees as globals. */
@@ -50,6 +51,13 @@ export interface CodemodeRuntimeOptions {
    * over them. Default 0: passes run from this thread.
    */
   sandboxThreads?: number;
+  /**
+   * Passes that run at once in this runtime; more wait their turn, first come first served, so a
+   * process given more work than it can hold slows down instead of running out of memory.
+   * `runtime.load()` reports the queue. Default: as many as half the machine's memory (or the
+   * process's memory limit) holds at `limits.memoryMb` each, from 4 to 256 (see docs/operating.md).
+   */
+  maxPassesInFlight?: number;
   /** How long a control operation waits for an execution held by another (then BUSY). Default 5 000 ms. */
   lockWaitMs?: number;
   /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
@@ -80,6 +88,7 @@ export interface Settings {
   allowNetwork: boolean;
   lockWaitMs: number;
   leaseMs: number;
+  maxPassesInFlight: number;
 }
 
 /** Host programming errors surface here, at creation, as one TypeError listing them all. */
@@ -109,6 +118,9 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   }
   if (options.sandboxThreads !== undefined && (!Number.isInteger(options.sandboxThreads) || options.sandboxThreads < 0 || options.sandboxThreads > 64)) {
     problems.push("sandboxThreads must be a whole number from 0 to 64");
+  }
+  if (options.maxPassesInFlight !== undefined && (!Number.isInteger(options.maxPassesInFlight) || options.maxPassesInFlight < 1)) {
+    problems.push("maxPassesInFlight must be a whole number of at least 1");
   }
   if (options.executor !== undefined && (options.sandboxThreads ?? 0) > 0) problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
   if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8) problems.push("limits.memoryMb must be at least 8");
@@ -154,6 +166,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     allowNetwork: options.allowNetwork ?? false,
     lockWaitMs: options.lockWaitMs ?? DEFAULTS.lockWaitMs,
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
+    maxPassesInFlight: options.maxPassesInFlight ?? defaultMaxPassesInFlight(options.limits?.memoryMb ?? DEFAULTS.memoryMb),
   };
 }
 

@@ -14,6 +14,8 @@ export interface IsolatePool {
   refillSoon(): void;
   /** Resolves once the prewarmed isolates are ready. */
   warm(): Promise<void>;
+  /** Isolates created and not yet disposed: prepared, or serving a pass. */
+  readonly live: number;
   /** Disposes every isolate, prepared or running; nothing is prepared afterwards. */
   close(): Promise<void>;
 }
@@ -51,6 +53,9 @@ export function createIsolatePool(prewarm: number, memoryMb: number): IsolatePoo
     },
     async warm() {
       await Promise.all(ready);
+    },
+    get live() {
+      return running.size;
     },
     async close() {
       closed = true;

@@ -1,6 +1,7 @@
 import type ivm from "isolated-vm";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
 import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
+import { nextTurn } from "./event-loop-turn.js";
 import { LogCollector } from "./log-collector.js";
 import { mathRandomSeed } from "./keyed-random.js";
 import { normalizeCode } from "./normalize-code.js";
@@ -40,6 +41,11 @@ const DEFAULT_MEMORY_MB = 128;
 /** The isolated-vm executor; `warm()` resolves once the prewarmed isolates are ready. */
 export interface IsolatedVmExecutor extends Executor {
   warm(): Promise<void>;
+  /**
+   * Passes running now, and isolates not yet disposed (prewarmed ones included). Each pass
+   * disposes its isolate before it answers, so the second exceeds the first by `prewarm` at most.
+   */
+  stats(): { passesRunning: number; isolatesLive: number };
 }
 
 /** The executor's defaults, used where a pass's request sets none. */
@@ -72,16 +78,20 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
   const pool = createIsolatePool(Math.max(0, Math.floor(options.prewarm ?? 0)), defaults.memoryMb);
   /** The watchdogs of passes running now: `close()` ends them instead of leaving them waiting. */
   const running = new Set<PassWatchdog>();
+  let passesRunning = 0;
   return {
     async runPass(request) {
+      passesRunning++;
       try {
         return await runPass(request, defaults, pool, running);
       } finally {
+        passesRunning--;
         // Prepare the next isolate once this pass has answered, not while it runs.
         pool.refillSoon();
       }
     },
     warm: () => pool.warm(),
+    stats: () => ({ passesRunning, isolatesLive: pool.live }),
     async close() {
       for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
       await pool.close();
@@ -114,6 +124,9 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
 
   let prepared: PreparedIsolate;
   try {
+    // A pass often starts from a completion of another pass's isolate: its own isolate work
+    // starts from the loop's next check phase, so that passes cannot starve the loop's timers.
+    await nextTurn();
     prepared = await pool.take(limits.memoryMb);
   } catch (error) {
     return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
@@ -161,10 +174,9 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
       pool.release(isolate);
       await bridge.settleDeliveries();
     } else {
-      // Disposing takes a few hundred microseconds of this thread: answer first, dispose right
-      // after. Nothing can reach the isolate meanwhile (deliveries have ended), and close()
-      // disposes whatever has not been released.
-      setImmediate(() => pool.release(isolate));
+      // Disposed before the pass answers, on every path. Deferring it (to a setImmediate) let a
+      // busy loop, which never reaches its check phase, keep thousands of dead isolates (R-SB-3).
+      pool.release(isolate);
     }
   }
 }

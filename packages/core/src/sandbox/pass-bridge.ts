@@ -4,6 +4,7 @@ import type { HostReply, PassRequest } from "./executor.js";
 import { keyedByteStream } from "./keyed-random.js";
 import type { LogCollector } from "./log-collector.js";
 import { parseRequest } from "./parse-request.js";
+import { onNextTurn } from "./event-loop-turn.js";
 import { errorMessage } from "./pass-result.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
 import { DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
@@ -182,12 +183,20 @@ export class PassBridge {
     if (this.ended || this.halts || !this.deliver || this.isolate.isDisposed) return;
     const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
     const text = reply.kind === "value" ? reply.value : reply.message;
-    const delivered = this.deliver.apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) }).then(
-      () => undefined,
-      (error: unknown) => this.watchdog.deliveryFailed(error),
-    );
+    // Delivered from the loop's next check phase, so that a burst of passes cannot keep the
+    // loop from its timers (see event-loop-turn.ts). Counted from now: the pass waits for it.
+    const delivered = new Promise<void>((resolve) => onNextTurn(() => resolve(this.deliverNow(id, kind, text))));
     this.deliveries.add(delivered);
     void delivered.finally(() => this.deliveries.delete(delivered));
+  }
+
+  private async deliverNow(id: number, kind: number, text: string): Promise<void> {
+    if (this.ended || this.halts || !this.deliver || this.isolate.isDisposed) return;
+    try {
+      await this.deliver.apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) });
+    } catch (error) {
+      this.watchdog.deliveryFailed(error);
+    }
   }
 
   private stopTimers(): void {

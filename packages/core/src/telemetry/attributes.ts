@@ -36,6 +36,10 @@ export const CODEMODE_ATTRIBUTES = {
   passEnd: "codemode.pass.end",
   /** Calls the sandbox answered from the preloaded log in this pass. */
   passReplayedCalls: "codemode.pass.replayed_calls",
+  /** Time the pass waited for a place among `maxPassesInFlight`, in ms (0: none). */
+  passQueuedMs: "codemode.pass.queued_ms",
+  /** Passes waiting ahead of this one when it asked for a place. */
+  passQueueLength: "codemode.pass.queue_length",
   connector: "codemode.call.connector",
   method: "codemode.call.method",
   seq: "codemode.call.seq",

@@ -59,6 +59,11 @@ export class LiveTelemetry implements Telemetry {
     }
   }
 
+  passAdmitted(head: ExecutionHead, admission: { queuedMs: number; queueLength: number }): void {
+    const pass = this.passes.get(head);
+    pass?.span.setAttributes({ [A.passQueuedMs]: Math.round(admission.queuedMs), [A.passQueueLength]: admission.queueLength });
+  }
+
   async pass(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, run: () => Promise<PassEnd>): Promise<PassEnd> {
     const { api, tracer } = this;
     if (!api || !tracer) return run();

@@ -27,6 +27,8 @@ export interface Telemetry {
   operation<T>(name: string, attributes: Attributes, run: () => Promise<T>, describe: (span: OperationSpan, result: T) => void): Promise<T>;
   /** Runs one pass inside a `codemode.pass` span, child of the operation running it. */
   pass(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, run: () => Promise<PassEnd>): Promise<PassEnd>;
+  /** The pass got its place (`maxPassesInFlight`): how long it queued, and behind how many. */
+  passAdmitted(head: ExecutionHead, admission: { queuedMs: number; queueLength: number }): void;
   /** Wraps a pass's request handler: a span per connector call and step. */
   observeRequests(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, handler: RequestHandler): RequestHandler;
 }
@@ -36,6 +38,7 @@ const OFF: Telemetry = {
   recordValues: false,
   operation: (_name, _attributes, run) => run(),
   pass: (_head, _log, run) => run(),
+  passAdmitted: () => undefined,
   observeRequests: (_head, _log, handler) => handler,
 };
 

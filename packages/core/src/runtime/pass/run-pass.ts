@@ -2,7 +2,8 @@ import type { ToolDefinition } from "../../connectors/define-connector.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import type { ExecutionLease } from "../../log/lease.js";
 import type { ErrorCode } from "../../outcome.js";
-import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
+import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../../sandbox/executor.js";
+import type { PassAdmission } from "../pass-gate.js";
 import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
@@ -77,7 +78,10 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     }
   };
 
-  const result = await context.executor.runPass({
+  // Back-pressure: beyond `maxPassesInFlight`, a pass waits here, holding its lease, before any sandbox exists.
+  const admission = await context.passes.admit();
+  context.telemetry.passAdmitted(head, admission);
+  const result = await runAdmitted(context, admission, {
     code: input.code,
     connectors: Object.fromEntries([...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)])),
     onRequest: context.telemetry.observeRequests(head, log, onRequest),
@@ -101,6 +105,14 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
       return { kind: "error", code: result.code, message: result.error, logs: result.logs };
     case "halted":
       return { kind: "error", code: "SANDBOX_ERROR", message: "the pass was halted without a reason", logs: result.logs };
+  }
+}
+
+async function runAdmitted(context: RuntimeContext, admission: PassAdmission, request: PassRequest): Promise<PassResult> {
+  try {
+    return await context.executor.runPass(request);
+  } finally {
+    admission.release();
   }
 }
 

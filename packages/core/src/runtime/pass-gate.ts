@@ -1,0 +1,95 @@
+import { totalmem } from "node:os";
+import { constrainedMemory } from "node:process";
+
+/** What the runtime's passes are doing now: `runtime.load()`, telemetry and `codemode status` report it. */
+export interface PassLoad {
+  /** Passes running in a sandbox now. */
+  passesInFlight: number;
+  /** Passes waiting for a place, because `maxPassesInFlight` were running. */
+  passesQueued: number;
+  /** The limit in force (`maxPassesInFlight`). */
+  maxPassesInFlight: number;
+  /** How long the pass that has waited longest so far is waiting now, in ms; 0 when none waits. */
+  oldestQueuedMs: number;
+  /** Passes that had to wait since the runtime was created, and their time in the queue, in all. */
+  queuedPassesTotal: number;
+  queuedMsTotal: number;
+}
+
+/** How a pass was let in: how long it waited and how many were ahead of it. */
+export interface PassAdmission {
+  queuedMs: number;
+  /** Passes waiting ahead of this one when it asked (0: it started at once). */
+  queueLength: number;
+  /** Gives the place to the next pass. Idempotent. */
+  release(): void;
+}
+
+/** Share of the machine's memory the default limit lets passes' heap limits add up to. */
+const MEMORY_SHARE = 0.5;
+const DEFAULT_FLOOR = 4;
+const DEFAULT_CEILING = 256;
+
+/**
+ * The default `maxPassesInFlight`: as many passes as half the memory this process may use holds at
+ * their heap limit (`memoryMb` each), between 4 and 256. A pass rarely fills its heap; the margin
+ * is for the few that do, and for what V8 keeps beside the heap.
+ */
+export function defaultMaxPassesInFlight(memoryMb: number): number {
+  const limit = constrainedMemory();
+  const available = limit > 0 ? Math.min(limit, totalmem()) : totalmem();
+  const fits = Math.floor((available * MEMORY_SHARE) / (memoryMb * 1024 * 1024));
+  return Math.min(DEFAULT_CEILING, Math.max(DEFAULT_FLOOR, fits));
+}
+
+/**
+ * Back-pressure for passes: at most `limit` run at once; the others wait their turn, first come
+ * first served. A process given more work than it can hold slows down instead of aborting.
+ */
+export class PassGate {
+  private inFlight = 0;
+  private readonly waiting: Array<{ since: number; admit: () => void }> = [];
+  private queuedPassesTotal = 0;
+  private queuedMsTotal = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** Resolves once the pass may start. */
+  async admit(): Promise<PassAdmission> {
+    const queueLength = this.waiting.length;
+    if (this.inFlight < this.limit && queueLength === 0) {
+      this.inFlight++;
+      return { queuedMs: 0, queueLength: 0, release: this.releaser() };
+    }
+    const since = performance.now();
+    // `release` hands the place over directly: `inFlight` stays counted for the waiter.
+    await new Promise<void>((admit) => this.waiting.push({ since, admit }));
+    const queuedMs = performance.now() - since;
+    this.queuedPassesTotal++;
+    this.queuedMsTotal += queuedMs;
+    return { queuedMs, queueLength, release: this.releaser() };
+  }
+
+  load(): PassLoad {
+    const oldest = this.waiting[0];
+    return {
+      passesInFlight: this.inFlight,
+      passesQueued: this.waiting.length,
+      maxPassesInFlight: this.limit,
+      oldestQueuedMs: oldest ? Math.round(performance.now() - oldest.since) : 0,
+      queuedPassesTotal: this.queuedPassesTotal,
+      queuedMsTotal: Math.round(this.queuedMsTotal),
+    };
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next.admit();
+      else this.inFlight--;
+    };
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * One process under sustained load, for test/load/run.ts, importing the BUILT packages:
+ *
+ *   node --no-node-snapshot test/load/load-child.ts <memory|sqlite|redis> <executions> <in flight> [<file or url>]
+ *
+ * It keeps `in flight` executions running with no pause between them, until `executions` have
+ * completed: 6 calls each, half of them pausing for an approval that is given at once. While the
+ * load runs it samples, every 100 ms of a timer, how late that timer fired, the RSS (read, never
+ * after a forced GC), and the isolates not yet disposed against the passes running; and every 2 s
+ * it starts a runaway program with a 1 s limit on a second runtime over the same store.
+ *
+ * Prints one line of JSON (see `LoadReport`). Exits 1 when a run ended otherwise than completed;
+ * an abort of the process shows in its exit code.
+ */
+import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
+import type { CodemodeStorage } from "@codemode/storage";
+
+export interface LoadReport {
+  store: string;
+  executions: number;
+  inFlight: number;
+  seconds: number;
+  /** Executions completed per second over the whole load. */
+  perSecond: number;
+  maxTimerLagMs: number;
+  maxRssBytes: number;
+  endRssBytes: number;
+  /** The largest excess of isolates not yet disposed over passes running, in any sample. */
+  maxIsolatesBeyondPasses: number;
+  maxPassesRunning: number;
+  samples: number;
+  /** Each runaway's outcome code and how long after its start the outcome came, in ms. */
+  runaways: Array<{ code: string; ms: number }>;
+  failures: string[];
+}
+
+const [store = "memory", executionsText = "10000", inFlightText = "100", target] = process.argv.slice(2);
+const executions = Number(executionsText);
+const inFlight = Number(inFlightText);
+if (!["memory", "sqlite", "redis"].includes(store) || !Number.isSafeInteger(executions) || !Number.isSafeInteger(inFlight)) {
+  throw new Error("usage: load-child.ts <memory|sqlite|redis> <executions> <in flight> [<file or url>]");
+}
+
+const shop = defineConnector({
+  name: "shop",
+  tools: {
+    price: { readOnly: true, execute: async (args: { sku: number }) => ({ sku: args.sku, cents: 100 + args.sku }) },
+    reserve: { execute: async (args: { total: number }) => ({ reserved: args.total }) },
+    order: { requiresApproval: true, execute: async (args: { total: number }) => ({ orderId: `o-${args.total}` }) },
+  },
+});
+// Six calls each: five lookups and a write, or four lookups, a write and an order that pauses.
+const quote = "async () => { let total = 0; for (let sku = 0; sku < 5; sku++) total += (await shop.price({ sku })).cents; return (await shop.reserve({ total })).reserved; }";
+const buy = "async () => { let total = 0; for (let sku = 0; sku < 4; sku++) total += (await shop.price({ sku })).cents; await shop.reserve({ total }); return (await shop.order({ total })).orderId; }";
+
+async function openStorage(): Promise<CodemodeStorage | undefined> {
+  if (store === "sqlite") return (await import("@codemode/storage/sqlite")).sqliteStorage(target ?? ".codemode/load.sqlite");
+  if (store === "redis") return (await import("@codemode/storage/redis")).redisStorage(target ?? "redis://127.0.0.1:6379", { namespace: `load-${process.pid}` });
+  return undefined;
+}
+
+const storage = await openStorage();
+const executor = createIsolatedVmExecutor();
+const runtime = createCodemodeRuntime({ connectors: [shop], executor, maxExecutions: 200, ...(storage ? { storage } : {}) });
+// The runaways share the store (and, for the default store, nothing else: it is in this process).
+const guard = createCodemodeRuntime({ connectors: [shop], limits: { timeoutMs: 1_000 }, ...(storage ? { storage } : {}) });
+
+const report: LoadReport = {
+  store,
+  executions,
+  inFlight,
+  seconds: 0,
+  perSecond: 0,
+  maxTimerLagMs: 0,
+  maxRssBytes: 0,
+  endRssBytes: 0,
+  maxIsolatesBeyondPasses: 0,
+  maxPassesRunning: 0,
+  samples: 0,
+  runaways: [],
+  failures: [],
+};
+
+let last = performance.now();
+const sampler = setInterval(() => {
+  const now = performance.now();
+  report.maxTimerLagMs = Math.max(report.maxTimerLagMs, now - last - 100);
+  last = now;
+  const { passesRunning, isolatesLive } = executor.stats();
+  report.maxIsolatesBeyondPasses = Math.max(report.maxIsolatesBeyondPasses, isolatesLive - passesRunning);
+  report.maxPassesRunning = Math.max(report.maxPassesRunning, passesRunning);
+  report.maxRssBytes = Math.max(report.maxRssBytes, process.memoryUsage.rss());
+  report.samples++;
+}, 100);
+
+const runaways: Array<Promise<void>> = [];
+const runawayTimer = setInterval(() => {
+  const started = performance.now();
+  runaways.push(
+    guard.execute({ code: "async () => { await shop.price({ sku: 1 }); while (true) {} }" }).then((outcome) => {
+      report.runaways.push({ code: outcome.status === "error" ? outcome.code : outcome.status, ms: Math.round(performance.now() - started) });
+    }),
+  );
+}, 2_000);
+
+let started = 0;
+async function lane(): Promise<void> {
+  while (started < executions) {
+    const number = started++;
+    let outcome: Outcome = await runtime.execute({ code: number % 2 === 0 ? quote : buy });
+    while (outcome.status === "paused") outcome = await runtime.approve({ executionId: outcome.executionId, by: "load" });
+    if (outcome.status !== "completed" && report.failures.length < 10) report.failures.push(JSON.stringify(outcome).slice(0, 500));
+  }
+}
+
+const began = performance.now();
+await Promise.all(Array.from({ length: inFlight }, lane));
+report.seconds = (performance.now() - began) / 1000;
+report.perSecond = Math.round(executions / report.seconds);
+report.endRssBytes = process.memoryUsage.rss();
+clearInterval(runawayTimer);
+await Promise.all(runaways);
+clearInterval(sampler);
+await guard.close();
+await runtime.close();
+await storage?.close();
+console.log(JSON.stringify(report));
+process.exitCode = report.failures.length > 0 ? 1 : 0;
