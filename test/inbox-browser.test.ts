@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -177,8 +177,80 @@ describe("the approval inbox in a browser", () => {
   );
 });
 
-async function serveHtml(body: string): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const server: Server = createServer((_request, response) => {
+describe("hardening: the inbox against other local pages (round two)", () => {
+  it(
+    "finding 7: a page on another port of 127.0.0.1 frames the inbox's ?fragment=1 (its Approve forms): the browser refuses to show it, and a click approves nothing",
+    async () => {
+      const paused = await runtime.execute({ code: GATED_PROGRAM });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(address.url);
+      const inboxOrigin = new URL(address.url).origin;
+      const framing = await serveHtml(`<p>Win a prize: click the button!</p>
+        <iframe id="f" src="${inboxOrigin}/?fragment=1" style="width:800px;height:600px;opacity:0.01;position:absolute;top:0;left:0"></iframe>`);
+      try {
+        const [response] = await Promise.all([page.waitForResponse((candidate) => candidate.url().includes("fragment=1")), page.goto(framing.url)]);
+        // The response itself forbids framing, as every inbox response does…
+        expect(response.headers()["x-frame-options"]).toBe("DENY");
+        expect(response.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+        // …so the frame holds no form: the browser blocked it.
+        const frame = page.frames().find((candidate) => candidate.url().includes("fragment=1"));
+        const buttons = frame
+          ? await frame
+              .locator("button")
+              .count()
+              .catch(() => 0)
+          : 0;
+        expect(buttons).toBe(0);
+        await page.mouse.click(200, 200);
+      } finally {
+        await framing.close();
+      }
+      expect((await runtime.execution(paused.executionId))?.status).toBe("paused");
+      await context.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "finding 8: the cookie holds a session id, never the token; another local server that receives it learns nothing that opens the inbox by itself",
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(address.url);
+      const cookies = await context.cookies();
+      expect(cookies).toHaveLength(1);
+      const [cookie] = cookies;
+      expect(cookie!.value).not.toContain(address.token);
+      expect(cookie!.value.length).toBeGreaterThanOrEqual(40);
+      expect(cookie!.httpOnly).toBe(true);
+      // Another server on the same host (cookies ignore ports) receives the cookie: the token stays unknown to it.
+      let received = "";
+      const other = await serveHtml("<p>another local app</p>", (request) => {
+        received = request.headers.cookie ?? "";
+      });
+      try {
+        await page.goto(other.url);
+        expect(received).toContain(cookie!.name);
+        expect(received).not.toContain(address.token);
+        // What it received is no bearer token, and the page's HTML never echoes the token either.
+        const inboxOrigin = new URL(address.url).origin;
+        const value = decodeURIComponent(received.split("=").slice(1).join("="));
+        expect((await fetch(`${inboxOrigin}/`, { headers: { authorization: `Bearer ${value}` } })).status).toBe(401);
+        await page.goto(`${inboxOrigin}/`);
+        expect(await page.content()).not.toContain(address.token);
+      } finally {
+        await other.close();
+      }
+      await context.close();
+    },
+    TIMEOUT,
+  );
+});
+
+async function serveHtml(body: string, onRequest?: (request: IncomingMessage) => void): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    onRequest?.(request);
     response.writeHead(200, { "content-type": "text/html" });
     response.end(`<!doctype html><html><body>${body}</body></html>`);
   });

@@ -82,7 +82,8 @@ describe("mcpConnector: listing", () => {
 
 describe("mcpConnector: results", () => {
   it("unwraps structuredContent, JSON text and plain text, and turns isError into a rejection with its text", async () => {
-    const { runtime } = await notesSetup();
+    // greet and fail carry no hints: only destructive tools pause here, so the program runs through.
+    const { runtime } = await notesSetup({ approval: "destructive" });
     const outcome = await runtime.execute({
       code: `async () => {
         const added = await notes.add_note({ title: "Milk", body: "2 litres" });
@@ -183,10 +184,12 @@ describe("mcpConnector: notifications/tools/list_changed", () => {
     const paged = createPagedServer([echoTool("first"), echoTool("second")]);
     const client = await pagedClient(paged.server);
     const changes: string[][] = [];
+    // echoTool's tools carry no hints; only destructive ones pause here.
     let changed: () => void = () => {};
     const connector = await mcpConnector({
       name: "paged",
       client,
+      approval: "destructive",
       onToolsChanged: (methods) => {
         changes.push(methods);
         changed();

@@ -100,23 +100,23 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
     expect(notes.size).toBe(2);
     const state = await runtime.execution(String(paused.executionId));
     expect(state?.status).toBe("rejected");
-    expect(state?.log.find((entry) => entry.seq === 2)?.decision).toMatchObject({ approved: false, by: "operator via test-client" });
+    expect(state?.log.find((entry) => entry.seq === 2)?.decision).toMatchObject({ approved: false, by: 'operator via an MCP client that calls itself "test-client"' });
   });
 });
 
 describe("createCodemodeMcpServer: approval through elicitation (beyond)", () => {
   it("asks the person at each pause; accept resumes, so execute answers the completed run", async () => {
-    const { call, asked, notes, runtime } = await serve({}, () => ({ action: "accept", content: { reason: "tidy up" } }));
+    const { call, asked, notes, runtime } = await serve({ elicitApproval: true }, () => ({ action: "accept", content: { reason: "tidy up" } }));
     const done = structuredOf(await call("execute", { code: DELETE_TWO }));
     expect(done).toMatchObject({ status: "completed", result: 0 });
     expect(asked.map((question) => question.message)).toEqual([expect.stringContaining('notes.delete_note({"id":1})'), expect.stringContaining('notes.delete_note({"id":2})')]);
     expect(notes.size).toBe(0);
     const log = (await runtime.execution(String(done.executionId)))?.log ?? [];
-    expect(log.find((entry) => entry.seq === 2)?.decision).toMatchObject({ approved: true, by: "elicitation in test-client", reason: "tidy up" });
+    expect(log.find((entry) => entry.seq === 2)?.decision).toMatchObject({ approved: true, by: 'elicitation, answered in an MCP client that calls itself "test-client"', reason: "tidy up" });
   });
 
   it("decline rejects: the action does not run and the agent is told so", async () => {
-    const { call, notes } = await serve({}, () => ({ action: "decline" }));
+    const { call, notes } = await serve({ elicitApproval: true }, () => ({ action: "decline" }));
     const rejected = await call("execute", { code: DELETE_TWO });
     expect(rejected.isError).toBeFalsy();
     expect(structuredOf(rejected)).toMatchObject({ status: "rejected", rejected: { method: "delete_note", args: { id: 1 } }, message: expect.stringContaining("did not run") });
@@ -125,7 +125,7 @@ describe("createCodemodeMcpServer: approval through elicitation (beyond)", () =>
 
   it("accepts the first, declines the second: the first delete stays done", async () => {
     let answers = 0;
-    const { call, notes } = await serve({}, () => {
+    const { call, notes } = await serve({ elicitApproval: true }, () => {
       answers += 1;
       return answers === 1 ? { action: "accept" } : { action: "decline", content: { reason: "not that one" } };
     });
@@ -135,15 +135,15 @@ describe("createCodemodeMcpServer: approval through elicitation (beyond)", () =>
   });
 
   it("a question closed without a decision leaves the run paused for an operator", async () => {
-    const { call, operator } = await serve({}, () => ({ action: "cancel" }));
+    const { call, operator } = await serve({ elicitApproval: true }, () => ({ action: "cancel" }));
     const paused = structuredOf(await call("execute", { code: DELETE_TWO }));
     expect(paused).toMatchObject({ status: "paused", message: expect.stringContaining("without deciding") });
     const ops = await operator();
     expect(structuredOf(await call("pending", { executionId: paused.executionId }, ops)).items).toHaveLength(1);
   });
 
-  it("elicitApproval: false answers the pause even to a client that can be asked", async () => {
-    const { call, asked } = await serve({ elicitApproval: false }, () => ({ action: "accept" }));
+  it("by default (elicitApproval: false) the pause is answered, even to a client that can be asked", async () => {
+    const { call, asked } = await serve({}, () => ({ action: "accept" }));
     expect(structuredOf(await call("execute", { code: DELETE_TWO }))).toMatchObject({ status: "paused" });
     expect(asked).toEqual([]);
   });

@@ -33,8 +33,8 @@ describe("codemode-mcp over stdio (a child process)", () => {
     return { client, asked, transport, stderr: () => stderr };
   }
 
-  it("serves the config's runtime; a pause is approved by the person through elicitation", async () => {
-    const { client, asked, transport, stderr } = launch([], () => ({ action: "accept" }));
+  it("serves the config's runtime; with --elicitation a pause is approved by the person through elicitation", async () => {
+    const { client, asked, transport, stderr } = launch(["--elicitation"], () => ({ action: "accept" }));
     await client.connect(transport);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["search", "describe", "execute"]);
     expect(await callTool(client, "describe", { target: "notes.delete_note" })).toMatchObject({ requiresApproval: true });
@@ -69,7 +69,7 @@ describe("codemode-mcp over stdio (a child process)", () => {
 describe("createCodemodeMcpServer over Streamable HTTP (127.0.0.1)", () => {
   async function listen(operatorTools = false) {
     const setup = await notesRuntime();
-    const mcp = createCodemodeMcpServer(setup.runtime, { operatorTools });
+    const mcp = createCodemodeMcpServer(setup.runtime, { operatorTools, elicitApproval: !operatorTools });
     const listener = await mcp.listen();
     cleanups.push(setup.close, mcp.close);
     return { ...setup, mcp, listener };
@@ -102,7 +102,7 @@ describe("createCodemodeMcpServer over Streamable HTTP (127.0.0.1)", () => {
     const paused = await callTool(client, "execute", { code: `async () => { const { id } = await notes.add_note({ title: "x" }); await notes.delete_note({ id }); return "gone"; }` });
     expect(paused).toMatchObject({ status: "paused" });
     expect((await callTool(client, "pending", { executionId: paused.executionId })).items).toEqual([expect.objectContaining({ method: "delete_note", seq: 1 })]);
-    expect(await callTool(client, "approve", { executionId: paused.executionId })).toMatchObject({ status: "completed", result: "gone" });
+    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 1 })).toMatchObject({ status: "completed", result: "gone" });
   });
 
   it("refuses a request whose Host is not loopback, and a non-loopback address without allowRemote", async () => {

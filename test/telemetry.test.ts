@@ -180,4 +180,21 @@ console.log(JSON.stringify(outcome.status === "completed" ? outcome.result : out
     expect(child.stderr).not.toContain("not installed");
     expect(child.stdout.trim()).toBe("2");
   });
+  it("hardening (finding 12): a step's name is cut short without recordValues, whole with it, live and replayed", async () => {
+    const name = "alice@example.com ordered 3 lamps for 12 Main St";
+    const code = `async () => { const stamp = await codemode.step(${JSON.stringify(name)}, () => 1); await tickets.create({ title: "x" + stamp }); return stamp; }`;
+    const cut = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer: cut.tracer } });
+    const paused = await runtime.execute({ code });
+    await runtime.approve({ executionId: paused.executionId });
+    const cutNames = cut.exporter.getFinishedSpans().flatMap((span) => (span.attributes[CODEMODE_ATTRIBUTES.stepName] === undefined ? [] : [span.attributes[CODEMODE_ATTRIBUTES.stepName]]));
+    // One live span on the first pass, one replayed on the second.
+    expect(cutNames).toEqual(["alice@example.com order…", "alice@example.com order…"]);
+    await runtime.close();
+
+    const whole = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer: whole.tracer, recordValues: true } });
+    await runtime.execute({ code });
+    expect(whole.exporter.getFinishedSpans().map((span) => span.attributes[CODEMODE_ATTRIBUTES.stepName]).filter(Boolean)).toEqual([name]);
+  });
 });

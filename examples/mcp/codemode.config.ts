@@ -19,5 +19,8 @@ export default async function createRuntime() {
   return createCodemodeRuntime({ connectors: [notes] });
 }
 
-/** Agents get search, describe and execute; pauses are put to the person through elicitation. */
-export const mcpServerOptions: CodemodeMcpServerOptions = { operatorTools: false };
+/**
+ * Agents get search, describe and execute; pauses are put to the person through elicitation.
+ * That trusts the client to show the question to a person: turn it on only for such clients.
+ */
+export const mcpServerOptions: CodemodeMcpServerOptions = { operatorTools: false, elicitApproval: true };

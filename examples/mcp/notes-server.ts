@@ -1,6 +1,8 @@
 // A small MCP server built with the SDK: notes kept in memory, over stdio. It stands for any MCP
 // server you already run (files, GitHub, a database…). Its annotations are what Code Mode reads:
-// `delete-note` says it is destructive, so Code Mode pauses for approval before it runs.
+// `delete-note` says it is destructive, so Code Mode pauses for approval before it runs;
+// `add-note` says it only adds (`destructiveHint: false`): a tool that says nothing may be
+// destructive (the MCP specification's default), and would pause too.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -20,6 +22,7 @@ server.registerTool(
     description: "Adds a note; answers its id.",
     inputSchema: { title: z.string().describe("A short title"), body: z.string().optional() },
     outputSchema: { id: z.number().int(), title: z.string() },
+    annotations: { destructiveHint: false },
   },
   async ({ title, body }) => {
     const note = { id: nextId++, title, body: body ?? "" };

@@ -34,7 +34,8 @@ export function createNotesServer(): NotesServer {
       description: "Adds a note and answers its id.",
       inputSchema: { title: z.string().describe("The note's title"), body: z.string().optional() },
       outputSchema: { id: z.number().int(), title: z.string() },
-      annotations: { idempotentHint: false },
+      // Adding says it destroys nothing; a tool that says nothing pauses by default (MCP's defaults).
+      annotations: { idempotentHint: false, destructiveHint: false },
     },
     async (args, extra) => {
       record("add-note", args, extra);

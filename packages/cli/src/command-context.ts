@@ -1,8 +1,9 @@
+import { relative } from "node:path";
 import type { CodemodeRuntime } from "@codemode/core";
 import { CliError, fromRuntimeError } from "./cli-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { loadRuntimeConfig, type LoadedConfig } from "./load-config.js";
-import { Output } from "./output/terminal.js";
+import { Output, visible } from "./output/terminal.js";
 
 /** Options every command takes (they may come before or after the command name). */
 export interface GlobalOptions {
@@ -39,6 +40,8 @@ export async function runCommand(options: GlobalOptions, state: ExitState, body:
   let config: LoadedConfig | undefined;
   try {
     config = await loadRuntimeConfig(options.config);
+    // A module found by itself runs code with this process's rights: say which one.
+    if (config.foundIn === "working directory") out.stderr.write(`codemode: loaded ${visible(relative(process.cwd(), config.file))} from the working directory (--config names another)\n`);
     state.code = (await body({ runtime: config.runtime, config, out })) ?? EXIT_CODES.ok;
     if (state.keepAlive) await state.keepAlive;
   } catch (error) {

@@ -13,6 +13,8 @@ export interface LoadedConfig {
   queue?: InboxQueue;
   /** The config file, absolute. */
   file: string;
+  /** Who named it: `--config`, `CODEMODE_CONFIG`, or nobody (found in the working directory). */
+  foundIn: "option" | "environment" | "working directory";
   /** Closes the runtime, then what the config opened (its `close` export: storages, queues). */
   close(): Promise<void>;
 }
@@ -37,6 +39,7 @@ const RUNTIME_METHODS = ["executions", "execution", "pending", "approve", "rejec
  */
 export async function loadRuntimeConfig(path?: string, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
   const file = resolveConfigFile(path ?? env.CODEMODE_CONFIG, cwd);
+  const foundIn = path ? "option" : env.CODEMODE_CONFIG ? "environment" : "working directory";
   const shown = relative(cwd, file) || file;
   let module: Record<string, unknown>;
   try {
@@ -60,6 +63,7 @@ export async function loadRuntimeConfig(path?: string, cwd = process.cwd(), env:
   return {
     runtime,
     file,
+    foundIn,
     ...(queue ? { queue } : {}),
     async close() {
       await runtime.close().catch(() => undefined);

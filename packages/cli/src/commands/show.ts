@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { unknownExecution } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { ago, clockTime } from "../explain.js";
-import { abbreviate, type Cell, type Output, pretty } from "../output/terminal.js";
+import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine } from "../output/terminal.js";
 import type { Register } from "./register.js";
 
 /** `show <id>`: an execution and its call log, the audit trail of who decided what. */
@@ -51,7 +51,7 @@ function printHeader(out: Output, execution: ExecutionState): void {
   out.line(`  updated     ${clockTime(execution.updatedAt)} (${ago(execution.updatedAt)})`);
   out.line(`  connectors  ${execution.connectors.join(", ") || "(none)"}`);
   if (execution.status === "completed") out.line(`  result      ${abbreviate(execution.result, 100)}`);
-  if (execution.error) out.line(`  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${execution.error}`);
+  if (execution.error) out.line(`  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${visibleOnOneLine(execution.error)}`);
   if (execution.logs?.length) out.line(`  console     ${execution.logs.length} line${execution.logs.length === 1 ? "" : "s"}${execution.logs.length ? `, last: ${execution.logs.at(-1)}` : ""}`);
 }
 
@@ -63,7 +63,9 @@ function logRow(out: Output, entry: LogEntry): Array<Cell | string> {
 export function decisionText(entry: LogEntry): string {
   if (entry.decision) {
     const { decision } = entry;
-    return `${decision.approved ? "approved" : "rejected"} by ${decision.by ?? "?"} ${ago(decision.at)}${decision.reason ? `: ${decision.reason}` : ""}`;
+    // Who and why are typed by people (or clients): on one line, so they cannot pose as rows.
+    const by = visibleOnOneLine(decision.by ?? "?");
+    return `${decision.approved ? "approved" : "rejected"} by ${by} ${ago(decision.at)}${decision.reason ? `: ${visibleOnOneLine(decision.reason)}` : ""}`;
   }
   if (entry.state === "pending") return "waiting for approval";
   return entry.requiresApproval ? "needs approval" : "";

@@ -7,7 +7,7 @@ import { LiveUpdates } from "./live.js";
 import { executionMain, inboxMain, type InboxListing, layout, messageMain, type Notice, type PageContext } from "./pages.js";
 import type { SafeHtml } from "./html.js";
 import { readForm } from "./request-body.js";
-import { InboxGuard, pageHeaders } from "./security.js";
+import { type Access, BASE_HEADERS, InboxGuard, pageHeaders } from "./security.js";
 
 /** The inbox as a request handler, and what stops its live updates. */
 export interface ApprovalInbox {
@@ -39,7 +39,7 @@ export function createApprovalInbox(options: ApprovalInboxOptions): ApprovalInbo
   return {
     handler: (request, response) => {
       handle(settings, request, response).catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+        if (!response.headersSent) response.writeHead(500, { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8" });
         response.end(`the inbox failed: ${error instanceof Error ? error.message : String(error)}\n`);
       });
     },
@@ -58,29 +58,31 @@ async function handle(settings: Settings, request: IncomingMessage, response: Se
   const { guard, base } = settings;
   const url = new URL(request.url ?? "/", "http://inbox.invalid");
   const path = base && url.pathname.startsWith(base) ? url.pathname.slice(base.length) || "/" : url.pathname;
-  // The link's token becomes a cookie, and leaves the address bar (and history, and referrers).
+  // The link's token becomes a session, and leaves the address bar (and history, and referrers).
   const linkToken = url.searchParams.get("token");
   if (request.method === "GET" && linkToken !== null) {
     if (!guard.matches(linkToken)) return refuse(response, 401, "This link's token is not this inbox's. Open the address `codemode inbox` printed.");
     url.searchParams.delete("token");
-    response.writeHead(303, { location: `${base}${path}${url.search}`, "set-cookie": guard.cookie(linkToken), "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    response.writeHead(303, { ...BASE_HEADERS, location: `${base}${path}${url.search}`, "set-cookie": guard.cookie(guard.startSession()), "referrer-policy": "no-referrer" });
     return void response.end();
   }
-  if (!guard.authenticated(request)) return refuse(response, 401, "This inbox needs its token: open the address `codemode inbox` printed (it ends in ?token=…).");
+  const access = guard.access(request);
+  if (!access) return refuse(response, 401, "This inbox needs its token: open the address `codemode inbox` printed (it ends in ?token=…).");
   const route = routeOf(path);
   if (route.kind === "none") return refuse(response, 404, "No such page in the inbox.");
   const method = request.method ?? "GET";
   if (route.kind === "decide") {
     if (method !== "POST") return refuse(response, 405, "Decisions are made with POST only.", { allow: "POST" });
-    return decideRoute(settings, request, response, route.executionId);
+    return decideRoute(settings, access, request, response, route.executionId);
   }
   if (method !== "GET" && method !== "HEAD") return refuse(response, 405, "Only GET here.", { allow: "GET" });
   if (route.kind === "events") return settings.live.attach(request, response);
   const fragment = url.searchParams.get("fragment") === "1";
   const tone = url.searchParams.get("tone");
   const notice: Notice | undefined = url.searchParams.get("notice") ? { message: url.searchParams.get("notice") ?? "", tone: tone === "ok" || tone === "warn" ? tone : "error" } : undefined;
-  if (route.kind === "index") return indexRoute(settings, response, fragment, notice);
-  return executionRoute(settings, response, route.executionId, fragment, notice);
+  const page = pageContext(settings, access);
+  if (route.kind === "index") return indexRoute(settings, page, response, fragment, notice);
+  return executionRoute(settings, page, response, route.executionId, fragment, notice);
 }
 
 function routeOf(path: string): Route {
@@ -97,13 +99,12 @@ function routeOf(path: string): Route {
   return match[2] ? { kind: "decide", executionId } : { kind: "execution", executionId };
 }
 
-function pageContext(settings: Settings): PageContext {
+function pageContext(settings: Settings, access: Access): PageContext {
   const { options, base, guard } = settings;
-  return { base, title: options.title ?? "Code Mode approvals", operator: options.operator ?? "inbox", formToken: guard.formToken, nonce: randomBytes(16).toString("base64") };
+  return { base, title: options.title ?? "Code Mode approvals", operator: options.operator ?? "inbox", formToken: guard.formToken(access), nonce: randomBytes(16).toString("base64") };
 }
 
-async function indexRoute(settings: Settings, response: ServerResponse, fragment: boolean, notice: Notice | undefined): Promise<void> {
-  const page = pageContext(settings);
+async function indexRoute(settings: Settings, page: PageContext, response: ServerResponse, fragment: boolean, notice: Notice | undefined): Promise<void> {
   let listing: InboxListing = { pending: [], recent: [], more: false };
   let trouble: string | undefined;
   try {
@@ -121,8 +122,7 @@ async function readListing(settings: Settings): Promise<InboxListing> {
   return { pending: pending.items.map((action, index) => ({ action, execution: executions[index] ?? null })), recent: recent.items, more: pending.cursor !== undefined };
 }
 
-async function executionRoute(settings: Settings, response: ServerResponse, executionId: string, fragment: boolean, notice: Notice | undefined): Promise<void> {
-  const page = pageContext(settings);
+async function executionRoute(settings: Settings, page: PageContext, response: ServerResponse, executionId: string, fragment: boolean, notice: Notice | undefined): Promise<void> {
   let execution: ExecutionState | null;
   try {
     execution = await settings.options.runtime.execution(executionId);
@@ -135,7 +135,7 @@ async function executionRoute(settings: Settings, response: ServerResponse, exec
   send(response, 200, page, `Execution ${executionId.slice(0, 8)}`, executionMain(page, execution), fragment, notice);
 }
 
-async function decideRoute(settings: Settings, request: IncomingMessage, response: ServerResponse, executionId: string): Promise<void> {
+async function decideRoute(settings: Settings, access: Access, request: IncomingMessage, response: ServerResponse, executionId: string): Promise<void> {
   const { guard, options, live, base } = settings;
   const origin = guard.sameOrigin(request);
   if (!origin.ok) return refuse(response, 403, `Refused: ${origin.reason}. Decisions can only be made from the inbox's own pages.`);
@@ -145,7 +145,8 @@ async function decideRoute(settings: Settings, request: IncomingMessage, respons
   } catch (error) {
     return refuse(response, 400, error instanceof Error ? error.message : String(error));
   }
-  if (!guard.formTokenMatches(form.csrf ?? request.headers["x-inbox-csrf"]?.toString()))
+  // A browser's session proves itself with the form's value; a bearer of the token needs none (no browser sends that header by itself).
+  if (access.kind === "session" && !guard.formTokenMatches(access, form.csrf ?? request.headers["x-inbox-csrf"]?.toString()))
     return refuse(response, 403, "Refused: the form's anti-forgery value is missing or wrong. Reload the inbox and try again.");
   const seq = Number(form.seq);
   const decision = form.decision === "approve" || form.decision === "reject" ? form.decision : undefined;
@@ -157,7 +158,7 @@ async function decideRoute(settings: Settings, request: IncomingMessage, respons
   if ((request.headers.accept ?? "").includes("application/json")) return json(response, answer.ok ? 200 : statusOf(answer), answer);
   // Without the page's script: back to where the person was, with the notice.
   const back = new URLSearchParams({ notice: answer.message, tone: answer.tone });
-  response.writeHead(303, { location: `${base}/?${back}`, "cache-control": "no-store" });
+  response.writeHead(303, { ...BASE_HEADERS, location: `${base}/?${back}` });
   response.end();
 }
 
@@ -169,7 +170,8 @@ function statusOf(answer: DecisionAnswer): number {
 
 function send(response: ServerResponse, status: number, page: PageContext, heading: string, main: SafeHtml, fragment: boolean, notice: Notice | undefined): void {
   if (fragment) {
-    response.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff" });
+    // A fragment holds the forms and their anti-forgery value: it forbids framing as a page does.
+    response.writeHead(status, { ...BASE_HEADERS, "content-type": "text/html; charset=utf-8" });
     return void response.end(main.value);
   }
   response.writeHead(status, pageHeaders(page.nonce));
@@ -177,11 +179,11 @@ function send(response: ServerResponse, status: number, page: PageContext, headi
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  response.writeHead(status, { ...BASE_HEADERS, "content-type": "application/json; charset=utf-8" });
   response.end(JSON.stringify(body));
 }
 
 function refuse(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers });
+  response.writeHead(status, { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8", ...headers });
   response.end(`${message}\n`);
 }

@@ -8,8 +8,16 @@ export class SafeHtml {
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
+/**
+ * Characters that change how text around them is shown without being seen: bidi controls (which
+ * can make "1000 to ACME" read as another account), zero-width characters, and C0/C1 controls
+ * (but tab and newline). Shown as a visible code point instead: `⟦U+202E⟧`.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is made visible.
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
+  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character).replace(INVISIBLE, (character) => `⟦U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { BASE_HEADERS } from "./security.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InboxEventName, InboxQueue, InboxRuntime } from "./inbox-options.js";
 
@@ -30,7 +31,7 @@ export class LiveUpdates {
 
   /** Takes an `EventSource` request and keeps it until the page goes. */
   attach(request: IncomingMessage, response: ServerResponse): void {
-    response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+    response.writeHead(200, { ...BASE_HEADERS, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive", "x-accel-buffering": "no" });
     response.write("retry: 3000\n\n");
     this.clients.add(response);
     request.on("close", () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { styleText } from "node:util";
 
 type Style = Parameters<typeof styleText>[0];
@@ -24,6 +25,43 @@ const STATE_STYLES: Record<string, Style> = {
 };
 
 /**
+ * Stands for ESC in the styles this program adds, until `line` writes them: every other ESC that
+ * reaches `line` came from the store, and is shown as `\u{1b}`, not obeyed. Random per process, so
+ * no stored text can spell it.
+ */
+const STYLE_MARK = `\ue000${randomBytes(8).toString("hex")}\ue001`;
+
+/** `text` made visible, with this program's own style escapes put back. */
+function withStyles(text: string): string {
+  return text.split(STYLE_MARK).map(visible).join("\x1b");
+}
+
+/**
+ * What the store holds is hostile input to the operator's terminal: an escape sequence in a
+ * program's comment can move the cursor and redraw a pending wire's target, and a bidi control
+ * can reverse what a reader sees. Control characters (all of them, or all but newline and tab),
+ * DEL and C1, bidi controls, zero-width characters and line separators are shown as `\u{…}`.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is made visible.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ue000]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is made visible.
+const UNSAFE_ON_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ue000]/g;
+const shown = (character: string) => `\\u{${character.codePointAt(0)!.toString(16)}}`;
+
+/** `text` with every character that could act on the terminal, or hide, shown as its code point. */
+export function visible(text: string): string {
+  return text.replace(UNSAFE, shown);
+}
+
+/** Like `visible`, and newlines too: for what must stay on one line (a cell, who decided, why). */
+export function visibleOnOneLine(text: string): string {
+  return text.replace(UNSAFE_ON_ONE_LINE, shown);
+}
+
+/** JSON output keeps the same values, with those characters as `\uXXXX` escapes. */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ue000]/g;
+
+/**
  * Where a command writes: stdout for results (a table, or one JSON document with `--json`),
  * stderr for progress and problems. Colours follow the terminal (off when piped, with NO_COLOR
  * or with `--no-color`).
@@ -36,23 +74,26 @@ export class Output {
     readonly stderr: NodeJS.WriteStream = process.stderr,
   ) {}
 
+  /** One line (or several, when `text` holds newlines) of the result; see `visible`. */
   line(text = ""): void {
-    this.stdout.write(`${text}\n`);
+    this.stdout.write(`${withStyles(text)}\n`);
   }
 
   /** The command's result as one JSON document. */
   document(value: unknown): void {
-    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    const text = JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    this.stdout.write(`${text}\n`);
   }
 
   /** A hint for the person (what to run next) on stderr, so stdout stays the result. */
   hint(text: string): void {
-    this.stderr.write(`${this.paint(text, "dim", this.stderr)}\n`);
+    this.stderr.write(`${withStyles(this.paint(text, "dim", this.stderr))}\n`);
   }
 
+  /** `text` in `style`, for `line`: the style's escapes are marked as this program's own. */
   paint(text: string, style: Style | undefined, stream: NodeJS.WriteStream = this.stdout): string {
     if (!style || !this.color) return text;
-    return styleText(style, text, { stream, validateStream: true });
+    return styleText(style, visible(text), { stream, validateStream: true }).replaceAll("\x1b", STYLE_MARK);
   }
 
   /** A state or status, coloured by what it means. */
@@ -61,7 +102,7 @@ export class Output {
   }
 
   table(headers: string[], rows: Array<Array<Cell | string>>): void {
-    const cells = rows.map((row) => row.map((cell) => (typeof cell === "string" ? { text: cell } : cell)));
+    const cells = rows.map((row) => row.map((cell) => (typeof cell === "string" ? { text: visibleOnOneLine(cell) } : { ...cell, text: visibleOnOneLine(cell.text) })));
     const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]?.text.length ?? 0)));
     const render = (row: Cell[]) =>
       row

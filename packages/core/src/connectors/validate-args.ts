@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
+import { linearRegExp } from "./linear-regexp.js";
 import type { JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
 import { describeAjvErrors, formatPath, invalidArgumentsMessage } from "./argument-problems.js";
 
@@ -92,20 +93,44 @@ type CompiledSchema = { validate: ValidateFunction } | { problem: string };
 // Keyed by the schema object, so each tool's schema is compiled once however many validators exist.
 const compiledSchemas = new WeakMap<object, CompiledSchema>();
 
+/**
+ * Compiled schemas by their JSON text, the newest last: an MCP server that lists the same tools
+ * again (every `list_changed`) gets new objects with the same content, and must not make the host
+ * compile and keep them again. Bounded, so a server sending new schemas cannot grow it for ever.
+ */
+const compiledByContent = new Map<string, CompiledSchema>();
+const MAX_COMPILED_BY_CONTENT = 1_000;
+
 type Dialect = "draft-07" | "2019-09" | "2020-12";
 
-const sharedInstances = new Map<Dialect, Ajv>();
+/**
+ * One ajv instance per dialect, replaced after `MAX_COMPILES_PER_INSTANCE` compiles: ajv keeps
+ * each distinct pattern it has seen for the instance's life, so an instance is not kept for ever.
+ */
+const sharedInstances = new Map<Dialect, { ajv: Ajv; compiles: number }>();
+const MAX_COMPILES_PER_INSTANCE = 1_000;
 
 // Keywords that only exist from 2019-09 on: a schema without `$schema` that uses them is modern.
 const MODERN_KEYWORDS = new Set(["$defs", "prefixItems", "dependentRequired", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor", "$anchor"]);
 
 function createInstance(dialect: Dialect): Ajv {
   // strict: false because real schemas (MCP servers, generators) carry vendor keywords;
-  // verbose: true so errors carry the failing value and schema for readable messages.
-  const options = { allErrors: true, strict: false, verbose: true, logger: false } as const;
+  // verbose: true so errors carry the failing value and schema for readable messages;
+  // a linear-time engine for `pattern`, whose input the model's program picks (R-SB-3).
+  const options = { allErrors: true, strict: false, verbose: true, logger: false, code: { regExp: linearRegExp } } as const;
   const instance = dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
   formatsModule.default(instance);
   return instance;
+}
+
+function sharedInstance(dialect: Dialect): Ajv {
+  let shared = sharedInstances.get(dialect);
+  if (!shared || shared.compiles >= MAX_COMPILES_PER_INSTANCE) {
+    shared = { ajv: createInstance(dialect), compiles: 0 };
+    sharedInstances.set(dialect, shared);
+  }
+  shared.compiles++;
+  return shared.ajv;
 }
 
 function dialectOf(schema: JsonSchema): { dialect: Dialect; schema: JsonSchema } {
@@ -128,22 +153,39 @@ function usesModernKeywords(value: unknown): boolean {
 function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   const cached = compiledSchemas.get(schema);
   if (cached) return cached;
-  let compiled: CompiledSchema;
-  try {
-    const { dialect, schema: readable } = dialectOf(schema);
-    // Ajv registers schemas by `$id`; two tools sharing an `$id` must not collide.
-    const hasId = typeof readable.$id === "string";
-    let instance = hasId ? createInstance(dialect) : sharedInstances.get(dialect);
-    if (!instance) {
-      instance = createInstance(dialect);
-      sharedInstances.set(dialect, instance);
-    }
-    compiled = { validate: instance.compile(readable) };
-  } catch (error) {
-    compiled = { problem: error instanceof Error ? error.message : String(error) };
+  const content = contentKey(schema);
+  let compiled = content === undefined ? undefined : compiledByContent.get(content);
+  if (compiled) compiledByContent.delete(content!);
+  else compiled = compileFresh(schema);
+  if (content !== undefined) {
+    compiledByContent.set(content, compiled);
+    if (compiledByContent.size > MAX_COMPILED_BY_CONTENT) compiledByContent.delete(compiledByContent.keys().next().value!);
   }
   compiledSchemas.set(schema, compiled);
   return compiled;
+}
+
+function compileFresh(schema: JsonSchema): CompiledSchema {
+  try {
+    const { dialect, schema: readable } = dialectOf(schema);
+    // Ajv registers schemas by `$id`; two tools sharing an `$id` must not collide.
+    const instance = typeof readable.$id === "string" ? createInstance(dialect) : sharedInstance(dialect);
+    const validate = instance.compile(readable);
+    // The validator keeps what it needs; ajv's own cache would keep the schema for the instance's life.
+    instance.removeSchema(readable);
+    return { validate };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** The schema's JSON text, or undefined when it has none (a cycle, a BigInt): then it is cached by object only. */
+function contentKey(schema: JsonSchema): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
 }
 
 function validateJson(path: string, schema: JsonSchema, args: unknown): ArgsValidation | Promise<ArgsValidation> {

@@ -12,7 +12,9 @@ MCP on stdin/stdout, so an MCP client can launch it as a command.
 Options:
   -c, --config <module>   the config module (.js, .mjs or .ts)
       --operator-tools    also serve pending, approve and reject (for people, not agents)
-      --no-elicitation    answer pauses instead of asking the person through elicitation
+      --elicitation       ask the person at the client to approve a pause (elicitation);
+                          trusts the client to show the question to a person
+      --no-elicitation    answer pauses, for an operator to decide (the default)
       --http <port>       serve Streamable HTTP on 127.0.0.1:<port>/mcp instead of stdio
       --host <address>    with --http: the address to bind (loopback unless --allow-remote)
       --allow-remote      with --http: allow a non-loopback address (no authentication!)
@@ -24,6 +26,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       config: { type: "string", short: "c" },
       "operator-tools": { type: "boolean" },
+      elicitation: { type: "boolean" },
       "no-elicitation": { type: "boolean" },
       http: { type: "string" },
       host: { type: "string" },
@@ -42,6 +45,8 @@ async function main(argv: string[]): Promise<void> {
   const { runtime, serverOptions } = await loadCodemodeConfig(values.config);
   const options: CodemodeMcpServerOptions = { ...serverOptions };
   if (values["operator-tools"]) options.operatorTools = true;
+  if (values.elicitation && values["no-elicitation"]) throw new TypeError("--elicitation and --no-elicitation contradict each other");
+  if (values.elicitation) options.elicitApproval = true;
   if (values["no-elicitation"]) options.elicitApproval = false;
   const mcp = createCodemodeMcpServer(runtime, options);
   let stopping = false;

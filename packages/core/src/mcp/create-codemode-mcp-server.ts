@@ -18,7 +18,10 @@ export interface CodemodeMcpServerOptions {
   /**
    * When a run pauses and the client supports elicitation, ask the person through
    * `elicitation/create` and resume (accept) or reject (decline) in the same `execute` call.
-   * Default true. Without it, or with a client that cannot be asked, `execute` answers the pause.
+   * This trusts the client: whoever drives it (the agent itself, if it answers its own questions)
+   * can accept. Turn it on only for clients that show the question to a person. The audit log
+   * records the name the client gave as its claim. Default false: `execute` answers the pause,
+   * and an operator decides.
    */
   elicitApproval?: boolean;
   /** How long one approval question waits for the person. Default 10 minutes. */
@@ -60,7 +63,7 @@ const INSTRUCTIONS =
 export function createCodemodeMcpServer(runtime: CodemodeRuntime, options: CodemodeMcpServerOptions = {}): CodemodeMcpServer {
   const settings = {
     operatorTools: options.operatorTools === true,
-    elicitApproval: options.elicitApproval !== false,
+    elicitApproval: options.elicitApproval === true,
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
     modelOutput: options.modelOutput ?? {},
   };

@@ -19,6 +19,10 @@ export interface HttpListenOptions {
   allowRemote?: boolean;
   /** The largest request body accepted. Default 8 MB (programs may be up to 1,000,000 characters). */
   maxBodyBytes?: number;
+  /** Sessions open at once; an `initialize` beyond them is refused (503) once idle ones are closed. Default 100. */
+  maxSessions?: number;
+  /** A session with no request for this long, and none running, is closed. Default 30 minutes. */
+  sessionIdleMs?: number;
 }
 
 /** A Streamable HTTP endpoint serving one MCP session per client. */
@@ -31,7 +35,7 @@ export interface McpHttpListener {
   close(): Promise<void>;
 }
 
-type Session = { transport: StreamableHTTPServerTransport; server: Server };
+type Session = { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; running: number };
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /**
@@ -49,6 +53,22 @@ export async function listenStreamableHttp(createServer: () => Server, options: 
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const sessions = new Map<string, Session>();
+  const maxSessions = options.maxSessions ?? 100;
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new TypeError("listen: maxSessions must be a whole number of at least 1");
+  if (!Number.isFinite(idleMs) || idleMs <= 0) throw new TypeError("listen: sessionIdleMs must be a positive number");
+  /** Closes the sessions idle for `idleMs` (nothing running, no request since). */
+  const closeIdle = () => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.running > 0 || now - session.lastSeen < idleMs) continue;
+      sessions.delete(id);
+      void session.server.close().catch(() => undefined);
+    }
+  };
+  let opening = 0;
+  const sweeper = setInterval(closeIdle, Math.max(1_000, Math.min(60_000, idleMs / 4)));
+  sweeper.unref();
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (new URL(request.url ?? "/", "http://localhost").pathname !== path) return reply(response, 404, -32000, "Not found");
@@ -59,22 +79,37 @@ export async function listenStreamableHttp(createServer: () => Server, options: 
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return reply(response, 404, -32001, "Session not found");
-      return session.transport.handleRequest(request, response, body?.value);
+      session.lastSeen = Date.now();
+      session.running++;
+      try {
+        return await session.transport.handleRequest(request, response, body?.value);
+      } finally {
+        session.running--;
+        session.lastSeen = Date.now();
+      }
     }
     if (request.method !== "POST" || !isInitializeRequest(body?.value)) return reply(response, 400, -32000, "Bad Request: no valid session ID provided");
+    if (sessions.size + opening >= maxSessions) closeIdle();
+    if (sessions.size + opening >= maxSessions) return reply(response, 503, -32000, `Too many sessions: ${maxSessions} are open; close one or try again later`);
     const server = createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.set(id, { transport, server, lastSeen: Date.now(), running: 0 });
       },
     });
     // Set before connect: the server chains its own close handler after this one.
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    await transport.handleRequest(request, response, body?.value);
+    // Counted from now: concurrent initializes must not pass the cap together.
+    opening++;
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, body?.value);
+    } finally {
+      opening--;
+    }
   };
 
   const http = createHttpServer((request, response) => {
@@ -96,6 +131,7 @@ export async function listenStreamableHttp(createServer: () => Server, options: 
     url,
     sessions: () => sessions.size,
     async close() {
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map(({ server }) => server.close()));

@@ -1,6 +1,6 @@
 // @codemode/core/mcp: MCP in and out (R-CON-5). Needs `@modelcontextprotocol/sdk` (an optional
 // peer dependency); nothing else in @codemode/core imports it.
-export { mcpConnector, type McpConnector, type McpConnectorOptions } from "./mcp-connector.js";
+export { MAX_SERVER_INSTRUCTIONS_CHARS, mcpConnector, type McpConnector, type McpConnectorOptions } from "./mcp-connector.js";
 export { IDEMPOTENCY_KEY_META, type McpApprovalDefault, type McpClient, type McpToolInfo } from "./mcp-tool-definition.js";
 export { McpConnectorError } from "./mcp-method-names.js";
 export { unwrapToolResult } from "./unwrap-tool-result.js";

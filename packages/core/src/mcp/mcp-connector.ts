@@ -21,10 +21,16 @@ export interface McpConnectorOptions {
    * tool: (name, definition) => (name === "delete-note" ? { ...definition, requiresApproval: true } : undefined)
    */
   tool?: (name: string, definition: ToolDefinition, info: McpToolInfo) => ToolDefinition | null | undefined;
-  /** Which tools pause for approval by default, from their annotations. Default "destructive". */
+  /** Which tools pause for approval by default, from their annotations. Default "unless-read-only": the MCP specification's defaults. */
   approval?: McpApprovalDefault;
   /** Follow `notifications/tools/list_changed`: the tool set is listed again for later passes. Default true. */
   watch?: boolean;
+  /**
+   * Least time between two refreshes that notifications start: a server that sends them in a
+   * stream gets one listing per interval, with the latest tools. `refresh()` is not held back.
+   * Default 1 000 ms.
+   */
+  refreshIntervalMs?: number;
   /** Per call, how long to wait for the server's answer. Default the SDK's (60 s). */
   timeoutMs?: number;
   /** Called with the new method names after a list_changed refresh changed the tool set. */
@@ -84,7 +90,7 @@ export async function mcpConnector(options: McpConnectorOptions): Promise<McpCon
     replace(next);
     if (Object.keys(tools).join(",") !== before) options.onToolsChanged?.(Object.keys(tools));
   });
-  const instructions = options.instructions ?? client.getInstructions();
+  const instructions = options.instructions ?? serverInstructions(client);
   const connector: McpConnector = Object.freeze({
     name,
     ...(instructions ? { instructions } : {}),
@@ -93,8 +99,23 @@ export async function mcpConnector(options: McpConnectorOptions): Promise<McpCon
     refresh,
     kind: "codemode-connector" as const,
   });
-  if (options.watch !== false) watchToolList(client, refresh, options.onError ?? ((error) => console.warn(`[codemode] ${error.message}`)));
+  if (options.watch !== false) {
+    const onError = options.onError ?? ((error: Error) => console.warn(`[codemode] ${error.message}`));
+    watchToolList(client, throttled(refresh, options.refreshIntervalMs ?? DEFAULT_REFRESH_INTERVAL_MS), onError);
+  }
   return connector;
+}
+
+/**
+ * Characters kept of the instructions an MCP server sends. The server is not trusted: what it says
+ * reaches `codemode.describe` and, one line of it, the model's description of the tool.
+ */
+export const MAX_SERVER_INSTRUCTIONS_CHARS = 2_000;
+
+function serverInstructions(client: McpClient): string | undefined {
+  const sent: unknown = client.getInstructions();
+  if (typeof sent !== "string" || sent.trim() === "") return undefined;
+  return sent.length > MAX_SERVER_INSTRUCTIONS_CHARS ? `${sent.slice(0, MAX_SERVER_INSTRUCTIONS_CHARS - 1)}…` : sent;
 }
 
 type ToolSet = { tools: Record<string, ToolDefinition>; infos: Record<string, McpToolInfo> };
@@ -105,7 +126,7 @@ async function listToolSet(options: McpConnectorOptions): Promise<ToolSet> {
   const kept: Array<{ info: McpToolInfo; definition: ToolDefinition }> = [];
   for (const tool of await listAllTools(client, name)) {
     const info = mcpToolInfo(tool);
-    const made = mcpToolDefinition(client, info, `${name}.${tool.name}`, { approval: options.approval ?? "destructive", ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const made = mcpToolDefinition(client, info, `${name}.${tool.name}`, { approval: options.approval ?? "unless-read-only", ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
     const definition = options.tool ? options.tool(tool.name, made, info) : undefined;
     if (definition === null) continue;
     kept.push({ info, definition: definition ?? made });
@@ -159,6 +180,36 @@ function watchToolList(client: McpClient, refresh: () => Promise<void>, onError:
   });
 }
 
+const DEFAULT_REFRESH_INTERVAL_MS = 1_000;
+
+/**
+ * Starts `task` at most once per `intervalMs`: a call within the interval of the last start
+ * waits for its end, and every call made meanwhile shares that one run.
+ */
+function throttled(task: () => Promise<void>, intervalMs: number): () => Promise<void> {
+  let lastStart = Number.NEGATIVE_INFINITY;
+  let waiting: Promise<void> | undefined;
+  const start = () => {
+    lastStart = Date.now();
+    return task();
+  };
+  return () => {
+    const wait = lastStart + intervalMs - Date.now();
+    if (wait <= 0 && !waiting) return start();
+    waiting ??= new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          waiting = undefined;
+          start().then(resolve, reject);
+        },
+        Math.max(0, wait),
+      );
+      timer.unref();
+    });
+    return waiting;
+  };
+}
+
 /** Runs `task` one at a time; calls made while it runs share one further run after it. */
 function serialised(task: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
@@ -189,5 +240,9 @@ function checkOptions(options: McpConnectorOptions): void {
   }
   if (options.tool !== undefined && typeof options.tool !== "function") throw new TypeError(`mcpConnector("${String(options.name)}"): tool must be a function`);
   const approvals = ["destructive", "unless-read-only", "always", "never"];
+  const interval = options.refreshIntervalMs;
+  if (interval !== undefined && (typeof interval !== "number" || !Number.isFinite(interval) || interval < 0)) {
+    throw new TypeError(`mcpConnector("${String(options.name)}"): refreshIntervalMs must be a number of at least 0`);
+  }
   if (options.approval !== undefined && !approvals.includes(options.approval)) throw new TypeError(`mcpConnector("${String(options.name)}"): approval must be one of ${approvals.join(", ")}`);
 }

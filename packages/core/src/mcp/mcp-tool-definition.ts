@@ -8,10 +8,14 @@ export type McpClient = Pick<Client, "listTools" | "callTool" | "setNotification
 
 /**
  * Which MCP tools pause for approval unless the `tool` option says otherwise:
- * - "destructive" (default): tools annotated `destructiveHint: true` (and not `readOnlyHint: true`);
- * - "unless-read-only": every tool not annotated `readOnlyHint: true` or `destructiveHint: false`
- *   (the MCP specification's own defaults: a tool without hints may be destructive);
+ * - "unless-read-only" (default): every tool not annotated `readOnlyHint: true` or
+ *   `destructiveHint: false`: the MCP specification's own defaults, under which a tool without
+ *   hints may be destructive. A server is not trusted to leave its hints out only when harmless;
+ * - "destructive": only tools annotated `destructiveHint: true`, for servers whose tools are all
+ *   annotated with care;
  * - "always" / "never".
+ * With "unless-read-only" and "destructive", a tool whose hints contradict each other
+ * (`readOnlyHint: true` with `destructiveHint: true`) pauses, and is not read-only.
  */
 export type McpApprovalDefault = "destructive" | "unless-read-only" | "always" | "never";
 
@@ -45,7 +49,8 @@ export function mcpToolInfo(tool: Tool): McpToolInfo {
   return {
     name: tool.name,
     ...(title ? { title } : {}),
-    readOnly: hints.readOnlyHint === true,
+    // Contradictory hints are read the cautious way: such a tool may change things.
+    readOnly: hints.readOnlyHint === true && hints.destructiveHint !== true,
     destructive: hints.destructiveHint,
     idempotent: hints.idempotentHint,
     openWorld: hints.openWorldHint,
@@ -61,9 +66,9 @@ export function approvalByDefault(info: McpToolInfo, rule: McpApprovalDefault): 
     case "never":
       return false;
     case "unless-read-only":
-      return !info.readOnly && info.destructive !== false;
+      return info.destructive === true || (!info.readOnly && info.destructive !== false);
     case "destructive":
-      return !info.readOnly && info.destructive === true;
+      return info.destructive === true;
   }
 }
 

@@ -111,10 +111,10 @@ export const approveInputSchema: JsonSchema = {
   type: "object",
   properties: {
     executionId: { type: "string" },
-    seq: { type: "integer", description: "The action you saw; refused when another one is pending now." },
+    seq: { type: "integer", description: "The action you saw (see pending); refused when another one is pending now." },
     reason: { type: "string" },
   },
-  required: ["executionId"],
+  required: ["executionId", "seq"],
 };
 
 export const rejectInputSchema: JsonSchema = {

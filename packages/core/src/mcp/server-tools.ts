@@ -40,7 +40,8 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
         case "execute": {
           const outcome: DecisionOutcome = await runtime.execute({ code: text(args, "code") });
           if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server)) return outcomeResult(outcome, settings);
-          const by = `elicitation in ${server.getClientVersion()?.name ?? "the MCP client"}`;
+          // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
+          const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
           const asked = await askForApprovals(server, runtime, outcome, { relatedRequestId: extra.requestId, signal: extra.signal, timeoutMs: settings.elicitationTimeoutMs, by });
           return outcomeResult(asked.outcome, settings, asked.stillPending);
         }
@@ -50,16 +51,18 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
           return structured(await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }));
         }
         case "approve": {
+          // The action the operator saw, never "whatever is pending now".
           const seq = optionalSeq(args);
+          if (seq === undefined) throw new ToolInputError("approve needs seq: the pending action's number (see pending)");
           const reason = optionalText(args, "reason");
-          const by = `operator via ${server.getClientVersion()?.name ?? "an MCP client"}`;
-          return outcomeResult(await runtime.approve({ executionId: text(args, "executionId"), by, ...(seq === undefined ? {} : { seq }), ...(reason ? { reason } : {}) }), settings);
+          const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
+          return outcomeResult(await runtime.approve({ executionId: text(args, "executionId"), by, seq, ...(reason ? { reason } : {}) }), settings);
         }
         case "reject": {
           const seq = optionalSeq(args);
           if (seq === undefined) throw new ToolInputError("reject needs seq: the pending action's number (see pending)");
           const reason = optionalText(args, "reason");
-          const by = `operator via ${server.getClientVersion()?.name ?? "an MCP client"}`;
+          const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
           return outcomeResult(await decidePendingAction(runtime, { executionId: text(args, "executionId"), seq, approved: false, by, ...(reason ? { reason } : {}) }), settings);
         }
       }
@@ -160,4 +163,13 @@ function optionalSeq(args: Args): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw new ToolInputError("seq must be a whole number");
   return value;
+}
+
+/** The name the client gave in `initialize`, quoted, on one line and cut: it is the client's claim, kept in the audit log. */
+function clientClaim(server: Server): string {
+  const name = server.getClientVersion()?.name;
+  if (typeof name !== "string" || name.trim() === "") return "nothing";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+  const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, "").slice(0, 80);
+  return JSON.stringify(clean);
 }

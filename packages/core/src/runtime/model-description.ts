@@ -9,6 +9,11 @@ export interface ModelDescriptionOptions {
 
 /** Methods listed per connector; the rest are counted, and `codemode.search` finds them. */
 const METHODS_SHOWN = 12;
+/**
+ * Characters of a connector's instructions and hint in the description. An MCP server's
+ * instructions reach here too, and a server is not trusted to keep them short or on one line.
+ */
+export const MAX_ABOUT_CHARS = 400;
 
 /**
  * The text that tells a model how to use the Code Mode tool (R-AI-2): the connectors with their
@@ -40,8 +45,14 @@ export function modelDescription(connectors: Iterable<Connector>, options: Model
 function connectorLine(connector: Connector, hint: string | undefined): string {
   const methods = Object.keys(connector.tools);
   const shown = methods.slice(0, METHODS_SHOWN).join(", ") + (methods.length > METHODS_SHOWN ? `, … (${methods.length - METHODS_SHOWN} more)` : "");
-  const about = [connector.instructions, hint].filter(Boolean).join(" ");
+  const about = oneLine([connector.instructions, hint].filter(Boolean).join(" "), MAX_ABOUT_CHARS);
   return `- ${connector.name}: ${about ? `${about} ` : ""}Methods: ${shown}.`;
+}
+
+/** Text on one line (no line of its own can pose as a connector or a rule), cut to `max` characters. */
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /** A method to show in examples: the first that never asks for approval (a read), else the first. */

@@ -38,7 +38,7 @@ export function observeCalls(observer: CallObserver, handler: RequestHandler): R
     if (!call) return handler(request);
     const before = log.get(call.seq);
     const attributes: Attributes = { [A.executionId]: observer.executionId, [A.connector]: call.connector, [A.method]: call.method, [A.seq]: call.seq };
-    if (call.step !== undefined) attributes[A.stepName] = call.step;
+    if (call.step !== undefined) attributes[A.stepName] = stepName(call.step, observer.recordValues);
     if (observer.recordValues && call.args !== undefined) attributes[A.arguments] = call.args;
     const span = tracer.startSpan(`${CODEMODE_SPANS.callPrefix}${call.connector}.${call.method}`, { attributes }, parent);
     let reply: Promise<HostReply>;
@@ -93,6 +93,14 @@ function decisionOf(before: StoredEntry | undefined, after: StoredEntry | undefi
  * Spans for the calls the sandbox answers by itself from the preloaded log (they never reach
  * the host): started and ended at the pass's start, one per entry it was given.
  */
+/** Characters of a step's name kept without `recordValues`: the program names steps, and may put personal data there. */
+export const STEP_NAME_CHARS = 24;
+
+/** A step's name for a span: whole with `recordValues`, else cut to `STEP_NAME_CHARS`. */
+function stepName(name: string, recordValues: boolean): string {
+  return recordValues || name.length <= STEP_NAME_CHARS ? name : `${name.slice(0, STEP_NAME_CHARS - 1)}…`;
+}
+
 export function recordReplays(tracer: Tracer, parent: Context, executionId: string, log: ReadonlyMap<number, StoredEntry>, recordValues: boolean): number {
   let count = 0;
   for (const entry of replayEntries(log)) {
@@ -101,7 +109,7 @@ export function recordReplays(tracer: Tracer, parent: Context, executionId: stri
     const attributes: Attributes = { [A.executionId]: executionId, [A.connector]: connector, [A.method]: method, [A.seq]: entry.seq, [A.decision]: "replay", [A.replayed]: true };
     const state = log.get(entry.seq)?.state;
     if (state) attributes[A.state] = state;
-    if (entry.kind === "step") attributes[A.stepName] = entry.name;
+    if (entry.kind === "step") attributes[A.stepName] = stepName(entry.name, recordValues);
     if (recordValues) {
       if (entry.kind === "call" && entry.args !== undefined) attributes[A.arguments] = entry.args;
       attributes[entry.outcome === "value" ? A.result : A.error] = entry.text;
