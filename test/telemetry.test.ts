@@ -195,6 +195,11 @@ console.log(JSON.stringify(outcome.status === "completed" ? outcome.result : out
     const whole = tracing();
     runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer: whole.tracer, recordValues: true } });
     await runtime.execute({ code });
-    expect(whole.exporter.getFinishedSpans().map((span) => span.attributes[CODEMODE_ATTRIBUTES.stepName]).filter(Boolean)).toEqual([name]);
+    expect(
+      whole.exporter
+        .getFinishedSpans()
+        .map((span) => span.attributes[CODEMODE_ATTRIBUTES.stepName])
+        .filter(Boolean),
+    ).toEqual([name]);
   });
 });
