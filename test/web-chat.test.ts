@@ -54,6 +54,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The operator's link the server printed, with its token in the #fragment. */
+let operatorUrl = "";
+
 /** Starts the example server (without OPENAI_API_KEY: the scripted model) and waits until it listens. */
 async function startServer(extra: Record<string, string> = {}, database = "web-chat.sqlite"): Promise<void> {
   const { OPENAI_API_KEY: _key, OPENAI_BASE_URL: _url, ...environment } = process.env;
@@ -65,7 +68,9 @@ async function startServer(extra: Record<string, string> = {}, database = "web-c
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes("web chat: http://")) {
+      const printed = /operator: (http:\/\/\S+#token=[\w-]+)\)/.exec(output);
+      if (printed) {
+        operatorUrl = printed[1]!;
         clearTimeout(timer);
         resolve();
       }
@@ -124,7 +129,7 @@ describe("examples/web-chat in Chromium", () => {
     // The picture of the example: one order answered, the next waiting with Approve / Reject.
     await chat.screenshot({ path: SCREENSHOT, fullPage: true });
     const operator = await browser.newPage({ viewport: { width: 1000, height: 700 } });
-    await operator.goto(`http://127.0.0.1:${port}/operator`);
+    await operator.goto(operatorUrl);
     await operator.getByText('Approve shop.create_order({"sku":"pen-blue","quantity":3})?').waitFor({ timeout: 10_000 });
     await operator.click('[data-testid="operator-approve"]');
     await operator.getByText(/ord-\w+: 3 × pen-blue/).waitFor({ timeout: 10_000 });
@@ -173,4 +178,33 @@ describe("examples/web-chat in Chromium", () => {
       await imitation.close();
     }
   }, 120_000);
+  it("hardening (finding 9): the operator API needs the operator's token, answers loopback Host names only (DNS rebinding in Chromium), and takes JSON only", async () => {
+    await startServer({}, "web-chat-operator.sqlite");
+    const rebinding = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--host-resolver-rules=MAP rebind.test 127.0.0.1"] });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const token = new URL(operatorUrl).hash.slice("#token=".length);
+      const decision = JSON.stringify({ executionId: "any", seq: 0, approved: true });
+      // No token, a wrong one: refused, and nothing is read or decided.
+      expect((await fetch(`${base}/api/operator`)).status).toBe(401);
+      expect((await fetch(`${base}/api/operator`, { headers: { authorization: "Bearer guessed" } })).status).toBe(401);
+      expect((await fetch(`${base}/api/operator/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: decision })).status).toBe(401);
+      expect((await fetch(`${base}/api/operator`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      // A form or text/plain post (what another page can send without asking) is not JSON.
+      const plain = await fetch(`${base}/api/operator/decide`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" }, body: decision });
+      expect(plain.status).toBe(415);
+      const broken = await fetch(`${base}/api/operator/decide`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{" });
+      expect(broken.status).toBe(400);
+      // A name that resolves to 127.0.0.1 (as after DNS rebinding) reaches the server with its own Host: refused.
+      const page = await rebinding.newPage();
+      const rebound = await page.goto(`http://rebind.test:${port}/api/operator`);
+      expect(rebound?.status()).toBe(403);
+      expect(await page.textContent("body")).toContain("unknown Host");
+      const home = await page.goto(`http://rebind.test:${port}/operator`);
+      expect(home?.status()).toBe(403);
+    } finally {
+      await rebinding.close();
+      await stopServer();
+    }
+  }, 60_000);
 });

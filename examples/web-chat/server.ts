@@ -4,11 +4,13 @@
 // the same calls on /operator; the chat picks that up (syncApprovals). Runs and orders live in a
 // SQLite file, so the server may restart between the pause and the approval.
 //
-//   npm run example:web-chat                 # http://127.0.0.1:3000 and /operator
+//   npm run example:web-chat                 # http://127.0.0.1:3000, and the operator link it prints
+//                                            # (/operator#token=…; WEB_CHAT_OPERATOR_TOKEN sets the token)
 //   PORT=4000 WEB_CHAT_DB=/tmp/chat.sqlite npm run example:web-chat
 //
 // With OPENAI_API_KEY it talks to OpenAI (OPENAI_MODEL, default gpt-5-mini; OPENAI_BASE_URL is
 // honoured), without it a scripted model that follows a few rules (scripted-model.ts).
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -31,6 +33,13 @@ const model: LanguageModel = process.env.OPENAI_API_KEY ? openai(modelId) : scri
 const tools = { codemode: createCodemodeTool(runtime, { approvedBy: "chat user" }) };
 const instructions = "You help customers of a small shop. Use the codemode tool to look up products and to order. An order waits for a human's approval: say so, and never order again to find out.";
 const modules = await browserModules();
+// The operator's key: the operator page reads it from the link's #fragment (never sent in a URL
+// to the server, never in a referrer) and sends it as a bearer token. An example is what people
+// copy: the operator API is never open, whatever the network.
+const operatorToken = process.env.WEB_CHAT_OPERATOR_TOKEN ?? randomBytes(24).toString("base64url");
+// Only these Host headers are answered: a page of another site that rebinds its name to
+// 127.0.0.1 (DNS rebinding) reaches this server with its own name in Host.
+const allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 
 /** POST /api/chat — what useChat's transport sends: the whole conversation, as UI messages. */
 async function chat(body: { messages: UIMessage[] }, response: ServerResponse): Promise<void> {
@@ -80,6 +89,9 @@ const pages: Record<string, { file: string; type: string }> = {
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
+  if (!allowedHosts.has(request.headers.host ?? "")) return send(response, 403, "unknown Host: this server answers 127.0.0.1 only", "text/plain");
+  if (url.pathname.startsWith("/api/operator") && !isOperator(request))
+    return send(response, 401, "the operator API needs the operator's token (open the operator link the server printed)", "text/plain");
   if (request.method === "GET" && pages[url.pathname]) {
     const page = pages[url.pathname]!;
     let text = readFileSync(here(page.file), "utf8");
@@ -96,13 +108,14 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
 
 const server = createServer((request, response) => {
   route(request, response).catch((error: unknown) => {
+    if (error instanceof Refused) return send(response, error.status, error.message, "text/plain");
     console.error(error);
     if (!response.headersSent) send(response, 500, String(error), "text/plain");
     else response.end();
   });
 });
 server.listen(port, "127.0.0.1", () => {
-  console.log(`web chat: http://127.0.0.1:${port}  (operator: http://127.0.0.1:${port}/operator)`);
+  console.log(`web chat: http://127.0.0.1:${port}  (operator: http://127.0.0.1:${port}/operator#token=${operatorToken})`);
   console.log(`model: ${process.env.OPENAI_API_KEY ? `OpenAI ${modelId}` : "a scripted stand-in (set OPENAI_API_KEY to use OpenAI)"}; store: ${database}`);
 });
 
@@ -124,8 +137,34 @@ function json(response: ServerResponse, value: unknown): void {
   send(response, 200, JSON.stringify(value), "application/json");
 }
 
+function isOperator(request: IncomingMessage): boolean {
+  const given = request.headers.authorization?.startsWith("Bearer ") ? request.headers.authorization.slice(7).trim() : "";
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return given !== "" && timingSafeEqual(digest(given), digest(operatorToken));
+}
+
+/** A request refused before anything runs: the status and what to say. */
+class Refused extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** A JSON body only (a form or text/plain post from another page is refused), of bounded size. */
 async function readJson<T>(request: IncomingMessage): Promise<T> {
+  if (!/^application\/json\b/i.test(request.headers["content-type"] ?? "")) throw new Refused(415, "send JSON (content-type: application/json)");
   let text = "";
-  for await (const chunk of request) text += String(chunk);
-  return JSON.parse(text) as T;
+  for await (const chunk of request) {
+    text += String(chunk);
+    if (text.length > MAX_BODY_BYTES) throw new Refused(413, "the body is too large");
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new Refused(400, "the body is not JSON");
+  }
 }

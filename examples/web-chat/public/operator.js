@@ -1,5 +1,8 @@
 // The operator page: every call that waits for a decision, across all chats, with Approve and
 // Reject (runtime.approve / runtime.reject on the server), and the orders placed.
+// The operator's token comes in the link's #fragment (the server printed the link).
+const token = new URLSearchParams(location.hash.slice(1)).get("token") ?? "";
+const authorization = { authorization: `Bearer ${token}` };
 const pendingList = document.querySelector("#pending");
 const orderList = document.querySelector("#orders");
 
@@ -21,7 +24,7 @@ function button(label, className, testId, onClick) {
 async function decide(action, approved) {
   await fetch("/api/operator/decide", {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...authorization },
     body: JSON.stringify({ executionId: action.executionId, seq: action.seq, approved, ...(approved ? {} : { reason: "rejected by the operator" }) }),
   });
   await refresh();
@@ -29,7 +32,7 @@ async function decide(action, approved) {
 
 async function refresh() {
   try {
-    const response = await fetch("/api/operator");
+    const response = await fetch("/api/operator", { headers: authorization });
     if (!response.ok) return;
     const { pending, orders } = await response.json();
     pendingList.replaceChildren(
