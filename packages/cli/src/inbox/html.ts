@@ -1,3 +1,5 @@
+import { SHOWN_AS_CODE_POINTS } from "../output/terminal.js";
+
 /** Markup that is already safe to send: built by `html`, never from raw input. */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -13,8 +15,7 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
  * can make "1000 to ACME" read as another account), zero-width characters, and C0/C1 controls
  * (but tab and newline). Shown as a visible code point instead: `⟦U+202E⟧`.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is made visible.
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const INVISIBLE = new RegExp(`[${SHOWN_AS_CODE_POINTS}]`, "g");
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character).replace(INVISIBLE, (character) => `⟦U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`);

@@ -39,13 +39,14 @@ function withStyles(text: string): string {
 /**
  * What the store holds is hostile input to the operator's terminal: an escape sequence in a
  * program's comment can move the cursor and redraw a pending wire's target, and a bidi control
- * can reverse what a reader sees. Control characters (all of them, or all but newline and tab),
- * DEL and C1, bidi controls, zero-width characters and line separators are shown as `\u{…}`.
+ * can reverse what a reader sees. These characters are shown as their code points instead: C0
+ * controls but newline and tab, DEL and C1, bidi controls, zero-width characters, line
+ * separators and the byte-order mark. The inbox shows the same ones visibly (inbox/html.ts).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is made visible.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ue000]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is made visible.
-const UNSAFE_ON_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ue000]/g;
+export const SHOWN_AS_CODE_POINTS = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff";
+// And the style mark's first character, so that no stored text can hold one.
+const UNSAFE = new RegExp(`[${SHOWN_AS_CODE_POINTS}\\ue000]`, "g");
+const UNSAFE_ON_ONE_LINE = new RegExp(`[${SHOWN_AS_CODE_POINTS}\\n\\t\\ue000]`, "g");
 const shown = (character: string) => `\\u{${character.codePointAt(0)!.toString(16)}}`;
 
 /** `text` with every character that could act on the terminal, or hide, shown as its code point. */
@@ -57,9 +58,6 @@ export function visible(text: string): string {
 export function visibleOnOneLine(text: string): string {
   return text.replace(UNSAFE_ON_ONE_LINE, shown);
 }
-
-/** JSON output keeps the same values, with those characters as `\uXXXX` escapes. */
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ue000]/g;
 
 /**
  * Where a command writes: stdout for results (a table, or one JSON document with `--json`),
@@ -81,7 +79,8 @@ export class Output {
 
   /** The command's result as one JSON document. */
   document(value: unknown): void {
-    const text = JSON.stringify(value, null, 2).replace(JSON_UNSAFE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    // The same values, with those characters as `\uXXXX` escapes (JSON.stringify escapes C0 itself).
+    const text = JSON.stringify(value, null, 2).replace(UNSAFE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
     this.stdout.write(`${text}\n`);
   }
 

@@ -1,4 +1,5 @@
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 import { connectorProblems, type Connector, type ToolDefinition } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
 import { McpConnectorError, mcpMethodNames } from "./mcp-method-names.js";
@@ -115,7 +116,8 @@ export const MAX_SERVER_INSTRUCTIONS_CHARS = 2_000;
 function serverInstructions(client: McpClient): string | undefined {
   const sent: unknown = client.getInstructions();
   if (typeof sent !== "string" || sent.trim() === "") return undefined;
-  return sent.length > MAX_SERVER_INSTRUCTIONS_CHARS ? `${sent.slice(0, MAX_SERVER_INSTRUCTIONS_CHARS - 1)}…` : sent;
+  // The project's cut (a flat copy: a slice would keep megabytes of the original alive), note included in the bound.
+  return clipText(sent, MAX_SERVER_INSTRUCTIONS_CHARS - CLIP_NOTE_CHARS);
 }
 
 type ToolSet = { tools: Record<string, ToolDefinition>; infos: Record<string, McpToolInfo> };

@@ -1,7 +1,7 @@
 import { totalmem } from "node:os";
 import { constrainedMemory } from "node:process";
 
-/** What the runtime's passes are doing now: `runtime.load()`, telemetry and `codemode status` report it. */
+/** What the runtime's passes are doing now: `runtime.load()` answers it; `codemode recover` shows it. */
 export interface PassLoad {
   /** Passes running in a sandbox now. */
   passesInFlight: number;

@@ -25,10 +25,7 @@ const SLICE_MS = 10;
 /** Runs `work` in the event loop's next check phase, with everything else queued for it. */
 export function onNextTurn(work: () => void): void {
   queued.push(work);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(runQueued);
-  }
+  schedule();
 }
 
 /** Resolves in the event loop's next check phase. */
@@ -53,9 +50,12 @@ function runQueued(): void {
   if (done < batch.length) {
     // First in, first out: what this turn had no time for goes ahead of what came meanwhile.
     queued.unshift(...batch.slice(done));
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(runQueued);
-    }
+    schedule();
   }
+}
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(runQueued);
 }

@@ -180,7 +180,7 @@ export class PassBridge {
       this.resolveHalted();
       return;
     }
-    if (this.ended || this.halts || !this.deliver || this.isolate.isDisposed) return;
+    if (!this.canDeliver) return;
     const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
     const text = reply.kind === "value" ? reply.value : reply.message;
     // Delivered from the loop's next check phase, so that a burst of passes cannot keep the
@@ -190,10 +190,15 @@ export class PassBridge {
     void delivered.finally(() => this.deliveries.delete(delivered));
   }
 
+  /** Whether a reply may still reach the sandbox: checked when it is given and again when it is delivered. */
+  private get canDeliver(): boolean {
+    return !this.ended && !this.halts && this.deliver !== undefined && !this.isolate.isDisposed;
+  }
+
   private async deliverNow(id: number, kind: number, text: string): Promise<void> {
-    if (this.ended || this.halts || !this.deliver || this.isolate.isDisposed) return;
+    if (!this.canDeliver) return;
     try {
-      await this.deliver.apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) });
+      await this.deliver!.apply(undefined, [id, kind, text], { timeout: Math.max(1, this.deadline - Date.now()) });
     } catch (error) {
       this.watchdog.deliveryFailed(error);
     }
