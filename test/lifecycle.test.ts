@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Connector, type ToolDefinition } from "@codemode/core";
-import type { LockProvider } from "@codemode/core/store";
+import type { ExecutionIndex, LockProvider } from "@codemode/core/store";
+import { memoryStorage } from "@codemode/storage/memory";
 
 const runtimes: CodemodeRuntime[] = [];
 
@@ -308,6 +309,59 @@ describe("R-RE-1 retention", () => {
     expect(await runtime.pruneExecutions(1)).toBe(0);
     expect(await runtime.pruneExecutions(0)).toBe(1);
     expect((await runtime.pending()).items.map((action) => action.executionId)).toEqual([paused.executionId]);
+  });
+
+  it("R-RE-1: an execution waits for one pruning round that starts after it was stored, never for the rounds later executions ask for", async () => {
+    // Every pruning round starts by counting: each count waits until the test opens its gate.
+    // An execution asks for a round right after it is listed.
+    const gates: Array<() => void> = [];
+    let listed = 0;
+    const base = memoryStorage();
+    const storage = {
+      keyv: base.keyv,
+      lock: base.lock,
+      index: {
+        forRuntime(name: string): ExecutionIndex {
+          const index = base.index.forRuntime(name);
+          return {
+            put: async (row, previous) => {
+              await index.put(row, previous);
+              if (previous === undefined) listed += 1;
+            },
+            remove: (row) => index.remove(row),
+            list: (query) => index.list(query),
+            count: async (statuses) => {
+              await new Promise<void>((resolve) => gates.push(resolve));
+              return index.count(statuses);
+            },
+          };
+        },
+      },
+    };
+    const runtime = runtimeWith({ storage, maxExecutions: 1, connectors: [hooked("shop", [], shopTools({ orders: 0 }))] });
+    const ended: string[] = [];
+    const run = (name: string) => runtime.execute({ code: `async () => "${name}"` }).then((outcome) => (ended.push(name), outcome));
+
+    const first = run("first");
+    await vi.waitFor(() => expect(gates).toHaveLength(1)); // round 1 runs (for the first)
+    const second = run("second");
+    const third = run("third");
+    await vi.waitFor(() => expect(listed).toBe(3)); // both asked while round 1 runs: round 2 is queued for them
+    gates[0]!();
+    expect((await first).status).toBe("completed"); // without waiting for round 2
+    await vi.waitFor(() => expect(gates).toHaveLength(2)); // round 2 runs
+    const fourth = run("fourth");
+    await vi.waitFor(() => expect(listed).toBe(4)); // asked while round 2 runs: round 3 is queued
+    expect(ended).toEqual(["first"]);
+    gates[1]!();
+    expect((await second).status).toBe("completed");
+    expect((await third).status).toBe("completed"); // without waiting for round 3
+    await vi.waitFor(() => expect(gates).toHaveLength(3));
+    expect(ended).toEqual(["first", "second", "third"]);
+    gates[2]!();
+    expect((await fourth).status).toBe("completed");
+    // The rounds kept retention: round 3 left one finished run, besides the fourth if it ended after that count.
+    expect((await runtime.executions()).items.length).toBeLessThanOrEqual(2);
   });
 });
 

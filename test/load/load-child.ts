@@ -64,7 +64,9 @@ const storage = await openStorage();
 const executor = createIsolatedVmExecutor();
 const runtime = createCodemodeRuntime({ connectors: [shop], executor, maxExecutions: 200, ...(storage ? { storage } : {}) });
 // The runaways share the store (and, for the default store, nothing else: it is in this process).
-const guard = createCodemodeRuntime({ connectors: [shop], limits: { timeoutMs: 1_000 }, ...(storage ? { storage } : {}) });
+// Their runtime has its own name: with the default retention of 50 it would otherwise prune the
+// load's executions, which are kept under another limit.
+const guard = createCodemodeRuntime({ connectors: [shop], name: "runaways", limits: { timeoutMs: 1_000 }, ...(storage ? { storage } : {}) });
 
 const report: LoadReport = {
   store,

@@ -37,35 +37,54 @@ export async function pruneTerminal(context: RuntimeContext, keep: number): Prom
 }
 
 /**
- * Retention after a new execution (R-RE-1), one at a time per runtime: concurrent executions
- * that each pruned on their own listed and fought over the same oldest rows, so pruning cost
- * grew with the square of the executions in flight. A prune asked for while one runs is folded
- * into one more round after it, which still starts after that execution was stored.
+ * Retention after a new execution (R-RE-1), one round at a time per runtime: concurrent
+ * executions that each pruned on their own listed and fought over the same oldest rows, so
+ * pruning cost grew with the square of the executions in flight. A prune asked for while a round
+ * runs is folded into the one round queued after it, which starts after that execution was
+ * stored. A caller waits for that round at most, never for the rounds later executions ask for:
+ * under steady load, rounds follow each other without end, and an execution that waited for all
+ * of them would return seconds after its pass ended.
  */
 export function pruneAfterExecute(context: RuntimeContext): Promise<void> {
-  const state = pruning.get(context) ?? { running: undefined, again: false };
-  pruning.set(context, state);
-  if (state.running) {
-    state.again = true;
-    return state.running;
+  let state = pruning.get(context);
+  if (!state) {
+    state = { running: undefined, next: undefined };
+    pruning.set(context, state);
   }
-  const run = async () => {
-    do {
-      state.again = false;
-      try {
-        await pruneTerminal(context, context.settings.maxExecutions);
-      } catch (error) {
-        context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    } while (state.again);
-  };
-  state.running = run().finally(() => {
-    state.running = undefined;
+  const { running } = state;
+  if (!running) return startRound(context, state);
+  const current = state;
+  current.next ??= running.then(() => {
+    current.next = undefined;
+    return startRound(context, current);
   });
-  return state.running;
+  return current.next;
 }
 
-const pruning = new WeakMap<RuntimeContext, { running: Promise<void> | undefined; again: boolean }>();
+function startRound(context: RuntimeContext, state: PruneState): Promise<void> {
+  const round = pruneRound(context).finally(() => {
+    if (state.running === round) state.running = undefined;
+  });
+  state.running = round;
+  return round;
+}
+
+async function pruneRound(context: RuntimeContext): Promise<void> {
+  try {
+    await pruneTerminal(context, context.settings.maxExecutions);
+  } catch (error) {
+    context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+interface PruneState {
+  /** The round running now. */
+  running: Promise<void> | undefined;
+  /** The one round queued after it, shared by everyone who asked meanwhile. */
+  next: Promise<void> | undefined;
+}
+
+const pruning = new WeakMap<RuntimeContext, PruneState>();
 
 /** `runtime.pruneExecutions`: a store failure rejects with STORAGE_ERROR (R-RT-3). */
 export async function pruneExecutions(context: RuntimeContext, keep: number): Promise<number> {
