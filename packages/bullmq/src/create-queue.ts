@@ -1,5 +1,6 @@
 import { CodemodeError, type ApproveInput, type CodemodeRuntime, type ErrorOutcome, type Outcome } from "@codemode/core";
 import { Queue } from "bullmq";
+import { addJob } from "./add-job.js";
 import { openConnection, type CodemodeQueueConnection } from "./connection.js";
 import { approveJobId, DEFAULT_QUEUE_NAME, errorOutcomeOf, jobOptions, runJobId, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult, type RetryOptions } from "./jobs.js";
 import { LifecycleEvents, type CodemodeEvents } from "./lifecycle-events.js";
@@ -28,8 +29,24 @@ export interface CodemodeQueue {
   submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
   /**
    * Queues the approval of the pending call (at `seq`, or the one pending now) and the resumed
-   * pass; a worker runs `runtime.approve`. NOT_PAUSED when that call is not pending, NOT_FOUND for
-   * an unknown run. Approving twice queues one job.
+   * pass as the job `approve_<executionId>_<seq>`; a worker runs `runtime.approve`. Answers
+   * `{ executionId, seq }` only when a job of that id is queued or running after the call (or ran
+   * to its end meanwhile); otherwise an error outcome:
+   *
+   * - NOT_PAUSED when that call is not pending — a stale `seq`, or a call whose approval already
+   *   ran (the run moved on), so a repeated approve of a completed approval queues nothing;
+   *   NOT_FOUND for an unknown run; STORAGE_ERROR when the store or the queue fails, BUSY when
+   *   other callers kept moving the job meanwhile (try again in either case).
+   * - Approving while the approval's job is queued or running answers the same and queues nothing
+   *   (two clicks, two approvers at once: one job, and the runtime runs the call once).
+   * - Approving after that job gave up (its retries spent in a long outage, on BUSY, or on workers
+   *   without the connector the call needs) — the run still paused at that call — puts the kept job
+   *   back to run, with this call's `by` and `reason` and all its attempts anew.
+   *
+   * @example
+   * const approved = await queue.approve({ executionId, seq: 1, by: "ann" });
+   * if ("status" in approved) console.warn(approved.code, approved.error);
+   * else await queue.waitForOutcome(executionId, { timeoutMs: 60_000 });
    */
   approve(input: ApproveInput): Promise<{ executionId: string; seq: number } | ErrorOutcome>;
   /**
@@ -38,7 +55,16 @@ export interface CodemodeQueue {
    * `CodemodeError` STORAGE_ERROR or BUSY like `runtime.reject`.
    */
   reject(input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean>;
-  /** Queues a pass for a run that is `running` with no job (its job gave up, or was never added). */
+  /**
+   * Queues a pass for a run that is `running` with no job (its job gave up, or was never added), as
+   * the job `run_<executionId>`. A run job of that id already queued or running is left alone (no
+   * second job); one that gave up is put back to run with all its attempts anew. Rejects with
+   * BullMQ's error when the queue cannot be reached (`CodemodeError` BUSY when other callers kept
+   * moving the job).
+   *
+   * @example
+   * for (const run of (await runtime.executions({ status: "running" })).items) await queue.requeue(run.id);
+   */
   requeue(executionId: string): Promise<void>;
   /** Waits until the run pauses for a person or ends, and returns that outcome from the store. */
   waitForOutcome(executionId: string, options?: WaitForOutcomeOptions): Promise<Outcome>;
@@ -76,7 +102,6 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
   const queue = new Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>(name, opened.options, opened.backend as never);
   queue.on("error", (error: Error) => warn(`queue "${name}": ${error.message}`));
   const events = new LifecycleEvents(name, opened, warn);
-  const addRun = (executionId: string) => queue.add("run", { executionId }, jobOptions(runJobId(executionId), options.retry));
 
   return {
     events: events.public,
@@ -86,7 +111,8 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
       const submitted = await runtime.submit(input);
       if ("status" in submitted) return submitted;
       try {
-        await addRun(submitted.executionId);
+        // A new execution id: no job of this id can exist yet, so a plain add is enough.
+        await queue.add("run", { executionId: submitted.executionId }, jobOptions(runJobId(submitted.executionId), options.retry));
       } catch (error) {
         // Stored and listed, but no worker knows: `requeue` (or a `recover` sweep) starts it later.
         return errorOutcomeOf(submitted.executionId, "STORAGE_ERROR", `the run was stored but could not be queued (queue.requeue it): ${messageOf(error)}`);
@@ -102,7 +128,7 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
         if (input.seq !== undefined && input.seq !== pending) return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is paused at seq ${pending}, not ${input.seq}`);
         seq = pending;
         const data = { executionId, seq, ...(input.by !== undefined ? { by: input.by } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
-        await queue.add("approve", data, jobOptions(approveJobId(executionId, seq), options.retry));
+        await addJob(queue, "approve", data, approveJobId(executionId, seq), options.retry);
       } catch (error) {
         return errorOutcomeOf(executionId, CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", messageOf(error));
       }
@@ -117,9 +143,7 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
       return rejected;
     },
     async requeue(executionId) {
-      const job = await addRun(executionId);
-      // A job of that id that gave up is kept (failed) and swallows the add: put it back.
-      if ((await job.getState()) === "failed") await job.retry("failed");
+      await addJob(queue, "run", { executionId }, runJobId(executionId), options.retry);
     },
     waitForOutcome(executionId, waitOptions) {
       const approvalInFlight = async (id: string, seq: number) => IN_FLIGHT.has(await queue.getJobState(approveJobId(id, seq)));
@@ -140,6 +164,10 @@ async function pendingSeq(runtime: QueueRuntime, executionId: string): Promise<n
   if (first) return first.seq;
   const outcome = await runtime.outcome(executionId);
   if (!outcome) return errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`);
+  if (outcome.status === "error" && outcome.code === "BUSY") {
+    // Submitted or approved already: its pass is queued, under way, or stopped with its job given up.
+    return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is running, not paused (its pass is queued or under way; if its job gave up, queue.requeue it)`);
+  }
   return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is not paused (${outcome.status === "error" ? outcome.code : outcome.status})`);
 }
 

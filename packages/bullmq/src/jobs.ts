@@ -33,8 +33,10 @@ export type CodemodeJobResult =
 
 /**
  * Job ids follow from execution ids, so adding the same job twice (a retried HTTP request, two
- * clicks on "approve") is ignored by BullMQ while the first is queued or running. BullMQ job ids
- * may not contain ":", hence "_" (execution ids are UUIDs: no "_" inside).
+ * clicks on "approve") is ignored by BullMQ while the first is queued or running. BullMQ also
+ * ignores the add while a finished job of that id is kept (a failed one, for a week), so a
+ * repeated add goes through `addJob` (add-job.ts), which puts such a job back to run. BullMQ job
+ * ids may not contain ":", hence "_" (execution ids are UUIDs: no "_" inside).
  */
 export function runJobId(executionId: string): string {
   return `run_${executionId}`;
@@ -96,7 +98,8 @@ export function jobOptions(jobId: string, retry: RetryOptions = {}) {
     // A finished job has nothing left to say: its outcome is in the runtime's store, and the
     // runtime itself refuses a second pass of a finished run, so a later duplicate costs a read.
     removeOnComplete: true,
-    // Jobs that gave up stay a week for an operator to look at (or `queue.requeue`).
+    // Jobs that gave up stay a week for an operator to look at; `queue.requeue` (a run job) or
+    // `queue.approve` (an approve job) puts one back to run.
     removeOnFail: { age: 7 * 24 * 3600 },
   };
 }

@@ -23,8 +23,10 @@ export interface CodemodeEventMap {
   /** A worker died or stalled while holding this run's job: the job runs again on another worker. */
   stalled: { executionId: string; jobId: string };
   /**
-   * The job gave up (its retries ran out while the store failed or the run stayed held). The run
-   * is left as it was — usually `running` — for `queue.requeue(executionId)` or `expirePaused`.
+   * The job gave up (its retries ran out while the store failed, the run stayed held, or workers
+   * lacked a connector). The run is left as it was: after a `run_` job usually `running`, for
+   * `queue.requeue(executionId)`; after an `approve_` job usually still `paused` at that call, for
+   * `queue.approve` again (which puts the job back) or `expirePaused`.
    */
   failed: { executionId: string; jobId: string; reason: string };
 }

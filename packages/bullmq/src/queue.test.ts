@@ -13,6 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CodemodeQueueConnection } from "./connection.js";
 import { createCodemodeQueue, type CodemodeQueue } from "./create-queue.js";
 import { createCodemodeWorker, type CodemodeWorker } from "./create-worker.js";
+import { approveJobId, runJobId, type RetryOptions } from "./jobs.js";
 import type { CodemodeEventMap } from "./lifecycle-events.js";
 import type { WorkerRuntime } from "./run-job.js";
 
@@ -44,8 +45,9 @@ function shopRuntime() {
       },
     },
   });
-  const runtime = createCodemodeRuntime({ connectors: [shop], storage: memoryStorage(), logger: { warn() {} } });
-  return { runtime, ran };
+  const storage = memoryStorage();
+  const runtime = createCodemodeRuntime({ connectors: [shop], storage, logger: { warn() {} } });
+  return { runtime, ran, storage };
 }
 
 const ORDER = "async () => { const { stock } = await shop.read({}); return shop.order({ sku: 'mug', stock }); }";
@@ -67,9 +69,9 @@ for (const backend of backends) {
     };
 
     /** A fleet in one process: a queue, and workers started on demand, on a queue name of its own. */
-    function fleet(runtime: CodemodeRuntime) {
+    function fleet(runtime: CodemodeRuntime, retry: RetryOptions = {}) {
       const name = `cm-test-${randomUUID().slice(0, 8)}`;
-      const queue = createCodemodeQueue({ runtime, connection: backend.connection(), name, retry: { delayMs: 20 }, logger: { warn() {} } });
+      const queue = createCodemodeQueue({ runtime, connection: backend.connection(), name, retry: { delayMs: 20, ...retry }, logger: { warn() {} } });
       opened.push({
         async close() {
           await queue.bullmq.obliterate({ force: true }).catch(() => undefined);
@@ -139,6 +141,67 @@ for (const backend of backends) {
       const failing = await submit(queue, "async () => { await shop.read({}); throw new Error('out of mugs'); }");
       expect(await queue.waitForOutcome(failing, { timeoutMs: 10_000 })).toMatchObject({ status: "error", code: "SANDBOX_ERROR", error: expect.stringContaining("out of mugs") });
       await expect.poll(() => attempts[`run_${failing}`]).toBe(1);
+    });
+
+    it("R-AP-2, R-AP-5, R-AP-6: an approve job that gave up (its worker lacked the connector) runs again when the call is approved again, once, and the run completes", async () => {
+      if (skip()) return;
+      const { runtime, ran, storage } = shopRuntime();
+      const { queue, startWorker } = fleet(runtime, { attempts: 1 });
+      const first = startWorker();
+      const executionId = await submit(queue, ORDER);
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+      await first.close();
+
+      // A worker deployed without the shop connector answers MISSING_CONNECTOR; with one attempt the job gives up.
+      const withoutShop = createCodemodeRuntime({ connectors: [], storage, logger: { warn() {} } });
+      opened.push(withoutShop);
+      const lacking = startWorker(withoutShop);
+      expect(await queue.approve({ executionId, by: "ann" })).toEqual({ executionId, seq: 1 });
+      await expect.poll(() => queue.bullmq.getJobState(approveJobId(executionId, 1)), { timeout: 10_000 }).toBe("failed");
+      await lacking.close();
+      // The approval never ran: the run is still paused at that call, and says so.
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 1_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+
+      // Approved again, by two people at once, with a worker that has the connector: the kept job runs again, once.
+      startWorker();
+      const again = await Promise.all([queue.approve({ executionId, seq: 1, by: "bob" }), queue.approve({ executionId, seq: 1, by: "cy" })]);
+      expect(again).toEqual([
+        { executionId, seq: 1 },
+        { executionId, seq: 1 },
+      ]);
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
+        status: "completed",
+        result: { orderId: "o-mug" },
+        // The audit trail names who approved it this time, not ann, whose approval never ran.
+        calls: [{ seq: 0 }, { seq: 1, decision: { approved: true, by: expect.stringMatching(/^(bob|cy)$/) } }],
+      });
+      expect(ran).toEqual({ read: 1, order: 1 });
+      expect(await queue.approve({ executionId, seq: 1 })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    });
+
+    it("R-ST-5: a run job that gave up in a store outage is put back by requeue with all its attempts, once however many requeue at the same time", async () => {
+      if (skip()) return;
+      const { runtime } = shopRuntime();
+      const { queue, startWorker } = fleet(runtime, { attempts: 2 });
+      let outage = 2;
+      const flaky: WorkerRuntime = {
+        outcome: (id) => runtime.outcome(id),
+        recover: async (options) =>
+          outage-- > 0 ? [{ status: "error", executionId: options?.executionId ?? "", code: "STORAGE_ERROR", error: "connection reset" } satisfies Outcome] : runtime.recover(options),
+        approve: (input) => runtime.approve(input),
+      };
+      const worker = startWorker(flaky);
+      const attempts: Record<string, number> = {};
+      worker.on("completed", (job) => (attempts[job.id ?? ""] = job.attemptsMade));
+      const executionId = await submit(queue, ORDER);
+      await expect.poll(() => queue.bullmq.getJobState(runJobId(executionId)), { timeout: 10_000 }).toBe("failed");
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({ status: "error", code: "BUSY" });
+
+      // The outage is not quite over: the put-back job needs both of its attempts again.
+      outage = 1;
+      await Promise.all([queue.requeue(executionId), queue.requeue(executionId)]);
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+      await expect.poll(() => attempts[runJobId(executionId)]).toBe(2);
     });
 
     it("waitForOutcome answers an outcome that landed before it was called, and waits while an approval is queued", async () => {
