@@ -198,7 +198,17 @@ for (const backend of backends) {
         }
         clearInterval(chaos);
         const unfinished = ids.filter((id) => !outcomes.has(id));
-        expect(unfinished, `not completed within ${DEADLINE_MS} ms; worker stderr: ${workers.flatMap((worker) => worker.stderr.slice(-3)).join(" | ")}`).toEqual([]);
+        // Where a run stuck: its record and the jobs of its id, with the processes' last words.
+        const whereStuck = await Promise.all(
+          unfinished.map(async (id) => {
+            const record = await runtime.execution(id);
+            const jobs = await queue.bullmq.getJobs(["waiting", "active", "delayed", "failed", "completed", "prioritized", "waiting-children"]);
+            const own = await Promise.all(jobs.filter((job) => job.id?.includes(id)).map(async (job) => `${job.id}:${await job.getState()}:${job.attemptsMade}:${job.failedReason ?? ""}`));
+            return `${id} ${record?.status} [${(record?.log ?? []).map((entry) => `${entry.seq}:${entry.state}`).join(" ")}] jobs ${own.join(", ") || "none"}`;
+          }),
+        );
+        const lastWords = [...workers, approver].flatMap((child) => child.stderr.slice(-3)).join(" | ");
+        expect(unfinished, `not completed within ${DEADLINE_MS} ms: ${whereStuck.join("; ")}; stderr: ${lastWords}`).toEqual([]);
 
         approver.process.send({ command: "stop" });
         const { approvals, missed } = (await approver.message("stopped")) as { approvals: number; missed: number };

@@ -5,7 +5,7 @@
 import Keyv from "keyv";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createInProcessLock, type Lease, type LockProvider } from "@codemode/core/store";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 /** An in-process lock whose leases a test can take away, as a store would after a long stall. */
 function stealableLock(): { lock: LockProvider; steal(key: string): Promise<void> } {
@@ -76,6 +76,43 @@ describe("leases", () => {
     expect(record?.status).toBe("error");
     expect(record?.log.map((entry) => entry.method)).toEqual(["wait"]);
     await runtime.close();
+  });
+
+  it("R-ST-6: a pass whose process stalled past its lease asks the store before its next call, even when no renewal ran meanwhile: the call does not run and its result is not written", async () => {
+    // Only the clock jumps (the stall); timers stay real, and the lease's renewal (every 20 s) never runs.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const lock = createInProcessLock();
+      const calls: string[] = [];
+      let otherHost: Lease | null = null;
+      const tools = defineConnector({
+        name: "t",
+        tools: {
+          stall: {
+            execute: async (_args: unknown, context) => {
+              calls.push("stall");
+              // The process froze for 70 s inside this tool: the 60 s lease lapsed and another host took the run.
+              vi.setSystemTime(Date.now() + 70_000);
+              otherHost = await lock.acquire(`cm:default:lock:${context.executionId}`, { ttlMs: 60_000, waitMs: 0 });
+              return "woke";
+            },
+          },
+          effect: { execute: () => void calls.push("effect") },
+        },
+      });
+      const runtime = createCodemodeRuntime({ connectors: [tools], storage: { keyv: new Keyv(), lock }, leaseMs: 60_000, limits: { timeoutMs: 600_000 }, logger: { warn() {} } });
+      const outcome = await runtime.execute({ code: "async () => { await t.stall({}); await t.effect({}); return 'done'; }" });
+      expect(otherHost).not.toBeNull();
+      expect(outcome).toMatchObject({ status: "error", code: "BUSY" });
+      expect(calls).toEqual(["stall"]);
+      // The result of the tool that ran across the lapse is not written: the next owner decides about it.
+      const record = await runtime.execution(outcome.executionId);
+      expect(record?.status).toBe("running");
+      expect(record?.log.map((entry) => [entry.method, entry.state])).toEqual([["stall", "executing"]]);
+      await runtime.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("R-RB-4: a rollback whose reverts outlast the lease keeps it renewed, so a second rollback cannot revert twice", async () => {

@@ -121,6 +121,8 @@ interface Backend {
   config(workerId: string, leaseMs?: number): WorkerConfig;
   /** Applied actions counted on the store: idempotencyKey → times applied. */
   effects(): Promise<Map<string, number>>;
+  /** Every stored key of an execution (head, code, log entries, result) with its raw value, as the store holds it. */
+  raw(executionId: string): Promise<Record<string, string>>;
   tearDown(): Promise<void>;
 }
 
@@ -142,6 +144,12 @@ function redisBackend(): Backend {
     async setUp() {},
     config: (workerId, leaseMs = LEASE_MS) => ({ store: "redis", url: REDIS_URL, namespace, workerId, leaseMs }),
     effects: () => withClient(async (client) => new Map(Object.entries(await client.hGetAll(`${namespace}:effects`)).map(([key, count]) => [key, Number(count)]))),
+    raw: (executionId) =>
+      withClient(async (client) => {
+        const keys = (await client.keys(`${namespace}::*${executionId}*`)).sort();
+        const values = keys.length > 0 ? await client.mGet(keys) : [];
+        return Object.fromEntries(keys.map((key, index) => [key, String(values[index])]));
+      }),
     tearDown: () =>
       withClient(async (client) => {
         const keys = [...(await client.keys(`${namespace}::*`)), `${namespace}:effects`];
@@ -172,6 +180,11 @@ function postgresBackend(): Backend {
         const rows = (await pool.query(`SELECT key, count(*)::int AS count FROM "${tables.effects}" GROUP BY key`)).rows as Array<{ key: string; count: number }>;
         return new Map(rows.map((row) => [row.key, row.count]));
       }),
+    raw: (executionId) =>
+      withPool(async (pool) => {
+        const rows = (await pool.query(`SELECT key, value FROM "${tables.table}" WHERE position($1 in key) > 0 ORDER BY key`, [executionId])).rows as Array<{ key: string; value: string }>;
+        return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+      }),
     tearDown: () => withPool(async (pool) => void (await pool.query(`DROP TABLE IF EXISTS "${tables.table}", "${tables.leaseTable}", "${tables.effects}"`))),
   };
 }
@@ -190,6 +203,15 @@ function sqliteBackend(): Backend {
       try {
         const rows = database.prepare(`SELECT key, count(*) AS count FROM effects GROUP BY key`).all() as Array<{ key: string; count: number }>;
         return new Map(rows.map((row) => [row.key, Number(row.count)]));
+      } finally {
+        database.close();
+      }
+    },
+    async raw(executionId) {
+      const database = new DatabaseSync(file, { timeout: 5_000 });
+      try {
+        const rows = database.prepare(`SELECT key, value FROM keyv WHERE instr(key, ?) > 0 ORDER BY key`).all(executionId) as Array<{ key: string; value: string }>;
+        return Object.fromEntries(rows.map((row) => [row.key, row.value]));
       } finally {
         database.close();
       }
@@ -317,6 +339,79 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
       expect((await backend.effects()).get(`${paused.executionId}:1`)).toBe(1);
       expect(await first.ask<string[]>({ op: "status", name, executionIds: [paused.executionId] })).toEqual(["completed"]);
     }, 60_000);
+
+    /**
+     * Issue "fencing": a worker frozen (SIGSTOP) for three times its lease while another process
+     * recovers and completes its run, then woken (SIGCONT). The woken pass must change nothing.
+     */
+    const frozenWorkerStory = async (options: { code: string; freezeOn: "slow" | "noted"; recovered: Summary["status"] }) => {
+      const name = runtimeName();
+      const frozen = await Worker.start(backend.config("frozen", SHORT_LEASE_MS));
+      extra.push(frozen);
+      const wokenOutcome = frozen.ask<Summary>({ op: "execute", name, code: options.code });
+      // Awaited below; a story that fails before that must not leave it rejecting unhandled.
+      wokenOutcome.catch(() => undefined);
+      const inside = await frozen.event(options.freezeOn, 20_000);
+      process.kill(frozen.child.pid!, "SIGSTOP");
+      const frozenAt = Date.now();
+      const executionId = String(inside.executionId);
+      try {
+        // Recovered by another process once the frozen worker's lease lapsed.
+        let recovered: Summary[] = [];
+        while (recovered.length === 0) {
+          expect(Date.now() - frozenAt, "the run is recovered once the frozen worker's lease lapsed").toBeLessThan(SHORT_LEASE_MS * 3);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          recovered = await second.ask<Summary[]>({ op: "recover", name, executionId });
+        }
+        expect(recovered.map((outcome) => outcome.status)).toEqual([options.recovered]);
+        if (options.recovered === "paused") {
+          // The interrupted tool asks first (onInterrupted: "ask"): a person approves it here.
+          expect(await second.ask<Summary>({ op: "approve", name, executionId })).toEqual({ executionId, status: "completed" });
+        }
+        expect(await second.ask<string[]>({ op: "status", name, executionIds: [executionId] })).toEqual(["completed"]);
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, frozenAt + SHORT_LEASE_MS * 3 - Date.now())));
+      } finally {
+        process.kill(frozen.child.pid!, "SIGCONT");
+      }
+      const before = await backend.raw(executionId);
+      expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
+      // The woken pass ends as taken over, without an unhandled error, and the worker lives on.
+      const woken = await wokenOutcome;
+      expect(woken).toMatchObject({ executionId, status: "error", code: "BUSY" });
+      expect(woken.error).toMatch(/taken over/);
+      expect(await frozen.ask<string[]>({ op: "status", name, executionIds: [executionId] })).toEqual(["completed"]);
+      expect(frozen.exited).toBe(false);
+      expect(frozen.stderr).toBe("");
+      // Nothing the woken pass did reached the store: head, code, log and result are byte-identical.
+      expect(await backend.raw(executionId)).toEqual(before);
+      return { executionId, frozen };
+    };
+
+    it("R-ST-6: a worker frozen inside a tool for three times its lease, woken after another process completed the run, writes nothing and runs no further tool", async () => {
+      if (cannotRun()) return;
+      const { executionId } = await frozenWorkerStory({
+        code: `async () => { await ledger.read({ i: 0 }); const slow = await ledger.slow({ ms: 300 }); await ledger.note({ item: "after" }); return slow; }`,
+        freezeOn: "slow",
+        recovered: "paused",
+      });
+      const effects = await backend.effects();
+      // The tool running when the lease lapsed finished (at least once per idempotency key); the call after it ran once, in the recovering process.
+      expect(effects.get(`${executionId}:1`)).toBeLessThanOrEqual(2);
+      expect(effects.get(`${executionId}:2`)).toBe(1);
+    }, 90_000);
+
+    it("R-ST-6: a worker frozen between two calls for three times its lease, woken after another process completed the run, writes nothing and runs no further tool", async () => {
+      if (cannotRun()) return;
+      // The program spins after the first note, so the freeze lands between the two calls.
+      const { executionId } = await frozenWorkerStory({
+        code: `async () => { await ledger.note({ item: "first" }); let spin = 0; for (let i = 0; i < 300000000; i++) spin += i % 3; await ledger.note({ item: "second" }); return spin; }`,
+        freezeOn: "noted",
+        recovered: "completed",
+      });
+      const effects = await backend.effects();
+      expect(effects.get(`${executionId}:0`)).toBe(1);
+      expect(effects.get(`${executionId}:1`)).toBe(1);
+    }, 90_000);
 
     it("R-RE-2 a worker killed with SIGKILL mid-pass: another process expires the run once its lease lapses, not before, and nothing recorded is lost", async () => {
       if (cannotRun()) return;

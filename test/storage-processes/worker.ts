@@ -34,6 +34,7 @@ export type WorkerRequest =
   | { op: "approveMany"; name: string; executionIds: string[]; startAt: number; spacingMs: number }
   | { op: "rejectMany"; name: string; executionIds: string[]; seq: number; startAt: number; spacingMs: number }
   | { op: "approve"; name: string; executionId: string }
+  | { op: "recover"; name: string; executionId: string }
   | { op: "expirePaused"; name: string }
   | { op: "status"; name: string; executionIds: string[] }
   | { op: "log"; name: string; executionId: string };
@@ -81,6 +82,31 @@ const ledger = defineConnector({
       execute: async (args: { item: string }, context) => {
         await countEffect(context.idempotencyKey);
         return { applied: args.item, by: config.workerId };
+      },
+    },
+    /**
+     * Tells the parent it is inside the tool, then takes `ms` to finish (the parent may freeze
+     * this process meanwhile) and counts its effect. Interrupted, it asks before running again.
+     */
+    slow: {
+      onInterrupted: "ask",
+      execute: async (args: { ms: number }, context) => {
+        process.send?.({ event: "slow", executionId: context.executionId, workerId: config.workerId });
+        await new Promise((resolve) => setTimeout(resolve, args.ms));
+        await countEffect(context.idempotencyKey);
+        return { slow: config.workerId };
+      },
+    },
+    /**
+     * Counts its effect; 50 ms after it returned (its result is recorded by then) it tells the
+     * parent, which then may freeze this process before the next call.
+     */
+    note: {
+      onInterrupted: "ask",
+      execute: async (args: { item: string }, context) => {
+        await countEffect(context.idempotencyKey);
+        setTimeout(() => process.send?.({ event: "noted", executionId: context.executionId, item: args.item, workerId: config.workerId }), 50);
+        return { noted: args.item };
       },
     },
     /** Tells the parent it is inside a pass, then never returns: the parent kills this process. */
@@ -155,6 +181,8 @@ async function handle(request: WorkerRequest): Promise<unknown> {
       );
     case "approve":
       return summary(await runtime.approve({ executionId: request.executionId }));
+    case "recover":
+      return (await runtime.recover({ executionId: request.executionId })).map(summary);
     case "approveMany":
       return onSchedule(request.executionIds, request.startAt, request.spacingMs, async (executionId) => summary(await runtime.approve({ executionId })));
     case "rejectMany":

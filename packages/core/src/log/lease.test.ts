@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ExecutionLease, withLease, type LeaseSettings } from "./lease.js";
 import { createInProcessLock, type LockProvider } from "./lock.js";
 
@@ -53,23 +53,23 @@ describe("ExecutionLease (R-ST-4)", () => {
     expect(await lock.isHeld("lock:e2")).toBe(false);
   });
 
-  it("honours a renew that answers false: retakes only while the record is still running", async () => {
+  it("R-ST-6: a renew that answers false loses the lease for good, even when nobody took the key: another may have acted on the lapse", async () => {
     const { lock, steal } = stealableLock();
     const lease = await ExecutionLease.acquire(
       settings(lock, () => "running", 10_000),
       "e3",
       0,
     );
-    // The token was given up, but nobody took the key and the run is still running: retaken.
-    const before = lease!.token;
-    await steal(before);
-    expect(await lease!.hold()).toBe(true);
-    expect(lease!.token).not.toBe(before);
-    expect(lease!.lost).toBeUndefined();
+    await steal(lease!.token);
+    expect(await lock.isHeld("lock:e3")).toBe(false);
+    expect(await lease!.hold()).toBe(false);
+    expect(lease!.lost).toBe("held elsewhere");
+    // Nothing was taken back: the key stays free for whoever recovers the run.
+    expect(await lock.isHeld("lock:e3")).toBe(false);
     await lease!.release();
   });
 
-  it("a renew answering false while another holds the key loses the lease for good, and confirm says BUSY", async () => {
+  it("a renew answering false while another holds the key loses the lease for good, says what became of the run, and confirm says BUSY", async () => {
     const { lock, inner, steal } = stealableLock();
     // The lease lapsed and someone else took the key meanwhile (an expiry running).
     const taken = await ExecutionLease.acquire(
@@ -83,7 +83,7 @@ describe("ExecutionLease (R-ST-4)", () => {
     expect(taken!.lost).toBe("held elsewhere");
     await other!.release();
 
-    // The lease lapsed, nobody holds the key, but the run was ended meanwhile: not retaken.
+    // The lease lapsed and the run was ended meanwhile: the message says so.
     const held = await ExecutionLease.acquire(
       settings(lock, () => "error", 10_000),
       "e5",
@@ -92,11 +92,76 @@ describe("ExecutionLease (R-ST-4)", () => {
     await steal(held!.token);
     expect(await held!.hold()).toBe(false);
     expect(held!.lost).toBe("error");
-    expect(await lock.isHeld("lock:e5")).toBe(false);
     await expect(held!.confirm()).rejects.toMatchObject({ name: "CodemodeError", code: "BUSY" });
+    await expect(held!.ensure()).rejects.toMatchObject({ name: "CodemodeError", code: "BUSY" });
     // Lost is lost: a later hold does not revive it.
     expect(await held!.hold()).toBe(false);
     await held!.release();
+  });
+
+  it("R-ST-6: the validity time: fresh while the store confirmed the lease within its length less a margin; a stalled holder asks the store before it may act", async () => {
+    const { lock, steal } = stealableLock();
+    let renewals = 0;
+    const counting: LockProvider = {
+      isHeld: (key) => lock.isHeld(key),
+      async acquire(key, options) {
+        const lease = await lock.acquire(key, options);
+        return (
+          lease && {
+            token: lease.token,
+            renew: (ttl) => {
+              renewals++;
+              return lease.renew(ttl);
+            },
+            release: () => lease.release(),
+          }
+        );
+      },
+    };
+    const lease = await ExecutionLease.acquire(
+      settings(counting, () => "running", 10_000),
+      "e6",
+      0,
+    );
+    expect(lease!.fresh).toBe(true);
+    // While fresh, check answers without a round trip to the store.
+    expect(await lease!.check()).toBe(true);
+    expect(renewals).toBe(0);
+
+    // The process stalls past 80% of the lease: both clocks jump ahead (the renewal timer did not run).
+    const wall = Date.now();
+    const monotonic = performance.now();
+    vi.spyOn(Date, "now").mockReturnValue(wall + 8_500);
+    vi.spyOn(performance, "now").mockReturnValue(monotonic + 8_500);
+    expect(lease!.fresh).toBe(false);
+    // Still held in the store: check renews, and the lease is fresh again from that renew on.
+    expect(await lease!.check()).toBe(true);
+    expect(renewals).toBe(1);
+    expect(lease!.fresh).toBe(true);
+
+    // Stalled again, and meanwhile the store let the lease go: check learns it is lost.
+    vi.spyOn(Date, "now").mockReturnValue(wall + 17_000);
+    vi.spyOn(performance, "now").mockReturnValue(monotonic + 17_000);
+    await steal(lease!.token);
+    expect(await lease!.check()).toBe(false);
+    expect(lease!.lost).toBe("held elsewhere");
+    expect(lease!.fresh).toBe(false);
+    vi.restoreAllMocks();
+    await lease!.release();
+  });
+
+  it("R-ST-6: the validity time runs on the slower of the two clocks: a wall clock set back does not make a stale lease fresh", async () => {
+    const lease = await ExecutionLease.acquire(
+      settings(createInProcessLock(), () => "running", 10_000),
+      "e7",
+      0,
+    );
+    const monotonic = performance.now();
+    vi.spyOn(Date, "now").mockReturnValue(Date.now() - 60_000);
+    vi.spyOn(performance, "now").mockReturnValue(monotonic + 9_000);
+    expect(lease!.fresh).toBe(false);
+    vi.restoreAllMocks();
+    await lease!.release();
   });
 
   it("a lock store that fails rejects with STORAGE_ERROR, never null (busy) or a silent hold", async () => {

@@ -8,26 +8,43 @@ export interface LeaseSettings {
   leaseMs: number;
   /** The lock key of an execution. */
   keyOf(executionId: string): string;
-  /** The execution's stored status, read when a lapsed lease is retaken (fencing). */
+  /** The execution's stored status, read to say what became of a run whose lease was lost. */
   readStatus(executionId: string): Promise<ExecutionStatus | undefined>;
 }
 
 /**
+ * The share of a lease's length kept as a safety margin by the validity time: the store's clock,
+ * the renew's round trip and a process that stalls between a check and a write all eat into it.
+ */
+const VALIDITY_MARGIN = 0.2;
+
+/**
  * The one way an execution's lease is held (R-ST-4): acquired, renewed in the background well
- * within its length, checked before writes that change the run's status (the fence), released
- * once. A renew that answers false means the holder was taken for gone: the lease is lost for
- * good and everything that asks learns it, instead of carrying on as if nothing happened.
+ * within its length, checked before every effect (the fence), released once.
+ *
+ * A holder knows how long its lease is surely still held without asking the store: the time
+ * since the store last confirmed it, measured from before that request was sent, against the
+ * lease's length less a margin (Redlock's "validity time"). A process that stalled (a GC pause, a
+ * frozen container, a suspended laptop) wakes up with that time run out, and asks the store
+ * before anything else. A renew that answers false means the lease lapsed: the holder was taken
+ * for gone and another may have acted, so the lease is lost for good and everything that asks
+ * learns it, instead of carrying on as if nothing happened.
  */
 export class ExecutionLease {
   private renewal: NodeJS.Timeout | undefined;
   private lostTo: string | undefined;
   private released = false;
+  /** When the store last confirmed the lease, on both clocks (see `sinceConfirmed`). */
+  private confirmedAt: { wall: number; monotonic: number };
 
   private constructor(
     private readonly settings: LeaseSettings,
     readonly executionId: string,
-    private lease: Lease,
-  ) {}
+    private readonly lease: Lease,
+    confirmedAt: { wall: number; monotonic: number },
+  ) {
+    this.confirmedAt = confirmedAt;
+  }
 
   /**
    * Takes the lease, waiting at most `waitMs`; null when it stayed busy. A lock store that
@@ -35,18 +52,20 @@ export class ExecutionLease {
    */
   static async acquire(settings: LeaseSettings, executionId: string, waitMs: number): Promise<ExecutionLease | null> {
     let lease: Lease | null;
+    const asked = now();
     try {
       lease = await settings.lock.acquire(settings.keyOf(executionId), { ttlMs: settings.leaseMs, waitMs });
     } catch (error) {
       throw asStorageError(`could not take the lease of execution ${executionId}`, error);
     }
     if (!lease) return null;
-    const held = new ExecutionLease(settings, executionId, lease);
+    // A wait for a busy key ends with the acquire that succeeded: its lease started then, not when asked.
+    const held = new ExecutionLease(settings, executionId, lease, waitMs > 0 ? now() : asked);
     held.keepRenewing();
     return held;
   }
 
-  /** The token of the lease held now (it changes when a lapsed lease is retaken). */
+  /** The token of the lease held now. */
   get token(): string {
     return this.lease.token;
   }
@@ -57,26 +76,51 @@ export class ExecutionLease {
   }
 
   /**
-   * The fence: true while this holder still owns the execution — its lease renewed now, or,
-   * after a lapse nobody acted on, retaken with the record still `running`. Rejects with
-   * STORAGE_ERROR when the store cannot say.
+   * True while the lease is surely still held without asking the store: not lost, not released,
+   * and confirmed by the store less than its length less a margin ago.
+   */
+  get fresh(): boolean {
+    return this.lostTo === undefined && !this.released && this.sinceConfirmed() < this.settings.leaseMs * (1 - VALIDITY_MARGIN);
+  }
+
+  /**
+   * The fence: true while this holder still owns the execution — its lease renewed now. Rejects
+   * with STORAGE_ERROR when the store cannot say.
    */
   async hold(): Promise<boolean> {
     if (this.lostTo !== undefined) return false;
     if (this.released) return false;
+    const asked = now();
     let renewed: boolean;
     try {
       renewed = await this.lease.renew(this.settings.leaseMs);
     } catch (error) {
       throw asStorageError(`the store failed to renew the lease of execution ${this.executionId}`, error);
     }
-    if (renewed) return true;
-    return this.retake();
+    if (renewed) {
+      if (asked.monotonic > this.confirmedAt.monotonic) this.confirmedAt = asked;
+      return true;
+    }
+    await this.markLost();
+    return false;
+  }
+
+  /**
+   * Before an effect: true at once while the lease is fresh; otherwise asks the store (`hold`).
+   * A pass calls it before each call's write-ahead, before running a tool and before each write.
+   */
+  async check(): Promise<boolean> {
+    return this.fresh || this.hold();
   }
 
   /** Like `hold`, but rejects with BUSY once the lease is lost. Awaited before fenced writes. */
   async confirm(): Promise<void> {
     if (!(await this.hold())) throw this.takenOver();
+  }
+
+  /** Like `check`, but rejects with BUSY once the lease is lost. */
+  async ensure(): Promise<void> {
+    if (!(await this.check())) throw this.takenOver();
   }
 
   /** The error a holder reports once it lost the execution to someone else. */
@@ -95,27 +139,22 @@ export class ExecutionLease {
     await this.lease.release().catch(() => undefined);
   }
 
-  private async retake(): Promise<boolean> {
-    let retaken: Lease | null;
-    let status: ExecutionStatus | undefined;
-    try {
-      retaken = await this.settings.lock.acquire(this.settings.keyOf(this.executionId), { ttlMs: this.settings.leaseMs, waitMs: 0 });
-      status = retaken ? await this.settings.readStatus(this.executionId) : undefined;
-    } catch (error) {
-      throw asStorageError(`the store failed to check the lease of execution ${this.executionId}`, error);
-    }
-    if (retaken && status === "running") {
-      this.lease = retaken;
-      return true;
-    }
-    await retaken?.release().catch(() => undefined);
-    this.markLost(status ?? "held elsewhere");
-    return false;
+  /**
+   * The time since the store last confirmed the lease: the larger of the wall clock's and the
+   * monotonic clock's, since one stops while a machine sleeps and the other may be set back.
+   */
+  private sinceConfirmed(): number {
+    const current = now();
+    return Math.max(current.wall - this.confirmedAt.wall, current.monotonic - this.confirmedAt.monotonic);
   }
 
-  private markLost(reason: string): void {
-    this.lostTo ??= reason;
+  private async markLost(): Promise<void> {
+    if (this.lostTo !== undefined) return;
+    this.lostTo = "held elsewhere";
     this.stopRenewing();
+    // Only for the message: what became of the run, if the store can say.
+    const status = await this.settings.readStatus(this.executionId).catch(() => undefined);
+    if (status !== undefined && status !== "running") this.lostTo = status;
   }
 
   private keepRenewing(): void {
@@ -130,6 +169,10 @@ export class ExecutionLease {
     if (this.renewal) clearInterval(this.renewal);
     this.renewal = undefined;
   }
+}
+
+function now(): { wall: number; monotonic: number } {
+  return { wall: Date.now(), monotonic: performance.now() };
 }
 
 /**

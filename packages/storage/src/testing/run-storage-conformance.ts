@@ -330,7 +330,7 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         }
       });
 
-      it("R-ST-4 a pass whose lease lapsed does not overwrite the record of the host that expired it", async () => {
+      it("R-ST-4 R-ST-6 a pass whose lease lapsed does not overwrite the record of the host that expired it, nor write the result of the call it ran across the lapse", async () => {
         if (cannotRun()) return;
         const storage = await open();
         const name = runtimeName();
@@ -368,8 +368,8 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const state = await janitor.execution(outcome.executionId);
         expect(state?.status).toBe("error");
         expect(state?.error).toMatch(/lease lapsed/);
-        // What ran before the lease was found lost is still in the log.
-        expect(state?.log[0]).toMatchObject({ seq: 0, connector: "sleeper", method: "nap", state: "applied" });
+        // The nap ran across the lapse: its write-ahead is in the log, its result is not (R-ST-6).
+        expect(state?.log.map((entry) => [entry.method, entry.state])).toEqual([["nap", "executing"]]);
       });
 
       it("R-ST-5 a store that fails mid-pass and between calls gives STORAGE_ERROR — never NOT_FOUND — and no unhandled rejection", async () => {
@@ -501,7 +501,11 @@ function freezableLock(lock: LockProvider, frozen: { now: boolean }): LockProvid
       if (!lease) return null;
       return {
         token: lease.token,
-        renew: async (ttlMs) => (frozen.now ? true : lease.renew(ttlMs)),
+        // A frozen host's renewals never reach the store: they fail, as a request that cannot be sent does.
+        renew: async (ttlMs) => {
+          if (frozen.now) throw new Error("the host is frozen: the renewal never reached the store");
+          return lease.renew(ttlMs);
+        },
         release: () => lease.release(),
       };
     },

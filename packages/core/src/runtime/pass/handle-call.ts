@@ -153,8 +153,10 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
   }
   // A deferred write that failed meanwhile stopped the pass: run nothing that cannot be recorded.
   if (pass.storageFailed) return HALT;
-  const lost = pass.haltIfLeaseLost();
-  if (lost) return lost;
+  // The write-ahead may have taken long (a stalled process, a slow store): the tool runs only
+  // while the lease is surely held.
+  const halted = await pass.checkLease();
+  if (halted) return halted;
 
   // A call already in the log (approved, interrupted, ephemeral) gets the arguments recorded, as
   // the approver saw them: the program's may differ in key order (the comparison ignores it).

@@ -7,6 +7,18 @@ import type { HostReply } from "../../sandbox/executor.js";
 import type { LogBudget } from "./log-budget.js";
 import type { PassRecorder } from "./recorder.js";
 
+/** What a pass needs of its execution's lease (an `ExecutionLease`). */
+export interface PassLease {
+  /** Why the lease is lost, or undefined while held. */
+  readonly lost: string | undefined;
+  /** Surely held without asking the store (its validity time has not run out). */
+  readonly fresh: boolean;
+  /** Asks the store when not fresh; false once the lease is lost. */
+  check(): Promise<boolean>;
+  /** The error that says the execution was taken over. */
+  takenOver(): CodemodeError;
+}
+
 /** Why a pass stopped early: a pause, or an error with its code. */
 export type Stop = { kind: "paused"; pendingSeq: number } | { kind: "error"; code: ErrorCode; message: string };
 
@@ -34,8 +46,8 @@ export class PassState {
     /** Configured connectors plus the built-in ones (fetch when the network is allowed). */
     readonly tools: (connector: string, method: string) => ToolDefinition | undefined,
     readonly validators: ReadonlyMap<string, ArgsValidator>,
-    /** Why the pass no longer owns the execution (its lease was lost), or undefined while it does. */
-    readonly leaseLost: () => string | undefined,
+    /** The execution's lease, held by this pass. */
+    readonly lease: PassLease,
     /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
     readonly budget: LogBudget,
   ) {}
@@ -69,8 +81,22 @@ export class PassState {
 
   /** Halts when the lease is lost: a host taken for gone must not cause one more effect. */
   haltIfLeaseLost(): Promise<HostReply> | undefined {
-    const lost = this.leaseLost();
-    return lost === undefined ? undefined : this.halt({ kind: "error", code: "BUSY", message: lost });
+    return this.lease.lost === undefined ? undefined : this.halt({ kind: "error", code: "BUSY", message: this.lease.takenOver().message });
+  }
+
+  /**
+   * Before an effect (a request, a call's write-ahead, a tool): undefined at once while the lease
+   * is surely held (its validity time has not run out); otherwise the store is asked, and the
+   * pass halts if the lease was lost meanwhile (a process that stalled past its lease).
+   */
+  checkLease(): Promise<HostReply | undefined> | undefined {
+    const lost = this.haltIfLeaseLost();
+    if (lost) return lost;
+    if (this.lease.fresh) return undefined;
+    return this.lease.check().then(
+      (held) => (held ? undefined : this.haltIfLeaseLost()),
+      (error: unknown) => this.failWith(error),
+    );
   }
 
   /** True when a store write failed: run nothing that cannot be recorded. */

@@ -25,26 +25,13 @@ const head = (seqLimit: number): ExecutionHead => ({ id: "e1", status: "running"
 const entry = (seq: number, state: StoredEntry["state"] = "executing"): StoredEntry => ({ seq, connector: "shop", method: "read", args: "", requiresApproval: false, state, startedAt: 1 });
 
 /** A recorder over `store` whose lease always holds and whose deferred failures go nowhere. */
-const recorderOn = (store: ExecutionStore, seqLimit: number) =>
-  new PassRecorder(
-    store,
-    head(seqLimit),
-    new Map(),
-    async () => undefined,
-    () => undefined,
-  );
+const recorderOn = (store: ExecutionStore, seqLimit: number) => new PassRecorder(store, head(seqLimit), new Map(), { ensure: async () => undefined, confirm: async () => undefined }, () => undefined);
 
 describe("PassRecorder: the write order replay depends on", () => {
   it("R-ST-1: an entry below the stored limit is written alone; a new seq beyond it raises the limit with the head, fenced first", async () => {
     const { store, landed } = fakeStore();
     const fences: number[] = [];
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      new Map(),
-      async () => void fences.push(landed.length),
-      () => undefined,
-    );
+    const recorder = new PassRecorder(store, head(32), new Map(), { ensure: async () => undefined, confirm: async () => void fences.push(landed.length) }, () => undefined);
     await recorder.record(entry(3));
     await recorder.record(entry(32));
     await recorder.record(entry(33));
@@ -104,13 +91,7 @@ describe("PassRecorder: the write order replay depends on", () => {
     const failures: unknown[] = [];
     const log = new Map<number, StoredEntry>();
     const { store } = fakeStore({}, new Set([6]));
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      log,
-      async () => undefined,
-      (error) => void failures.push(error),
-    );
+    const recorder = new PassRecorder(store, head(32), log, { ensure: async () => undefined, confirm: async () => undefined }, (error) => void failures.push(error));
     recorder.recordLater(entry(6, "applied"));
     await recorder.drain();
     expect(failures.map((error) => (error as Error).message)).toEqual(["write of 6 refused"]);
@@ -119,14 +100,25 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("R-ST-4: a lost lease stops the head write, so a taken-over pass never rewrites the record", async () => {
     const { store, landed } = fakeStore();
+    const recorder = new PassRecorder(store, head(0), new Map(), { ensure: async () => undefined, confirm: async () => Promise.reject(new Error("taken over")) }, () => undefined);
+    await expect(recorder.record(entry(0))).rejects.toThrow("taken over");
+    expect(landed).toEqual([]);
+  });
+
+  it("R-ST-6: once the lease is lost, no batch goes out, not even entries below the stored limit (a stalled process woke up)", async () => {
+    const { store, landed } = fakeStore();
+    const failures: unknown[] = [];
     const recorder = new PassRecorder(
       store,
-      head(0),
+      head(32),
       new Map(),
-      async () => Promise.reject(new Error("taken over")),
-      () => undefined,
+      { ensure: async () => Promise.reject(new Error("taken over")), confirm: async () => undefined },
+      (error) => void failures.push(error),
     );
-    await expect(recorder.record(entry(0))).rejects.toThrow("taken over");
+    await expect(recorder.record(entry(3))).rejects.toThrow("taken over");
+    recorder.recordLater(entry(3, "applied"));
+    await recorder.drain();
+    expect(failures.map((error) => (error as Error).message)).toEqual(["taken over"]);
     expect(landed).toEqual([]);
   });
 });

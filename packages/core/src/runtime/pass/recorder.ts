@@ -1,4 +1,5 @@
 import { ExecutionStore, type ExecutionHead, type StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionLease } from "../../log/lease.js";
 import type { LogBudget } from "./log-budget.js";
 
 /**
@@ -18,7 +19,9 @@ interface Waiter {
  * recorded meanwhile go together in the next one, so a store that applies a batch in order (or
  * atomically) never holds an entry without every entry recorded before it. An entry at a seq
  * beyond the head's `seqLimit` is invisible to a later load until a head that raises the limit
- * has landed, so such a batch carries the head, last, fenced by `confirmLease` (R-ST-4).
+ * has landed, so such a batch carries the head, last, after the lease was renewed (R-ST-4). Every
+ * batch goes only while the lease is surely held: a pass whose process stalled past its lease
+ * asks the store first, and writes nothing once the lease is lost.
  */
 export class PassRecorder {
   /** The limit the stored head already has. */
@@ -36,7 +39,8 @@ export class PassRecorder {
     private readonly head: ExecutionHead,
     /** Mutated: every entry recorded lands here too. */
     private readonly log: Map<number, StoredEntry>,
-    private readonly confirmLease: () => Promise<void>,
+    /** The execution's lease: `ensure` before every batch, `confirm` (a renew) before a head. */
+    private readonly lease: Pick<ExecutionLease, "ensure" | "confirm">,
     /** Called when a write of `recordLater` fails: the pass must stop. */
     private readonly onDeferredFailure: (error: unknown) => void,
     /** Counts what is written against the execution's write quota. */
@@ -120,12 +124,13 @@ export class PassRecorder {
   }
 
   private async writeBatch(entries: StoredEntry[]): Promise<void> {
+    await this.lease.ensure();
     if (!entries.some((entry) => entry.seq >= this.storedSeqLimit)) {
       await this.store.writeEntries(this.head.id, entries);
       return;
     }
     const snapshot = { ...this.head };
-    await this.confirmLease();
+    await this.lease.confirm();
     await this.store.writeHead(snapshot, { entries });
     this.storedSeqLimit = Math.max(this.storedSeqLimit, snapshot.seqLimit);
   }

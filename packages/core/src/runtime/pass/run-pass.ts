@@ -44,23 +44,20 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   if (settings.allowNetwork) builtIn.set("fetch", fetchTool(settings.timeoutMs));
   let pass: PassState | undefined;
   const budget = new LogBudget(head, log, { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries });
-  const recorder = new PassRecorder(
-    context.store,
-    head,
-    log,
-    () => lease.confirm(),
-    (error) => void pass?.failWith(error),
-    budget,
-  );
-  pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, () => (lease.lost === undefined ? undefined : lease.takenOver().message), budget);
+  const recorder = new PassRecorder(context.store, head, log, lease, (error) => void pass?.failWith(error), budget);
+  pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, lease, budget);
   const state = pass;
 
   const onRequest = (request: SandboxRequest): Promise<HostReply> => {
     if (state.stop) return Promise.resolve({ kind: "halt" });
     // A call whose pause waits on an asynchronous argument check holds what comes after it (R-RP-6).
     if (state.held) return state.held.then(() => onRequest(request));
-    const lost = state.haltIfLeaseLost();
-    if (lost) return lost;
+    // A pass whose process stalled past its lease asks the store before anything else.
+    const leaseCheck = state.checkLease();
+    if (leaseCheck) return leaseCheck.then((halted) => halted ?? (state.stop ? { kind: "halt" } : answer(request)));
+    return answer(request);
+  };
+  const answer = (request: SandboxRequest): Promise<HostReply> => {
     switch (request.type) {
       case "call":
         return handleCall(state, request);
