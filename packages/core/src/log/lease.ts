@@ -59,8 +59,9 @@ export class ExecutionLease {
       throw asStorageError(`could not take the lease of execution ${executionId}`, error);
     }
     if (!lease) return null;
-    // A wait for a busy key ends with the acquire that succeeded: its lease started then, not when asked.
-    const held = new ExecutionLease(settings, executionId, lease, waitMs > 0 ? now() : asked);
+    // Counted from before the request, as a renew is: after a wait for a busy key that is earlier
+    // than the lease's start, which only makes the holder renew sooner, never later.
+    const held = new ExecutionLease(settings, executionId, lease, asked);
     held.keepRenewing();
     return held;
   }
