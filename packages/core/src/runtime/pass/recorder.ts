@@ -124,12 +124,13 @@ export class PassRecorder {
   }
 
   private async writeBatch(entries: StoredEntry[]): Promise<void> {
-    await this.lease.ensure();
     if (!entries.some((entry) => entry.seq >= this.storedSeqLimit)) {
+      await this.lease.ensure();
       await this.store.writeEntries(this.head.id, entries);
       return;
     }
     const snapshot = { ...this.head };
+    // A renew whatever the validity time: it covers what `ensure` would have checked.
     await this.lease.confirm();
     await this.store.writeHead(snapshot, { entries });
     this.storedSeqLimit = Math.max(this.storedSeqLimit, snapshot.seqLimit);
