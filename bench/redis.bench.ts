@@ -8,6 +8,9 @@
  * declared `readOnly` (one write per call, which the program does not wait for; at most one
  * batch in flight) and the same tool undeclared (the `executing` entry is written ahead of the
  * call and waited for, and the `applied` entry rides in the same batch as the next write-ahead).
+ * Every log write of the runtime is a guarded write: one script that checks the execution's lease
+ * and sets the keys (docs/storage.md, "Fencing"). A row measures that script alone, through a
+ * lease of `redisStorage`, against the plain SET.
  *
  * Needs Redis at $CODEMODE_REDIS_URL (default redis://127.0.0.1:6379); everything it writes is
  * deleted afterwards.
@@ -57,6 +60,10 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
       check(outcome.status === "completed", `the runtime did not complete: ${JSON.stringify(outcome).slice(0, 300)}`);
       check(JSON.stringify(outcome.result) === program.expected, `the runtime returned ${JSON.stringify(outcome.result)}`);
     };
+  const lease = await storage.lock.acquire(`bench:${namespace}`, { ttlMs: 3_600_000, waitMs: 0 });
+  check(lease?.setIfHeld !== undefined, "redisStorage's lease offers no fenced write");
+  const guarded = lease.setIfHeld.bind(lease);
+  const innerValue = (JSON.parse(entrySized) as { value: string }).value;
   try {
     const samples = await sampleInterleaved(
       {
@@ -67,17 +74,31 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
         setLoop: async () => {
           for (let i = 0; i < CALLS; i++) await client.set(`${namespace}:baseline:${i % 16}`, entrySized);
         },
+        guardedLoop: async () => {
+          for (let i = 0; i < CALLS; i++) check(await guarded([{ key: `baseline:guarded:${i % 16}`, value: innerValue }]), "the guarded write was refused");
+        },
       },
       { warmup: 2, iterations: 12 },
     );
     const set = stats(samples.setLoop);
     const setPerCall = { median: (set.median / CALLS) * 1_000, p90: (set.p90 / CALLS) * 1_000, n: set.n };
+    const guardedSet = stats(samples.guardedLoop);
     const runtimePerCall = perCallCost(samples.runtimeMany, samples.runtimeNone, CALLS);
     const writingPerCall = perCallCost(samples.writingMany, samples.writingNone, CALLS);
     const z = runtimePerCall.empty;
     const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
     return [
       { benchmark, subject: "S: Redis SET round trip (node-redis)", unit: "µs", median: setPerCall.median, p90: setPerCall.p90, samples: setPerCall.n },
+      {
+        benchmark,
+        subject: "guarded write of one entry: lease check + SET in one script (redisStorage lease)",
+        unit: "µs",
+        median: (guardedSet.median / CALLS) * 1_000,
+        p90: (guardedSet.p90 / CALLS) * 1_000,
+        ratio: guardedSet.median / set.median,
+        versus: "S",
+        samples: guardedSet.n,
+      },
       {
         benchmark,
         subject: "runtime on redisStorage, readOnly tool: bridge + 1 log write",
@@ -102,6 +123,7 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
       { benchmark, subject: "pass with 0 calls on redisStorage", unit: "ms", median: z.median, p90: z.p90, samples: z.n },
     ];
   } finally {
+    await lease.release();
     await runtime.close();
     await writing.close();
     await storage.close();

@@ -1,7 +1,8 @@
 /**
  * The fleet under fire (`@codemode/bullmq`): three worker processes, one approving process, 100
- * runs of five calls each (the third needs approval), and a worker SIGKILLed every ~2 s and
- * started again. On Redis (BullMQ over node-redis, runs in `redisStorage`), then on PostgreSQL
+ * runs of five calls each (the third needs approval), and every ~2 s a worker either SIGKILLed
+ * and started again or frozen (SIGSTOP) for three times its lease and then woken (SIGCONT): a
+ * stalled worker must change nothing of a run another worker took over. On Redis (BullMQ over node-redis, runs in `redisStorage`), then on PostgreSQL
  * alone (BullMQ's PostgreSQL backend, runs in `postgresStorage`, no Redis at all). Real child
  * processes importing the BUILT packages: run `npm run build` first (CI does).
  */
@@ -25,6 +26,8 @@ const EXECUTIONS = 100;
 const SUBMIT_EVERY_MS = 150;
 const KILL_EVERY_MS = 2_000;
 const DEADLINE_MS = 150_000;
+/** How long a frozen worker stays frozen: three times the lease. */
+const FREEZE_MS = 3_000;
 
 interface Child {
   process: ChildProcess;
@@ -136,7 +139,7 @@ for (const backend of backends) {
       if (unavailable && process.env.CI) throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
     });
 
-    it(`${EXECUTIONS} runs of five calls complete while a worker is SIGKILLed every ~2 s: each effect once per idempotency key, no approved call before its approval`, async () => {
+    it(`R-ST-4 R-ST-6 ${EXECUTIONS} runs of five calls complete while every ~2 s a worker is SIGKILLed or frozen past its lease: each effect once per idempotency key, every entry applied, no approved call before its approval`, async () => {
       if (unavailable) return void console.warn(`story not run: ${backend.name} is not reachable (${unavailable})`);
       const space = `fleet-${randomUUID().slice(0, 8)}`;
       const config: FleetConfig = {
@@ -159,6 +162,7 @@ for (const backend of backends) {
       let approver: Child | undefined;
       const started = Date.now();
       let chaos: NodeJS.Timeout | undefined;
+      const thaws = new Set<NodeJS.Timeout>();
       try {
         let stalled = 0;
         queue.events.on("stalled", () => stalled++);
@@ -168,14 +172,29 @@ for (const backend of backends) {
         for (let slot = 0; slot < 3; slot++) workers.push(spawn(WORKER, { ...config, workerId: `w${slot}.0` }));
         await Promise.all(workers.map((worker) => worker.message("ready")));
 
-        // Kill one worker every ~2 s, round robin, and start a new one in its place at once.
+        // Every ~2 s, round robin over the slots: kill a worker and start a new one in its place,
+        // or freeze one for three leases and wake it. A frozen worker keeps its slot; it is never
+        // killed while frozen (a slot's turn comes again only after the thaw).
+        let rounds = 0;
         let kills = 0;
+        let freezes = 0;
         chaos = setInterval(() => {
-          const slot = kills % workers.length;
-          kills++;
+          const slot = rounds % workers.length;
           const victim = workers[slot] as Child;
-          victim.process.kill("SIGKILL");
-          workers[slot] = spawn(WORKER, { ...config, workerId: `w${slot}.${kills}` });
+          if (Math.floor(rounds / workers.length) % 2 === 0) {
+            kills++;
+            victim.process.kill("SIGKILL");
+            workers[slot] = spawn(WORKER, { ...config, workerId: `w${slot}.${rounds + 1}` });
+          } else {
+            freezes++;
+            victim.process.kill("SIGSTOP");
+            const thaw = setTimeout(() => {
+              thaws.delete(thaw);
+              victim.process.kill("SIGCONT");
+            }, FREEZE_MS);
+            thaws.add(thaw);
+          }
+          rounds++;
         }, KILL_EVERY_MS);
 
         const ids: string[] = [];
@@ -197,6 +216,8 @@ for (const backend of backends) {
           if (outcomes.size < ids.length) await new Promise((resolve) => setTimeout(resolve, 500));
         }
         clearInterval(chaos);
+        for (const thaw of thaws) clearTimeout(thaw);
+        for (const child of workers) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
         const unfinished = ids.filter((id) => !outcomes.has(id));
         // Where a run stuck: its record and the jobs of its id, with the processes' last words.
         const whereStuck = await Promise.all(
@@ -224,6 +245,9 @@ for (const backend of backends) {
           // The gated call carries the approver's decision on the log.
           const gated = (outcome?.calls ?? []).find((call: LogEntry) => call.seq === 2);
           expect(gated).toMatchObject({ method: "pay", state: "applied", decision: { approved: true, by: "approver" } });
+          // A woken worker overwrote nothing: the stored log is the five calls, every one applied.
+          const stored = await runtime.execution(id);
+          expect(stored?.log.map((entry) => `${entry.seq}:${entry.state}`)).toEqual(["0:applied", "1:applied", "2:applied", "3:applied", "4:applied"]);
         }
 
         const recorded = await backend.read(space);
@@ -243,14 +267,18 @@ for (const backend of backends) {
         // Every pause reached the approver as an event; the kills hit passes that then resumed elsewhere.
         expect(missed).toBe(0);
         expect(approvals).toBeGreaterThanOrEqual(EXECUTIONS);
-        expect(kills).toBeGreaterThanOrEqual(5);
+        expect(kills).toBeGreaterThanOrEqual(3);
+        expect(freezes).toBeGreaterThanOrEqual(3);
         expect(stalled).toBeGreaterThan(0);
         const repeated = [...attemptsPerKey.values()].filter((count) => count > 1).length;
         console.log(
-          `${backend.name}: ${EXECUTIONS} runs completed in ${((Date.now() - started) / 1000).toFixed(1)} s; ${kills} workers killed, ${stalled} jobs handed over, ${repeated} calls attempted again (same key, effect once), ${recorded.attempts.length} attempts for ${expectedKeys.length} effects`,
+          `${backend.name}: ${EXECUTIONS} runs completed in ${((Date.now() - started) / 1000).toFixed(1)} s; ${kills} workers killed, ${freezes} frozen for ${FREEZE_MS} ms, ${stalled} jobs handed over, ${repeated} calls attempted again (same key, effect once), ${recorded.attempts.length} attempts for ${expectedKeys.length} effects`,
         );
       } finally {
         clearInterval(chaos);
+        for (const thaw of thaws) clearTimeout(thaw);
+        // A worker still frozen must wake to be stopped.
+        for (const child of workers) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
         await Promise.all([...workers, ...(approver ? [approver] : [])].map((child) => child.stop("SIGKILL")));
         await queue.bullmq.obliterate({ force: true }).catch(() => undefined);
         await queue.close();

@@ -1,4 +1,5 @@
 import type { ExecutionStatus } from "../outcome.js";
+import type { LeaseFence } from "./lock.js";
 
 /**
  * The listing of executions: which exist, in which status, newest first. It serves
@@ -19,8 +20,13 @@ export interface ExecutionIndex {
    * Records that an execution is now in `row.status`. `previous` is the status it was listed
    * under before (absent for a new execution): its row there is removed. Idempotent: putting
    * the same row twice, or with a `previous` it was never listed under, is harmless.
+   *
+   * With `fence`, the write is made by the holder of the execution's lease: a store that keeps
+   * leases beside the index writes nothing once that lease no longer holds its key, checked in
+   * the same operation (the row of a lapsed holder would list a status the run has left). A
+   * store that cannot check it atomically writes anyway: readers repair rows from heads.
    */
-  put(row: IndexRow, previous?: ExecutionStatus): Promise<void>;
+  put(row: IndexRow, previous?: ExecutionStatus, fence?: LeaseFence): Promise<void>;
   /** Removes an execution's row (the status it is listed under is given). Idempotent. */
   remove(row: Pick<IndexRow, "id" | "status" | "createdAt">): Promise<void>;
   /**

@@ -68,6 +68,16 @@ export interface StoredResult {
   logs?: string[];
 }
 
+/**
+ * Who writes an execution: the holder of its lease, whose writes go to the store only while it
+ * holds it (`ExecutionLease`). `plain` is the unchecked write, for a lock that cannot check the
+ * lease and write in one store operation; `renew` asks such a lock for a renew first instead of
+ * a validity check.
+ */
+export interface StoreWriter {
+  write(batch: ReadonlyArray<{ key: string; value: string }>, plain: () => Promise<void>, options?: { renew?: boolean }): Promise<void>;
+}
+
 const SEQ_BLOCK = 32;
 
 /**
@@ -113,13 +123,12 @@ export class ExecutionStore {
    * The result and entries are listed first: a store that applies a batch in order never shows
    * a head whose result is not there yet.
    */
-  async writeHead(head: ExecutionHead, extra: { entries?: StoredEntry[]; result?: StoredResult } = {}): Promise<void> {
+  async writeHead(writer: StoreWriter, head: ExecutionHead, extra: { entries?: StoredEntry[]; result?: StoredResult; renew?: boolean } = {}): Promise<void> {
     const batch: Array<{ key: string; value: string }> = [];
     if (extra.result) batch.push({ key: this.keys.result(head.id), value: JSON.stringify(extra.result) });
     for (const entry of extra.entries ?? []) batch.push({ key: this.keys.entry(head.id, entry.seq), value: JSON.stringify(entry) });
     batch.push({ key: this.keys.head(head.id), value: JSON.stringify(head) });
-    if (batch.length === 1) await this.guard("write an execution", () => this.keyv.set(this.keys.head(head.id), JSON.stringify(head)));
-    else await this.setMany(batch);
+    await this.write(writer, batch, "write an execution", extra.renew);
   }
 
   /** Code and every log entry of an execution, in one batched read (R-ST-2). */
@@ -150,14 +159,10 @@ export class ExecutionStore {
     return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry")));
   }
 
-  async writeEntry(executionId: string, entry: StoredEntry): Promise<void> {
-    await this.guard("record a call", () => this.keyv.set(this.keys.entry(executionId, entry.seq), JSON.stringify(entry)));
-  }
-
   /** Entries of one execution in one batch, applied in the order given (see `writeHead`). */
-  async writeEntries(executionId: string, entries: StoredEntry[]): Promise<void> {
-    if (entries.length === 1) return this.writeEntry(executionId, entries[0]!);
-    await this.setMany(entries.map((entry) => ({ key: this.keys.entry(executionId, entry.seq), value: JSON.stringify(entry) })));
+  async writeEntries(writer: StoreWriter, executionId: string, entries: StoredEntry[]): Promise<void> {
+    const batch = entries.map((entry) => ({ key: this.keys.entry(executionId, entry.seq), value: JSON.stringify(entry) }));
+    await this.write(writer, batch, "record a call");
   }
 
   async readResult(executionId: string): Promise<StoredResult | undefined> {
@@ -177,6 +182,15 @@ export class ExecutionStore {
 
   async setRaw(key: string, value: string): Promise<void> {
     await this.guard("write the store", () => this.keyv.set(key, value));
+  }
+
+  /** A batch written by the lease's holder: fenced where the lock can, one `set` when it is one key. */
+  private write(writer: StoreWriter, batch: Array<{ key: string; value: string }>, what: string, renew = false): Promise<void> {
+    const plain = async () => {
+      if (batch.length === 1) await this.guard(what, () => this.keyv.set(batch[0]!.key, batch[0]!.value));
+      else await this.setMany(batch);
+    };
+    return writer.write(batch, plain, { renew });
   }
 
   private getMany(keys: string[]): Promise<unknown[]> {

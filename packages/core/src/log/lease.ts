@@ -1,5 +1,6 @@
 import { CodemodeError, type ExecutionStatus } from "../outcome.js";
-import type { Lease, LockProvider } from "./lock.js";
+import type { StoreWriter } from "./execution-store.js";
+import type { Lease, LeaseFence, LockProvider } from "./lock.js";
 import { asStorageError } from "./storage-error.js";
 
 /** What the lease helper needs: the lock, the lease length, and a way to read a run's status. */
@@ -30,7 +31,7 @@ const VALIDITY_MARGIN = 0.2;
  * for gone and another may have acted, so the lease is lost for good and everything that asks
  * learns it, instead of carrying on as if nothing happened.
  */
-export class ExecutionLease {
+export class ExecutionLease implements StoreWriter {
   private renewal: NodeJS.Timeout | undefined;
   private lostTo: string | undefined;
   private released = false;
@@ -69,6 +70,35 @@ export class ExecutionLease {
   /** The token of the lease held now. */
   get token(): string {
     return this.lease.token;
+  }
+
+  /** The lease as an index row's write checks it (see `ExecutionIndex.put`). */
+  get fence(): LeaseFence {
+    return { key: this.settings.keyOf(this.executionId), token: this.lease.token };
+  }
+
+  /**
+   * Writes a batch as this lease's holder (the fence on the store). With a lock that offers the
+   * fenced write, the check that the lease still holds its key and the write are one store
+   * operation; otherwise the lease is checked (`ensure`, or a renew with `renew`) right before
+   * the plain write. Rejects with BUSY, having written nothing, once the lease is lost.
+   */
+  async write(batch: ReadonlyArray<{ key: string; value: string }>, plain: () => Promise<void>, options: { renew?: boolean } = {}): Promise<void> {
+    if (!this.lease.setIfHeld) {
+      await (options.renew ? this.confirm() : this.ensure());
+      await plain();
+      return;
+    }
+    if (this.lostTo !== undefined || this.released) throw this.takenOver();
+    let written: boolean;
+    try {
+      written = await this.lease.setIfHeld(batch);
+    } catch (error) {
+      throw asStorageError(`the store failed to write execution ${this.executionId}`, error);
+    }
+    if (written) return;
+    await this.markLost();
+    throw this.takenOver();
   }
 
   /** Why this lease is lost (its holder must cause no further effect), or undefined while held. */

@@ -6,6 +6,24 @@ export interface Lease {
   /** Extends the lease; false when it had already lapsed and someone else may hold the key. */
   renew(ttlMs: number): Promise<boolean>;
   release(): Promise<void>;
+  /**
+   * The fenced write, offered by a lock whose leases live in the same database as the data:
+   * writes `entries` (keys and text values as given to the storage's Keyv) only while this lease
+   * still holds its key, checked in the same store operation as the write. True when written;
+   * false, with nothing written, once the lease lapsed or its key was taken. Without it, the
+   * runtime checks the lease just before each write, which leaves the time of one write
+   * unguarded (docs/storage.md, "Fencing").
+   */
+  setIfHeld?(entries: ReadonlyArray<{ key: string; value: string }>): Promise<boolean>;
+}
+
+/**
+ * A lease as an index row's write checks it: the key as given to `LockProvider.acquire`, and the
+ * token of the lease that must still hold it.
+ */
+export interface LeaseFence {
+  readonly key: string;
+  readonly token: string;
 }
 
 /**

@@ -2,19 +2,19 @@ import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import type { ExecutionIndex, IndexRow } from "../log/execution-index.js";
 import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
-import { createInProcessLock } from "../log/lock.js";
+import { createInProcessLock, type LeaseFence } from "../log/lock.js";
 import type { ExecutionStatus } from "../outcome.js";
 import { createRuntimeContext, type RuntimeContext } from "./context.js";
 import { afterTransition, hooksFor, transition } from "./transition.js";
 
 /** An index that records what it was asked, and can be made to fail. */
 function recordingIndex() {
-  const puts: Array<{ row: IndexRow; previous: ExecutionStatus | undefined }> = [];
+  const puts: Array<{ row: IndexRow; previous: ExecutionStatus | undefined; fence?: LeaseFence }> = [];
   let failing = false;
   const index: ExecutionIndex = {
-    put: async (row, previous) => {
+    put: async (row, previous, fence) => {
       if (failing) throw new Error("index down");
-      puts.push({ row, previous });
+      puts.push({ row, previous, ...(fence ? { fence } : {}) });
     },
     remove: async () => undefined,
     list: async () => [],
@@ -49,25 +49,28 @@ function head(status: ExecutionStatus, extra: Partial<ExecutionHead> = {}): Exec
   return { id: "e1", status, createdAt: 1, updatedAt: 1, connectors: [], seqLimit: 32, deterministic: true, seed: "e1", clockMs: 1, passes: 1, ...extra };
 }
 
+/** The lease's holder, as a transition's caller is: its writes go out, its index rows name the lease. */
+const holder = { write: (_batch: unknown, plain: () => Promise<void>) => plain(), fence: { key: "lock-e1", token: "t1" } };
+
 const pending: StoredEntry = { seq: 2, connector: "shop", method: "order", args: "{}", requiresApproval: true, state: "pending", startedAt: 1 };
 
 describe("transition: the one status change", () => {
   it("writes the head with the pending seq and moves the listing row from its previous status", async () => {
     const { context, puts } = setup();
     const running = head("running");
-    await transition(context, running, "paused", { pendingSeq: 2 });
+    await transition(context, holder, running, "paused", { pendingSeq: 2 });
     const stored = await context.store.readHead("e1");
     expect(stored).toMatchObject({ status: "paused", pendingSeq: 2 });
     expect(stored!.updatedAt).toBeGreaterThan(1);
-    expect(puts).toEqual([{ row: { id: "e1", status: "paused", createdAt: 1, updatedAt: stored!.updatedAt }, previous: "running" }]);
+    expect(puts).toEqual([{ row: { id: "e1", status: "paused", createdAt: 1, updatedAt: stored!.updatedAt }, previous: "running", fence: holder.fence }]);
   });
 
   it("closes the pending action when a paused run ends without a decision, in the same write as the head", async () => {
     const { context } = setup();
     // Rewrite the store so we can see the batch: a paused head and its pending entry.
-    await context.store.writeHead(head("paused", { pendingSeq: 2 }), { entries: [pending] });
+    await context.store.writeHead(holder, head("paused", { pendingSeq: 2 }), { entries: [pending] });
     const paused = (await context.store.readHead("e1"))!;
-    await transition(context, paused, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
+    await transition(context, holder, paused, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "error", error: "expired while waiting for approval" });
     const stored = await context.store.readHead("e1");
@@ -78,7 +81,7 @@ describe("transition: the one status change", () => {
   it("an entry given with the change (an approval) is written instead of closing it", async () => {
     const { context } = setup();
     const approved: StoredEntry = { ...pending, decision: { approved: true, by: "ann", at: 5 } };
-    await transition(context, head("paused", { pendingSeq: 2 }), "running", { entries: [approved], closePending: "unused" });
+    await transition(context, holder, head("paused", { pendingSeq: 2 }), "running", { entries: [approved], closePending: "unused" });
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "pending", decision: { approved: true, by: "ann" } });
   });
@@ -86,7 +89,7 @@ describe("transition: the one status change", () => {
   it("a listing that cannot be updated is reported, never turns the change into a failure", async () => {
     const { context, fail, warnings } = setup();
     fail();
-    await transition(context, head("running"), "completed", { result: { result: "1" } });
+    await transition(context, holder, head("running"), "completed", { result: { result: "1" } });
     expect((await context.store.readHead("e1"))?.status).toBe("completed");
     expect(await context.store.readResult("e1")).toEqual({ result: "1" });
     expect(warnings.join("\n")).toMatch(/e1 is completed, but its listing could not be updated/);

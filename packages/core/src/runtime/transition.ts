@@ -1,4 +1,6 @@
 import type { ExecutionHead, StoredEntry, StoredResult } from "../log/execution-store.js";
+import type { ExecutionLease } from "../log/lease.js";
+import type { LeaseFence } from "../log/lock.js";
 import type { ErrorCode, ExecutionEndStatus, ExecutionStatus } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { runDisposeHooks, runPassEndHooks } from "./hooks.js";
@@ -33,11 +35,12 @@ export type PendingHooks = { kind: "pass-end"; status: "paused" | ExecutionEndSt
 
 /**
  * The one status change of an execution: the head (truth) with the entries that change with it
- * in one batch, then the listing. The caller holds the execution's lease. A listing that cannot
+ * in one batch, then the listing, both written through the execution's lease, which the caller
+ * holds (a holder that lost it writes nothing: BUSY). A listing that cannot
  * be updated is reported and repaired by its readers: the change happened (R-RT-4 keeps it one
  * row's move, whatever the store holds).
  */
-export async function transition(context: RuntimeContext, head: ExecutionHead, to: ExecutionStatus, change: TransitionChange = {}): Promise<void> {
+export async function transition(context: RuntimeContext, lease: Pick<ExecutionLease, "write" | "fence">, head: ExecutionHead, to: ExecutionStatus, change: TransitionChange = {}): Promise<void> {
   const previous = head.status;
   const now = Date.now();
   const entries = [...(change.entries ?? [])];
@@ -56,8 +59,8 @@ export async function transition(context: RuntimeContext, head: ExecutionHead, t
   const extra: { entries?: StoredEntry[]; result?: StoredResult } = {};
   if (entries.length > 0) extra.entries = entries;
   if (change.result) extra.result = change.result;
-  await context.store.writeHead(head, extra);
-  await updateListing(context, head, previous);
+  await context.store.writeHead(lease, head, extra);
+  await updateListing(context, head, previous, lease.fence);
 }
 
 /** Lists a new execution, which is stored first (R-RE-1). */
@@ -65,9 +68,9 @@ export async function listNew(context: RuntimeContext, head: ExecutionHead): Pro
   await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt });
 }
 
-async function updateListing(context: RuntimeContext, head: ExecutionHead, previous: ExecutionStatus | undefined): Promise<void> {
+async function updateListing(context: RuntimeContext, head: ExecutionHead, previous: ExecutionStatus | undefined, fence: LeaseFence): Promise<void> {
   try {
-    await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, previous);
+    await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, previous, fence);
   } catch (error) {
     context.warn(`execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${error instanceof Error ? error.message : String(error)}`);
   }

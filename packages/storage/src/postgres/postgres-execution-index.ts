@@ -13,11 +13,14 @@ import { quoteIdentifier, type PostgresQueryable } from "./postgres-lock.js";
  * Ids are compared as bytes (`COLLATE "C"`), which for ASCII ids (UUIDs) is the order of
  * `compareRows`; a database's default collation would order them by locale instead.
  *
+ * Given `leases` (the lease table of `createPostgresLock` in the same database), a put with a
+ * fence writes its row only while that lease holds its key, checked in the same statement.
+ *
  * @example
  * const provider = createPostgresExecutionIndex(pool, { table: "codemode_executions", namespace: "codemode" });
  * const page = await provider.forRuntime("default").list({ statuses: ["paused"], limit: 20 });
  */
-export function createPostgresExecutionIndex(pool: PostgresQueryable, options: { table?: string; namespace?: string } = {}): ExecutionIndexProvider {
+export function createPostgresExecutionIndex(pool: PostgresQueryable, options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {}): ExecutionIndexProvider {
   const tableName = options.table ?? "codemode_executions";
   const table = quoteIdentifier(tableName);
   const namespace = options.namespace ?? "";
@@ -48,6 +51,14 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
 
   const put = `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
     ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;
+  const leases = options.leases;
+  // As `put`, by a lease's holder: $7 the lease's key, $8 its token.
+  const putIfHeld =
+    leases &&
+    `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at)
+    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint
+    WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(leases.table)} WHERE key = $7 AND token = $8 AND expires_at > clock_timestamp() FOR SHARE)
+    ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;
   // Only the row listed under the status the caller saw: a row that moved since stays.
   const remove = `DELETE FROM ${table} WHERE namespace = $1 AND runtime = $2 AND id = $3 AND status = $4`;
   // One index range per status (a lateral count each): `status = ANY(...)` lets a planner without
@@ -60,9 +71,11 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
     forRuntime(runtimeName): ExecutionIndex {
       checkRuntimeName(runtimeName);
       return {
-        async put(row) {
+        async put(row, _previous, fence) {
           checkRow(row);
-          await query(put, [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt]);
+          const values = [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt];
+          if (fence && leases && putIfHeld) await query(putIfHeld, [...values, (leases.keyPrefix ?? "") + fence.key, fence.token]);
+          else await query(put, values);
         },
         async remove(row) {
           checkRow(row);

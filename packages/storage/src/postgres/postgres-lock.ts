@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+import type { StoredRows } from "../lock/stored-rows.js";
 
 /** What the lock needs of a `pg` Pool (or Client). */
 export interface PostgresQueryable {
@@ -15,12 +16,25 @@ export interface PostgresQueryable {
  * the key is free or its lease lapsed. Renew and release check the token. Expiry uses the
  * database server's clock, so hosts with drifting clocks still agree.
  *
+ * Given `data` (the key-value table of the storage's Keyv, in the same database, and how Keyv
+ * stores its entries there), leases offer the fenced write (`setIfHeld`): one statement that
+ * upserts the rows only while the lease row still holds this token unexpired, and share-locks
+ * that row until it commits, so a takeover waits for the write instead of racing it.
+ *
  * @example
  * const lock = createPostgresLock(pool, { table: "codemode_leases" });
  * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
  */
-export function createPostgresLock(pool: PostgresQueryable, options: { table?: string; keyPrefix?: string } = {}): LockProvider {
+export function createPostgresLock(pool: PostgresQueryable, options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {}): LockProvider {
   const table = quoteIdentifier(options.table ?? "codemode_leases");
+  const data = options.data;
+  // $1 lease key, $2 token, $3 keys, $4 values. No row is written unless the lease holds.
+  const setIfHeld =
+    data &&
+    `WITH fence AS (SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE)
+     INSERT INTO ${quoteIdentifier(data.table)} (key, value)
+     SELECT stored.key, stored.value FROM unnest($3::text[], $4::text[]) AS stored(key, value) WHERE EXISTS (SELECT 1 FROM fence)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
   const prefix = options.keyPrefix ?? "";
   const local = localWaiting();
   let ready: Promise<void> | undefined;
@@ -55,7 +69,17 @@ export function createPostgresLock(pool: PostgresQueryable, options: { table?: s
            RETURNING token`,
             [rowKey, token, ttl],
           );
-          return taken.rowCount === 1 ? postgresLease(pool, table, rowKey, token, () => local.wakeups.wake(rowKey)) : null;
+          if (taken.rowCount !== 1) return null;
+          const lease = postgresLease(pool, table, rowKey, token, () => local.wakeups.wake(rowKey));
+          if (data && setIfHeld) {
+            lease.setIfHeld = async (entries) => {
+              if (entries.length === 0) return true;
+              const stored = await data.rows(entries);
+              const written = await pool.query(setIfHeld, [rowKey, token, stored.map((row) => row.key), stored.map((row) => row.value)]);
+              return (written.rowCount ?? 0) > 0;
+            };
+          }
+          return lease;
         },
         waitMs,
         local,

@@ -17,7 +17,18 @@ afterAll(async () => {
   await pool.end();
 });
 
-runStorageConformance("postgresStorage(url)", () => postgresStorage(POSTGRES_URL, TABLES), { unavailable: () => tcpUnreachable(POSTGRES_URL) });
+runStorageConformance("postgresStorage(url)", () => postgresStorage(POSTGRES_URL, TABLES), {
+  unavailable: () => tcpUnreachable(POSTGRES_URL),
+  fenced: true,
+  dropLease: async (_storage, key) => {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL });
+    try {
+      expect((await pool.query(`DELETE FROM "${TABLES.leaseTable}" WHERE key = $1`, [`codemode:${key}`])).rowCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  },
+});
 runExecutionIndexConformance("postgresStorage(url)", (namespace) => postgresStorage(POSTGRES_URL, { ...TABLES, namespace }), { unavailable: () => tcpUnreachable(POSTGRES_URL) });
 
 describe("postgresStorage on a real PostgreSQL", () => {

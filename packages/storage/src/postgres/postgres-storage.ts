@@ -2,6 +2,7 @@ import KeyvPostgres from "@keyv/postgres";
 import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import pg from "pg";
+import { storedRows } from "../lock/stored-rows.js";
 import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
 import { createPostgresExecutionIndex } from "./postgres-execution-index.js";
 import { createPostgresLock, quoteIdentifier } from "./postgres-lock.js";
@@ -77,11 +78,26 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
   keyv.on("error", () => {
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
   });
+  const rows = storedRows(keyv, (key) => keyv._getKeyPrefix(key));
 
   return {
     keyv: keyv as Keyv & KeyvLike,
-    lock: createPostgresLock({ query }, { table: leaseTable, keyPrefix: `${namespace}:` }),
-    index: createPostgresExecutionIndex({ query }, { table: indexTable, namespace }),
+    lock: createPostgresLock(
+      { query },
+      {
+        table: leaseTable,
+        keyPrefix: `${namespace}:`,
+        // Leases write the runtime's records themselves, fenced, exactly as Keyv would store them.
+        data: {
+          table,
+          rows: async (entries) => {
+            await ensureTable();
+            return rows(entries);
+          },
+        },
+      },
+    ),
+    index: createPostgresExecutionIndex({ query }, { table: indexTable, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } }),
     async close() {
       if (closed) return;
       closed = true;

@@ -29,6 +29,10 @@ redis.call("ZADD", KEYS[slots[ARGV[2]]], 0, ARGV[3] .. ":" .. ARGV[1])
 redis.call("HSET", KEYS[1], ARGV[1], ARGV[2] .. " " .. ARGV[3] .. " " .. ARGV[4])
 return 1`;
 
+// PUT by a lease's holder. KEYS as for PUT, then the lease's key; ARGV as for PUT, then its token.
+const PUT_IF_HELD = `if redis.call("GET", KEYS[#KEYS]) ~= ARGV[5] then return 0 end
+${PUT}`;
+
 // KEYS as for PUT. ARGV: id, the status the caller saw it listed under.
 const REMOVE = `local slots = ${SLOTS}
 local old = redis.call("HGET", KEYS[1], ARGV[1])
@@ -71,22 +75,29 @@ return total`;
  * `createdAt` must be a millisecond timestamp (a non-negative safe integer); ids are ordered by
  * their bytes, which for ASCII ids (UUIDs) is the order of `compareRows`.
  *
+ * A put with a fence checks, in its script, that the lease named by the fence still holds its
+ * key (`lockKeyPrefix` + the fence's key, the layout of `createRedisLock`): a lapsed holder lists
+ * nothing.
+ *
  * @example
  * const provider = createRedisExecutionIndex(client, { keyPrefix: "codemode::" });
  * const index = provider.forRuntime("default");
  * await index.put({ id, status: "paused", createdAt, updatedAt: Date.now() }, "running");
  */
-export function createRedisExecutionIndex(client: RedisIndexClient, options: { keyPrefix?: string } = {}): ExecutionIndexProvider {
+export function createRedisExecutionIndex(client: RedisIndexClient, options: { keyPrefix?: string; lockKeyPrefix?: string } = {}): ExecutionIndexProvider {
   const prefix = options.keyPrefix ?? "";
+  const lockPrefix = options.lockKeyPrefix ?? prefix;
   return {
     forRuntime(runtimeName): ExecutionIndex {
       const hash = `${prefix}cm:${checkRuntimeName(runtimeName)}:ix`;
       const setOf = (status: IndexRow["status"]) => `${hash}:${status}`;
       const allKeys = [hash, ...ALL_STATUSES.map(setOf)];
       return {
-        async put(row) {
+        async put(row, _previous, fence) {
           checkRow(row);
-          await client.eval(PUT, { keys: allKeys, arguments: [row.id, row.status, digits(row.createdAt), String(row.updatedAt)] });
+          const values = [row.id, row.status, digits(row.createdAt), String(row.updatedAt)];
+          if (fence) await client.eval(PUT_IF_HELD, { keys: [...allKeys, lockPrefix + fence.key], arguments: [...values, fence.token] });
+          else await client.eval(PUT, { keys: allKeys, arguments: values });
         },
         async remove(row) {
           checkRow(row);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+import type { StoredRows } from "../lock/stored-rows.js";
 
 /** The Redis commands the lock needs; a node-redis client (v5) has them. */
 export interface RedisLockClient {
@@ -13,6 +14,11 @@ export interface RedisLockClient {
 // was taken by another process can neither extend nor free the new owner's lock.
 const RENEW = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+// The fenced write. KEYS: the lock, then the keys to set; ARGV: the token, then their values.
+// Writes nothing unless the lease still holds the lock (an expired key reads as absent).
+const SET_IF_HELD = `if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+for i = 2, #KEYS do redis.call("SET", KEYS[i], ARGV[i]) end
+return 1`;
 
 /**
  * Leases in Redis, shared by every process that uses the same server (R-ST-4): `SET key token
@@ -21,12 +27,16 @@ const RELEASE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call
  * `renew` answers false once the token no longer owns the key (lapsed, or taken by another);
  * every method rejects when Redis cannot be reached.
  *
+ * Given `rows` (how the storage's Keyv stores its entries), leases offer the fenced write
+ * (`setIfHeld`): one script that checks the token and sets the keys, so a lapsed holder can write
+ * nothing. Every key must be on this server (not a Redis Cluster: one script, one slot).
+ *
  * @example
  * const lock = createRedisLock(client, { keyPrefix: "codemode::" });
  * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
  * if (lease) try { ... } finally { await lease.release(); }
  */
-export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: string } = {}): LockProvider {
+export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: string; rows?: StoredRows } = {}): LockProvider {
   const prefix = options.keyPrefix ?? "";
   const local = localWaiting();
   return {
@@ -38,7 +48,7 @@ export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: 
         async () => {
           const token = randomUUID();
           const answer = await client.set(redisKey, token, { condition: "NX", expiration: { type: "PX", value: ttl } });
-          return answer === "OK" ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey)) : null;
+          return answer === "OK" ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey), options.rows) : null;
         },
         waitMs,
         local,
@@ -50,8 +60,8 @@ export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: 
   };
 }
 
-function redisLease(client: RedisLockClient, redisKey: string, token: string, released: () => void): Lease {
-  return {
+function redisLease(client: RedisLockClient, redisKey: string, token: string, released: () => void, rows: StoredRows | undefined): Lease {
+  const lease: Lease = {
     token,
     async renew(ttlMs) {
       const answer = await client.eval(RENEW, { keys: [redisKey], arguments: [token, String(Math.max(1, Math.ceil(ttlMs)))] });
@@ -62,4 +72,12 @@ function redisLease(client: RedisLockClient, redisKey: string, token: string, re
       released();
     },
   };
+  if (rows) {
+    lease.setIfHeld = async (entries) => {
+      const stored = await rows(entries);
+      const answer = await client.eval(SET_IF_HELD, { keys: [redisKey, ...stored.map((row) => row.key)], arguments: [token, ...stored.map((row) => row.value)] });
+      return Number(answer) === 1;
+    };
+  }
+  return lease;
 }

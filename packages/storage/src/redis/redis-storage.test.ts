@@ -19,7 +19,19 @@ afterAll(async () => {
   await cleaner.close();
 });
 
-runStorageConformance("redisStorage(url)", () => redisStorage(REDIS_URL, { namespace: NAMESPACE }), { unavailable: () => tcpUnreachable(REDIS_URL) });
+runStorageConformance("redisStorage(url)", () => redisStorage(REDIS_URL, { namespace: NAMESPACE }), {
+  unavailable: () => tcpUnreachable(REDIS_URL),
+  fenced: true,
+  dropLease: async (_storage, key) => {
+    const client = createClient({ url: REDIS_URL }) as RedisClient;
+    await client.connect();
+    try {
+      expect(await client.del(`${NAMESPACE}::${key}`)).toBe(1);
+    } finally {
+      await client.close();
+    }
+  },
+});
 runExecutionIndexConformance("redisStorage(url)", (namespace) => redisStorage(REDIS_URL, { namespace }), {
   unavailable: () => tcpUnreachable(REDIS_URL),
   namespaces: [NAMESPACE, `${NAMESPACE}-other`],

@@ -3,6 +3,7 @@ import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
 import { createRedisExecutionIndex } from "./redis-execution-index.js";
+import { storedRows } from "../lock/stored-rows.js";
 import { createRedisLock, type RedisLockClient } from "./redis-lock.js";
 
 export interface RedisStorageOptions extends StorageOptions {
@@ -104,7 +105,8 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
 
   return {
     keyv: keyv as Keyv & KeyvLike,
-    lock: createRedisLock(gated, { keyPrefix }),
+    // Leases write the runtime's records themselves, fenced, exactly as the adapter would store them.
+    lock: createRedisLock(gated, { keyPrefix, rows: storedRows(keyv, (key) => adapter.createKeyPrefix(key, namespace)) }),
     index: createRedisExecutionIndex(gated, { keyPrefix }),
     async close() {
       if (closed) return;

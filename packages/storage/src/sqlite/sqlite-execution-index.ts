@@ -12,11 +12,14 @@ import { checkRow, checkRuntimeName, checkStatus, mergePages, pageQuery } from "
  * Ids are compared as bytes (SQLite's BINARY collation), which for ASCII ids (UUIDs) is the
  * order of `compareRows`.
  *
+ * Given `leases` (the lease table of `createSqliteLock` in the same file), a put with a fence
+ * writes its row only while that lease holds its key, checked in the same statement.
+ *
  * @example
  * const provider = createSqliteExecutionIndex(new DatabaseSync("app.sqlite"), { namespace: "codemode" });
  * const page = await provider.forRuntime("default").list({ statuses: ["paused"], limit: 20 });
  */
-export function createSqliteExecutionIndex(database: DatabaseSync, options: { table?: string; namespace?: string } = {}): ExecutionIndexProvider {
+export function createSqliteExecutionIndex(database: DatabaseSync, options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {}): ExecutionIndexProvider {
   const tableName = options.table ?? "codemode_executions";
   const table = `"${tableName}"`;
   const namespace = options.namespace ?? "";
@@ -34,6 +37,15 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
     `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at`,
   );
+  const leases = options.leases;
+  // As `put`, by a lease's holder: then the lease's key, its token and the time now.
+  const putIfHeld =
+    leases &&
+    database.prepare(
+      `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at)
+       SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM "${leases.table}" WHERE key = ? AND token = ? AND expires_at > ?)
+       ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+    );
   // Only the row listed under the status the caller saw: a row that moved since stays.
   const remove = database.prepare(`DELETE FROM ${table} WHERE namespace = ? AND runtime = ? AND id = ? AND status = ?`);
   const count = database.prepare(`SELECT count(*) AS total FROM ${table} WHERE namespace = ? AND runtime = ? AND status = ?`);
@@ -54,9 +66,10 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
     forRuntime(runtimeName): ExecutionIndex {
       checkRuntimeName(runtimeName);
       return {
-        async put(row) {
+        async put(row, _previous, fence) {
           checkRow(row);
-          put.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt);
+          if (fence && leases && putIfHeld) putIfHeld.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt, (leases.keyPrefix ?? "") + fence.key, fence.token, Date.now());
+          else put.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt);
         },
         async remove(row) {
           checkRow(row);

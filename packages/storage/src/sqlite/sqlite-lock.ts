@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+import type { StoredRows } from "../lock/stored-rows.js";
 
 /**
  * Leases as rows of a table in the SQLite file, shared by every process on the machine that
@@ -10,11 +11,15 @@ import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
  * release check the token. Times are the machine's clock in milliseconds, which every process
  * on one machine shares.
  *
+ * Given `data` (the key-value table of the storage's Keyv in the same file, and how Keyv stores
+ * its entries there), leases offer the fenced write (`setIfHeld`): one transaction that checks
+ * the lease row and upserts the rows, holding SQLite's write lock throughout.
+ *
  * @example
  * const lock = createSqliteLock(new DatabaseSync("app.sqlite"));
  * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
  */
-export function createSqliteLock(database: DatabaseSync, options: { table?: string; keyPrefix?: string } = {}): LockProvider {
+export function createSqliteLock(database: DatabaseSync, options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {}): LockProvider {
   const table = `"${options.table ?? "codemode_leases"}"`;
   const prefix = options.keyPrefix ?? "";
   const local = localWaiting();
@@ -29,9 +34,32 @@ export function createSqliteLock(database: DatabaseSync, options: { table?: stri
   const renew = database.prepare(`UPDATE ${table} SET expires_at = ? WHERE key = ? AND token = ? AND expires_at > ?`);
   const release = database.prepare(`DELETE FROM ${table} WHERE key = ? AND token = ?`);
   const held = database.prepare(`SELECT 1 AS held FROM ${table} WHERE key = ? AND expires_at > ?`);
+  const holds = database.prepare(`SELECT 1 AS held FROM ${table} WHERE key = ? AND token = ? AND expires_at > ?`);
+  const data = options.data;
+  const upsert = data && database.prepare(`INSERT INTO "${data.table}" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
+  const setIfHeld = async (rowKey: string, token: string, entries: Parameters<StoredRows>[0]): Promise<boolean> => {
+    if (!data || !upsert) throw new Error("this lock has no data table");
+    const stored = await data.rows(entries);
+    // Synchronous from BEGIN to COMMIT: nothing of this process runs in between, and the write
+    // lock keeps every other process out.
+    database.exec("BEGIN IMMEDIATE");
+    try {
+      if (holds.get(rowKey, token, Date.now()) === undefined) {
+        database.exec("ROLLBACK");
+        return false;
+      }
+      for (const row of stored) upsert.run(row.key, row.value);
+      database.exec("COMMIT");
+      return true;
+    } catch (error) {
+      if (database.isTransaction) database.exec("ROLLBACK");
+      throw error;
+    }
+  };
 
   const lease = (rowKey: string, token: string): Lease => ({
     token,
+    ...(data ? { setIfHeld: (entries: Parameters<StoredRows>[0]) => setIfHeld(rowKey, token, entries) } : {}),
     async renew(ttlMs) {
       const now = Date.now();
       return Number(renew.run(now + Math.max(1, Math.ceil(ttlMs)), rowKey, token, now).changes) === 1;

@@ -9,7 +9,18 @@ const folder = mkdtempSync(join(tmpdir(), "codemode-sqlite-"));
 const file = join(folder, "conformance.sqlite");
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-runStorageConformance("sqliteStorage(file)", () => sqliteStorage(file));
+runStorageConformance("sqliteStorage(file)", () => sqliteStorage(file), {
+  fenced: true,
+  dropLease: async (_storage, key) => {
+    const { DatabaseSync } = await import("node:sqlite");
+    const database = new DatabaseSync(file, { timeout: 5_000 });
+    try {
+      expect(Number(database.prepare(`DELETE FROM "codemode_leases" WHERE key = ?`).run(`codemode:${key}`).changes)).toBe(1);
+    } finally {
+      database.close();
+    }
+  },
+});
 runExecutionIndexConformance("sqliteStorage(file)", (namespace) => sqliteStorage(file, { namespace }));
 
 describe("sqliteStorage specifics", () => {
@@ -56,6 +67,8 @@ describe("sqliteStorage specifics", () => {
 
   it("rejects a namespace or table name that cannot be part of a key or a statement", () => {
     expect(() => sqliteStorage(join(folder, "bad.sqlite"), { namespace: "no spaces" })).toThrow(/namespace/);
+    // Keyv would store "cm:…" keys unprefixed under this namespace and read them prefixed: refused.
+    expect(() => sqliteStorage(join(folder, "bad.sqlite"), { namespace: "cm" })).toThrow(/reserved/);
     expect(() => sqliteStorage(join(folder, "bad.sqlite"), { table: "x; DROP TABLE y" })).toThrow(/table name/);
   });
 });

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
+import { storedRows } from "../lock/stored-rows.js";
 import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
 import { NodeSqliteStore } from "./node-sqlite-store.js";
 import { createSqliteExecutionIndex } from "./sqlite-execution-index.js";
@@ -52,8 +53,10 @@ export function sqliteStorage(path: string, options: SqliteStorageOptions = {}):
   keyv.on("error", () => {
     // Failures reject the call that met them (throwOnErrors); this listener only keeps Keyv quiet.
   });
-  const lock = createSqliteLock(database, { table: leaseTable, keyPrefix: `${namespace}:` });
-  const index = createSqliteExecutionIndex(database, { table: indexTable, namespace });
+  // Leases write the runtime's records themselves, fenced, exactly as Keyv would store them.
+  const rows = storedRows(keyv, (key) => keyv._getKeyPrefix(key));
+  const lock = createSqliteLock(database, { table: leaseTable, keyPrefix: `${namespace}:`, data: { table, rows } });
+  const index = createSqliteExecutionIndex(database, { table: indexTable, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } });
   return {
     keyv: keyv as Keyv & KeyvLike,
     lock,

@@ -1,8 +1,11 @@
-import type { KeyvLike } from "@codemode/core/store";
+import type { KeyvLike, LockProvider } from "@codemode/core/store";
 
 /** What the runtime asked of a Keyv instance, counted by `countingKeyv`. */
 export interface KeyvCounts {
-  /** Characters of the values handed to `set` and `setMany` (the store's own framing not included). */
+  /**
+   * Characters of the values handed to `set` and `setMany`, and to a lease's fenced write when
+   * the lock is wrapped with `countingLock` (the store's own framing not included).
+   */
   charactersWritten: number;
   /** Keys written, one per key of `setMany`. */
   keysWritten: number;
@@ -67,4 +70,35 @@ export function countingKeyv<K extends KeyvLike>(keyv: K): { keyv: K; counts: Ke
     },
   });
   return { keyv: wrapped, counts, reset };
+}
+
+/**
+ * Wraps a lock so that its leases' fenced writes (`setIfHeld`) count in `counts` as Keyv writes
+ * do: a store whose leases write the log themselves would otherwise look as if it wrote nothing.
+ *
+ * @example
+ * const { keyv, counts } = countingKeyv(storage.keyv);
+ * const runtime = createCodemodeRuntime({ storage: { keyv, lock: countingLock(storage.lock, counts) } });
+ */
+export function countingLock(lock: LockProvider, counts: KeyvCounts): LockProvider {
+  return {
+    isHeld: (key) => lock.isHeld(key),
+    async acquire(key, options) {
+      const lease = await lock.acquire(key, options);
+      if (!lease?.setIfHeld) return lease;
+      const fenced = lease.setIfHeld.bind(lease);
+      return {
+        token: lease.token,
+        renew: (ttlMs) => lease.renew(ttlMs),
+        release: () => lease.release(),
+        setIfHeld: (entries) => {
+          for (const entry of entries) {
+            counts.keysWritten += 1;
+            counts.charactersWritten += entry.value.length;
+          }
+          return fenced(entries);
+        },
+      };
+    },
+  };
 }

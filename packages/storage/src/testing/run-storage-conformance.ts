@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Outcome } from "@codemode/core";
-import type { KeyvLike, Lease, LockProvider } from "@codemode/core/store";
+import type { ExecutionIndexProvider, KeyvLike, Lease, LockProvider } from "@codemode/core/store";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { countingKeyv } from "./counting-keyv.js";
+import { countingKeyv, countingLock } from "./counting-keyv.js";
 
 /** A storage as the suite sees it: any Keyv instance, a lock, and a way to close it. */
 export interface StorageUnderTest {
   keyv: KeyvLike;
   lock: LockProvider;
+  /** The store's native listing, if it has one: fenced puts are checked on it. */
+  index?: ExecutionIndexProvider;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,17 @@ export interface StorageConformanceOptions {
   unavailable?: () => Promise<string | undefined> | string | undefined;
   /** Makes the backend fail for this storage, mid-pass or between calls. Default: `storage.close()`. */
   breakStorage?: (storage: StorageUnderTest) => Promise<void>;
+  /**
+   * Whether the store's leases offer the fenced write (`Lease.setIfHeld`: the lease check and the
+   * write in one store operation). Turns on the stories that hold it to that. Default false.
+   */
+  fenced?: boolean;
+  /**
+   * Removes a lease from the backend behind its holder's back, as a failover that lost the key
+   * or an operator who freed it would: the holder still believes it holds it. `key` is as given
+   * to `acquire`. Needed by the fencing story that the holder's own clock cannot catch.
+   */
+  dropLease?: (storage: StorageUnderTest, key: string) => Promise<void>;
 }
 
 const LIMITS = { timeoutMs: 20_000 };
@@ -205,6 +218,123 @@ export function runStorageConformance(name: string, createStorage: () => Storage
       }
     });
 
+    if (options.fenced) {
+      describe("the fenced write (R-ST-6)", () => {
+        const acquired = async (lock: LockProvider, key: string, ttlMs: number): Promise<Lease & { setIfHeld: NonNullable<Lease["setIfHeld"]> }> => {
+          const lease = await lock.acquire(key, { ttlMs, waitMs: 0 });
+          expect(lease).not.toBeNull();
+          expect(typeof lease!.setIfHeld).toBe("function");
+          return lease as Lease & { setIfHeld: NonNullable<Lease["setIfHeld"]> };
+        };
+
+        it("a held lease writes as the store's Keyv would: every value reads back by get and getMany, as written", async () => {
+          if (cannotRun()) return;
+          const { keyv, lock } = await open();
+          const key = lockKey();
+          const lease = await acquired(lock, key, 10_000);
+          // Text Keyv's serializer escapes (a leading ":"), JSON, and characters beyond ASCII.
+          const values = [":starts with a colon", '{"seq":3,"state":"applied"}', "async () => 'naïve ✓ 😀'", ""];
+          const keys = values.map((_, position) => `cm:${key}:${position}`);
+          expect(await lease.setIfHeld(keys.map((entryKey, position) => ({ key: entryKey, value: values[position]! })))).toBe(true);
+          for (const [position, entryKey] of keys.entries()) expect(await keyv.get(entryKey)).toBe(values[position]);
+          expect(await keyv.getMany!(keys)).toEqual(values);
+          // And what Keyv itself writes there, the fenced write overwrites.
+          await keyv.set(keys[0]!, "written by keyv");
+          expect(await lease.setIfHeld([{ key: keys[0]!, value: "fenced again" }])).toBe(true);
+          expect(await keyv.get(keys[0]!)).toBe("fenced again");
+          await lease.release();
+        });
+
+        it("a lapsed lease writes nothing, whether its key was taken since or not; the new holder writes", async () => {
+          if (cannotRun()) return;
+          const { keyv, lock } = await open();
+          const key = lockKey();
+          const entryKey = `cm:${key}:head`;
+          const stale = await acquired(lock, key, 200);
+          expect(await stale.setIfHeld([{ key: entryKey, value: "first" }])).toBe(true);
+          await sleep(300);
+          expect(
+            await stale.setIfHeld([
+              { key: entryKey, value: "lapsed, nobody took it" },
+              { key: `${entryKey}:more`, value: "x" },
+            ]),
+          ).toBe(false);
+          const current = await acquired(lock, key, 10_000);
+          expect(await stale.setIfHeld([{ key: entryKey, value: "lapsed, taken" }])).toBe(false);
+          expect(await keyv.get(entryKey)).toBe("first");
+          expect(await keyv.get(`${entryKey}:more`)).toBeUndefined();
+          expect(await current.setIfHeld([{ key: entryKey, value: "second" }])).toBe(true);
+          expect(await keyv.get(entryKey)).toBe("second");
+          await current.release();
+          expect(await current.setIfHeld([{ key: entryKey, value: "after release" }])).toBe(false);
+          expect(await keyv.get(entryKey)).toBe("second");
+        });
+
+        it("a put of the listing fenced by a lapsed lease lists nothing; by a live one it lists", async () => {
+          if (cannotRun()) return;
+          const storage = await open();
+          if (!storage.index) throw new Error("a fenced store must hand its native listing to the suite (StorageUnderTest.index)");
+          const index = storage.index.forRuntime(runtimeName());
+          const key = lockKey();
+          const stale = await acquired(storage.lock, key, 200);
+          const row = { id: randomUUID(), status: "running" as const, createdAt: Date.now(), updatedAt: Date.now() };
+          await index.put(row, undefined, { key, token: stale.token });
+          expect(await index.list({ statuses: ["running"], limit: 10 })).toEqual([row]);
+          await sleep(300);
+          await index.put({ ...row, status: "completed", updatedAt: row.updatedAt + 1 }, "running", { key, token: stale.token });
+          expect(await index.list({ limit: 10 })).toEqual([row]);
+          const current = await acquired(storage.lock, key, 10_000);
+          await index.put({ ...row, status: "error", updatedAt: row.updatedAt + 2 }, "running", { key, token: stale.token });
+          await index.put({ ...row, status: "paused", updatedAt: row.updatedAt + 3 }, "running", { key, token: current.token });
+          expect(await index.list({ limit: 10 })).toEqual([{ ...row, status: "paused", updatedAt: row.updatedAt + 3 }]);
+          await current.release();
+        });
+
+        if (options.dropLease) {
+          const dropLease = options.dropLease;
+          it("R-ST-4 R-ST-6 a pass whose lease the store lost while the pass still counted it valid writes nothing more: the new holder's record stands", async () => {
+            if (cannotRun()) return;
+            const storage = await open();
+            const name = runtimeName();
+            const other = runtimeOn(storage, { name });
+            const reads: number[] = [];
+            let executionId = "";
+            const tools = defineConnector({
+              name: "tools",
+              tools: {
+                // While this call runs, the store loses the lease (a failover) and another host
+                // takes the run and ends it. The pass's own clock says its lease is fresh.
+                lose: {
+                  execute: async (_args: unknown, context) => {
+                    executionId = context.executionId;
+                    await dropLease(storage, `cm:${name}:lock:${context.executionId}`);
+                    const ended = await other.expirePaused({ maxAgeMs: 60_000 });
+                    expect(ended).toEqual([context.executionId]);
+                    return "done";
+                  },
+                },
+                read: {
+                  execute: async (args: { i: number }) => {
+                    reads.push(args.i);
+                    return args.i;
+                  },
+                },
+              },
+            });
+            const worker = runtimeOn(storage, { name, connectors: [tools], leaseMs: 60_000 });
+            const outcome = await worker.execute({ code: `async () => { await tools.lose({}); return await tools.read({ i: 1 }); }` });
+            expectStatus(outcome, "error");
+            expect(outcome.code).toBe("BUSY");
+            const state = await other.execution(executionId);
+            expect(state?.status).toBe("error");
+            expect(state?.error).toMatch(/lease lapsed/);
+            expect(state?.log.map((entry) => [entry.method, entry.state])).toEqual([["lose", "executing"]]);
+            expect(reads).toEqual([]);
+          });
+        }
+      });
+    }
+
     describe("the durable log on this store", () => {
       it("R-ST-1 bytes written per call stay flat from a 10-call log to a 1,000-call log", async () => {
         if (cannotRun()) return;
@@ -212,10 +342,12 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const perCall = async (calls: number) => {
           const { keyv, counts } = countingKeyv(storage.keyv);
           const ledger = ledgerConnector();
-          const runtime = runtimeOn({ keyv, lock: storage.lock }, { name: runtimeName(), connectors: [ledger.connector] });
+          const runtime = runtimeOn({ keyv, lock: countingLock(storage.lock, counts) }, { name: runtimeName(), connectors: [ledger.connector] });
           const outcome = await runtime.execute({ code: readsProgram(calls) });
           expectStatus(outcome, "completed");
           expect(outcome.result).toBe(calls);
+          // Every call leaves its entry: a count that missed the writes would pass for flat.
+          expect(counts.keysWritten).toBeGreaterThanOrEqual(calls);
           return counts.charactersWritten / calls;
         };
         const at10 = await perCall(10);
@@ -507,6 +639,14 @@ function freezableLock(lock: LockProvider, frozen: { now: boolean }): LockProvid
           return lease.renew(ttlMs);
         },
         release: () => lease.release(),
+        ...(lease.setIfHeld
+          ? {
+              setIfHeld: async (entries: ReadonlyArray<{ key: string; value: string }>) => {
+                if (frozen.now) throw new Error("the host is frozen: the write never reached the store");
+                return lease.setIfHeld!(entries);
+              },
+            }
+          : {}),
       };
     },
   };

@@ -45,7 +45,7 @@ export async function approve(context: RuntimeContext, input: ApproveInput): Pro
     const reason = typeof input.reason === "string" ? clipMessage(input.reason) : input.reason;
     const approved: StoredEntry = { ...(log.get(pendingSeq) as StoredEntry), decision: decisionOf(true, by, reason) };
     log.set(pendingSeq, approved);
-    await transition(context, head, "running", { entries: [approved] });
+    await transition(context, lease, head, "running", { entries: [approved] });
     handedOver = true;
     return await runLeasedPass(context, head, code, log, lease);
   } catch (error) {

@@ -24,7 +24,7 @@ export async function reject(context: RuntimeContext, input: { executionId: stri
       if (entry?.state !== "pending") return false;
       const decision = decisionOf(false, input.by, input.reason);
       const closed: StoredEntry = { ...entry, state: "error", error: `rejected${input.by ? ` by ${input.by}` : ""}${input.reason ? `: ${input.reason}` : ""}`, decision, endedAt: decision.at };
-      await transition(context, head, "rejected", { entries: [closed] });
+      await transition(context, lease, head, "rejected", { entries: [closed] });
       await lease.release();
       rejected = true;
       return true;

@@ -1,6 +1,6 @@
 import { decodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
-import { withLease } from "../../log/lease.js";
+import { withLease, type ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, type RollbackReport } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { describeError } from "../hooks.js";
@@ -22,12 +22,12 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
       report.status = head.status;
       if (head.status === "running") return { ...report, code: "BUSY" as const, error: `execution ${executionId} is running; roll it back once it has stopped` };
       const { log } = await context.store.readCodeAndLog(head);
-      await revertApplied(context, head, log, report, () => lease.confirm());
+      await revertApplied(context, head, log, report, lease);
       // R-RB-3: rolled_back only when at least one call was reverted.
       const anyReverted = [...log.values()].some((entry) => entry.state === "reverted");
       if (anyReverted && head.status !== "rolled_back") {
         // A paused run rolled back can never be approved: its pending action ends with it.
-        await transition(context, head, "rolled_back", { closePending: "rolled back before approval", log });
+        await transition(context, lease, head, "rolled_back", { closePending: "rolled back before approval", log });
         report.status = head.status;
         rolledBack = true;
       }
@@ -40,7 +40,7 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
   }
 }
 
-async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, report: RollbackReport, confirmLease: () => Promise<void>): Promise<void> {
+async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, report: RollbackReport, lease: ExecutionLease): Promise<void> {
   const applied = [...log.values()].filter((entry) => entry.state === "applied" && entry.connector !== "codemode").sort((a, b) => b.seq - a.seq);
   for (const entry of applied) {
     const tool = context.connectors.get(entry.connector)?.tools[entry.method];
@@ -49,18 +49,18 @@ async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: 
       continue;
     }
     // Each revert is an effect: one whose lease was taken over must not run it.
-    await confirmLease();
+    await lease.confirm();
     const revertContext = { executionId: head.id, seq: entry.seq, idempotencyKey: `${head.id}:${entry.seq}`, connector: entry.connector, method: entry.method };
     try {
       await tool.revert(decodeDurable(entry.args) as never, decodeDurable(entry.result) as never, revertContext);
     } catch (error) {
       report.failed.push({ seq: entry.seq, error: describeError(error) });
-      await context.store.writeEntry(head.id, { ...entry, revertError: describeError(error) });
+      await context.store.writeEntries(lease, head.id, [{ ...entry, revertError: describeError(error) }]);
       continue;
     }
     const reverted: StoredEntry = { ...entry, state: "reverted", endedAt: Date.now() };
     delete reverted.revertError;
-    await context.store.writeEntry(head.id, reverted);
+    await context.store.writeEntries(lease, head.id, [reverted]);
     log.set(entry.seq, reverted);
     report.reverted.push(entry.seq);
   }

@@ -1,21 +1,30 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ExecutionHead, ExecutionStore, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionHead, ExecutionStore, StoredEntry, StoreWriter } from "../../log/execution-store.js";
 import { PassRecorder } from "./recorder.js";
 
 /** A store that records the order batches land in, each after an optional delay per seq. */
 function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = new Set()) {
   const landed: string[] = [];
   const describe = (entries: StoredEntry[]) => entries.map((entry) => `${entry.seq}:${entry.state}`).join(",");
+  // Each write goes through the writer (the lease), as the real store's do.
   const store = {
-    async writeEntries(_id: string, entries: StoredEntry[]) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, ...entries.map((entry) => delays[entry.seq] ?? 0))));
-      const refused = entries.find((entry) => failing.has(entry.seq));
-      if (refused) throw new Error(`write of ${refused.seq} refused`);
-      landed.push(`entries ${describe(entries)}`);
+    async writeEntries(writer: StoreWriter, _id: string, entries: StoredEntry[]) {
+      await writer.write([], async () => {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, ...entries.map((entry) => delays[entry.seq] ?? 0))));
+        const refused = entries.find((entry) => failing.has(entry.seq));
+        if (refused) throw new Error(`write of ${refused.seq} refused`);
+        landed.push(`entries ${describe(entries)}`);
+      });
     },
-    async writeHead(head: ExecutionHead, extra: { entries?: StoredEntry[] } = {}) {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      landed.push(`head limit ${head.seqLimit} + ${describe(extra.entries ?? [])}`);
+    async writeHead(writer: StoreWriter, head: ExecutionHead, extra: { entries?: StoredEntry[]; renew?: boolean } = {}) {
+      await writer.write(
+        [],
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          landed.push(`head limit ${head.seqLimit} + ${describe(extra.entries ?? [])}`);
+        },
+        { renew: extra.renew ?? false },
+      );
     },
   };
   return { store: store as unknown as ExecutionStore, landed };
@@ -24,14 +33,30 @@ function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = n
 const head = (seqLimit: number): ExecutionHead => ({ id: "e1", status: "running", createdAt: 1, updatedAt: 1, connectors: [], seqLimit, deterministic: true, seed: "e1", clockMs: 1, passes: 1 });
 const entry = (seq: number, state: StoredEntry["state"] = "executing"): StoredEntry => ({ seq, connector: "shop", method: "read", args: "", requiresApproval: false, state, startedAt: 1 });
 
+/** A lease that always holds: every write goes out as it is. */
+const holding: StoreWriter = { write: (_batch, plain) => plain() };
+/** A lease lost before the write (`onRenew` only: lost when the write asks for a renew). */
+const lost = (onRenew = false): StoreWriter => ({
+  write: async (_batch, plain, options) => {
+    if (!onRenew || options?.renew) throw new Error("taken over");
+    await plain();
+  },
+});
+
 /** A recorder over `store` whose lease always holds and whose deferred failures go nowhere. */
-const recorderOn = (store: ExecutionStore, seqLimit: number) => new PassRecorder(store, head(seqLimit), new Map(), { ensure: async () => undefined, confirm: async () => undefined }, () => undefined);
+const recorderOn = (store: ExecutionStore, seqLimit: number) => new PassRecorder(store, head(seqLimit), new Map(), holding, () => undefined);
 
 describe("PassRecorder: the write order replay depends on", () => {
   it("R-ST-1: an entry below the stored limit is written alone; a new seq beyond it raises the limit with the head, fenced first", async () => {
     const { store, landed } = fakeStore();
     const fences: number[] = [];
-    const recorder = new PassRecorder(store, head(32), new Map(), { ensure: async () => undefined, confirm: async () => void fences.push(landed.length) }, () => undefined);
+    const renewing: StoreWriter = {
+      write: async (_batch, plain, options) => {
+        if (options?.renew) fences.push(landed.length);
+        await plain();
+      },
+    };
+    const recorder = new PassRecorder(store, head(32), new Map(), renewing, () => undefined);
     await recorder.record(entry(3));
     await recorder.record(entry(32));
     await recorder.record(entry(33));
@@ -91,7 +116,7 @@ describe("PassRecorder: the write order replay depends on", () => {
     const failures: unknown[] = [];
     const log = new Map<number, StoredEntry>();
     const { store } = fakeStore({}, new Set([6]));
-    const recorder = new PassRecorder(store, head(32), log, { ensure: async () => undefined, confirm: async () => undefined }, (error) => void failures.push(error));
+    const recorder = new PassRecorder(store, head(32), log, holding, (error) => void failures.push(error));
     recorder.recordLater(entry(6, "applied"));
     await recorder.drain();
     expect(failures.map((error) => (error as Error).message)).toEqual(["write of 6 refused"]);
@@ -100,7 +125,7 @@ describe("PassRecorder: the write order replay depends on", () => {
 
   it("R-ST-4: a lost lease stops the head write, so a taken-over pass never rewrites the record", async () => {
     const { store, landed } = fakeStore();
-    const recorder = new PassRecorder(store, head(0), new Map(), { ensure: async () => undefined, confirm: async () => Promise.reject(new Error("taken over")) }, () => undefined);
+    const recorder = new PassRecorder(store, head(0), new Map(), lost(true), () => undefined);
     await expect(recorder.record(entry(0))).rejects.toThrow("taken over");
     expect(landed).toEqual([]);
   });
@@ -108,13 +133,7 @@ describe("PassRecorder: the write order replay depends on", () => {
   it("R-ST-6: once the lease is lost, no batch goes out, not even entries below the stored limit (a stalled process woke up)", async () => {
     const { store, landed } = fakeStore();
     const failures: unknown[] = [];
-    const recorder = new PassRecorder(
-      store,
-      head(32),
-      new Map(),
-      { ensure: async () => Promise.reject(new Error("taken over")), confirm: async () => undefined },
-      (error) => void failures.push(error),
-    );
+    const recorder = new PassRecorder(store, head(32), new Map(), lost(), (error) => void failures.push(error));
     await expect(recorder.record(entry(3))).rejects.toThrow("taken over");
     recorder.recordLater(entry(3, "applied"));
     await recorder.drain();

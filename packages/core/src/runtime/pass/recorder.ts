@@ -1,5 +1,4 @@
-import { ExecutionStore, type ExecutionHead, type StoredEntry } from "../../log/execution-store.js";
-import type { ExecutionLease } from "../../log/lease.js";
+import { ExecutionStore, type ExecutionHead, type StoredEntry, type StoreWriter } from "../../log/execution-store.js";
 import type { LogBudget } from "./log-budget.js";
 
 /**
@@ -19,9 +18,10 @@ interface Waiter {
  * recorded meanwhile go together in the next one, so a store that applies a batch in order (or
  * atomically) never holds an entry without every entry recorded before it. An entry at a seq
  * beyond the head's `seqLimit` is invisible to a later load until a head that raises the limit
- * has landed, so such a batch carries the head, last, after the lease was renewed (R-ST-4). Every
- * batch goes only while the lease is surely held: a pass whose process stalled past its lease
- * asks the store first, and writes nothing once the lease is lost.
+ * has landed, so such a batch carries the head, last (R-ST-4). Every batch is written by the
+ * lease's holder (`StoreWriter`): where the lock can, the store checks the lease in the same
+ * operation as the write; otherwise the lease is checked right before it (and renewed before a
+ * head). A pass whose process stalled past its lease writes nothing once the lease is lost.
  */
 export class PassRecorder {
   /** The limit the stored head already has. */
@@ -39,8 +39,8 @@ export class PassRecorder {
     private readonly head: ExecutionHead,
     /** Mutated: every entry recorded lands here too. */
     private readonly log: Map<number, StoredEntry>,
-    /** The execution's lease: `ensure` before every batch, `confirm` (a renew) before a head. */
-    private readonly lease: Pick<ExecutionLease, "ensure" | "confirm">,
+    /** The execution's lease, through which every batch is written. */
+    private readonly lease: StoreWriter,
     /** Called when a write of `recordLater` fails: the pass must stop. */
     private readonly onDeferredFailure: (error: unknown) => void,
     /** Counts what is written against the execution's write quota. */
@@ -125,14 +125,11 @@ export class PassRecorder {
 
   private async writeBatch(entries: StoredEntry[]): Promise<void> {
     if (!entries.some((entry) => entry.seq >= this.storedSeqLimit)) {
-      await this.lease.ensure();
-      await this.store.writeEntries(this.head.id, entries);
+      await this.store.writeEntries(this.lease, this.head.id, entries);
       return;
     }
     const snapshot = { ...this.head };
-    // A renew whatever the validity time: it covers what `ensure` would have checked.
-    await this.lease.confirm();
-    await this.store.writeHead(snapshot, { entries });
+    await this.store.writeHead(this.lease, snapshot, { entries, renew: true });
     this.storedSeqLimit = Math.max(this.storedSeqLimit, snapshot.seqLimit);
   }
 }

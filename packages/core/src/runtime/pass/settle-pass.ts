@@ -26,7 +26,7 @@ export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead
       return failureOutcome(head.id, cause, log, end.logs);
     }
     if (!held) return failureOutcome(head.id, lease.takenOver(), log);
-    const outcome = await settle(context, head, log, end);
+    const outcome = await settle(context, lease, head, log, end);
     await lease.release();
     // Hooks run once the record is written and the lease is free; they keep no instance memory.
     if (head.status !== "running") await afterTransition(context, head.id, hooksFor(head.status, true));
@@ -39,23 +39,23 @@ export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead
 }
 
 /** Writes the end of a pass (R-DV-2: the final result is kept only when it fits) and builds its outcome. */
-async function settle(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, end: PassEnd): Promise<Outcome> {
+async function settle(context: RuntimeContext, lease: ExecutionLease, head: ExecutionHead, log: Map<number, StoredEntry>, end: PassEnd): Promise<Outcome> {
   const logs = end.logs.length > 0 ? { logs: end.logs } : {};
   try {
     if (end.kind === "paused") {
-      await transition(context, head, "paused", { pendingSeq: end.pendingSeq });
+      await transition(context, lease, head, "paused", { pendingSeq: end.pendingSeq });
       const entry = log.get(end.pendingSeq);
       return { status: "paused", executionId: head.id, pending: entry ? [toPendingAction(head.id, entry)] : [], ...logs, calls: toLogEntries(log) };
     }
     if (end.kind === "error") {
-      await transition(context, head, "error", { error: { message: end.message, code: end.code }, result: logs });
+      await transition(context, lease, head, "error", { error: { message: end.message, code: end.code }, result: logs });
       return errorOutcome(head.id, end.code, end.message, { ...logs, calls: toLogEntries(log) });
     }
     const kept =
       end.resultText.length <= MAX_DURABLE_CHARS
         ? { result: end.resultText }
         : { omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record` };
-    await transition(context, head, "completed", { result: { ...kept, ...logs } });
+    await transition(context, lease, head, "completed", { result: { ...kept, ...logs } });
     // Transformed before the logs are handed out: a transform failure adds a line to them.
     const result = transformForModel(context, decodeDurable(end.resultText), end.logs);
     return { status: "completed", executionId: head.id, result, ...(end.logs.length > 0 ? { logs: end.logs } : {}), calls: toLogEntries(log) };
