@@ -133,6 +133,19 @@ describe("hardening, MCP: an MCP client does not approve its own pauses (finding
     expect(by).toBe('elicitation, answered in an MCP client that calls itself "Dana(security team)"');
   });
 
+  it("R-AP-11 with elicitApproval: true, an action the runtime reserves to operators (chatApprovals) is never put to the client; it waits", async () => {
+    const setup = await notesRuntime({ chatApprovals: (action) => action.method !== "delete_note" });
+    const mcp = createCodemodeMcpServer(setup.runtime, { elicitApproval: true });
+    const { client, asked } = agentClient(() => ({ action: "accept" }));
+    await connectInMemory(mcp, client);
+    cleanups.push(setup.close, mcp.close, () => client.close());
+    const result = structuredOf(await client.callTool({ name: "execute", arguments: { code: DELETE_TWO } }));
+    expect(result).toMatchObject({ status: "paused" });
+    expect(asked).toEqual([]);
+    expect(setup.notes.size).toBe(2);
+    expect((await setup.runtime.pending()).items).toHaveLength(1);
+  });
+
   it("the operator approve tool requires seq: approving 'whatever is pending now' is refused", async () => {
     const setup = await notesRuntime();
     const operatorServer = createCodemodeMcpServer(setup.runtime, { operatorTools: true });

@@ -62,7 +62,7 @@ function report(seen: Seen | undefined): string {
   const result = seen?.result as { ordered?: boolean; orderId?: string; item?: string; quantity?: number; total?: number; reason?: string } | undefined;
   if (seen?.status === "completed" && result?.ordered) return `Order ${result.orderId} is placed: ${result.quantity} × ${result.item}, ${result.total} EUR in total.`;
   if (seen?.status === "completed") return `I did not order: ${result?.reason ?? "nothing to order"}.`;
-  if (seen?.status === "paused") return "The order waits for approval: approve it here, or ask an operator.";
+  if (seen?.status === "paused") return "The order waits for approval: approve it here if the chat offers it, or ask an operator.";
   if (seen?.status === "rejected" || seen?.type === "denied") return "The order was rejected, so nothing was placed.";
   return `That did not work: ${seen?.error ?? "no result"}.`;
 }

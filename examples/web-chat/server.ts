@@ -1,8 +1,10 @@
 // A small web chat over the Vercel AI SDK's UI message stream: the model writes Code Mode
 // programs, an order pauses the program, and the chat shows the pending call with Approve and
 // Reject (the AI SDK's own approval request, via codemodeToolApproval). An operator can decide
-// the same calls on /operator; the chat picks that up (syncApprovals). Runs and orders live in a
-// SQLite file, so the server may restart between the pause and the approval.
+// the same calls on /operator; the chat picks that up (syncApprovals). An order of more than five
+// items is the operator's alone: the chat shows it waiting, and an approval the browser makes up
+// is refused (shop.ts, `chatApprovals`). Runs and orders live in a SQLite file, so the server may
+// restart between the pause and the approval.
 //
 //   npm run example:web-chat                 # http://127.0.0.1:3000, and the operator link it prints
 //                                            # (/operator#token=…; WEB_CHAT_OPERATOR_TOKEN sets the token)

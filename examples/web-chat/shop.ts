@@ -1,6 +1,12 @@
 // The web chat's shop: a catalog, and orders that each need a human's approval. The Code Mode
 // store and the orders live in one SQLite file, so a paused run — and every order placed — survive
 // a restart of the server: whoever approves after the restart resumes the same run.
+//
+// Who may approve (R-AP-11): the chat approves orders of up to five items, and only approval
+// requests this server signed for it; a larger order waits for the operator. The signing key
+// (`approvalSecret`) is kept in the same file, so a request issued before a restart is still
+// honoured after it (WEB_CHAT_APPROVAL_SECRET sets it instead).
+import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -25,6 +31,16 @@ export interface Shop {
   /** Orders really placed, newest first. */
   orders(): Order[];
   close(): Promise<void>;
+}
+
+/** The largest order a customer may approve in the chat. */
+export const MAX_CHAT_APPROVED_QUANTITY = 5;
+
+/** The approval-signing key kept in the shop's file: made once, the same after every restart. */
+function keptSecret(database: DatabaseSync): string {
+  database.exec("CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  database.prepare("INSERT OR IGNORE INTO settings (name, value) VALUES ('approval_secret', ?)").run(randomBytes(32).toString("base64url"));
+  return (database.prepare("SELECT value FROM settings WHERE name = 'approval_secret'").get() as { value: string }).value;
 }
 
 /** The shop over the SQLite file at `path` (created if missing). */
@@ -65,7 +81,14 @@ export function openShop(path: string): Shop {
   });
 
   const storage = sqliteStorage(path);
-  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], storage, limits: { timeoutMs: 10_000 } });
+  const runtime = createCodemodeRuntime({
+    connectors: [catalog, shop],
+    storage,
+    limits: { timeoutMs: 10_000 },
+    approvalSecret: process.env.WEB_CHAT_APPROVAL_SECRET ?? keptSecret(database),
+    // The customer approves small orders in the chat; anything larger is the operator's call.
+    chatApprovals: (action) => action.method !== "create_order" || Number((action.args as { quantity?: unknown }).quantity) <= MAX_CHAT_APPROVED_QUANTITY,
+  });
   return {
     runtime,
     orders: () => list.all() as unknown as Order[],

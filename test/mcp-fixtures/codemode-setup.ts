@@ -1,15 +1,15 @@
 /** Code Mode over the notes MCP server, and SDK clients of a Code Mode MCP server, for the MCP tests. */
-import { createCodemodeRuntime, type CodemodeRuntime } from "@codemode/core";
+import { createCodemodeRuntime, type CodemodeRuntime, type CodemodeRuntimeOptions } from "@codemode/core";
 import { mcpConnector } from "@codemode/core/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { connectInMemory, createNotesServer, type NotesServer } from "./notes-server.ts";
 
 /** A runtime whose `notes` connector is the notes MCP server (MCP in). */
-export async function notesRuntime(): Promise<NotesServer & { runtime: CodemodeRuntime; close(): Promise<void> }> {
+export async function notesRuntime(options: Omit<CodemodeRuntimeOptions, "connectors"> = {}): Promise<NotesServer & { runtime: CodemodeRuntime; close(): Promise<void> }> {
   const notesServer = createNotesServer();
   const client = await connectInMemory(notesServer.server);
-  const runtime = createCodemodeRuntime({ connectors: [await mcpConnector({ name: "notes", client })] });
+  const runtime = createCodemodeRuntime({ connectors: [await mcpConnector({ name: "notes", client })], ...options });
   return {
     ...notesServer,
     runtime,

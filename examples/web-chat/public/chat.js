@@ -65,9 +65,9 @@ function scheduleRender() {
   });
 }
 
-/** The reason without the trailing `[codemode execution … seq …]` marker (approvalReasonText on the server). */
+/** The reason without the trailing `[codemode execution … seq … sig …]` marker (approvalReasonText on the server). */
 function readableReason(reason) {
-  return (reason ?? "").replace(/\s*\[codemode execution [A-Za-z0-9_-]+ seq \d+\]\s*$/, "");
+  return (reason ?? "").replace(/\s*\[codemode execution [A-Za-z0-9_-]+ seq \d+(?: sig [A-Za-z0-9_-]+)?\]\s*$/, "");
 }
 
 function element(tag, attributes = {}, ...children) {
@@ -149,7 +149,8 @@ document.querySelector("#composer").addEventListener("submit", (event) => {
 // syncApprovals answers with the conversation brought up to date.
 function isOpen(part) {
   if (part.type !== "tool-codemode") return false;
-  if (part.state === "approval-requested") return true;
+  // An answer that was never sent (or that the server refused) is settled by the server too.
+  if (part.state === "approval-requested" || part.state === "approval-responded") return true;
   return part.state === "output-available" && (part.output?.status === "paused" || part.output?.code === "BUSY");
 }
 

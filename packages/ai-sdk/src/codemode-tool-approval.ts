@@ -1,5 +1,5 @@
 import type { CodemodeRuntime } from "@codemode/core";
-import { checkPauseReference, decidePendingAction, pauseApprovalReason } from "@codemode/core/adapters";
+import { chatMayDecide, checkChatDecision, decidePendingAction, pauseApprovalReason, signPauseApproval } from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
 import { isCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
@@ -33,10 +33,14 @@ export interface CodemodeToolApproval {
  * request, so `tool-approval-request` / `tool-approval-response` UIs (useChat's
  * `addToolApprovalResponse`, a CLI prompt) approve connector calls unchanged.
  *
- * Asked about a new `codemode` call, it runs the code right away. If the run pauses, it answers
+ * Asked about a new `codemode` call, it runs the code right away. If the run pauses at an action
+ * the chat may decide (the runtime's `chatApprovals`, the tool's `approvers`), it answers
  * `user-approval` with a reason that names the pending action (and, in a trailing marker, the
- * execution and seq; show people `approvalReasonText(reason)`); otherwise `not-applicable`, and
- * the tool's execute hands back the same outcome without running the code again. When the
+ * execution, the seq and the server's signature over them, the tool call and its code; show
+ * people `approvalReasonText(reason)`); otherwise `not-applicable`, and the tool's execute hands
+ * back the same outcome without running the code again (a pause an operator decides then shows
+ * as the paused result; `syncApprovals` brings the decision in later). Only a signed request's
+ * answer is ever applied (R-AP-11). When the
  * approved call comes back, the tool's execute resumes the execution with `runtime.approve`. Add
  * `rejectDeniedExecutions` (or `syncApprovals` for UI messages) before the next generation so a
  * denial ends the run at once (else `expirePaused` ends it later).
@@ -54,7 +58,10 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
     // The SDK asks again when the approval comes back; the code already ran and waits there.
     if (findPauseApproval(messages, toolCallId)) return "user-approval";
     const outcome = await prerun(runtime, toolCallId, code).run();
-    return outcome.status === "paused" ? { type: "user-approval", reason: pauseApprovalReason(outcome) } : "not-applicable";
+    const action = outcome.status === "paused" ? outcome.pending[0] : undefined;
+    if (outcome.status !== "paused" || !action || !chatMayDecide(runtime, action)) return "not-applicable";
+    const signature = signPauseApproval(runtime, { executionId: outcome.executionId, seq: action.seq, toolCallId }, code);
+    return { type: "user-approval", reason: pauseApprovalReason(outcome, { signature }) };
   };
   return (async (first: unknown, second?: unknown): Promise<ToolApprovalStatus> => {
     if (isPerToolCall(first, second)) return decide(first.code, (second as PerToolApprovalOptions).toolCallId, (second as PerToolApprovalOptions).messages);
@@ -76,8 +83,10 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
 /**
  * Ends, as `rejected`, the paused executions whose AI SDK approval request was just denied (the
  * `tool-approval-response` parts of the last message). The AI SDK tells the model of a denial
- * itself but calls no tool code, so the runtime hears of it only here. Returns the execution ids
- * it rejected. With UI messages, `syncApprovals` does this too.
+ * itself but calls no tool code, so the runtime hears of it only here. Only denials of requests
+ * this server signed for that tool call, of actions a chat may decide, are applied
+ * (`checkChatDecision`); others change nothing. Returns the execution ids it rejected. With UI
+ * messages, `syncApprovals` does this too.
  *
  * @example
  * messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: false }] });
@@ -90,7 +99,7 @@ export async function rejectDeniedExecutions(runtime: CodemodeRuntime, messages:
   for (const part of last.content) {
     if (part.type !== "tool-approval-response" || part.approved) continue;
     const request = pauseApprovals(messages).find((candidate) => candidate.approvalId === part.approvalId);
-    if (!request || (await checkPauseReference(runtime, request, toolCallCode(messages, request.toolCallId), "nothing was rejected"))) continue;
+    if (!request || (await checkChatDecision(runtime, request, toolCallCode(messages, request.toolCallId), "nothing was rejected"))) continue;
     const decision = { executionId: request.executionId, seq: request.seq, approved: false, ...(options.by ? { by: options.by } : {}), ...(part.reason ? { reason: part.reason } : {}) };
     if ((await decidePendingAction(runtime, decision)).status === "rejected") rejected.push(request.executionId);
   }

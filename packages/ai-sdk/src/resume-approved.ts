@@ -1,5 +1,5 @@
 import { CodemodeError, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { checkPauseReference, createOutcomeMemo, decidePendingAction, type OutcomeMemo } from "@codemode/core/adapters";
+import { checkChatDecision, createOutcomeMemo, decidePendingAction, type OutcomeMemo } from "@codemode/core/adapters";
 import type { PauseApproval } from "./pause-approvals.js";
 
 // One memo per runtime, shared by its Code Mode tools and approval functions.
@@ -20,16 +20,17 @@ export function prerun(runtime: CodemodeRuntime, toolCallId: string, code: strin
 }
 
 /**
- * Resumes the execution an approved AI SDK approval stands for. The reason came back through the
- * client, so the execution must exist for this runtime and run this very code (which the AI SDK
- * can sign with `experimental_toolApprovalSecret`) before anything is approved; each failure says
- * which check failed and what to do (`checkPauseReference`).
+ * Resumes the execution an approved AI SDK approval stands for. The request and its answer came
+ * back through the client, so before anything is approved the server checks its own signature
+ * over the execution, seq, tool call and code, that the execution runs this very code, and that a
+ * chat may approve the action (R-AP-11); each refusal says which check failed and what to do
+ * (`checkChatDecision`), and nothing runs.
  */
 export async function resumeApproved(runtime: CodemodeRuntime, approval: PauseApproval, code: unknown, by?: string): Promise<Outcome> {
   const { executionId, seq } = approval;
   if (approval.approved !== true) return failed(executionId, "NOT_PAUSED", `the approval of execution ${executionId} has no approving response`);
   try {
-    const refused = await checkPauseReference(runtime, approval, code, "nothing was approved");
+    const refused = await checkChatDecision(runtime, approval, code, "nothing was approved");
     if (refused) return refused;
   } catch (error) {
     // R-RT-3: the store could not say; that is STORAGE_ERROR as data, never NOT_FOUND.

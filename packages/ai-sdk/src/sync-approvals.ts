@@ -1,5 +1,15 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
-import { decidePendingAction, modelFacingDecision, pauseState, readPauseReference, toModelJson, type DecisionOutcome, type ModelFacingRejection, type PauseReference } from "@codemode/core/adapters";
+import {
+  checkChatDecision,
+  decidePendingAction,
+  modelFacingDecision,
+  pauseState,
+  readPauseReference,
+  toModelJson,
+  type DecisionOutcome,
+  type ModelFacingRejection,
+  type PauseReference,
+} from "@codemode/core/adapters";
 import { isToolUIPart, type DynamicToolUIPart, type ToolUIPart, type UIMessage } from "ai";
 import { openPause } from "./pause-approvals.js";
 import { resumeApproved } from "./resume-approved.js";
@@ -34,6 +44,9 @@ type Position = { beforeLastUserMessage: boolean; trailing: boolean };
  *   typed on, and nothing sent the answer — is settled now: approved → the run resumes (with the
  *   same checks as the tool's execute), denied → the run ends `rejected`. In the last assistant
  *   message such parts are left to `streamText`, which runs them and streams their results;
+ * - an answer the browser made up is refused and nothing runs (R-AP-11): only approval requests
+ *   this server signed for that tool call and code are decided, and only where the runtime lets a
+ *   chat decide (`chatApprovals`, the tool's `approvers`); the part then shows the refusal;
  * - a Code Mode result that reported the run paused (or BUSY) shows the run's outcome now.
  *
  * Code Mode parts are recognised by their approval reason's marker or their outcome, whatever the
@@ -84,7 +97,10 @@ async function syncPart(runtime: CodemodeRuntime, part: ToolPart, position: Posi
       const reference = readPauseReference(part.approval.requestReason);
       if (!reference) return part;
       if (!part.approval.approved) {
-        // The AI SDK tells the model of a denial but calls no tool code: end the run here.
+        // The AI SDK tells the model of a denial but calls no tool code: end the run here, if
+        // this server issued the request to this call and the chat may decide it (R-AP-11).
+        const refused = await checkChatDecision(runtime, { ...reference, toolCallId: part.toolCallId }, code, "nothing was rejected");
+        if (refused) return { ...withoutResult(part), state: "output-available", output: codemodeToolOutput(refused, options) } as ToolPart;
         await rejectIfWaiting(runtime, reference, code, { by: options.by, reason: part.approval.reason });
         return part;
       }

@@ -1,5 +1,5 @@
 import type { CodemodeRuntime } from "@codemode/core";
-import { decidePendingAction, pauseState, type ModelOutputOptions } from "@codemode/core/adapters";
+import { checkChatDecision, decidePendingAction, pauseState, type ModelOutputOptions } from "@codemode/core/adapters";
 import type { ModelMessage, ToolResultPart } from "ai";
 import { openPause, pauseApprovals, toolCallCode, type PauseApproval } from "./pause-approvals.js";
 import { resumeApproved } from "./resume-approved.js";
@@ -19,8 +19,10 @@ export interface SyncModelApprovalsOptions {
  * resumed run if the history holds an approving response nobody sent, or a denial — so the AI SDK
  * does not throw `Tool result is missing for tool call …` and the model sees its program and what
  * became of it. A `codemode` result that reported the run paused (or BUSY) shows its outcome now.
- * Requests in the last turn are left to the AI SDK's own approval flow. The messages given are
- * not changed. A store failure rejects with `CodemodeError` STORAGE_ERROR.
+ * Requests in the last turn are left to the AI SDK's own approval flow. An answer is applied only
+ * to a request this server signed for that tool call and code, where the runtime lets a chat
+ * decide (R-AP-11); otherwise the call's result is the refusal and nothing runs. The messages
+ * given are not changed. A store failure rejects with `CodemodeError` STORAGE_ERROR.
  *
  * @example
  * messages.push({ role: "user", content: "Did my order go through?" });
@@ -69,6 +71,9 @@ export async function syncModelApprovals(messages: ModelMessage[], runtime: Code
 async function resultFor(runtime: CodemodeRuntime, approval: PauseApproval, code: unknown, options: SyncModelApprovalsOptions): Promise<ToolResultPart["output"]> {
   if (approval.approved === true) return modelJson(await resumeApproved(runtime, approval, code, options.by), options.modelOutput);
   if (approval.approved === false) {
+    // Only a denial of a request this server signed for this call, that a chat may decide (R-AP-11).
+    const refused = await checkChatDecision(runtime, approval, code, "nothing was rejected");
+    if (refused) return modelJson(refused, options.modelOutput);
     const now = await pauseState(runtime, approval, { code });
     if (now.state === "waiting") {
       const audit = { ...(options.by ? { by: options.by } : {}), ...(approval.reason ? { reason: approval.reason } : {}) };

@@ -12,7 +12,9 @@ const products = [
   { sku: "mug-logo", name: "Logo mug", price: 9, stock: 8 },
 ];
 
-export function createShop(storage?: CodemodeRuntimeOptions["storage"]): Shop {
+/** `options` go to the runtime (`chatApprovals`, `approvalSecret`…); `orderApprovers` to the order tool. */
+export function createShop(storage?: CodemodeRuntimeOptions["storage"], options: Partial<CodemodeRuntimeOptions> & { orderApprovers?: "chat" | "operator" } = {}): Shop {
+  const { orderApprovers, ...runtimeOptions } = options;
   const orders: Shop["orders"] = [];
   let liveReads = 0;
   const catalog = defineConnector({
@@ -36,6 +38,7 @@ export function createShop(storage?: CodemodeRuntimeOptions["storage"]): Shop {
         description: "Order a quantity of one product.",
         inputSchema: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } }, required: ["sku", "quantity"] },
         requiresApproval: true,
+        ...(orderApprovers ? { approvers: orderApprovers } : {}),
         execute: (args: { sku: string; quantity: number }) => {
           orders.push(args);
           return { orderId: `ord-${orders.length}`, ...args };
@@ -43,7 +46,7 @@ export function createShop(storage?: CodemodeRuntimeOptions["storage"]): Shop {
       },
     },
   });
-  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], limits: { timeoutMs: 10_000 }, ...(storage ? { storage } : {}) });
+  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], limits: { timeoutMs: 10_000 }, ...(storage ? { storage } : {}), ...runtimeOptions });
   return { runtime, orders };
 }
 

@@ -22,5 +22,7 @@ export {
 } from "./pending-approval.js";
 export { createOutcomeMemo, type OutcomeMemo } from "./outcome-memo.js";
 export { checkPauseReference, pauseState, type PauseState } from "./pause-state.js";
+export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
+export type { ChatClaim } from "../runtime/approval-authority.js";
 export { connectorDeclaration, jsonSchemaToType, runtimeDeclarations, toolDeclaration } from "../connectors/schema-to-typescript.js";
 export { decideCall, decideStep, type CallDecision, type CallPolicy, type IssuedCall, type RecordedCall } from "../runtime/decide.js";

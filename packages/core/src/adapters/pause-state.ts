@@ -1,4 +1,4 @@
-import { errorOutcome, type ErrorOutcome, type Outcome } from "../outcome.js";
+import { errorOutcome, type ErrorOutcome, type ExecutionState, type Outcome } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import type { DecisionOutcome, RejectedOutcome } from "./decide-pending-action.js";
 import type { PauseReference } from "./pending-approval.js";
@@ -28,8 +28,12 @@ type ReadingRuntime = Pick<CodemodeRuntime, "execution" | "outcome">;
  * if (refused) return refused;
  */
 export async function checkPauseReference(runtime: Pick<CodemodeRuntime, "execution">, reference: PauseReference, code: unknown, doing: string): Promise<ErrorOutcome | undefined> {
+  return referenceProblem(await runtime.execution(reference.executionId), reference, code, doing);
+}
+
+/** `checkPauseReference` on an execution already read (null when there is none). */
+export function referenceProblem(execution: Pick<ExecutionState, "code"> | null, reference: PauseReference, code: unknown, doing: string): ErrorOutcome | undefined {
   const { executionId } = reference;
-  const execution = await runtime.execution(executionId);
   if (!execution) {
     // The usual cause is a runtime with another `name` (or storage): its history is separate.
     return errorOutcome(

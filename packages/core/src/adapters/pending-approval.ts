@@ -4,10 +4,12 @@ import type { Outcome, PendingAction } from "../outcome.js";
 export interface PauseReference {
   executionId: string;
   seq: number;
+  /** The server's signature over the request (`signPauseApproval`), when it signed one. */
+  signature?: string;
 }
 
 // At the very end of the reason, so the human-readable part can change without breaking readers.
-const MARKER = /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9})\]\s*$/;
+const MARKER = /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9})(?: sig ([A-Za-z0-9_-]{1,128}))?\]\s*$/;
 
 /**
  * One line naming a pending action, for an approval prompt: `shop.create_order({"sku":"mug"})`.
@@ -71,16 +73,19 @@ function clip(text: string, maxChars: number): string {
  * The reason an adapter puts on its framework's approval request when Code Mode paused (AI SDK
  * `tool-approval-request`, a LangChain interrupt…): what waits, for the human, then a marker
  * naming the execution and seq, so the answer — possibly in another process, from a client that
- * sends the conversation back — can become `runtime.approve({ executionId, seq })`.
+ * sends the conversation back — can become `runtime.approve({ executionId, seq })`. With
+ * `signature` (`signPauseApproval`), the marker carries the server's signature, without which a
+ * chat's answer is refused (R-AP-11).
  *
  * @example
- * pauseApprovalReason(outcome);
- * // 'Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2]'
+ * pauseApprovalReason(outcome, { signature: signPauseApproval(runtime, { executionId, seq, toolCallId }, code) });
+ * // 'Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2 sig Qm9v…]'
  */
-export function pauseApprovalReason(outcome: Extract<Outcome, { status: "paused" }>): string {
+export function pauseApprovalReason(outcome: Extract<Outcome, { status: "paused" }>, options: { signature?: string | undefined } = {}): string {
   const action = outcome.pending[0];
   const what = action ? `Approve ${describePendingAction(action)}?` : "Approve the pending action?";
-  return `${what} [codemode execution ${outcome.executionId} seq ${action?.seq ?? 0}]`;
+  const signature = options.signature && /^[A-Za-z0-9_-]{1,128}$/.test(options.signature) ? ` sig ${options.signature}` : "";
+  return `${what} [codemode execution ${outcome.executionId} seq ${action?.seq ?? 0}${signature}]`;
 }
 
 /**
@@ -101,12 +106,13 @@ export function approvalReasonText(reason: string | undefined): string | undefin
 
 /**
  * Reads back what `pauseApprovalReason` wrote; undefined for any other text. The reason travels
- * through the client, so treat the answer as a claim: check the execution before approving it.
+ * through the client, so treat the answer as a claim: `checkChatDecision` before deciding on it.
  */
 export function readPauseReference(reason: unknown): PauseReference | undefined {
   if (typeof reason !== "string") return undefined;
   const match = MARKER.exec(reason);
-  return match ? { executionId: match[1]!, seq: Number(match[2]) } : undefined;
+  if (!match) return undefined;
+  return { executionId: match[1]!, seq: Number(match[2]), ...(match[3] ? { signature: match[3] } : {}) };
 }
 
 /**

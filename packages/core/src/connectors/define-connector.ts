@@ -41,6 +41,14 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    */
   requiresApproval?: boolean | { bivariant(args: Args): boolean }["bivariant"];
   /**
+   * Who may approve its calls (R-AP-11). "chat" (default): the application's own code, and a chat
+   * (or an MCP client) the server issued the approval request to, where the runtime's
+   * `chatApprovals` allows it. "operator": only the application's own code (`runtime.approve`
+   * behind an operator's screen, the CLI, the inbox); a chat's or a client's approval or denial
+   * of such a call is refused and nothing runs.
+   */
+  approvers?: "chat" | "operator";
+  /**
    * "record" (default): the result is stored and replayed. "reexecute": only seq and arguments
    * are stored and the call runs again on every pass — for idempotent reads with large results.
    * Cannot be combined with `requiresApproval`.
@@ -130,6 +138,8 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
       // R-CON-4: replaying an approved side effect would apply it again.
       problems.push(`tool "${label}" combines replay: "reexecute" with requiresApproval; an approved call must never run twice`);
     }
+    if (tool.approvers !== undefined && tool.approvers !== "chat" && tool.approvers !== "operator")
+      problems.push(`tool "${label}" has approvers ${JSON.stringify(tool.approvers)}: "chat" or "operator"`);
     if (tool.readOnly !== undefined && typeof tool.readOnly !== "boolean") problems.push(`tool "${label}" has a readOnly that is not a boolean`);
     if (tool.revert !== undefined && typeof tool.revert !== "function") problems.push(`tool "${label}" has a revert that is not a function`);
   }

@@ -1,6 +1,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { decidePendingAction, type DecisionOutcome } from "../adapters/decide-pending-action.js";
+import { chatMayDecide } from "../adapters/chat-decision.js";
 import { describePendingAction } from "../adapters/pending-approval.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 
@@ -41,7 +42,9 @@ const REQUESTED_SCHEMA = {
  * Asks the person at the client about each pending action of a paused run (beyond): accept
  * resumes it (`runtime.approve`), decline rejects it (`runtime.reject`), and a run that pauses
  * again is asked about again. A question that is cancelled, times out or fails leaves the run
- * paused for an operator — nothing is decided without an answer.
+ * paused for an operator — nothing is decided without an answer. An action the runtime does not
+ * let a client decide (`chatApprovals`, the tool's `approvers: "operator"`, R-AP-11) is never
+ * asked about: it waits for an operator.
  *
  * @example
  * const { outcome } = await askForApprovals(server, runtime, await runtime.execute({ code }), context);
@@ -51,6 +54,7 @@ export async function askForApprovals(server: Server, runtime: DecidingRuntime, 
   while (outcome.status === "paused") {
     const action = outcome.pending[0];
     if (!action) break;
+    if (!chatMayDecide(runtime, action)) return { outcome, stillPending: "This action is reserved to an operator's approval; it waits for one." };
     let answer: Awaited<ReturnType<Server["elicitInput"]>>;
     try {
       answer = await server.elicitInput(

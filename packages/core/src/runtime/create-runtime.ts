@@ -1,5 +1,6 @@
 import type { ErrorOutcome, ExecutionState, Outcome, PendingAction, RollbackReport } from "../outcome.js";
 import type { Snippet } from "../snippets/snippets.js";
+import { createApprovalAuthority, registerApprovalAuthority } from "./approval-authority.js";
 import { createRuntimeContext } from "./context.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
@@ -117,5 +118,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
       if (context.ownsExecutor) await context.executor.close();
     },
   };
-  return instrumentRuntime(handle, context.telemetry);
+  const runtime = instrumentRuntime(handle, context.telemetry);
+  registerApprovalAuthority(runtime, createApprovalAuthority(options.approvalSecret, options.chatApprovals, context.connectors));
+  return runtime;
 }

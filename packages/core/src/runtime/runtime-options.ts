@@ -4,7 +4,9 @@ import { schemaProblems } from "../connectors/validate-args.js";
 import type { ExecutionIndexProvider } from "../log/execution-index.js";
 import type { KeyvLike } from "../log/execution-store.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
+import type { PendingAction } from "../outcome.js";
 import type { Executor } from "../sandbox/executor.js";
+import { approvalOptionProblems } from "./approval-authority.js";
 import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { defaultMaxPassesInFlight } from "./pass-gate.js";
@@ -62,6 +64,23 @@ export interface CodemodeRuntimeOptions {
   lockWaitMs?: number;
   /** Lease on an execution while a pass runs; renewed, so it lapses only when the host is gone. Default 30 000 ms. */
   leaseMs?: number;
+  /**
+   * Whether a chat (the browser of a useChat UI, through `syncApprovals`, `syncModelApprovals` or
+   * the Code Mode tool's approval flow) or an MCP client (elicitation, when the MCP server's
+   * `elicitApproval` is on) may approve or deny a pending action (R-AP-11): `true` (default) for
+   * every action whose tool does not set `approvers: "operator"`, `false` for none (operators
+   * decide; the chat only shows "paused"), or a function of the action (one that throws allows
+   * nothing). A chat decides only approval requests this server signed for it
+   * (`approvalSecret`); anything else is refused and nothing runs.
+   */
+  chatApprovals?: boolean | ((action: PendingAction) => boolean);
+  /**
+   * The key (at least 32 bytes) that signs the approval requests the server issues to a chat,
+   * over execution id, seq, tool call id and code. Give every process that serves the same chat
+   * the same secret. Default: random bytes for this runtime, so a request issued by another
+   * process, or before a restart, is refused.
+   */
+  approvalSecret?: string | Uint8Array;
   /** Where swallowed hook errors are reported (R-RS-3). Default: console. */
   logger?: { warn(message: string): void };
   /**
@@ -128,6 +147,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);
   if (options.transformResult !== undefined && typeof options.transformResult !== "function") problems.push("transformResult must be a function");
   problems.push(...telemetryProblems(options.telemetry));
+  problems.push(...approvalOptionProblems(options.approvalSecret, options.chatApprovals));
 
   let keyv: KeyvLike;
   let lock: LockProvider;

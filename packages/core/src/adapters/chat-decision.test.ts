@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { defineConnector } from "../connectors/define-connector.js";
+import { createCodemodeRuntime, type CodemodeRuntime, type CodemodeRuntimeOptions } from "../runtime/create-runtime.js";
+import { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
+import { approvalReasonText, pauseApprovalReason, readPauseReference } from "./pending-approval.js";
+
+const runtimes: CodemodeRuntime[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+});
+
+const placed: unknown[] = [];
+const shop = defineConnector({
+  name: "shop",
+  tools: {
+    order: { requiresApproval: true, execute: (args: { quantity: number }) => void placed.push(args) },
+    wire: { requiresApproval: true, approvers: "operator", execute: () => "sent" },
+  },
+});
+const SECRET = "0123456789abcdef0123456789abcdef-shared";
+
+function runtime(options: Partial<CodemodeRuntimeOptions> = {}): CodemodeRuntime {
+  const created = createCodemodeRuntime({ connectors: [shop], ...options });
+  runtimes.push(created);
+  return created;
+}
+
+async function paused(on: CodemodeRuntime, code: string) {
+  const outcome = await on.execute({ code });
+  if (outcome.status !== "paused") throw new Error(`expected a pause, got ${JSON.stringify(outcome)}`);
+  return { executionId: outcome.executionId, seq: outcome.pending[0]!.seq, outcome };
+}
+
+const ORDER = "async () => shop.order({ quantity: 2 })";
+const WIRE = "async () => shop.wire({})";
+
+describe("R-AP-11 who may decide: the server's signature and the application's choice", () => {
+  it("a signature binds execution, seq, tool call and code: change any one and the decision is refused, nothing decided", async () => {
+    const on = runtime();
+    const { executionId, seq } = await paused(on, ORDER);
+    const claim = { executionId, seq, toolCallId: "call-1" };
+    const signature = signPauseApproval(on, claim, ORDER)!;
+    expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await checkChatDecision(on, { ...claim, signature }, ORDER, "nothing was approved")).toBeUndefined();
+    const other = await paused(on, ORDER);
+    for (const [label, changed, code] of [
+      ["execution", { ...claim, executionId: other.executionId }, ORDER],
+      ["seq", { ...claim, seq: seq + 1 }, ORDER],
+      ["tool call", { ...claim, toolCallId: "call-2" }, ORDER],
+      ["code", claim, `${ORDER} `],
+      ["no signature", { ...claim, signature: undefined }, ORDER],
+    ] as const) {
+      const refused = await checkChatDecision(on, { signature, ...changed }, code, "nothing was approved");
+      expect(refused, label).toMatchObject({ status: "error", code: "NOT_FOUND", error: expect.stringContaining("was not issued by this server") });
+    }
+    expect(placed).toEqual([]);
+  });
+
+  it("another runtime's random key refuses; runtimes given one approvalSecret accept each other's requests", async () => {
+    const first = runtime({ approvalSecret: SECRET });
+    const { executionId, seq } = await paused(first, ORDER);
+    const claim = { executionId, seq, toolCallId: "call-1" };
+    const signature = signPauseApproval(first, claim, ORDER)!;
+    expect(await checkChatDecision(runtime({ storage: undefined }), { ...claim, signature }, ORDER, "x")).toMatchObject({ code: "NOT_FOUND", error: expect.stringContaining("same approvalSecret") });
+    expect(signPauseApproval(runtime({ approvalSecret: SECRET }), claim, ORDER)).toBe(signature);
+  });
+
+  it("approvers: operator and chatApprovals (false, or a rule) refuse a signed chat decision with NOT_PAUSED; a throwing rule grants nothing", async () => {
+    const cases: Array<[Partial<CodemodeRuntimeOptions>, string, boolean]> = [
+      [{}, ORDER, true],
+      [{}, WIRE, false],
+      [{ chatApprovals: false }, ORDER, false],
+      [{ chatApprovals: (action) => (action.args as { quantity: number }).quantity <= 1 }, ORDER, false],
+      [{ chatApprovals: (action) => (action.args as { quantity: number }).quantity <= 5 }, ORDER, true],
+      [{ chatApprovals: () => true }, WIRE, false],
+      [
+        {
+          chatApprovals: () => {
+            throw new Error("policy down");
+          },
+        },
+        ORDER,
+        false,
+      ],
+    ];
+    for (const [options, code, allowed] of cases) {
+      const on = runtime(options);
+      const { executionId, seq, outcome } = await paused(on, code);
+      expect(chatMayDecide(on, outcome.pending[0]!)).toBe(allowed);
+      const claim = { executionId, seq, toolCallId: "call-1" };
+      const refused = await checkChatDecision(on, { ...claim, signature: signPauseApproval(on, claim, code)! }, code, "nothing was approved");
+      if (allowed) expect(refused).toBeUndefined();
+      else expect(refused).toMatchObject({ code: "NOT_PAUSED", error: expect.stringContaining("waits for an operator's decision") });
+    }
+  });
+
+  it("an object createCodemodeRuntime did not make cannot vouch for anything", async () => {
+    const real = runtime();
+    const { executionId, seq } = await paused(real, ORDER);
+    const impostor = { execution: real.execution } as Pick<CodemodeRuntime, "execution">;
+    expect(signPauseApproval(impostor, { executionId, seq, toolCallId: "c" }, ORDER)).toBeUndefined();
+    expect(await checkChatDecision(impostor, { executionId, seq, toolCallId: "c", signature: "A".repeat(43) }, ORDER, "x")).toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("the signature travels in the approval reason's marker, which people never see", async () => {
+    const on = runtime();
+    const { executionId, seq, outcome } = await paused(on, ORDER);
+    const signature = signPauseApproval(on, { executionId, seq, toolCallId: "c" }, ORDER)!;
+    const reason = pauseApprovalReason(outcome, { signature });
+    expect(readPauseReference(reason)).toEqual({ executionId, seq, signature });
+    expect(approvalReasonText(reason)).toBe('Approve shop.order({"quantity":2})?');
+    expect(readPauseReference(pauseApprovalReason(outcome))).toEqual({ executionId, seq });
+  });
+
+  it("bad options and tool settings are refused at creation", () => {
+    expect(() => createCodemodeRuntime({ approvalSecret: "short" })).toThrow(/approvalSecret must be at least 32 bytes/);
+    expect(() => createCodemodeRuntime({ approvalSecret: 42 as never })).toThrow(/approvalSecret must be a string or a Uint8Array/);
+    expect(() => createCodemodeRuntime({ chatApprovals: "yes" as never })).toThrow(/chatApprovals must be/);
+    expect(() => defineConnector({ name: "x", tools: { t: { approvers: "boss" as never, execute: () => 1 } } })).toThrow(/approvers "boss": "chat" or "operator"/);
+  });
+});

@@ -1,0 +1,80 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Connector } from "../connectors/define-connector.js";
+import type { PendingAction } from "../outcome.js";
+
+/** What a chat's decision claims: the pause it answers, and the tool call that showed it. */
+export interface ChatClaim {
+  executionId: string;
+  seq: number;
+  toolCallId: string;
+}
+
+/** Who may decide, besides the application's own code (R-AP-11): the runtime's part of it. */
+export interface ApprovalAuthority {
+  /** The signature the server puts on an approval request it issues to a chat. */
+  sign(claim: ChatClaim, code: string): string;
+  /** Whether `signature` is this server's, over exactly this claim and code. */
+  verify(claim: ChatClaim, code: string, signature: string): boolean;
+  /** Whether a chat may decide this action (the runtime's `chatApprovals` and the tool's `approvers`). */
+  chatMayDecide(action: Pick<PendingAction, "executionId" | "seq" | "connector" | "method" | "args">): boolean;
+}
+
+const authorities = new WeakMap<object, ApprovalAuthority>();
+
+/** The runtime's authority, for the adapters; undefined for an object `createCodemodeRuntime` did not make. */
+export function approvalAuthorityOf(runtime: object): ApprovalAuthority | undefined {
+  return authorities.get(runtime);
+}
+
+export function registerApprovalAuthority(runtime: object, authority: ApprovalAuthority): void {
+  authorities.set(runtime, authority);
+}
+
+/**
+ * The authority of one runtime: an HMAC-SHA256 key (the `approvalSecret`, or random bytes that
+ * live as long as the runtime) over execution id, seq, tool call id and a hash of the code, and
+ * the choice of who may approve.
+ */
+export function createApprovalAuthority(
+  secret: string | Uint8Array | undefined,
+  chatApprovals: boolean | ((action: PendingAction) => boolean) | undefined,
+  connectors: ReadonlyMap<string, Connector>,
+): ApprovalAuthority {
+  const key = secret === undefined ? randomBytes(32) : typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
+  const mac = (claim: ChatClaim, code: string) =>
+    createHmac("sha256", key)
+      .update(`codemode-approval\n${claim.executionId}\n${claim.seq}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}`)
+      .digest();
+  return {
+    sign: (claim, code) => mac(claim, code).toString("base64url"),
+    verify(claim, code, signature) {
+      if (typeof signature !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return false;
+      return timingSafeEqual(mac(claim, code), Buffer.from(signature, "base64url"));
+    },
+    chatMayDecide(action) {
+      // A tool reserved to operators stays reserved, whatever the runtime-wide choice says.
+      if (connectors.get(action.connector)?.tools[action.method]?.approvers === "operator") return false;
+      if (typeof chatApprovals === "function") {
+        try {
+          return chatApprovals({ executionId: action.executionId, seq: action.seq, connector: action.connector, method: action.method, args: action.args }) === true;
+        } catch {
+          // A rule that fails grants nothing.
+          return false;
+        }
+      }
+      return chatApprovals ?? true;
+    },
+  };
+}
+
+/** Problems with the options, for `checkOptions`. */
+export function approvalOptionProblems(secret: unknown, chatApprovals: unknown): string[] {
+  const problems: string[] = [];
+  if (secret !== undefined) {
+    const bytes = typeof secret === "string" ? Buffer.byteLength(secret) : secret instanceof Uint8Array ? secret.byteLength : -1;
+    if (bytes < 0) problems.push("approvalSecret must be a string or a Uint8Array");
+    else if (bytes < 32) problems.push("approvalSecret must be at least 32 bytes (e.g. 64 hex characters from `openssl rand -hex 32`)");
+  }
+  if (chatApprovals !== undefined && typeof chatApprovals !== "boolean" && typeof chatApprovals !== "function") problems.push("chatApprovals must be true, false or a function of the pending action");
+  return problems;
+}
