@@ -8,6 +8,7 @@ import { normalizeCode } from "./normalize-code.js";
 import { PassBridge } from "./pass-bridge.js";
 import { classifyFailure, errorMessage, failed, finishPass, interpretResult } from "./pass-result.js";
 import { PassWatchdog } from "./pass-watchdog.js";
+import { takeReadingTurn } from "./reading-gate.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
 import { DEFAULT_SANDBOX_LIMITS, MAX_CODE_CHARS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
@@ -116,6 +117,28 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
   if (request.code.length > MAX_CODE_CHARS) {
     return failed("SANDBOX_ERROR", `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`, logs);
   }
+  // A large program waits for its turn: the process reads few at once, whatever the threads.
+  // The turn lasts until V8 has compiled it in the isolate too (reading-gate.ts).
+  const endTurn = await takeReadingTurn(request.code.length, deadline);
+  if (!endTurn) return failed("TIMEOUT", `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`, logs);
+  try {
+    return await readAndRun(request, limits, deadline, defaults, pool, running, logs, endTurn);
+  } finally {
+    endTurn();
+  }
+}
+
+/** The pass once it may read its program: `endTurn` is called as soon as V8 has compiled it. */
+async function readAndRun(
+  request: PassRequest,
+  limits: { timeoutMs: number; memoryMb: number },
+  deadline: number,
+  defaults: PassDefaults,
+  pool: IsolatePool,
+  running: Set<PassWatchdog>,
+  logs: LogCollector,
+  endTurn: () => void,
+): Promise<PassResult> {
   const normalized = normalizeCode(request.code);
   if (!normalized.ok) {
     return failed("SYNTAX_ERROR", `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`, logs);
@@ -155,7 +178,12 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
       if (bridge.ended) throw error;
       return failed("SYNTAX_ERROR", errorMessage(error), logs);
     }
-    await script.run(context, { timeout: Math.max(1, deadline - Date.now()) });
+    try {
+      await script.run(context, { timeout: Math.max(1, deadline - Date.now()) });
+    } finally {
+      // V8 compiles the program's function when it first runs: from here, the next may read.
+      endTurn();
+    }
     const end = await Promise.race([bridge.finished.then((text) => ({ text })), bridge.halted.then(() => "halted" as const), watchdog.dead.then(() => "dead" as const)]);
     if (end === "dead") throw new Error("the isolate ended while the program ran");
     if (end === "halted") return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import type * as acorn from "acorn";
+import { describe, expect, it, vi } from "vitest";
 import { normalizeCode } from "./normalize-code.js";
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (parameter: string, body: string) => (input?: unknown) => Promise<unknown>;
@@ -258,3 +259,54 @@ describe("the body cannot leave the function it runs in", () => {
     expect(syntaxError("async () => { return 1 } /* open").line).toBe(1);
   });
 });
+
+describe("reading code costs one parse per grammar (hardening round two, finding 11)", () => {
+  /** Every parse and type strip `normalizeCode` makes, as "<reader> <grammar> <text>" lines. */
+  async function readsOf(code: string): Promise<{ reads: string[]; normalized: ReturnType<typeof normalizeCode> }> {
+    const { LinearParser } = await import("./linear-acorn.js");
+    const stripper = await import("./type-stripper.js");
+    const reads: string[] = [];
+    const parse = LinearParser.parse.bind(LinearParser);
+    const strip = stripper.stripTypeScript;
+    vi.spyOn(LinearParser, "parse").mockImplementation((input: string, options: acorn.Options) => {
+      reads.push(`acorn ${options.sourceType ?? "script"} ${input.length}:${hash(input)}`);
+      return parse(input, options);
+    });
+    vi.spyOn(stripper, "stripTypeScript").mockImplementation((input, mode) => {
+      reads.push(`swc ${mode} ${input.length}:${hash(input)}`);
+      return strip(input, mode);
+    });
+    try {
+      return { reads, normalized: normalizeCode(code) };
+    } finally {
+      vi.restoreAllMocks();
+    }
+  }
+
+  it("a fence line inside a comment and a trailing type annotation: each text read at most once per grammar", async () => {
+    const code = ["async () => {", "  // ~~~ not a fence: a comment", "  const total: number = 40 + 2;", "  return total;", "}", "const unused: string = 'x'"].join("\n");
+    const { reads, normalized } = await readsOf(code);
+    expect(normalized).toMatchObject({ ok: true, language: "typescript" });
+    expect(reads.length).toBeGreaterThan(0);
+    expect(new Set(reads).size).toBe(reads.length);
+    // The code itself: script and module once each, and one strip; then the stripped text once.
+    expect(reads.filter((read) => read.startsWith("swc"))).toHaveLength(1);
+    expect(reads.filter((read) => read.startsWith("acorn"))).toHaveLength(3);
+  });
+
+  it("a program that no grammar reads stops at the first definitive failure", async () => {
+    const code = ["async () => {", "  // ~~~", "  const broken: number = (1 + ;", "}"].join("\n");
+    const { reads, normalized } = await readsOf(code);
+    expect(normalized).toMatchObject({ ok: false, line: 3 });
+    expect(new Set(reads).size).toBe(reads.length);
+    // No transform after an invalid strip; the arrow head is read once more to place the error.
+    expect(reads.filter((read) => read.startsWith("swc transform"))).toEqual([]);
+    expect(reads.filter((read) => read.startsWith("swc strip-only"))).toHaveLength(2);
+  });
+});
+
+function hash(text: string): string {
+  let value = 0;
+  for (let index = 0; index < text.length; index++) value = (value * 31 + text.charCodeAt(index)) | 0;
+  return value.toString(16);
+}

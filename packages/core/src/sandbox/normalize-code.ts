@@ -29,23 +29,30 @@ export type NormalizedCode =
 // host thread, outside any timeout, on up to a million characters of model code).
 const FENCE = /^[ \t]*(`{3,}|~{3,})[^\n`~]*\n/m;
 
-/** Turns code as the model wrote it into a function body, or a syntax error with its position. */
+/**
+ * Turns code as the model wrote it into a function body, or a syntax error with its position.
+ * Each text is read at most once per grammar (JavaScript script, JavaScript module, TypeScript
+ * stripped, TypeScript transformed): every step asks one `ProgramReader`, which keeps what it
+ * read. A hostile program (a fence line in a comment, a trailing type annotation) cannot make the
+ * host read it over and over.
+ */
 export function normalizeCode(code: string): NormalizedCode {
-  const { text: extracted, lineOffset } = extractFence(code);
+  const reader = new ProgramReader();
+  const { text: extracted, lineOffset } = extractFence(code, reader);
   // A hashbang line is only valid at the very start of a script, and the body is not at the start.
   const text = extracted.startsWith("#!") ? `//${extracted.slice(2)}` : extracted;
-  const javascript = classify(text);
+  const javascript = classify(text, reader);
   if (javascript.ok) return { ok: true, body: javascript.body, lineOffset, language: "javascript" };
 
-  const stripped = stripTypes(text);
+  const stripped = reader.stripTypes(text);
   if (!stripped.ok) {
     if (stripped.invalid) {
-      const located = (stripped.refused ? undefined : locateInsideArrow(text)) ?? stripped;
+      const located = (stripped.refused ? undefined : locateInsideArrow(text, reader)) ?? stripped;
       return { ok: false, message: located.message, line: located.line + lineOffset, column: located.column };
     }
     return { ...javascript.error, line: javascript.error.line + lineOffset };
   }
-  const typescript = classify(stripped.code);
+  const typescript = classify(stripped.code, reader);
   if (typescript.ok) {
     // Transform mode (enums, namespaces) may move lines; strip-only mode keeps them.
     return { ok: true, body: typescript.body, lineOffset, language: "typescript" };
@@ -53,11 +60,108 @@ export function normalizeCode(code: string): NormalizedCode {
   return { ...typescript.error, line: typescript.error.line + lineOffset };
 }
 
-function extractFence(code: string): { text: string; lineOffset: number } {
+/** A program as one grammar read it: its tree, and where its strings, templates and comments are. */
+interface Reading {
+  program: Program;
+  /** Pairs of [start, end) offsets of every string, template chunk and comment, in source order. */
+  literals: number[];
+}
+
+type StripOutcome = { code: string } | { error: unknown };
+
+/**
+ * Reads texts, each at most once per grammar, and remembers the outcome (the tree, or the error)
+ * for the rest of one `normalizeCode` call.
+ */
+class ProgramReader {
+  private readonly readings = new Map<string, Map<"script" | "module", Reading | { error: unknown }>>();
+  private readonly stripped = new Map<string, { stripOnly?: StripOutcome; result?: StripResult }>();
+
+  /** The text read in `sourceType` grammar; throws acorn's error (the same one every time) when it is not. */
+  read(text: string, sourceType: "script" | "module"): Reading {
+    let byGrammar = this.readings.get(text);
+    if (!byGrammar) {
+      byGrammar = new Map();
+      this.readings.set(text, byGrammar);
+    }
+    let reading = byGrammar.get(sourceType);
+    if (!reading) {
+      const literals: number[] = [];
+      try {
+        const program = parse(text, {
+          ecmaVersion: "latest",
+          sourceType,
+          allowAwaitOutsideFunction: true,
+          allowReturnOutsideFunction: true,
+          allowHashBang: true,
+          locations: true,
+          onToken: (token) => {
+            if (token.type.label === "template" || token.type.label === "string") literals.push(token.start - 1, token.end);
+          },
+          onComment: (_block, _text, start, end) => void literals.push(start, end),
+        });
+        reading = { program, literals };
+      } catch (error) {
+        reading = { error };
+      }
+      byGrammar.set(sourceType, reading);
+    }
+    if ("error" in reading) throw reading.error;
+    return reading;
+  }
+
+  /** TypeScript with its types blanked out (strip-only: lines and columns kept); throws SWC's error. */
+  stripOnly(text: string): string {
+    const entry = this.strippedEntry(text);
+    if (!entry.stripOnly) {
+      try {
+        entry.stripOnly = { code: stripTypeScript(text, "strip-only") };
+      } catch (error) {
+        entry.stripOnly = { error };
+      }
+    }
+    if ("error" in entry.stripOnly) throw entry.stripOnly.error;
+    return entry.stripOnly.code;
+  }
+
+  /** Types stripped, or transformed where strip-only cannot (enums, namespaces); each mode run once per text. */
+  stripTypes(text: string): StripResult {
+    const entry = this.strippedEntry(text);
+    if (entry.result) return entry.result;
+    let result: StripResult;
+    try {
+      result = { ok: true, code: this.stripOnly(text) };
+    } catch (stripError) {
+      const failure = describeStripError(stripError);
+      if (failure.invalid) result = failure;
+      else {
+        try {
+          // Enums, namespaces and parameter properties need a real transform.
+          result = { ok: true, code: stripTypeScript(text, "transform") };
+        } catch (transformError) {
+          result = describeStripError(transformError);
+        }
+      }
+    }
+    entry.result = result;
+    return result;
+  }
+
+  private strippedEntry(text: string): { stripOnly?: StripOutcome; result?: StripResult } {
+    let entry = this.stripped.get(text);
+    if (!entry) {
+      entry = {};
+      this.stripped.set(text, entry);
+    }
+    return entry;
+  }
+}
+
+function extractFence(code: string, reader: ProgramReader): { text: string; lineOffset: number } {
   const open = FENCE.exec(code);
   if (!open) return { text: code, lineOffset: 0 };
   const fence = open[1]!;
-  if (isInsideLiteralOrComment(code, open.index + open[0].indexOf(fence))) return { text: code, lineOffset: 0 };
+  if (isInsideLiteralOrComment(code, open.index + open[0].indexOf(fence), reader)) return { text: code, lineOffset: 0 };
   const contentStart = open.index + open[0].length;
   const closePattern = new RegExp(`^[ \\t]*${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*$`, "m");
   const rest = code.slice(contentStart);
@@ -69,41 +173,32 @@ function extractFence(code: string): { text: string; lineOffset: number } {
 
 /**
  * True when `offset` lies inside a string, template or comment of `code` read as a program: a
- * program that builds Markdown (an issue body with a code block) is not a Markdown answer.
+ * program that builds Markdown (an issue body with a code block) is not a Markdown answer. The
+ * readings are the ones `classify` uses next, so the code is not read again for it.
  */
-function isInsideLiteralOrComment(code: string, offset: number): boolean {
-  const inside = (start: number, end: number) => start < offset && offset < end;
-  let found = false;
-  const options = {
-    onToken: (token: { type: { label: string }; start: number; end: number }) => {
-      if ((token.type.label === "template" || token.type.label === "string") && inside(token.start - 1, token.end)) found = true;
-    },
-    onComment: (_block: boolean, _text: string, start: number, end: number) => {
-      if (inside(start, end)) found = true;
-    },
-  };
-  for (const source of [code, stripTypesKeepingPositions(code)]) {
-    if (source === undefined) continue;
+function isInsideLiteralOrComment(code: string, offset: number, reader: ProgramReader): boolean {
+  const sources: Array<() => string> = [() => code, () => reader.stripOnly(code)];
+  for (const source of sources) {
+    let text: string;
+    try {
+      text = source();
+    } catch {
+      // Not TypeScript either.
+      continue;
+    }
     for (const sourceType of ["script", "module"] as const) {
-      found = false;
+      let literals: number[];
       try {
-        parse(source, { ecmaVersion: "latest", sourceType, allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true, allowHashBang: true, ...options } as Options);
-        return found;
+        literals = reader.read(text, sourceType).literals;
       } catch {
         // Not a program in this grammar: try the next.
+        continue;
       }
+      for (let index = 0; index < literals.length; index += 2) if (literals[index]! < offset && offset < literals[index + 1]!) return true;
+      return false;
     }
   }
   return false;
-}
-
-/** TypeScript with its types blanked out, or undefined when it is not TypeScript either. */
-function stripTypesKeepingPositions(code: string): string | undefined {
-  try {
-    return stripTypeScript(code, "strip-only");
-  } catch {
-    return undefined;
-  }
 }
 
 function countLines(text: string): number {
@@ -114,21 +209,24 @@ function countLines(text: string): number {
 
 type SyntaxFailure = { ok: false; message: string; line: number; column: number };
 
-function classify(text: string): { ok: true; body: string } | { ok: false; error: SyntaxFailure } {
+function classify(text: string, reader: ProgramReader): { ok: true; body: string } | { ok: false; error: SyntaxFailure } {
   let program: Program;
+  let grammar: "script" | "module" = "script";
   try {
-    program = parseProgram(text, "script");
+    program = reader.read(text, "script").program;
   } catch (scriptError) {
     try {
       // `export default` needs module grammar.
-      program = parseProgram(text, "module");
+      program = reader.read(text, "module").program;
+      grammar = "module";
     } catch {
       return { ok: false, error: toSyntaxFailure(scriptError) };
     }
   }
   try {
     const body = toBody(text, program);
-    checkBodyStaysInside(body);
+    // A script stays a script inside the function; what only module grammar accepts is checked.
+    if (grammar === "module") checkBodyStaysInside(body);
     return { ok: true, body };
   } catch (error) {
     return { ok: false, error: toSyntaxFailure(error) };
@@ -164,17 +262,6 @@ function checkBodyStaysInside(body: string): void {
 /** acorn's `parse`, with name bookkeeping that stays linear on hostile code (see linear-acorn.ts). */
 function parse(input: string, options: Options): Program {
   return LinearParser.parse(input, options);
-}
-
-function parseProgram(text: string, sourceType: "script" | "module"): Program {
-  return parse(text, {
-    ecmaVersion: "latest",
-    sourceType,
-    allowAwaitOutsideFunction: true,
-    allowReturnOutsideFunction: true,
-    allowHashBang: true,
-    locations: true,
-  });
 }
 
 class CodeFormError extends Error {
@@ -250,21 +337,6 @@ function isFunctionExpression(node: Node): boolean {
 
 type StripResult = { ok: true; code: string } | StripFailure;
 
-function stripTypes(text: string): StripResult {
-  try {
-    return { ok: true, code: stripTypeScript(text, "strip-only") };
-  } catch (stripError) {
-    const failure = describeStripError(stripError);
-    if (failure.invalid) return failure;
-    try {
-      // Enums, namespaces and parameter properties need a real transform.
-      return { ok: true, code: stripTypeScript(text, "transform") };
-    } catch (transformError) {
-      return describeStripError(transformError);
-    }
-  }
-}
-
 /** `async () => {` (one line, parameters without parentheses inside) at the start of the code. */
 // Bounded repetitions where parts overlap, so a hostile line cannot make it backtrack for long.
 const ARROW_HEAD = /^(\s*)(async[ \t]+)?\(([^()\n]*)\)([ \t]{0,40}:[^{\n]{0,400}?)?[ \t]{0,40}=>[ \t]{0,40}(?=\{)/;
@@ -274,13 +346,13 @@ const ARROW_HEAD = /^(\s*)(async[ \t]+)?\(([^()\n]*)\)([ \t]{0,40}:[^{\n]{0,400}
  * at the arrow's end. Ask again with a function head instead of the arrow head (same lines) to
  * get where the error is; undefined when that does not apply.
  */
-function locateInsideArrow(text: string): { message: string; line: number; column: number } | undefined {
+function locateInsideArrow(text: string, reader: ProgramReader): { message: string; line: number; column: number } | undefined {
   const head = ARROW_HEAD.exec(text);
   if (!head) return undefined;
   const [whole, leading = "", asyncKeyword = "", parameters = "", returnType = ""] = head;
   const replacement = `${leading}${asyncKeyword}function __codemode_main(${parameters})${returnType} `;
   const rewritten = replacement + text.slice(whole.length);
-  const failure = stripTypes(rewritten);
+  const failure = reader.stripTypes(rewritten);
   if (failure.ok || !failure.invalid) return undefined;
   // Only the head's own line changed length: move columns after the head back.
   const headLine = countLines(leading) + 1;

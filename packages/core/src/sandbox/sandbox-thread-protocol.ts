@@ -13,6 +13,8 @@ export type PassData = Omit<PassRequest, "onRequest">;
 /** What a sandbox thread is started with (its `workerData`). */
 export interface SandboxThreadData {
   options: IsolatedVmExecutorOptions;
+  /** The process's count of large programs being read (reading-gate.ts), shared by every thread. */
+  readingGate?: SharedArrayBuffer;
 }
 
 /** From the executor to a sandbox thread. */

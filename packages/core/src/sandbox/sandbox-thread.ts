@@ -8,11 +8,14 @@ import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { HostReply, PassResult } from "./executor.js";
 import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
 import { errorMessage } from "./pass-result.js";
+import { adoptReadingGate } from "./reading-gate.js";
 import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 if (!parentPort) throw new Error("sandbox-thread.js runs as a worker thread of createWorkerThreadExecutor");
 const port: MessagePort = parentPort;
 
+// Large programs take turns with every other thread of the process (reading-gate.ts).
+adoptReadingGate((workerData as SandboxThreadData).readingGate);
 const executor = createIsolatedVmExecutor((workerData as SandboxThreadData).options);
 /** Requests sent to the executor's thread and not yet answered, by number. */
 const awaitingReply = new Map<number, (reply: HostReply) => void>();

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
 import { DEFAULT_TIMEOUT_MS, type IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 import { errorMessage } from "./pass-result.js";
@@ -47,11 +48,13 @@ export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions 
   if (!Number.isInteger(threadCount) || threadCount < 1 || threadCount > MAX_THREADS) {
     throw new TypeError(`createWorkerThreadExecutor: threads must be a whole number from 1 to ${MAX_THREADS}`);
   }
-  const threads = Array.from({ length: threadCount }, () => new SandboxThread({ options: sandboxOptions }));
+  const threads = Array.from({ length: threadCount }, () => new SandboxThread({ options: sandboxOptions, readingGate: readingGateBuffer() }));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     runPass(request) {
-      const thread = threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
+      // Large programs all go to the first thread: the garbage of reading them stays in one heap
+      // (each thread has its own), and they take turns anyway (reading-gate.ts).
+      const thread = request.code.length > LARGE_PROGRAM_CHARS ? threads[0]! : threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
       return thread.runPass(request, request.timeoutMs ?? timeoutMs);
     },
     warm: async () => {
