@@ -10,13 +10,16 @@
  * call and waited for, and the `applied` entry rides in the same batch as the next write-ahead).
  * Every log write of the runtime is a guarded write: one script that checks the execution's lease
  * and sets the keys (docs/storage.md, "Fencing"). A row measures that script alone, through a
- * lease of `redisStorage`, against the plain SET.
+ * lease of `redisStorage`, against the plain SET; and B rows run the same programs with the
+ * lease's guarded write hidden (the lease checked before each plain write, as before guarded
+ * writes), interleaved, so that the guarded rows' ratios against B are the cost of guarding.
  *
  * Needs Redis at $CODEMODE_REDIS_URL (default redis://127.0.0.1:6379); everything it writes is
  * deleted afterwards.
  */
 import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import type { LockProvider } from "@codemode/core/store";
 import { redisStorage } from "@codemode/storage/redis";
 import { createClient } from "@keyv/redis";
 import { tcpUnreachable } from "@codemode/storage/testing";
@@ -38,6 +41,9 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
   const echo = (readOnly: boolean) => defineConnector({ name: "bench", tools: { echo: { readOnly, execute: async (args: { i: number }) => many.answer("bench", "echo", args) } } });
   const runtime = createCodemodeRuntime({ connectors: [echo(true)], storage, maxExecutions: 5 });
   const writing = createCodemodeRuntime({ connectors: [echo(false)], storage, maxExecutions: 5, name: "bench-writing" });
+  const unguardedStorage = { keyv: storage.keyv, lock: withoutGuardedWrites(storage.lock), index: storage.index };
+  const unguarded = createCodemodeRuntime({ connectors: [echo(true)], storage: unguardedStorage, maxExecutions: 5, name: "bench-unguarded" });
+  const unguardedWriting = createCodemodeRuntime({ connectors: [echo(false)], storage: unguardedStorage, maxExecutions: 5, name: "bench-unguarded-writing" });
   // A value the size of the runtime's log entry for one echo call, as Keyv stores it.
   const entrySized = JSON.stringify({
     value: JSON.stringify({
@@ -71,6 +77,10 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
         runtimeNone: through(none),
         writingMany: through(many, writing),
         writingNone: through(none, writing),
+        unguardedMany: through(many, unguarded),
+        unguardedNone: through(none, unguarded),
+        unguardedWritingMany: through(many, unguardedWriting),
+        unguardedWritingNone: through(none, unguardedWriting),
         setLoop: async () => {
           for (let i = 0; i < CALLS; i++) await client.set(`${namespace}:baseline:${i % 16}`, entrySized);
         },
@@ -85,6 +95,8 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     const guardedSet = stats(samples.guardedLoop);
     const runtimePerCall = perCallCost(samples.runtimeMany, samples.runtimeNone, CALLS);
     const writingPerCall = perCallCost(samples.writingMany, samples.writingNone, CALLS);
+    const unguardedPerCall = perCallCost(samples.unguardedMany, samples.unguardedNone, CALLS);
+    const unguardedWritingPerCall = perCallCost(samples.unguardedWritingMany, samples.unguardedWritingNone, CALLS);
     const z = runtimePerCall.empty;
     const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
     return [
@@ -121,16 +133,87 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
         samples: writingPerCall.n,
       },
       { benchmark, subject: "pass with 0 calls on redisStorage", unit: "ms", median: z.median, p90: z.p90, samples: z.n },
+      {
+        benchmark,
+        subject: "B: readOnly tool, lease checked then a plain write (no guarded write)",
+        unit: "µs",
+        median: unguardedPerCall.median,
+        p90: unguardedPerCall.p90,
+        ratio: unguardedPerCall.median / setPerCall.median,
+        versus: "S",
+        samples: unguardedPerCall.n,
+      },
+      {
+        benchmark,
+        subject: "cost of guarding: readOnly tool, guarded ÷ B",
+        unit: "µs",
+        median: runtimePerCall.median,
+        ratio: runtimePerCall.median / unguardedPerCall.median,
+        versus: "B",
+        target: "< 1.1× B",
+        samples: runtimePerCall.n,
+      },
+      {
+        benchmark,
+        subject: "B': tool that may change things, lease checked then plain writes",
+        unit: "µs",
+        median: unguardedWritingPerCall.median,
+        p90: unguardedWritingPerCall.p90,
+        ratio: unguardedWritingPerCall.median / setPerCall.median,
+        versus: "S",
+        samples: unguardedWritingPerCall.n,
+      },
+      {
+        benchmark,
+        subject: "cost of guarding: tool that may change things, guarded ÷ B'",
+        unit: "µs",
+        median: writingPerCall.median,
+        ratio: writingPerCall.median / unguardedWritingPerCall.median,
+        versus: "B'",
+        target: "< 1.1× B'",
+        samples: writingPerCall.n,
+      },
+      {
+        benchmark,
+        subject: "B: pass with 0 calls, lease checked then plain writes",
+        unit: "ms",
+        median: unguardedPerCall.empty.median,
+        p90: unguardedPerCall.empty.p90,
+        samples: unguardedPerCall.empty.n,
+      },
+      {
+        benchmark,
+        subject: "cost of guarding: pass with 0 calls, guarded ÷ B",
+        unit: "ms",
+        median: z.median,
+        ratio: z.median / unguardedPerCall.empty.median,
+        versus: "B",
+        target: "< 1.1× B",
+        samples: z.n,
+      },
     ];
   } finally {
     await lease.release();
     await runtime.close();
     await writing.close();
+    await unguarded.close();
+    await unguardedWriting.close();
     await storage.close();
     const keys = await client.keys(`${namespace}*`);
     if (keys.length > 0) await client.del(keys);
     await client.close();
   }
+}
+
+/** The lock with its leases' guarded write hidden: the runtime checks the lease, then writes plainly. */
+function withoutGuardedWrites(lock: LockProvider): LockProvider {
+  return {
+    isHeld: (key) => lock.isHeld(key),
+    async acquire(key, options) {
+      const lease = await lock.acquire(key, options);
+      return lease && { token: lease.token, renew: (ttlMs) => lease.renew(ttlMs), release: () => lease.release() };
+    },
+  };
 }
 
 export const redisBenchmark: Benchmark = {
