@@ -5,6 +5,7 @@ import { openConnection, type CodemodeQueueConnection } from "./connection.js";
 import { approveJobId, DEFAULT_QUEUE_NAME, errorOutcomeOf, jobOptions, runJobId, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult, type RetryOptions } from "./jobs.js";
 import { LifecycleEvents, type CodemodeEvents } from "./lifecycle-events.js";
 import { waitForOutcome, type WaitForOutcomeOptions } from "./wait-for-outcome.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 /** What a queue needs of the runtime: it stores submissions and decisions and reads outcomes, and never runs a pass. */
 export type QueueRuntime = Pick<CodemodeRuntime, "submit" | "reject" | "outcome" | "pending">;
@@ -172,5 +173,5 @@ async function pendingSeq(runtime: QueueRuntime, executionId: string): Promise<n
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

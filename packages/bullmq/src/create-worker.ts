@@ -2,6 +2,7 @@ import { UnrecoverableError, Worker, type IQueueBackend, type Job, type JobProgr
 import { openConnection, type CodemodeQueueConnection, type OpenedConnection } from "./connection.js";
 import { BACKOFF_TYPE, backoffDelay, checkJobData, DEFAULT_QUEUE_NAME, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult } from "./jobs.js";
 import { runJob, type WorkerRuntime } from "./run-job.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 export interface CodemodeWorkerOptions {
   /** A runtime over the fleet's store with every connector the runs use; it runs the passes. */
@@ -78,7 +79,7 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
       checkJobData(job.name, job.data);
     } catch (error) {
       // Data that is not ours will not become ours on a retry.
-      throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+      throw new UnrecoverableError(errorMessage(error));
     }
     return runJob(runtime, job);
   };

@@ -4,6 +4,7 @@ import type { ErrorCode } from "@codemode/core";
 import { QueueEvents, QueueEventsProducer } from "bullmq";
 import type { OpenedConnection } from "./connection.js";
 import { executionIdOfJob, type CodemodeJobResult, type PendingCall } from "./jobs.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 /**
  * What happens to runs, published to every process that holds a queue of the fleet, so an
@@ -136,7 +137,7 @@ export class LifecycleEvents {
         try {
           await this.producer.publishEvent({ eventName: LIVE_EVENT, nonce }, MAX_EVENTS);
         } catch (error) {
-          if (attempt % 20 === 19) warn(`queue events are not live yet: ${error instanceof Error ? error.message : String(error)}`);
+          if (attempt % 20 === 19) warn(`queue events are not live yet: ${errorMessage(error)}`);
         }
         for (let waited = 0; waited < 200 && !seen && !this.closed; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
       }

@@ -1,5 +1,6 @@
 import { CodemodeError, type CodemodeRuntime, type Outcome } from "@codemode/core";
 import { checkJobData, errorOutcomeOf, jobResultOf, RETRY_CODES, RetryableOutcomeError, type CodemodeJobResult } from "./jobs.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 /** What a worker needs of the runtime: the two operations that run passes, and the store's answer. */
 export type WorkerRuntime = Pick<CodemodeRuntime, "recover" | "approve" | "outcome">;
@@ -57,5 +58,5 @@ async function currentOutcome(runtime: WorkerRuntime, executionId: string): Prom
 
 function failure(executionId: string, error: unknown): Outcome {
   const code = CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR";
-  return errorOutcomeOf(executionId, code, error instanceof Error ? error.message : String(error));
+  return errorOutcomeOf(executionId, code, errorMessage(error));
 }

@@ -1,6 +1,7 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import { errorOutcomeOf } from "./jobs.js";
 import type { LifecycleEvents } from "./lifecycle-events.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 export interface WaitForOutcomeOptions {
   /** How long to wait for the run to pause or end. Default 30 000 ms; then a BUSY outcome. */
@@ -66,7 +67,7 @@ async function readSettled(dependencies: WaitDependencies, executionId: string):
   try {
     outcome = await dependencies.runtime.outcome(executionId);
   } catch (error) {
-    return { settled: false, outcome: errorOutcomeOf(executionId, "STORAGE_ERROR", error instanceof Error ? error.message : String(error)) };
+    return { settled: false, outcome: errorOutcomeOf(executionId, "STORAGE_ERROR", errorMessage(error)) };
   }
   if (!outcome) return { settled: true, outcome: errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`) };
   // Running: a worker has it, or it waits for one.

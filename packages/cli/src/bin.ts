@@ -2,6 +2,7 @@
 // codemode: operate a Code Mode runtime from a terminal. See docs/operating.md.
 import { runCli } from "./program.js";
 import { EXIT_CODES } from "./exit-codes.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 // stdout carries the result (a table, or JSON): whatever the config or its connectors print goes to stderr.
 console.log = console.error;
@@ -11,7 +12,7 @@ console.debug = console.error;
 runCli(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`codemode: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`codemode: unexpected failure: ${errorMessage(error)}\n`);
     process.exit(EXIT_CODES.internal);
   },
 );

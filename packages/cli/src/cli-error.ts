@@ -1,5 +1,6 @@
 import { CodemodeError, type ErrorCode } from "@codemode/core";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 /** A failure the command reports in one line (with what to do) and an exit code. */
 export class CliError extends Error {
@@ -56,6 +57,6 @@ export function fromRuntimeError(error: unknown): CliError {
     if (error.code === "BUSY") return new CliError(EXIT_CODES.busy, `${firstLine(error.message)} (another process holds the run; try again shortly)`, "BUSY");
     return new CliError(exitCodeOf(error.code), firstLine(error.message), error.code);
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new CliError(EXIT_CODES.internal, `unexpected failure: ${firstLine(message)}`);
 }

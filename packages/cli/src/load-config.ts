@@ -5,6 +5,7 @@ import type { CodemodeRuntime } from "@codemode/core";
 import { CliError, firstLine } from "./cli-error.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import type { InboxQueue } from "./inbox/inbox-options.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 /** What a config module gave the command. */
 export interface LoadedConfig {
@@ -92,7 +93,7 @@ function configError(problem: string, remedy: string): CliError {
 }
 
 function describe(error: unknown): string {
-  return firstLine(error instanceof Error ? error.message : String(error)) || "it threw without a message";
+  return firstLine(errorMessage(error)) || "it threw without a message";
 }
 
 function isRuntime(value: unknown): value is CodemodeRuntime {

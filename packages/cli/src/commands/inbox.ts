@@ -5,6 +5,7 @@ import { EXIT_CODES } from "../exit-codes.js";
 import { startApprovalInbox } from "../inbox/server.js";
 import { defaultOperator } from "./decide.js";
 import type { Register } from "./register.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 interface InboxOptions {
   port: string;
@@ -50,7 +51,7 @@ async function serve({ runtime, config, out }: CommandContext, options: InboxOpt
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE") throw new CliError(EXIT_CODES.usage, `port ${port} is in use; pass --port <another> (or --port 0 for any free port)`);
-    throw new CliError(EXIT_CODES.usage, error instanceof Error ? error.message : String(error));
+    throw new CliError(EXIT_CODES.usage, errorMessage(error));
   }
   if (out.json) out.line(JSON.stringify({ url: inbox.url, token: inbox.token, port: inbox.port, queue: config.queue !== undefined }));
   else {

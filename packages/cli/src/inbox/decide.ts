@@ -1,6 +1,7 @@
 import { CodemodeError, type ApprovalDecision, type ErrorOutcome, type Outcome } from "@codemode/core";
 import { explainStale } from "../explain.js";
 import type { InboxQueue, InboxRuntime } from "./inbox-options.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 export interface DecisionRequest {
   executionId: string;
@@ -49,7 +50,7 @@ export async function decide(runtime: InboxRuntime, queue: InboxQueue | undefine
   } catch (error) {
     const code = CodemodeError.isInstance(error) ? error.code : undefined;
     if (code === "BUSY") return busy(executionId);
-    return { ok: false, tone: "error", code: code ?? "STORAGE_ERROR", message: `Could not ${request.decision} ${short(executionId)}: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, tone: "error", code: code ?? "STORAGE_ERROR", message: `Could not ${request.decision} ${short(executionId)}: ${errorMessage(error)}` };
   }
 }
 

@@ -8,6 +8,7 @@ import { executionMain, inboxMain, type InboxListing, layout, messageMain, type 
 import type { SafeHtml } from "./html.js";
 import { readForm } from "./request-body.js";
 import { type Access, BASE_HEADERS, InboxGuard, pageHeaders } from "./security.js";
+import { errorMessage } from "@codemode/core/adapters";
 
 /** The inbox as a request handler, and what stops its live updates. */
 export interface ApprovalInbox {
@@ -40,7 +41,7 @@ export function createApprovalInbox(options: ApprovalInboxOptions): ApprovalInbo
     handler: (request, response) => {
       handle(settings, request, response).catch((error: unknown) => {
         if (!response.headersSent) response.writeHead(500, { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8" });
-        response.end(`the inbox failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        response.end(`the inbox failed: ${errorMessage(error)}\n`);
       });
     },
     close: () => live.close(),
@@ -110,7 +111,7 @@ async function indexRoute(settings: Settings, page: PageContext, response: Serve
   try {
     listing = await readListing(settings);
   } catch (error) {
-    trouble = `The store is unreachable (${error instanceof Error ? error.message : String(error)}). This page retries by itself.`;
+    trouble = `The store is unreachable (${errorMessage(error)}). This page retries by itself.`;
   }
   send(response, trouble ? 503 : 200, page, "Inbox", inboxMain(page, listing, trouble), fragment, notice);
 }
@@ -143,7 +144,7 @@ async function decideRoute(settings: Settings, access: Access, request: Incoming
   try {
     form = await readForm(request);
   } catch (error) {
-    return refuse(response, 400, error instanceof Error ? error.message : String(error));
+    return refuse(response, 400, errorMessage(error));
   }
   // A browser's session proves itself with the form's value; a bearer of the token needs none (no browser sends that header by itself).
   if (access.kind === "session" && !guard.formTokenMatches(access, form.csrf ?? request.headers["x-inbox-csrf"]?.toString()))

@@ -11,6 +11,7 @@ export {
   type RejectedOutcome,
 } from "./decide-pending-action.js";
 export { methodNamesFor } from "./method-names.js";
+export { errorMessage } from "../error-message.js";
 export {
   approvalReasonText,
   describePendingAction,

@@ -5,6 +5,7 @@ import formatsModule from "ajv-formats";
 import { linearRegExp } from "./linear-regexp.js";
 import type { JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
 import { describeAjvErrors, formatPath, invalidArgumentsMessage } from "./argument-problems.js";
+import { errorMessage } from "../error-message.js";
 
 /** The outcome of checking one call's arguments: the value to hand to `execute`, or why not. */
 export type ArgsValidation = { ok: true; value: unknown } | { ok: false; message: string };
@@ -65,7 +66,7 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
 }
 
 function validateStandard(path: string, schema: StandardSchemaV1, args: unknown): ArgsValidation | Promise<ArgsValidation> {
-  const unreadable = (error: unknown): ArgsValidation => ({ ok: false, message: `Could not check the arguments of ${path}: ${error instanceof Error ? error.message : String(error)}` });
+  const unreadable = (error: unknown): ArgsValidation => ({ ok: false, message: `Could not check the arguments of ${path}: ${errorMessage(error)}` });
   let result: ReturnType<StandardSchemaV1["~standard"]["validate"]>;
   try {
     result = schema["~standard"].validate(args);
@@ -175,7 +176,7 @@ function compileFresh(schema: JsonSchema): CompiledSchema {
     instance.removeSchema(readable);
     return { validate };
   } catch (error) {
-    return { problem: error instanceof Error ? error.message : String(error) };
+    return { problem: errorMessage(error) };
   }
 }
 
@@ -194,7 +195,7 @@ function validateJson(path: string, schema: JsonSchema, args: unknown): ArgsVali
   const value = args === undefined && acceptsObject(schema) ? {} : args;
   const failed = (error: unknown): ArgsValidation => {
     const errors = (error as { errors?: ErrorObject[] }).errors;
-    if (!Array.isArray(errors)) return { ok: false, message: `Could not check the arguments of ${path}: ${error instanceof Error ? error.message : String(error)}` };
+    if (!Array.isArray(errors)) return { ok: false, message: `Could not check the arguments of ${path}: ${errorMessage(error)}` };
     return jsonOutcome(path, value, errors);
   };
   let result: unknown;

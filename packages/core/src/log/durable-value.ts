@@ -1,6 +1,7 @@
 import { CodemodeError } from "../outcome.js";
 import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 import { isValueCodecError, valueCodec } from "../sandbox/value-codec.js";
+import { errorMessage } from "../error-message.js";
 
 /** Serialized characters allowed for code, arguments, recorded results and step results (R-DV-1). */
 export const MAX_DURABLE_CHARS = 1_000_000;
@@ -42,7 +43,7 @@ export function encodeDurable(value: unknown, what: string): string {
     text = valueCodec.encode(value);
   } catch (error) {
     if (isValueCodecError(error)) throw new CodemodeError("NOT_SERIALIZABLE", `${what}: ${error.message}; ${ADVICE}`);
-    throw new CodemodeError("NOT_SERIALIZABLE", `${what} could not be serialized (${error instanceof Error ? error.message : String(error)}); ${ADVICE}`);
+    throw new CodemodeError("NOT_SERIALIZABLE", `${what} could not be serialized (${errorMessage(error)}); ${ADVICE}`);
   }
   return checkDurableSize(text ?? "", what);
 }

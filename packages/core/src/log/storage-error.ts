@@ -1,4 +1,5 @@
 import { CodemodeError } from "../outcome.js";
+import { errorMessage } from "../error-message.js";
 
 /**
  * A failure met while talking to the store, as `CodemodeError` STORAGE_ERROR (R-RT-3): an outage
@@ -6,5 +7,5 @@ import { CodemodeError } from "../outcome.js";
  */
 export function asStorageError(what: string, error: unknown): CodemodeError {
   if (CodemodeError.isInstance(error)) return error;
-  return new CodemodeError("STORAGE_ERROR", `${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  return new CodemodeError("STORAGE_ERROR", `${what}: ${errorMessage(error)}`, { cause: error });
 }

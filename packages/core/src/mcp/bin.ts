@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { createCodemodeMcpServer, type CodemodeMcpServerOptions } from "./create-codemode-mcp-server.js";
 import { loadCodemodeConfig } from "./load-config.js";
+import { errorMessage } from "../error-message.js";
 
 const USAGE = `Usage: codemode-mcp --config <module> [options]
 
@@ -73,6 +74,6 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`codemode-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`codemode-mcp: ${errorMessage(error)}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { decidePendingAction, type DecisionOutcome } from "../adapters/decide-pe
 import { chatMayDecide } from "../adapters/chat-decision.js";
 import { describePendingAction } from "../adapters/pending-approval.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import { errorMessage } from "../error-message.js";
 
 type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">;
 
@@ -66,7 +67,7 @@ export async function askForApprovals(server: Server, runtime: DecidingRuntime, 
         { relatedRequestId: context.relatedRequestId, signal: context.signal, timeout: context.timeoutMs },
       );
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       return { outcome, stillPending: `Asking the person failed (${why}); the action waits for an operator's approval.` };
     }
     if (answer.action === "cancel") return { outcome, stillPending: "The person closed the approval request without deciding; the action waits for an operator's approval." };

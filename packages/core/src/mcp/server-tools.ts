@@ -6,6 +6,7 @@ import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import type { ModelOutputOptions } from "../runtime/model-output.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
 import * as schemas from "./server-schemas.js";
+import { errorMessage } from "../error-message.js";
 
 /** How the tools of one Code Mode MCP server behave (see `CodemodeMcpServerOptions`). */
 export interface ServerToolSettings {
@@ -69,7 +70,7 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
     } catch (error) {
       // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
       // are results the agent can read, not protocol failures.
-      return { isError: true, content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }] };
+      return { isError: true, content: [{ type: "text", text: errorMessage(error) }] };
     }
     throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
   });

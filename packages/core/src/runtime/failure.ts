@@ -2,11 +2,12 @@ import type { StoredEntry } from "../log/execution-store.js";
 import { CodemodeError, errorOutcome, type ErrorCode, type ErrorOutcome, type LogEntry } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { toLogEntries } from "./log-view.js";
+import { errorMessage } from "../error-message.js";
 
 /** An error outcome for a failure met inside an operation: its own code, else SANDBOX_ERROR. */
 export function failureOutcome(executionId: string, error: unknown, log?: ReadonlyMap<number, StoredEntry> | LogEntry[], logs?: string[]): ErrorOutcome {
   const code: ErrorCode = CodemodeError.isInstance(error) ? error.code : "SANDBOX_ERROR";
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const extra: { logs?: string[]; calls?: LogEntry[] } = {};
   if (logs) extra.logs = logs;
   if (log) extra.calls = Array.isArray(log) ? log : toLogEntries(log as ReadonlyMap<number, StoredEntry>);

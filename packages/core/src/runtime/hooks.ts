@@ -1,5 +1,6 @@
 import type { Connector } from "../connectors/define-connector.js";
 import type { ExecutionEndStatus } from "../outcome.js";
+import { errorMessage } from "../error-message.js";
 
 type Warn = (message: string) => void;
 
@@ -14,7 +15,7 @@ export async function runPassEndHooks(connectors: ReadonlyMap<string, Connector>
     try {
       await connector.onPassEnd(executionId, status);
     } catch (error) {
-      warn(`onPassEnd of connector "${connector.name}" threw for execution ${executionId}: ${describeError(error)}`);
+      warn(`onPassEnd of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`);
     }
   }
   if (status !== "paused") await runDisposeHooks(connectors, warn, executionId, status);
@@ -27,11 +28,7 @@ export async function runDisposeHooks(connectors: ReadonlyMap<string, Connector>
     try {
       await connector.disposeExecution(executionId, status);
     } catch (error) {
-      warn(`disposeExecution of connector "${connector.name}" threw for execution ${executionId}: ${describeError(error)}`);
+      warn(`disposeExecution of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`);
     }
   }
-}
-
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -4,6 +4,7 @@ import type { LeaseFence } from "../log/lock.js";
 import type { ErrorCode, ExecutionEndStatus, ExecutionStatus } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { runDisposeHooks, runPassEndHooks } from "./hooks.js";
+import { errorMessage } from "../error-message.js";
 
 const TERMINAL: ReadonlySet<ExecutionStatus> = new Set(["completed", "error", "rejected", "rolled_back"]);
 
@@ -72,7 +73,7 @@ async function updateListing(context: RuntimeContext, head: ExecutionHead, previ
   try {
     await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, previous, fence);
   } catch (error) {
-    context.warn(`execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${error instanceof Error ? error.message : String(error)}`);
+    context.warn(`execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${errorMessage(error)}`);
   }
 }
 

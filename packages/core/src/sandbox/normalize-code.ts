@@ -1,6 +1,7 @@
 import type { Node, Options, Program } from "acorn";
 import { LinearParser } from "./linear-acorn.js";
 import { describeStripError, type StripFailure, stripTypeScript } from "./type-stripper.js";
+import { errorMessage } from "../error-message.js";
 
 /**
  * Code a model wrote, turned into the body of one async function the sandbox can run.
@@ -245,7 +246,7 @@ function checkBodyStaysInside(body: string): void {
     program = parse(wrapped, { ecmaVersion: "latest", sourceType: "script", locations: true });
   } catch (error) {
     const loc = (error as { loc?: { line: number; column: number } }).loc;
-    const message = (error instanceof Error ? error.message : String(error)).replace(/ \(\d+:\d+\)$/, "");
+    const message = errorMessage(error).replace(/ \(\d+:\d+\)$/, "");
     throw new CodeFormError(message, { line: Math.max(1, (loc?.line ?? 2) - 1), column: loc?.column ?? 0 });
   }
   const only = program.body.length === 1 ? program.body[0] : undefined;
@@ -275,7 +276,7 @@ class CodeFormError extends Error {
 
 function toSyntaxFailure(error: unknown): SyntaxFailure {
   const loc = (error as { loc?: { line: number; column: number } }).loc;
-  const raw = error instanceof Error ? error.message : String(error);
+  const raw = errorMessage(error);
   // acorn appends " (line:column)"; the position is reported in its own fields.
   const message = raw.replace(/ \(\d+:\d+\)$/, "");
   return { ok: false, message, line: loc?.line ?? 1, column: (loc?.column ?? 0) + 1 };

@@ -5,7 +5,7 @@ import { keyedByteStream } from "./keyed-random.js";
 import type { LogCollector } from "./log-collector.js";
 import { parseRequest } from "./parse-request.js";
 import { onNextTurn } from "./event-loop-turn.js";
-import { errorMessage } from "./pass-result.js";
+import { errorMessage } from "../error-message.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
 import { DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
 

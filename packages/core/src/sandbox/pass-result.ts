@@ -4,6 +4,7 @@ import type { PassBridge } from "./pass-bridge.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
 import { CLIP_NOTE_CHARS, clipText } from "./sandbox-limits.js";
 import { RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
+import { errorMessage } from "../error-message.js";
 
 /** The limits in force for one pass (the request's or the executor's defaults), for messages. */
 export interface PassLimitsInForce {
@@ -13,11 +14,6 @@ export interface PassLimitsInForce {
 
 export function failed(code: SandboxFailureCode, error: string, logs: LogCollector): PassResult {
   return { status: "failed", code, error, logs: logs.lines };
-}
-
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 /** The text `__codemode_start` reported (see install-start.ts) as a result; messages cut to `maxMessageChars`. */

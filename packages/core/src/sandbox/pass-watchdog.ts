@@ -1,5 +1,5 @@
 import type ivm from "isolated-vm";
-import { errorMessage } from "./pass-result.js";
+import { errorMessage } from "../error-message.js";
 import { disposeIsolate } from "./prepare-isolate.js";
 
 /**

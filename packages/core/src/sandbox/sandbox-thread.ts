@@ -7,7 +7,7 @@
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import type { HostReply, PassResult } from "./executor.js";
 import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
-import { errorMessage } from "./pass-result.js";
+import { errorMessage } from "../error-message.js";
 import { adoptReadingGate } from "./reading-gate.js";
 import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { errorMessage } from "../error-message.js";
 
 /**
  * amaro (SWC's type stripper, compiled to WebAssembly) behind a guard, because the code it reads
@@ -54,7 +55,7 @@ export function stripTypeScript(code: string, mode: "strip-only" | "transform"):
   } catch (error) {
     if (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string") throw error;
     reloadAmaro();
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw { code: "InvalidSyntax", refused: true, message: `the TypeScript stripper could not read this code (${reason}): it is nested too deeply`, startLine: 1, startColumn: 0 };
   }
 }

@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
 import { DEFAULT_TIMEOUT_MS, type IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
-import { errorMessage } from "./pass-result.js";
+import { errorMessage } from "../error-message.js";
 import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions {

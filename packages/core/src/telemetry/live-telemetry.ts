@@ -6,6 +6,7 @@ import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS, CODEMODE_SPANS } from "./att
 import { observeCalls, recordReplays, type OpenTelemetryApi } from "./call-spans.js";
 import type { Attributes, OperationSpan, RequestHandler, Telemetry } from "./telemetry.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
+import { errorMessage } from "../error-message.js";
 
 /** The operation running now in this async chain: its span is the parent of the passes it runs. */
 interface Scope {
@@ -52,7 +53,7 @@ export class LiveTelemetry implements Telemetry {
       return result;
     } catch (error) {
       const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "ERROR";
-      this.operationSpan(api, span).fail(code, error instanceof Error ? error.message : String(error));
+      this.operationSpan(api, span).fail(code, errorMessage(error));
       throw error;
     } finally {
       span.end();
@@ -110,7 +111,7 @@ export class LiveTelemetry implements Telemetry {
         this.api = api;
         this.tracer = (this.options.tracer as Tracer | undefined) ?? api.trace.getTracer("@codemode/core");
       },
-      (error: unknown) => this.warn(`telemetry is off: @opentelemetry/api could not be loaded (${error instanceof Error ? error.message : String(error)}); install it beside @codemode/core`),
+      (error: unknown) => this.warn(`telemetry is off: @opentelemetry/api could not be loaded (${errorMessage(error)}); install it beside @codemode/core`),
     );
     return this.loading;
   }

@@ -3,6 +3,7 @@ import { CodemodeError, type ExecutionEndStatus } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
 import { afterTransition, isTerminal } from "../transition.js";
+import { errorMessage } from "../../error-message.js";
 
 /**
  * R-RE-3: deletes an execution and its log; a non-terminal one is disposed. False when there is
@@ -19,9 +20,7 @@ export async function deleteExecution(context: RuntimeContext, executionId: stri
       if (!isTerminal(head.status)) disposeAs = head.status === "paused" ? "rejected" : "error";
       await context.store.deleteExecution(head);
       // The record is gone; a row left behind is dropped by the next reader that meets it.
-      await context.index
-        .remove(head)
-        .catch((error: unknown) => context.warn(`execution ${executionId} was deleted, but its listing row was not: ${error instanceof Error ? error.message : String(error)}`));
+      await context.index.remove(head).catch((error: unknown) => context.warn(`execution ${executionId} was deleted, but its listing row was not: ${errorMessage(error)}`));
       return true;
     });
   } catch (error) {

@@ -5,6 +5,7 @@ import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
 import { toExecutionState, toLogEntries, toPendingAction, toSummary, type ExecutionSummary } from "../log-view.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { errorMessage } from "../../error-message.js";
 
 /** One page of a listing; `cursor` is absent on the last page. */
 export interface Page<T> {
@@ -121,7 +122,7 @@ async function repairRow(context: RuntimeContext, row: IndexRow, head: Execution
     if (!head) await context.index.remove(row);
     else await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status);
   } catch (error) {
-    context.warn(`could not repair the listing row of execution ${row.id}: ${error instanceof Error ? error.message : String(error)}`);
+    context.warn(`could not repair the listing row of execution ${row.id}: ${errorMessage(error)}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { withLease } from "../../log/lease.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
 import { isTerminal } from "../transition.js";
+import { errorMessage } from "../../error-message.js";
 
 /** How many executions one prune deletes at most; the next one continues. */
 const PRUNE_BATCH = 100;
@@ -73,7 +74,7 @@ async function pruneRound(context: RuntimeContext): Promise<void> {
   try {
     await pruneTerminal(context, context.settings.maxExecutions);
   } catch (error) {
-    context.warn(`pruning failed: ${error instanceof Error ? error.message : String(error)}`);
+    context.warn(`pruning failed: ${errorMessage(error)}`);
   }
 }
 

@@ -3,7 +3,7 @@ import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import { withLease, type ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, type RollbackReport } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
-import { describeError } from "../hooks.js";
+import { errorMessage } from "../../error-message.js";
 import { afterTransition, hooksFor, transition } from "../transition.js";
 
 /**
@@ -36,7 +36,7 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
     if (rolledBack) await afterTransition(context, executionId, hooksFor("rolled_back", false));
     return done ?? { ...report, code: "BUSY", error: `execution ${executionId} is busy; try the rollback again` };
   } catch (error) {
-    return { ...report, code: CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", error: describeError(error) };
+    return { ...report, code: CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", error: errorMessage(error) };
   }
 }
 
@@ -54,8 +54,8 @@ async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: 
     try {
       await tool.revert(decodeDurable(entry.args) as never, decodeDurable(entry.result) as never, revertContext);
     } catch (error) {
-      report.failed.push({ seq: entry.seq, error: describeError(error) });
-      await context.store.writeEntries(lease, head.id, [{ ...entry, revertError: describeError(error) }]);
+      report.failed.push({ seq: entry.seq, error: errorMessage(error) });
+      await context.store.writeEntries(lease, head.id, [{ ...entry, revertError: errorMessage(error) }]);
       continue;
     }
     const reverted: StoredEntry = { ...entry, state: "reverted", endedAt: Date.now() };

@@ -1,6 +1,7 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import { CodemodeError } from "../../outcome.js";
+import { errorMessage } from "../../error-message.js";
 
 interface FetchArgs {
   input?: unknown;
@@ -33,7 +34,7 @@ export function fetchTool(timeoutMs: number): ToolDefinition {
         return { url: response.url, status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body };
       } catch (error) {
         if (CodemodeError.isInstance(error)) throw error;
-        throw new Error(`fetch failed: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(`fetch failed: ${errorMessage(error)}`);
       } finally {
         clearTimeout(timer);
       }

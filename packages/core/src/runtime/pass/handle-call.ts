@@ -8,6 +8,7 @@ import { valueCodec } from "../../sandbox/value-codec.js";
 import { decideCall, type RecordedCall } from "../decide.js";
 import { HALT, type PassState } from "./pass-state.js";
 import { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
+import { errorMessage } from "../../error-message.js";
 
 type CallRequest = Extract<SandboxRequest, { type: "call" }>;
 type ExecuteReason = "new" | "approved" | "reexecute" | "interrupted";
@@ -51,7 +52,7 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
     args = decodeDurable(request.args);
   } catch (error) {
     if (CodemodeError.isInstance(error)) return pass.failWith(error);
-    return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: error instanceof Error ? error.message : String(error) });
+    return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: errorMessage(error) });
   }
   const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, canonicalArgs, args, recorded, validated: false };
   if (!call.recorded) {
@@ -94,9 +95,7 @@ function decideAfter(pass: PassState, call: CheckedCall, validation: Promise<Arg
       release();
     }
   };
-  return validation.then(settle, (error: unknown) =>
-    settle({ ok: false, message: `Could not check the arguments of ${call.connector}.${call.method}: ${error instanceof Error ? error.message : String(error)}` }),
-  );
+  return validation.then(settle, (error: unknown) => settle({ ok: false, message: `Could not check the arguments of ${call.connector}.${call.method}: ${errorMessage(error)}` }));
 }
 
 /** The decision of `decideCall` for a checked call, and what the pass does about it. */
@@ -188,7 +187,7 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
     resultText = encodeDurable(result, `the result of ${call.connector}.${call.method}`);
   } catch (error) {
     // The effect happened; keep that in the log even though its result cannot be kept.
-    await pass.recorder.record({ ...entry, state: "applied", error: clipMessage(error instanceof Error ? error.message : String(error)), endedAt: Date.now() }).catch(() => undefined);
+    await pass.recorder.record({ ...entry, state: "applied", error: clipMessage(errorMessage(error)), endedAt: Date.now() }).catch(() => undefined);
     return pass.failWith(error);
   }
   if (!rerunEphemeral) pass.recorder.recordLater(ephemeral ? { ...entry, state: "applied", endedAt: Date.now() } : { ...entry, state: "applied", result: resultText, endedAt: Date.now() });
@@ -203,7 +202,7 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
  * throw a `CodemodeError` to end the pass with its code (a download over the durable limit).
  */
 async function recordFailure(pass: PassState, entry: StoredEntry, call: CheckedCall, error: unknown): Promise<HostReply> {
-  const message = clipMessage(error instanceof Error ? error.message : String(error));
+  const message = clipMessage(errorMessage(error));
   try {
     await pass.recorder.record({ ...entry, state: "error", error: message, endedAt: Date.now() });
   } catch (storeError) {

@@ -6,6 +6,7 @@ import { CodemodeError, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
 import type { LogBudget } from "./log-budget.js";
 import type { PassRecorder } from "./recorder.js";
+import { errorMessage } from "../../error-message.js";
 
 /** What a pass needs of its execution's lease (an `ExecutionLease`). */
 export interface PassLease {
@@ -63,7 +64,7 @@ export class PassState {
   /** Halts with the error's own code, or SANDBOX_ERROR for anything that is not ours. */
   failWith(error: unknown): Promise<HostReply> {
     if (CodemodeError.isInstance(error)) return this.halt({ kind: "error", code: error.code, message: error.message });
-    return this.halt({ kind: "error", code: "SANDBOX_ERROR", message: error instanceof Error ? error.message : String(error) });
+    return this.halt({ kind: "error", code: "SANDBOX_ERROR", message: errorMessage(error) });
   }
 
   /** Holds the requests that come next until the returned function is called. */

@@ -15,6 +15,7 @@ import { passDeterminism } from "./pass-randomness.js";
 import { PassState, toolLookup } from "./pass-state.js";
 import { PassRecorder } from "./recorder.js";
 import { replayEntries } from "./replay-entries.js";
+import { errorMessage } from "../../error-message.js";
 
 export interface PassInput {
   /** Mutated: seqLimit grows as new calls are recorded. */
@@ -123,6 +124,6 @@ async function answerService(context: RuntimeContext, name: string, argsText: st
     const answer = name === "search" ? await discovery.search(first) : name === "describe" ? await discovery.describe(first) : await discovery.snippetBody(first);
     return { kind: "value", value: valueCodec.encode(answer) ?? "" };
   } catch (error) {
-    return { kind: "error", message: `codemode.${name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { kind: "error", message: `codemode.${name} failed: ${errorMessage(error)}` };
   }
 }

@@ -7,6 +7,7 @@ import { failureOutcome } from "../failure.js";
 import { toLogEntries, toPendingAction } from "../log-view.js";
 import { afterTransition, hooksFor, transition } from "../transition.js";
 import { runPass, type PassEnd } from "./run-pass.js";
+import { errorMessage } from "../../error-message.js";
 
 /**
  * Runs a pass of an execution whose lease the caller hands over, records how it ended, frees the
@@ -73,7 +74,7 @@ export function transformForModel(context: RuntimeContext, raw: unknown, logs: s
   try {
     return context.transformResult(raw);
   } catch (error) {
-    logs.push(`[error] transformResult threw (${error instanceof Error ? error.message : String(error)}); the model gets the raw result`);
+    logs.push(`[error] transformResult threw (${errorMessage(error)}); the model gets the raw result`);
     return raw;
   }
 }
