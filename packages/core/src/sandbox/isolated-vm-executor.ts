@@ -9,7 +9,7 @@ import { PassBridge } from "./pass-bridge.js";
 import { errorMessage } from "../error-message.js";
 import { classifyFailure, failed, finishPass, interpretResult } from "./pass-result.js";
 import { PassWatchdog } from "./pass-watchdog.js";
-import { takeReadingTurn } from "./reading-gate.js";
+import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "./reading-gate.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
 import { DEFAULT_SANDBOX_LIMITS, MAX_CODE_CHARS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
@@ -120,7 +120,8 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
   }
   // A large program waits for its turn: the process reads few at once, whatever the threads.
   // The turn lasts until V8 has compiled it in the isolate too (reading-gate.ts).
-  const endTurn = await takeReadingTurn(request.code.length, deadline);
+  // Most programs are small: they neither wait nor pay an await for the gate.
+  const endTurn = request.code.length > LARGE_PROGRAM_CHARS ? await takeReadingTurn(request.code.length, deadline) : noTurn;
   if (!endTurn) return failed("TIMEOUT", `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`, logs);
   try {
     return await readAndRun(request, limits, deadline, defaults, pool, running, logs, endTurn);
@@ -128,6 +129,8 @@ async function runPass(request: PassRequest, defaults: PassDefaults, pool: Isola
     endTurn();
   }
 }
+
+const noTurn = (): void => undefined;
 
 /** The pass once it may read its program: `endTurn` is called as soon as V8 has compiled it. */
 async function readAndRun(

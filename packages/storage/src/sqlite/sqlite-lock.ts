@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import type { Lease, LockProvider } from "@codemode/core/store";
 import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
-import type { StoredRows } from "../lock/stored-rows.js";
+import type { KeyvEntries, StoredRows } from "../lock/stored-rows.js";
 
 /**
  * Leases as rows of a table in the SQLite file, shared by every process on the machine that
@@ -37,7 +37,7 @@ export function createSqliteLock(database: DatabaseSync, options: { table?: stri
   const holds = database.prepare(`SELECT 1 AS held FROM ${table} WHERE key = ? AND token = ? AND expires_at > ?`);
   const data = options.data;
   const upsert = data && database.prepare(`INSERT INTO "${data.table}" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
-  const setIfHeld = async (rowKey: string, token: string, entries: Parameters<StoredRows>[0]): Promise<boolean> => {
+  const setIfHeld = async (rowKey: string, token: string, entries: KeyvEntries): Promise<boolean> => {
     if (!data || !upsert) throw new Error("this lock has no data table");
     const stored = await data.rows(entries);
     // Synchronous from BEGIN to COMMIT: nothing of this process runs in between, and the write
@@ -59,7 +59,7 @@ export function createSqliteLock(database: DatabaseSync, options: { table?: stri
 
   const lease = (rowKey: string, token: string): Lease => ({
     token,
-    ...(data ? { setIfHeld: (entries: Parameters<StoredRows>[0]) => setIfHeld(rowKey, token, entries) } : {}),
+    ...(data ? { setIfHeld: (entries: KeyvEntries) => setIfHeld(rowKey, token, entries) } : {}),
     async renew(ttlMs) {
       const now = Date.now();
       return Number(renew.run(now + Math.max(1, Math.ceil(ttlMs)), rowKey, token, now).changes) === 1;
