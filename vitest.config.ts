@@ -13,7 +13,10 @@ export default defineConfig({
       { find: /^@codemode\/core\/mcp$/, replacement: source("./packages/core/src/mcp/index.ts") },
       { find: /^@codemode\/core\/telemetry$/, replacement: source("./packages/core/src/telemetry/index.ts") },
       { find: /^@codemode\/core$/, replacement: source("./packages/core/src/index.ts") },
-      { find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/, replacement: source("./packages/storage/src/$1/index.ts") },
+      {
+        find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/,
+        replacement: source("./packages/storage/src/$1/index.ts"),
+      },
       { find: /^@codemode\/storage$/, replacement: source("./packages/storage/src/index.ts") },
       { find: /^@codemode\/bullmq$/, replacement: source("./packages/bullmq/src/index.ts") },
       { find: /^@codemode\/ai-sdk$/, replacement: source("./packages/ai-sdk/src/index.ts") },

@@ -15,7 +15,10 @@ function bareSource(program: BenchProgram): string {
   const connectors = Object.entries(program.connectors)
     .map(([name, methods]) => {
       const members = methods
-        .map((method) => `${JSON.stringify(method)}: async (args) => __call.applySyncPromise(undefined, [${JSON.stringify(name)}, ${JSON.stringify(method)}, JSON.stringify(args)]).copy()`)
+        .map(
+          (method) =>
+            `${JSON.stringify(method)}: async (args) => __call.applySyncPromise(undefined, [${JSON.stringify(name)}, ${JSON.stringify(method)}, JSON.stringify(args)]).copy()`,
+        )
         .join(",\n    ");
       return `const ${name} = {\n    ${members}\n  };`;
     })

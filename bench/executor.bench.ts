@@ -5,10 +5,16 @@
  * 2. bridge call: the cost of one connector call, from passes of N sequential awaited calls
  *    minus passes of 0 calls (the fixed cost of a pass cancels out).
  */
-import { createIsolatedVmExecutor, valueCodec, type Executor, type HostReply, type SandboxRequest } from "@codemode/core/sandbox";
+import {
+  createIsolatedVmExecutor,
+  type Executor,
+  type HostReply,
+  type SandboxRequest,
+  valueCodec,
+} from "@codemode/core/sandbox";
 import { bareIsolatedVm } from "./baselines.ts";
-import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
-import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
+import { type Benchmark, type BenchRow, check, perCallCost, sampleInterleaved, stats } from "./harness.ts";
+import { type BenchProgram, fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
 
 const COLD_WARMUP = 20;
 const COLD_ITERATIONS = 200;
@@ -102,7 +108,14 @@ async function bridgeCall(executor: Executor): Promise<BenchRow[]> {
       target: "durable path ≤ 1.5× A",
       samples: e.n,
     },
-    { benchmark: empty, subject: "A: bare isolated-vm", unit: "ms", median: a.empty.median, p90: a.empty.p90, samples: a.empty.n },
+    {
+      benchmark: empty,
+      subject: "A: bare isolated-vm",
+      unit: "ms",
+      median: a.empty.median,
+      p90: a.empty.p90,
+      samples: a.empty.n,
+    },
     {
       benchmark: empty,
       subject: "executor (fresh isolate, no log)",
@@ -118,7 +131,8 @@ async function bridgeCall(executor: Executor): Promise<BenchRow[]> {
 
 export const executorBenchmark: Benchmark = {
   name: "executor",
-  description: "sandbox executor (createIsolatedVmExecutor, no durable log) vs A, a bare isolated-vm run of the same program",
+  description:
+    "sandbox executor (createIsolatedVmExecutor, no durable log) vs A, a bare isolated-vm run of the same program",
   async run() {
     const executor = createIsolatedVmExecutor({ timeoutMs: 30_000 });
     try {

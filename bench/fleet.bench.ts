@@ -18,12 +18,12 @@ import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { createCodemodeQueue, createCodemodeWorker, type CodemodeQueue } from "@codemode/bullmq";
+import { type CodemodeQueue, createCodemodeQueue, createCodemodeWorker } from "@codemode/bullmq";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { redisStorage } from "@codemode/storage/redis";
-import { createClient } from "@keyv/redis";
 import { tcpUnreachable } from "@codemode/storage/testing";
-import { check, percentile, type Benchmark, type BenchRow } from "./harness.ts";
+import { createClient } from "@keyv/redis";
+import { type Benchmark, type BenchRow, check, percentile } from "./harness.ts";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const WORKER_COUNTS = [1, 2, 4];
@@ -31,7 +31,8 @@ const CONCURRENCY = 4;
 const BURST = 150;
 const BURSTS = 3;
 const LATENCY_RUNS = 100;
-const PROGRAM = "async () => { const a = await bench.read({ i: 1 }); const b = await bench.read({ i: 2 }); return (await bench.write({ sum: a.i + b.i })).sum; }";
+const PROGRAM =
+  "async () => { const a = await bench.read({ i: 1 }); const b = await bench.read({ i: 2 }); return (await bench.write({ sum: a.i + b.i })).sum; }";
 
 interface WorkerConfig {
   space: string;
@@ -46,13 +47,22 @@ function openRuntime(space: string) {
     },
   });
   const storage = redisStorage(REDIS_URL, { namespace: space });
-  return { storage, runtime: createCodemodeRuntime({ connectors: [bench], storage, maxExecutions: 100_000, logger: { warn() {} } }) };
+  return {
+    storage,
+    runtime: createCodemodeRuntime({ connectors: [bench], storage, maxExecutions: 100_000, logger: { warn() {} } }),
+  };
 }
 
 /** The worker process: `node bench/fleet.bench.ts --worker '{"space":"..."}'`. */
 async function runWorker(config: WorkerConfig): Promise<void> {
   const { runtime, storage } = openRuntime(config.space);
-  const worker = createCodemodeWorker({ runtime, connection: { redis: REDIS_URL }, name: config.space, concurrency: CONCURRENCY, logger: { warn() {} } });
+  const worker = createCodemodeWorker({
+    runtime,
+    connection: { redis: REDIS_URL },
+    name: config.space,
+    concurrency: CONCURRENCY,
+    logger: { warn() {} },
+  });
   await worker.waitUntilReady();
   process.send?.({ event: "ready" });
   process.once("SIGTERM", async () => {
@@ -64,7 +74,10 @@ async function runWorker(config: WorkerConfig): Promise<void> {
 }
 
 function startWorker(space: string): Promise<ChildProcess> {
-  const child = fork(fileURLToPath(import.meta.url), ["--worker", JSON.stringify({ space })], { execArgv: [], stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const child = fork(fileURLToPath(import.meta.url), ["--worker", JSON.stringify({ space })], {
+    execArgv: [],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
   return new Promise((resolve, reject) => {
     child.on("message", (message: { event?: string }) => message.event === "ready" && resolve(child));
     child.once("exit", (code) => reject(new Error(`a fleet bench worker exited with ${code} before it was ready`)));
@@ -77,7 +90,10 @@ async function oneRun(queue: CodemodeQueue): Promise<number> {
   const submitted = await queue.submit({ code: PROGRAM });
   check(!("status" in submitted), `submit failed: ${JSON.stringify(submitted)}`);
   const outcome = await queue.waitForOutcome(submitted.executionId, { timeoutMs: 60_000 });
-  check(outcome.status === "completed" && outcome.result === 3, `the run did not complete: ${JSON.stringify(outcome).slice(0, 300)}`);
+  check(
+    outcome.status === "completed" && outcome.result === 3,
+    `the run did not complete: ${JSON.stringify(outcome).slice(0, 300)}`,
+  );
   return performance.now() - started;
 }
 
@@ -128,16 +144,38 @@ async function measure(workers: number): Promise<{ rates: number[]; latencies: n
 
 async function fleetRows(): Promise<BenchRow[]> {
   const unreachable = await tcpUnreachable(REDIS_URL);
-  if (unreachable) throw new Error(`the fleet benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or leave \`fleet\` out`);
+  if (unreachable)
+    throw new Error(
+      `the fleet benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or leave \`fleet\` out`,
+    );
   const benchmark = `fleet on Redis: runs of 3 calls, worker processes × concurrency ${CONCURRENCY}`;
   const rows: BenchRow[] = [];
   for (const workers of WORKER_COUNTS) {
     const { rates, latencies } = await measure(workers);
     const label = `${workers} worker process${workers > 1 ? "es" : ""}`;
     rows.push(
-      { benchmark, subject: `${label}: executions (bursts of ${BURST})`, unit: "/s", median: percentile(rates, 50), p90: Math.min(...rates), samples: rates.length },
-      { benchmark, subject: `${label}: submit → outcome, median (${workers * 2} in flight)`, unit: "ms", median: percentile(latencies, 50), samples: latencies.length },
-      { benchmark, subject: `${label}: submit → outcome, p95 (${workers * 2} in flight)`, unit: "ms", median: percentile(latencies, 95), samples: latencies.length },
+      {
+        benchmark,
+        subject: `${label}: executions (bursts of ${BURST})`,
+        unit: "/s",
+        median: percentile(rates, 50),
+        p90: Math.min(...rates),
+        samples: rates.length,
+      },
+      {
+        benchmark,
+        subject: `${label}: submit → outcome, median (${workers * 2} in flight)`,
+        unit: "ms",
+        median: percentile(latencies, 50),
+        samples: latencies.length,
+      },
+      {
+        benchmark,
+        subject: `${label}: submit → outcome, p95 (${workers * 2} in flight)`,
+        unit: "ms",
+        median: percentile(latencies, 95),
+        samples: latencies.length,
+      },
     );
   }
   return rows;
@@ -149,4 +187,5 @@ export const fleetBenchmark: Benchmark = {
   run: fleetRows,
 };
 
-if (process.argv[2] === "--worker" && process.argv[1] === fileURLToPath(import.meta.url)) await runWorker(JSON.parse(process.argv[3] ?? "{}") as WorkerConfig);
+if (process.argv[2] === "--worker" && process.argv[1] === fileURLToPath(import.meta.url))
+  await runWorker(JSON.parse(process.argv[3] ?? "{}") as WorkerConfig);

@@ -72,7 +72,12 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 export function stats(samples: readonly number[]): Stats {
-  return { median: percentile(samples, 50), p90: percentile(samples, 90), min: Math.min(...samples), n: samples.length };
+  return {
+    median: percentile(samples, 50),
+    p90: percentile(samples, 90),
+    min: Math.min(...samples),
+    n: samples.length,
+  };
 }
 
 /**
@@ -80,10 +85,19 @@ export function stats(samples: readonly number[]): Stats {
  * (median with − median without) / calls. The p90 is the p90 of the passes with calls against
  * the median of those without; `empty` is the passes without calls.
  */
-export function perCallCost(withCalls: readonly number[], without: readonly number[], calls: number): { median: number; p90: number; n: number; empty: Stats } {
+export function perCallCost(
+  withCalls: readonly number[],
+  without: readonly number[],
+  calls: number,
+): { median: number; p90: number; n: number; empty: Stats } {
   const many = stats(withCalls);
   const empty = stats(without);
-  return { median: ((many.median - empty.median) / calls) * 1_000, p90: ((many.p90 - empty.median) / calls) * 1_000, n: many.n, empty };
+  return {
+    median: ((many.median - empty.median) / calls) * 1_000,
+    p90: ((many.p90 - empty.median) / calls) * 1_000,
+    n: many.n,
+    empty,
+  };
 }
 
 /**
@@ -91,7 +105,10 @@ export function perCallCost(withCalls: readonly number[], without: readonly numb
  * from round to round, so drift (thermal, GC, noisy neighbours) hits all of them alike.
  * Returns wall-clock milliseconds per task, warm-up rounds dropped.
  */
-export async function sampleInterleaved<K extends string>(tasks: Readonly<Record<K, () => Promise<void>>>, options: { warmup: number; iterations: number }): Promise<Record<K, number[]>> {
+export async function sampleInterleaved<K extends string>(
+  tasks: Readonly<Record<K, () => Promise<void>>>,
+  options: { warmup: number; iterations: number },
+): Promise<Record<K, number[]>> {
   const names = Object.keys(tasks) as K[];
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let round = 0; round < options.warmup + options.iterations; round++) {

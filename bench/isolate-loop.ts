@@ -4,8 +4,9 @@
  * (`node bench/isolate-loop.ts <count>`, prints the lifecycles per second) or as a worker thread
  * (workerData `{ count }`, posts the same number).
  */
-import { isMainThread, parentPort, workerData } from "node:worker_threads";
+
 import { performance } from "node:perf_hooks";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import ivm from "isolated-vm";
 
 /** Lifecycles per second over `count` sequential lifecycles. */

@@ -8,7 +8,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { type Benchmark, type BenchRow, stats } from "./harness.ts";
 import { lifecycles } from "./isolate-loop.ts";
 
 const LOOP = fileURLToPath(new URL("./isolate-loop.ts", import.meta.url));
@@ -28,7 +28,9 @@ function inWorker(count: number): Promise<number> {
 
 function inProcess(count: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [LOOP, String(count)], { encoding: "utf8" }, (error, stdout) => (error ? reject(error) : resolve(Number(stdout.trim()))));
+    execFile(process.execPath, [LOOP, String(count)], { encoding: "utf8" }, (error, stdout) =>
+      error ? reject(error) : resolve(Number(stdout.trim())),
+    );
   });
 }
 
@@ -37,8 +39,12 @@ async function scaling(): Promise<BenchRow[]> {
   await lifecycles(30);
   for (let round = 0; round < ROUNDS; round++) {
     samples.one.push(await lifecycles(COUNT));
-    samples.threads.push((await Promise.all([inWorker(COUNT / 2), inWorker(COUNT / 2)])).reduce((sum, value) => sum + value, 0));
-    samples.processes.push((await Promise.all([inProcess(COUNT / 2), inProcess(COUNT / 2)])).reduce((sum, value) => sum + value, 0));
+    samples.threads.push(
+      (await Promise.all([inWorker(COUNT / 2), inWorker(COUNT / 2)])).reduce((sum, value) => sum + value, 0),
+    );
+    samples.processes.push(
+      (await Promise.all([inProcess(COUNT / 2), inProcess(COUNT / 2)])).reduce((sum, value) => sum + value, 0),
+    );
   }
   const one = stats(samples.one);
   const threads = stats(samples.threads);
@@ -46,8 +52,24 @@ async function scaling(): Promise<BenchRow[]> {
   const benchmark = "fresh isolates per second (new isolate, context, run, dispose), nothing of the runtime";
   return [
     { benchmark, subject: "one thread", unit: "/s", median: one.median, samples: one.n },
-    { benchmark, subject: "two worker threads at once (sum)", unit: "/s", median: threads.median, ratio: threads.median / one.median, versus: "one thread", samples: threads.n },
-    { benchmark, subject: "two processes at once (sum)", unit: "/s", median: processes.median, ratio: processes.median / one.median, versus: "one thread", samples: processes.n },
+    {
+      benchmark,
+      subject: "two worker threads at once (sum)",
+      unit: "/s",
+      median: threads.median,
+      ratio: threads.median / one.median,
+      versus: "one thread",
+      samples: threads.n,
+    },
+    {
+      benchmark,
+      subject: "two processes at once (sum)",
+      unit: "/s",
+      median: processes.median,
+      ratio: processes.median / one.median,
+      versus: "one thread",
+      samples: processes.n,
+    },
   ];
 }
 

@@ -23,10 +23,14 @@ const EXECUTIONS: Record<number, number> = { 1: 600, 16: 2_000, 100: 3_000 };
 
 function runSeries(inFlight: number, nodeArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<LoadReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--no-node-snapshot", ...nodeArgs, CHILD, "memory", String(EXECUTIONS[inFlight] ?? 2_000), String(inFlight)], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      ["--no-node-snapshot", ...nodeArgs, CHILD, "memory", String(EXECUTIONS[inFlight] ?? 2_000), String(inFlight)],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...env },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -38,7 +42,8 @@ function runSeries(inFlight: number, nodeArgs: string[] = [], env: NodeJS.Proces
     child.once("error", reject);
     child.once("close", (code, signal) => {
       const last = stdout.trim().split("\n").at(-1) ?? "";
-      if (code !== 0 || !last.startsWith("{")) reject(new Error(`load-child.ts (${inFlight} in flight) ended with ${signal ?? code}: ${stderr.trim()}`));
+      if (code !== 0 || !last.startsWith("{"))
+        reject(new Error(`load-child.ts (${inFlight} in flight) ended with ${signal ?? code}: ${stderr.trim()}`));
       else resolve(JSON.parse(last) as LoadReport);
     });
   });
@@ -46,7 +51,8 @@ function runSeries(inFlight: number, nodeArgs: string[] = [], env: NodeJS.Proces
 
 export const loadBenchmark: Benchmark = {
   name: "load",
-  description: "sustained load on the default store: executions/s and RSS at 1, 16 and 100 in flight, each series in a fresh process",
+  description:
+    "sustained load on the default store: executions/s and RSS at 1, 16 and 100 in flight, each series in a fresh process",
   async run() {
     const benchmark = "sustained load, default store (6 calls, half paused and approved)";
     const memory = "memory under sustained load, 100 in flight (RSS sampled every 100 ms, no forced GC)";
@@ -73,17 +79,54 @@ export const loadBenchmark: Benchmark = {
         ratio: report.endRssBytes / one.endRssBytes,
         versus: "1 in flight",
       });
-      rows.push({ benchmark, subject: `${inFlight} in flight: worst lag of a 100 ms timer`, unit: "ms", median: report.maxTimerLagMs, target: "≤ 1,000 ms" });
+      rows.push({
+        benchmark,
+        subject: `${inFlight} in flight: worst lag of a 100 ms timer`,
+        unit: "ms",
+        median: report.maxTimerLagMs,
+        target: "≤ 1,000 ms",
+      });
     }
     const hundred = reports.get(100)!;
-    rows.push({ benchmark: memory, subject: "RSS added per pass in flight: (RSS at 100 − RSS at 1) / 99", unit: "MB", median: (hundred.endRssBytes - one.endRssBytes) / 99 / MB });
-    rows.push({ benchmark: memory, subject: "default allocator: peak RSS", unit: "MB", median: hundred.maxRssBytes / MB });
+    rows.push({
+      benchmark: memory,
+      subject: "RSS added per pass in flight: (RSS at 100 − RSS at 1) / 99",
+      unit: "MB",
+      median: (hundred.endRssBytes - one.endRssBytes) / 99 / MB,
+    });
+    rows.push({
+      benchmark: memory,
+      subject: "default allocator: peak RSS",
+      unit: "MB",
+      median: hundred.maxRssBytes / MB,
+    });
     const semi = await runSeries(100, ["--max-semi-space-size=16"]);
-    rows.push({ benchmark: memory, subject: "--max-semi-space-size=16: peak RSS", unit: "MB", median: semi.maxRssBytes / MB, ratio: semi.maxRssBytes / hundred.maxRssBytes, versus: "default" });
-    rows.push({ benchmark: memory, subject: "--max-semi-space-size=16: executions per second", unit: "/s", median: semi.perSecond, ratio: semi.perSecond / hundred.perSecond, versus: "default" });
+    rows.push({
+      benchmark: memory,
+      subject: "--max-semi-space-size=16: peak RSS",
+      unit: "MB",
+      median: semi.maxRssBytes / MB,
+      ratio: semi.maxRssBytes / hundred.maxRssBytes,
+      versus: "default",
+    });
+    rows.push({
+      benchmark: memory,
+      subject: "--max-semi-space-size=16: executions per second",
+      unit: "/s",
+      median: semi.perSecond,
+      ratio: semi.perSecond / hundred.perSecond,
+      versus: "default",
+    });
     if (existsSync(JEMALLOC)) {
       const jemalloc = await runSeries(100, [], { LD_PRELOAD: JEMALLOC });
-      rows.push({ benchmark: memory, subject: "jemalloc (LD_PRELOAD): peak RSS", unit: "MB", median: jemalloc.maxRssBytes / MB, ratio: jemalloc.maxRssBytes / hundred.maxRssBytes, versus: "default" });
+      rows.push({
+        benchmark: memory,
+        subject: "jemalloc (LD_PRELOAD): peak RSS",
+        unit: "MB",
+        median: jemalloc.maxRssBytes / MB,
+        ratio: jemalloc.maxRssBytes / hundred.maxRssBytes,
+        versus: "default",
+      });
       rows.push({
         benchmark: memory,
         subject: "jemalloc (LD_PRELOAD): RSS at the end",
@@ -101,7 +144,12 @@ export const loadBenchmark: Benchmark = {
         versus: "default",
       });
     } else {
-      rows.push({ benchmark: memory, subject: `jemalloc: not measured (${JEMALLOC} is missing: apt-get install libjemalloc2)`, unit: "MB", median: Number.NaN });
+      rows.push({
+        benchmark: memory,
+        subject: `jemalloc: not measured (${JEMALLOC} is missing: apt-get install libjemalloc2)`,
+        unit: "MB",
+        median: Number.NaN,
+      });
     }
     return rows;
   },

@@ -13,7 +13,7 @@
  */
 import { resourceUsage } from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { memoryStorage } from "@codemode/storage/memory";
 import { redisStorage } from "@codemode/storage/redis";
@@ -103,9 +103,12 @@ function sampleRss(): () => number {
 
 /** Starts `count` executions at once and waits until each has paused; keeps none of their outcomes. */
 async function pauseAtOnce(runtime: CodemodeRuntime, count: number): Promise<void> {
-  const statuses = await Promise.all(Array.from({ length: count }, async () => (await runtime.execute({ code: PAUSE_CODE })).status));
+  const statuses = await Promise.all(
+    Array.from({ length: count }, async () => (await runtime.execute({ code: PAUSE_CODE })).status),
+  );
   const notPaused = statuses.filter((status) => status !== "paused");
-  if (notPaused.length > 0) throw new Error(`${notPaused.length} of ${count} executions did not pause: ${notPaused.slice(0, 5).join(", ")}`);
+  if (notPaused.length > 0)
+    throw new Error(`${notPaused.length} of ${count} executions did not pause: ${notPaused.slice(0, 5).join(", ")}`);
 }
 
 /**
@@ -154,7 +157,8 @@ function storedChars(storage: CodemodeStorage): number {
   const data = (storage.keyv.store as { data?: Map<string, unknown> }).data;
   if (!(data instanceof Map)) throw new Error("the memory store's map was not found");
   let chars = 0;
-  for (const [key, value] of data) chars += key.length + (typeof value === "string" ? value.length : JSON.stringify(value).length);
+  for (const [key, value] of data)
+    chars += key.length + (typeof value === "string" ? value.length : JSON.stringify(value).length);
   return chars;
 }
 
@@ -178,7 +182,13 @@ async function warmUp(runtime: CodemodeRuntime): Promise<void> {
 async function measure(kind: StoreKind, where: string | undefined): Promise<MemoryReport> {
   if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
   const storage = openStorage(kind, where);
-  const runtime = createCodemodeRuntime({ name: RUNTIME_NAME, connectors: [shop], storage, maxExecutions: 20, logger: { warn() {} } });
+  const runtime = createCodemodeRuntime({
+    name: RUNTIME_NAME,
+    connectors: [shop],
+    storage,
+    maxExecutions: 20,
+    logger: { warn() {} },
+  });
   try {
     await warmUp(runtime);
     const warm = await settled();
@@ -191,7 +201,8 @@ async function measure(kind: StoreKind, where: string | undefined): Promise<Memo
     const storedChars100 = kind === "memory" ? storedChars(storage) : undefined;
     const paused100AfterPass = await settledAfterOnePass(runtime);
 
-    for (let started = FIRST_WAVE; started < TOTAL_PAUSED; started += FIRST_WAVE) await pauseAtOnce(runtime, FIRST_WAVE);
+    for (let started = FIRST_WAVE; started < TOTAL_PAUSED; started += FIRST_WAVE)
+      await pauseAtOnce(runtime, FIRST_WAVE);
     const paused1000 = await settled();
     const storedChars1000 = kind === "memory" ? storedChars(storage) : undefined;
     const paused1000AfterPass = await settledAfterOnePass(runtime);
@@ -199,7 +210,8 @@ async function measure(kind: StoreKind, where: string | undefined): Promise<Memo
     if (paused !== TOTAL_PAUSED) throw new Error(`${paused} executions are paused, expected ${TOTAL_PAUSED}`);
 
     const decidedCount = await decideAll(runtime);
-    if (decidedCount !== TOTAL_PAUSED) throw new Error(`decided ${decidedCount} pending actions, expected ${TOTAL_PAUSED}`);
+    if (decidedCount !== TOTAL_PAUSED)
+      throw new Error(`decided ${decidedCount} pending actions, expected ${TOTAL_PAUSED}`);
     await pruneAll(runtime);
     const left = (await runtime.executions({ limit: 10 })).items.length;
     if (left !== 0) throw new Error(`${left} executions left after pruning`);
@@ -225,5 +237,6 @@ async function measure(kind: StoreKind, where: string | undefined): Promise<Memo
 }
 
 const [kind, where] = process.argv.slice(2);
-if (kind !== "memory" && kind !== "sqlite" && kind !== "redis") throw new Error(`usage: node --expose-gc bench/memory-child.ts <memory|sqlite|redis> [where]`);
+if (kind !== "memory" && kind !== "sqlite" && kind !== "redis")
+  throw new Error(`usage: node --expose-gc bench/memory-child.ts <memory|sqlite|redis> [where]`);
 console.log(JSON.stringify(await measure(kind, where)));

@@ -25,10 +25,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tcpUnreachable } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import type { Benchmark, BenchRow } from "./harness.ts";
 import type { MemoryReport, MemorySnapshot, StoreKind } from "./memory-child.ts";
-import { tcpUnreachable } from "@codemode/storage/testing";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const CHILD = fileURLToPath(new URL("./memory-child.ts", import.meta.url));
@@ -38,7 +38,9 @@ const TARGET = "≈ 0 beyond the index entry";
 /** Runs one store's story in a child process and returns its report. */
 function runChild(kind: StoreKind, where?: string): Promise<MemoryReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--expose-gc", CHILD, kind, ...(where === undefined ? [] : [where])], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--expose-gc", CHILD, kind, ...(where === undefined ? [] : [where])], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -50,7 +52,8 @@ function runChild(kind: StoreKind, where?: string): Promise<MemoryReport> {
     child.once("error", reject);
     child.once("close", (code) => {
       const last = stdout.trim().split("\n").at(-1) ?? "";
-      if (code !== 0 || !last.startsWith("{")) reject(new Error(`memory-child.ts ${kind} exited with ${code}: ${stderr.trim().slice(-2_000)}`));
+      if (code !== 0 || !last.startsWith("{"))
+        reject(new Error(`memory-child.ts ${kind} exited with ${code}: ${stderr.trim().slice(-2_000)}`));
       else resolve(JSON.parse(last) as MemoryReport);
     });
   });
@@ -63,10 +66,27 @@ function rowsOf(label: string, report: MemoryReport): BenchRow[] {
   const { firstWave, totalPaused, warm } = report;
   const later = totalPaused - firstWave;
   const total = totalPaused.toLocaleString("en-US");
-  const rss = (subject: string, bytes: number): BenchRow => ({ benchmark, subject, unit: "MB", median: bytes / MB, ratio: bytes / warm.rss, versus: "warm" });
-  const heap = (subject: string, snapshot: MemorySnapshot): BenchRow => ({ benchmark, subject, unit: "MB", median: held(snapshot) / MB, ratio: held(snapshot) / held(warm), versus: "warm" });
+  const rss = (subject: string, bytes: number): BenchRow => ({
+    benchmark,
+    subject,
+    unit: "MB",
+    median: bytes / MB,
+    ratio: bytes / warm.rss,
+    versus: "warm",
+  });
+  const heap = (subject: string, snapshot: MemorySnapshot): BenchRow => ({
+    benchmark,
+    subject,
+    unit: "MB",
+    median: held(snapshot) / MB,
+    ratio: held(snapshot) / held(warm),
+    versus: "warm",
+  });
   const perPaused = (before: MemorySnapshot, after: MemorySnapshot) => (held(after) - held(before)) / later;
-  const stored = report.storedChars100 !== undefined && report.storedChars1000 !== undefined ? (report.storedChars1000 - report.storedChars100) / later : undefined;
+  const stored =
+    report.storedChars100 !== undefined && report.storedChars1000 !== undefined
+      ? (report.storedChars1000 - report.storedChars100) / later
+      : undefined;
   const target = stored === undefined ? TARGET : `≈ what the store holds (${Math.round(stored)} B)`;
   const rows: BenchRow[] = [
     { benchmark, subject: "RSS, warm runtime, none paused", unit: "MB", median: warm.rss / MB },
@@ -104,13 +124,28 @@ function rowsOf(label: string, report: MemoryReport): BenchRow[] {
       samples: firstWave,
     },
   ];
-  if (stored !== undefined) rows.push({ benchmark, subject: "stored per paused execution: characters of its keys and values in the store", unit: "B", median: stored, samples: later });
+  if (stored !== undefined)
+    rows.push({
+      benchmark,
+      subject: "stored per paused execution: characters of its keys and values in the store",
+      unit: "B",
+      median: stored,
+      samples: later,
+    });
   return rows;
 }
 
 async function measureRedis(): Promise<BenchRow[]> {
   const reason = await tcpUnreachable(REDIS_URL);
-  if (reason !== undefined) return [{ benchmark: "host memory of paused executions (Redis)", subject: `not measured: ${reason}`, unit: "MB", median: Number.NaN }];
+  if (reason !== undefined)
+    return [
+      {
+        benchmark: "host memory of paused executions (Redis)",
+        subject: `not measured: ${reason}`,
+        unit: "MB",
+        median: Number.NaN,
+      },
+    ];
   const namespace = `codemode-bench-memory-${randomUUID().slice(0, 8)}`;
   try {
     return rowsOf("Redis", await runChild("redis", namespace));
@@ -137,7 +172,8 @@ async function measureSqlite(): Promise<BenchRow[]> {
 
 export const memoryBenchmark: Benchmark = {
   name: "memory",
-  description: "host memory (RSS, heap) of 100 and 1,000 paused executions on Redis, SQLite and the memory store, each in a fresh process",
+  description:
+    "host memory (RSS, heap) of 100 and 1,000 paused executions on Redis, SQLite and the memory store, each in a fresh process",
   async run() {
     return [...rowsOf("memory", await runChild("memory")), ...(await measureSqlite()), ...(await measureRedis())];
   },

@@ -13,9 +13,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { bareIsolatedVm } from "./baselines.ts";
-import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { type Benchmark, type BenchRow, check, perCallCost, sampleInterleaved, stats } from "./harness.ts";
 import type { RunnerOptions, RunnerReport } from "./peers/runner.ts";
-import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
+import { type BenchProgram, fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
 
 const PEERS_DIRECTORY = fileURLToPath(new URL("./peers/", import.meta.url));
 const OPTIONS: RunnerOptions = { coldRuns: 200, callRuns: 30, calls: 1_000 };
@@ -33,20 +33,35 @@ interface Peer {
 }
 
 const PEERS: Peer[] = [
-  { library: "@utcp/code-mode", runner: "utcp-runner.ts", nodeOptions: ["--no-node-snapshot"], adaptations: "direct-call tools" },
-  { library: "@ai-sdk/code-mode", runner: "ai-sdk-runner.ts", nodeOptions: [], adaptations: `tools.crm_getCustomer spelling, maxBridgeRequests ${OPTIONS.calls}` },
+  {
+    library: "@utcp/code-mode",
+    runner: "utcp-runner.ts",
+    nodeOptions: ["--no-node-snapshot"],
+    adaptations: "direct-call tools",
+  },
+  {
+    library: "@ai-sdk/code-mode",
+    runner: "ai-sdk-runner.ts",
+    nodeOptions: [],
+    adaptations: `tools.crm_getCustomer spelling, maxBridgeRequests ${OPTIONS.calls}`,
+  },
 ];
 
 /** Why the peers cannot run, or undefined once bench/peers/node_modules holds the versions bench/peers/package.json pins. */
 function installPeers(): string | undefined {
-  const pinned = (JSON.parse(readFileSync(`${PEERS_DIRECTORY}package.json`, "utf8")) as { devDependencies: Record<string, string> }).devDependencies;
+  const pinned = (
+    JSON.parse(readFileSync(`${PEERS_DIRECTORY}package.json`, "utf8")) as { devDependencies: Record<string, string> }
+  ).devDependencies;
   const installed = (name: string) => {
     const path = `${PEERS_DIRECTORY}node_modules/${name}/package.json`;
     return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version : undefined;
   };
   if (Object.entries(pinned).every(([name, version]) => installed(name) === version)) return undefined;
   // Inherits the environment: scripts/use-node24.sh's npm_config_nodedir builds isolated-vm 6 for this Node.
-  const result = spawnSync("npm", ["ci", "--prefix", PEERS_DIRECTORY, "--no-audit", "--no-fund"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const result = spawnSync("npm", ["ci", "--prefix", PEERS_DIRECTORY, "--no-audit", "--no-fund"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   if (result.status === 0) return undefined;
   const output = `${result.error?.message ?? ""}\n${result.stderr ?? ""}`.trim().split("\n");
   return `npm ci --prefix bench/peers failed: ${output.slice(-3).join(" | ")}`;
@@ -89,8 +104,14 @@ type Samples = RunnerReport["samples"];
 
 /** One sampling of A in this process: cold passes, then passes with and without the calls. */
 async function sampleBaseline(into: Samples): Promise<void> {
-  const cold = await sampleInterleaved({ cold: bare(fiveReadsOneWrite) }, { warmup: 10, iterations: OPTIONS.coldRuns / 2 });
-  const calls = await sampleInterleaved({ many: bare(sequentialCalls(OPTIONS.calls)), none: bare(sequentialCalls(0)) }, { warmup: 2, iterations: OPTIONS.callRuns / 2 });
+  const cold = await sampleInterleaved(
+    { cold: bare(fiveReadsOneWrite) },
+    { warmup: 10, iterations: OPTIONS.coldRuns / 2 },
+  );
+  const calls = await sampleInterleaved(
+    { many: bare(sequentialCalls(OPTIONS.calls)), none: bare(sequentialCalls(0)) },
+    { warmup: 2, iterations: OPTIONS.callRuns / 2 },
+  );
   into.cold.push(...cold.cold);
   into.many.push(...calls.many);
   into.none.push(...calls.none);
@@ -125,9 +146,25 @@ export const peersBenchmark: Benchmark = {
 
     const a = stats(baseline.cold);
     const aCall = perCall(baseline);
-    const coldRows: BenchRow[] = [{ benchmark: COLD_PASS, subject: "A: bare isolated-vm, before and after each peer process", unit: "ms", median: a.median, p90: a.p90, samples: a.n }];
+    const coldRows: BenchRow[] = [
+      {
+        benchmark: COLD_PASS,
+        subject: "A: bare isolated-vm, before and after each peer process",
+        unit: "ms",
+        median: a.median,
+        p90: a.p90,
+        samples: a.n,
+      },
+    ];
     const callRows: BenchRow[] = [
-      { benchmark: PER_CALL, subject: "A: applySyncPromise round trip, before and after each peer process", unit: "µs", median: aCall.median, p90: aCall.p90, samples: aCall.n },
+      {
+        benchmark: PER_CALL,
+        subject: "A: applySyncPromise round trip, before and after each peer process",
+        unit: "µs",
+        median: aCall.median,
+        p90: aCall.p90,
+        samples: aCall.n,
+      },
     ];
     for (const { peer, report, error } of results) {
       if (report === undefined) {
@@ -140,8 +177,26 @@ export const peersBenchmark: Benchmark = {
       const subject = `${report.library} ${report.version} (${report.sandbox}, no log; ${peer.adaptations}), own process`;
       const cold = stats(report.samples.cold);
       const call = perCall(report.samples);
-      coldRows.push({ benchmark: COLD_PASS, subject, unit: "ms", median: cold.median, p90: cold.p90, ratio: cold.median / a.median, versus: "A", samples: cold.n });
-      callRows.push({ benchmark: PER_CALL, subject, unit: "µs", median: call.median, p90: call.p90, ratio: call.median / aCall.median, versus: "A", samples: call.n });
+      coldRows.push({
+        benchmark: COLD_PASS,
+        subject,
+        unit: "ms",
+        median: cold.median,
+        p90: cold.p90,
+        ratio: cold.median / a.median,
+        versus: "A",
+        samples: cold.n,
+      });
+      callRows.push({
+        benchmark: PER_CALL,
+        subject,
+        unit: "µs",
+        median: call.median,
+        p90: call.p90,
+        ratio: call.median / aCall.median,
+        versus: "A",
+        samples: call.n,
+      });
     }
     return [...coldRows, ...callRows];
   },

@@ -44,7 +44,10 @@ export function seriesCharts(rows: readonly BenchRow[]): { file: string; chart: 
     line.points.push({ x, y: row.median, ...(spread ? { low: spread.min, high: spread.max } : {}) });
   }
   for (const chart of charts.values()) for (const line of chart.lines) line.points.sort((a, b) => a.x - b.x);
-  return [...charts.values()].map((chart) => ({ file: `plot-${chart.title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.svg`, chart }));
+  return [...charts.values()].map((chart) => ({
+    file: `plot-${chart.title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.svg`,
+    chart,
+  }));
 }
 
 const WIDTH = 760;
@@ -72,7 +75,11 @@ export function lineChartSvg(chart: Chart): string {
   const yAxis = linearAxis(ys, plotBottom, MARGIN.top);
   const parts: string[] = [
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
-    text(WIDTH / 2 - MARGIN.right / 2 + MARGIN.left / 2, 26, chart.title, { size: 16, anchor: "middle", weight: "bold" }),
+    text(WIDTH / 2 - MARGIN.right / 2 + MARGIN.left / 2, 26, chart.title, {
+      size: 16,
+      anchor: "middle",
+      weight: "bold",
+    }),
   ];
   for (const tick of yAxis.ticks) {
     const y = yAxis.at(tick);
@@ -84,17 +91,30 @@ export function lineChartSvg(chart: Chart): string {
     parts.push(`<line x1="${x}" y1="${plotBottom}" x2="${x}" y2="${plotBottom + 5}" stroke="#333333"/>`);
     parts.push(text(x, plotBottom + 20, tickLabel(tick), { anchor: "middle" }));
   }
-  parts.push(`<polyline points="${MARGIN.left},${MARGIN.top} ${MARGIN.left},${plotBottom} ${plotRight},${plotBottom}" fill="none" stroke="#333333"/>`);
-  parts.push(text((MARGIN.left + plotRight) / 2, HEIGHT - 16, logX ? `${chart.xLabel} (log scale)` : chart.xLabel, { anchor: "middle" }));
+  parts.push(
+    `<polyline points="${MARGIN.left},${MARGIN.top} ${MARGIN.left},${plotBottom} ${plotRight},${plotBottom}" fill="none" stroke="#333333"/>`,
+  );
+  parts.push(
+    text((MARGIN.left + plotRight) / 2, HEIGHT - 16, logX ? `${chart.xLabel} (log scale)` : chart.xLabel, {
+      anchor: "middle",
+    }),
+  );
   parts.push(text(18, (MARGIN.top + plotBottom) / 2, chart.yLabel, { anchor: "middle", rotate: true }));
   chart.lines.forEach((line, index) => {
     parts.push(...drawLine(line.points, COLOURS[index % COLOURS.length]!, xAxis, yAxis));
     const legendY = MARGIN.top + 10 + index * 22;
-    parts.push(`<line x1="${plotRight + 20}" y1="${legendY}" x2="${plotRight + 44}" y2="${legendY}" stroke="${COLOURS[index % COLOURS.length]}" stroke-width="2"/>`);
+    parts.push(
+      `<line x1="${plotRight + 20}" y1="${legendY}" x2="${plotRight + 44}" y2="${legendY}" stroke="${COLOURS[index % COLOURS.length]}" stroke-width="2"/>`,
+    );
     parts.push(text(plotRight + 50, legendY + 4, line.name));
   });
   if (points.some((point) => point.low !== undefined)) {
-    parts.push(text(plotRight + 20, MARGIN.top + 10 + chart.lines.length * 22 + 8, "bars: min–max over runs", { size: 11, colour: "#666666" }));
+    parts.push(
+      text(plotRight + 20, MARGIN.top + 10 + chart.lines.length * 22 + 8, "bars: min–max over runs", {
+        size: 11,
+        colour: "#666666",
+      }),
+    );
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif">\n${parts.join("\n")}\n</svg>\n`;
 }
@@ -106,9 +126,13 @@ function drawLine(points: readonly ChartPoint[], colour: string, xAxis: Axis, yA
     const x = round(xAxis.at(point.x));
     if (point.low !== undefined && point.high !== undefined) {
       const [top, bottom] = [round(yAxis.at(point.high)), round(yAxis.at(point.low))];
-      parts.push(`<path d="M${x},${top}V${bottom}M${x - 4},${top}H${x + 4}M${x - 4},${bottom}H${x + 4}" stroke="${colour}" stroke-width="1"/>`);
+      parts.push(
+        `<path d="M${x},${top}V${bottom}M${x - 4},${top}H${x + 4}M${x - 4},${bottom}H${x + 4}" stroke="${colour}" stroke-width="1"/>`,
+      );
     }
-    parts.push(`<circle cx="${x}" cy="${round(yAxis.at(point.y))}" r="3.5" fill="${colour}"><title>${escapeXml(`${tickLabel(point.x)}: ${tickLabel(point.y)}`)}</title></circle>`);
+    parts.push(
+      `<circle cx="${x}" cy="${round(yAxis.at(point.y))}" r="3.5" fill="${colour}"><title>${escapeXml(`${tickLabel(point.x)}: ${tickLabel(point.y)}`)}</title></circle>`,
+    );
   }
   return parts;
 }
@@ -146,7 +170,18 @@ function tickLabel(value: number): string {
   return value.toLocaleString("en-US", { maximumSignificantDigits: 4 });
 }
 
-function text(x: number, y: number, content: string, style: { size?: number; anchor?: "start" | "middle" | "end"; weight?: "bold"; colour?: string; rotate?: boolean } = {}): string {
+function text(
+  x: number,
+  y: number,
+  content: string,
+  style: {
+    size?: number;
+    anchor?: "start" | "middle" | "end";
+    weight?: "bold";
+    colour?: string;
+    rotate?: boolean;
+  } = {},
+): string {
   const attributes = [
     `x="${round(x)}"`,
     `y="${round(y)}"`,

@@ -9,9 +9,9 @@
  */
 import { Session } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
+import { type CodemodeRuntime, type Connector, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
-import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
+import { type BenchProgram, fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
 
 interface ProfileNode {
   id: number;
@@ -29,12 +29,21 @@ const IDLE = "waiting (isolate thread, store, timers)";
 const CATEGORIES: Array<[string, (name: string, url: string) => boolean]> = [
   [IDLE, (name) => name === "(idle)"],
   ["garbage collection", (name) => name === "(garbage collector)"],
-  ["new isolate + context (isolated-vm, synchronous)", (name, url) => name === "prepareIsolate" || (url === "" && (name === "Isolate" || name === "createContext"))],
+  [
+    "new isolate + context (isolated-vm, synchronous)",
+    (name, url) => name === "prepareIsolate" || (url === "" && (name === "Isolate" || name === "createContext")),
+  ],
   ["dispose isolate", (name, url) => name === "disposeIsolate" || (url === "" && name === "dispose")],
-  ["prelude compile (code cache)", (name, url) => name === "compilePrelude" || (url === "" && name === "compileScript")],
+  [
+    "prelude compile (code cache)",
+    (name, url) => name === "compilePrelude" || (url === "" && name === "compileScript"),
+  ],
   ["executor and bridge (host side)", (_name, url) => url.includes("/sandbox/")],
   ["parsing the program (acorn)", (_name, url) => url.includes("acorn")],
-  ["log store, index and leases", (_name, url) => url.includes("/log/") || url.includes("keyv") || url.includes("/storage/")],
+  [
+    "log store, index and leases",
+    (_name, url) => url.includes("/log/") || url.includes("keyv") || url.includes("/storage/"),
+  ],
   ["runtime: passes, calls, transitions", (_name, url) => url.includes("/runtime/") || url.includes("/connectors/")],
 ];
 
@@ -59,7 +68,11 @@ function connectorsFor(program: BenchProgram): Connector[] {
       tools: Object.fromEntries(
         methods.map((method) => [
           method,
-          { readOnly: method !== "updateCustomer" && method !== "write", requiresApproval: method === "write", execute: async (args: unknown) => program.answer(name, method, args) },
+          {
+            readOnly: method !== "updateCustomer" && method !== "write",
+            requiresApproval: method === "write",
+            execute: async (args: unknown) => program.answer(name, method, args),
+          },
         ]),
       ),
     }),
@@ -85,15 +98,28 @@ async function completed(runtime: CodemodeRuntime, code: string): Promise<void> 
 function scenarios(): Scenario[] {
   const cold = createCodemodeRuntime({ connectors: connectorsFor(fiveReadsOneWrite), maxExecutions: 20 });
   const warmExecutor = createIsolatedVmExecutor({ prewarm: 1 });
-  const warm = createCodemodeRuntime({ connectors: connectorsFor(fiveReadsOneWrite), maxExecutions: 20, executor: warmExecutor });
+  const warm = createCodemodeRuntime({
+    connectors: connectorsFor(fiveReadsOneWrite),
+    maxExecutions: 20,
+    executor: warmExecutor,
+  });
   const many = sequentialCalls(1_000);
   const perCall = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10 });
-  const gated: BenchProgram = { ...many, connectors: { bench: ["echo", "write"] }, answer: (_connector, method, args) => (method === "write" ? { ok: true } : many.answer("bench", "echo", args)) };
+  const gated: BenchProgram = {
+    ...many,
+    connectors: { bench: ["echo", "write"] },
+    answer: (_connector, method, args) => (method === "write" ? { ok: true } : many.answer("bench", "echo", args)),
+  };
   const replay = createCodemodeRuntime({ connectors: connectorsFor(gated), maxExecutions: 10 });
   const toApprove: string[] = [];
   const fiveReads = `async () => {${fiveReadsOneWrite.body}\n}`;
   return [
-    { title: "durable cold pass, 5 reads + 1 write (in-memory store)", count: 300, run: () => completed(cold, fiveReads), close: () => cold.close() },
+    {
+      title: "durable cold pass, 5 reads + 1 write (in-memory store)",
+      count: 300,
+      run: () => completed(cold, fiveReads),
+      close: () => cold.close(),
+    },
     {
       title: "the same, isolate prepared ahead (preparing the next one is on this thread too)",
       count: 300,
@@ -106,13 +132,20 @@ function scenarios(): Scenario[] {
         await warmExecutor.close();
       },
     },
-    { title: "a pass of 1,000 sequential read-only calls (in-memory store)", count: 15, run: () => completed(perCall, `async () => {${many.body}\n}`), close: () => perCall.close() },
+    {
+      title: "a pass of 1,000 sequential read-only calls (in-memory store)",
+      count: 15,
+      run: () => completed(perCall, `async () => {${many.body}\n}`),
+      close: () => perCall.close(),
+    },
     {
       title: "approve after 1,000 recorded calls (replayed inside the sandbox)",
       count: 15,
       async prepare(count) {
         for (let index = 0; index < count; index++) {
-          const paused = await replay.execute({ code: "async () => { let sum = 0; for (let i = 0; i < 1000; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }" });
+          const paused = await replay.execute({
+            code: "async () => { let sum = 0; for (let i = 0; i < 1000; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }",
+          });
           if (paused.status !== "paused") throw new Error("profile: expected a pause");
           toApprove.push(paused.executionId);
         }
@@ -163,7 +196,9 @@ async function main(): Promise<void> {
         "",
         "| main thread | share | per operation |",
         "| --- | --- | --- |",
-        ...rows.map(([category, micros]) => `| ${category} | ${((micros / all) * 100).toFixed(1)}% | ${perOperation(micros)} |`),
+        ...rows.map(
+          ([category, micros]) => `| ${category} | ${((micros / all) * 100).toFixed(1)}% | ${perOperation(micros)} |`,
+        ),
       ].join("\n"),
     );
   }

@@ -21,9 +21,9 @@ import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import type { LockProvider } from "@codemode/core/store";
 import { redisStorage } from "@codemode/storage/redis";
-import { createClient } from "@keyv/redis";
 import { tcpUnreachable } from "@codemode/storage/testing";
-import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { createClient } from "@keyv/redis";
+import { type Benchmark, type BenchRow, check, perCallCost, sampleInterleaved, stats } from "./harness.ts";
 import { sequentialCalls } from "./programs.ts";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -31,19 +31,41 @@ const CALLS = 200;
 
 async function perCallOverRedis(): Promise<BenchRow[]> {
   const unreachable = await tcpUnreachable(REDIS_URL);
-  if (unreachable) throw new Error(`the redis benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or run \`npm run bench -- executor runtime\``);
+  if (unreachable)
+    throw new Error(
+      `the redis benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or run \`npm run bench -- executor runtime\``,
+    );
   const namespace = `codemode-bench-${randomUUID().slice(0, 8)}`;
   const storage = redisStorage(REDIS_URL, { namespace });
   const client = createClient({ url: REDIS_URL });
   await client.connect();
   const many = sequentialCalls(CALLS);
   const none = sequentialCalls(0);
-  const echo = (readOnly: boolean) => defineConnector({ name: "bench", tools: { echo: { readOnly, execute: async (args: { i: number }) => many.answer("bench", "echo", args) } } });
+  const echo = (readOnly: boolean) =>
+    defineConnector({
+      name: "bench",
+      tools: { echo: { readOnly, execute: async (args: { i: number }) => many.answer("bench", "echo", args) } },
+    });
   const runtime = createCodemodeRuntime({ connectors: [echo(true)], storage, maxExecutions: 5 });
-  const writing = createCodemodeRuntime({ connectors: [echo(false)], storage, maxExecutions: 5, name: "bench-writing" });
+  const writing = createCodemodeRuntime({
+    connectors: [echo(false)],
+    storage,
+    maxExecutions: 5,
+    name: "bench-writing",
+  });
   const unguardedStorage = { keyv: storage.keyv, lock: withoutGuardedWrites(storage.lock), index: storage.index };
-  const unguarded = createCodemodeRuntime({ connectors: [echo(true)], storage: unguardedStorage, maxExecutions: 5, name: "bench-unguarded" });
-  const unguardedWriting = createCodemodeRuntime({ connectors: [echo(false)], storage: unguardedStorage, maxExecutions: 5, name: "bench-unguarded-writing" });
+  const unguarded = createCodemodeRuntime({
+    connectors: [echo(true)],
+    storage: unguardedStorage,
+    maxExecutions: 5,
+    name: "bench-unguarded",
+  });
+  const unguardedWriting = createCodemodeRuntime({
+    connectors: [echo(false)],
+    storage: unguardedStorage,
+    maxExecutions: 5,
+    name: "bench-unguarded-writing",
+  });
   // A value the size of the runtime's log entry for one echo call, as Keyv stores it.
   const entrySized = JSON.stringify({
     value: JSON.stringify({
@@ -64,7 +86,10 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     async () => {
       const outcome = await on.execute({ code: `async () => {${program.body}\n}` });
       check(outcome.status === "completed", `the runtime did not complete: ${JSON.stringify(outcome).slice(0, 300)}`);
-      check(JSON.stringify(outcome.result) === program.expected, `the runtime returned ${JSON.stringify(outcome.result)}`);
+      check(
+        JSON.stringify(outcome.result) === program.expected,
+        `the runtime returned ${JSON.stringify(outcome.result)}`,
+      );
     };
   const lease = await storage.lock.acquire(`bench:${namespace}`, { ttlMs: 3_600_000, waitMs: 0 });
   check(lease?.setIfHeld !== undefined, "redisStorage's lease offers no fenced write");
@@ -85,7 +110,11 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
           for (let i = 0; i < CALLS; i++) await client.set(`${namespace}:baseline:${i % 16}`, entrySized);
         },
         guardedLoop: async () => {
-          for (let i = 0; i < CALLS; i++) check(await guarded([{ key: `baseline:guarded:${i % 16}`, value: innerValue }]), "the guarded write was refused");
+          for (let i = 0; i < CALLS; i++)
+            check(
+              await guarded([{ key: `baseline:guarded:${i % 16}`, value: innerValue }]),
+              "the guarded write was refused",
+            );
         },
       },
       { warmup: 2, iterations: 12 },
@@ -100,7 +129,14 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     const z = runtimePerCall.empty;
     const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
     return [
-      { benchmark, subject: "S: Redis SET round trip (node-redis)", unit: "µs", median: setPerCall.median, p90: setPerCall.p90, samples: setPerCall.n },
+      {
+        benchmark,
+        subject: "S: Redis SET round trip (node-redis)",
+        unit: "µs",
+        median: setPerCall.median,
+        p90: setPerCall.p90,
+        samples: setPerCall.n,
+      },
       {
         benchmark,
         subject: "guarded write of one entry: lease check + SET in one script (redisStorage lease)",
@@ -132,7 +168,14 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
         versus: "S",
         samples: writingPerCall.n,
       },
-      { benchmark, subject: "pass with 0 calls on redisStorage", unit: "ms", median: z.median, p90: z.p90, samples: z.n },
+      {
+        benchmark,
+        subject: "pass with 0 calls on redisStorage",
+        unit: "ms",
+        median: z.median,
+        p90: z.p90,
+        samples: z.n,
+      },
       {
         benchmark,
         subject: "B: readOnly tool, lease checked then a plain write (no guarded write)",

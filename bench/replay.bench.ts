@@ -13,8 +13,8 @@
  * (about 0.1 and 1 ms) is less than the spread of one approve, which starts a fresh isolate.
  */
 import { performance } from "node:perf_hooks";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
-import { check, stats, type Benchmark, type BenchRow, type Stats } from "./harness.ts";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { type Benchmark, type BenchRow, check, type Stats, stats } from "./harness.ts";
 
 /** Recorded calls before the gated one; 0 is the baseline the others are measured against. */
 const LENGTHS = [0, 10, 100, 1_000, 10_000] as const;
@@ -35,27 +35,40 @@ const bench = defineConnector({
   },
 });
 
-const code = (count: number) => `async () => { let sum = 0; for (let i = 0; i < ${count}; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }`;
+const code = (count: number) =>
+  `async () => { let sum = 0; for (let i = 0; i < ${count}; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }`;
 
 /** Milliseconds of one `approve` of an execution paused after `count` recorded calls. */
 async function approveAfter(runtime: CodemodeRuntime, count: number): Promise<number> {
   const paused = await runtime.execute({ code: code(count) });
-  check(paused.status === "paused", `expected a pause after ${count} calls, got ${JSON.stringify(paused).slice(0, 300)}`);
+  check(
+    paused.status === "paused",
+    `expected a pause after ${count} calls, got ${JSON.stringify(paused).slice(0, 300)}`,
+  );
   const started = performance.now();
   const done = await runtime.approve({ executionId: paused.executionId });
   const elapsed = performance.now() - started;
   const expected = (count * (count - 1)) / 2;
-  check(done.status === "completed" && done.result === expected, `approve after ${count} calls did not complete with ${expected}: ${JSON.stringify(done).slice(0, 300)}`);
+  check(
+    done.status === "completed" && done.result === expected,
+    `approve after ${count} calls did not complete with ${expected}: ${JSON.stringify(done).slice(0, 300)}`,
+  );
   return elapsed;
 }
 
 async function sampleApproves(): Promise<Record<Length, number[]>> {
   // 10,000 echoes + the gated write is one entry more than the default log allows.
-  const runtime = createCodemodeRuntime({ connectors: [bench], maxExecutions: 10, limits: { maxLogEntries: 2 * LONG } });
+  const runtime = createCodemodeRuntime({
+    connectors: [bench],
+    maxExecutions: 10,
+    limits: { maxLogEntries: 2 * LONG },
+  });
   const samples = Object.fromEntries(LENGTHS.map((length) => [length, [] as number[]])) as Record<Length, number[]>;
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      const lengths = LENGTHS.filter((length) => length !== LONG || (round >= WARMUP_ROUNDS && (round - WARMUP_ROUNDS) % LONG_EVERY === 0));
+      const lengths = LENGTHS.filter(
+        (length) => length !== LONG || (round >= WARMUP_ROUNDS && (round - WARMUP_ROUNDS) % LONG_EVERY === 0),
+      );
       for (let offset = 0; offset < lengths.length; offset++) {
         const length = lengths[(round + offset) % lengths.length]!;
         const elapsed = await approveAfter(runtime, length);
@@ -72,12 +85,22 @@ const label = (length: number) => length.toLocaleString("en-US");
 
 async function replayByLength(): Promise<BenchRow[]> {
   const samples = await sampleApproves();
-  const measured = Object.fromEntries(LENGTHS.map((length) => [length, stats(samples[length])])) as Record<Length, Stats>;
+  const measured = Object.fromEntries(LENGTHS.map((length) => [length, stats(samples[length])])) as Record<
+    Length,
+    Stats
+  >;
   const empty = measured[0];
   // Floored at 1 µs, so that a difference lost in the noise gives a huge rate, not a negative one.
-  const perSecond = (length: number, milliseconds: number) => (length / Math.max(0.001, milliseconds - empty.median)) * 1_000;
+  const perSecond = (length: number, milliseconds: number) =>
+    (length / Math.max(0.001, milliseconds - empty.median)) * 1_000;
   const perCall = (length: Length) => ((measured[length].median - empty.median) / length) * 1_000;
-  const series = (length: number) => ({ name: "replay length", x: length, xLabel: "recorded calls replayed by approve", yLabel: "approve (ms)", line: "in-memory store" });
+  const series = (length: number) => ({
+    name: "replay length",
+    x: length,
+    xLabel: "recorded calls replayed by approve",
+    yLabel: "approve (ms)",
+    line: "in-memory store",
+  });
   const approveRow = (benchmark: string, length: Length, written = label(length)): BenchRow => ({
     benchmark,
     subject: `approve with ${written} recorded calls`,

@@ -15,16 +15,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executorBenchmark } from "./executor.bench.ts";
 import { fleetBenchmark } from "./fleet.bench.ts";
+import { type Benchmark, type BenchRow, mergeRuns } from "./harness.ts";
 import { isolatesBenchmark } from "./isolates.bench.ts";
 import { loadBenchmark } from "./load.bench.ts";
 import { memoryBenchmark } from "./memory.bench.ts";
 import { peersBenchmark } from "./peers.bench.ts";
+import { lineChartSvg, seriesCharts } from "./plot.ts";
 import { redisBenchmark } from "./redis.bench.ts";
 import { replayBenchmark } from "./replay.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
 import { storesBenchmark } from "./stores.bench.ts";
-import { mergeRuns, type Benchmark, type BenchRow } from "./harness.ts";
-import { lineChartSvg, seriesCharts } from "./plot.ts";
 
 const BENCHMARKS: Benchmark[] = [
   executorBenchmark,
@@ -56,7 +56,9 @@ const HEADERS = ["benchmark", "subject", "median", "p90", "ratio", "min–max (r
 function spread(row: BenchRow): string {
   if (!row.runs) return "";
   const { count, median, ratio } = row.runs;
-  const range = ratio ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×` : `${formatNumber(median.min, row.unit)}–${formatNumber(median.max, row.unit)} ${row.unit}`;
+  const range = ratio
+    ? `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}×`
+    : `${formatNumber(median.min, row.unit)}–${formatNumber(median.max, row.unit)} ${row.unit}`;
   return Number.isFinite(ratio ? ratio.min : median.min) ? `${range} (${count} runs)` : "";
 }
 
@@ -93,7 +95,8 @@ function markdownTable(rows: BenchRow[]): string {
 function revision(): string {
   try {
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" }).trim() !== "";
     return dirty ? `${commit} + local changes` : commit;
   } catch {
     return "unknown";
@@ -123,9 +126,12 @@ async function main(): Promise<void> {
   const selected = process.argv.slice(2);
   const unknown = selected.filter((name) => !BENCHMARKS.some((benchmark) => benchmark.name === name));
   if (unknown.length > 0) {
-    throw new Error(`unknown benchmark ${unknown.join(", ")}; known: ${BENCHMARKS.map((benchmark) => benchmark.name).join(", ")}`);
+    throw new Error(
+      `unknown benchmark ${unknown.join(", ")}; known: ${BENCHMARKS.map((benchmark) => benchmark.name).join(", ")}`,
+    );
   }
-  const toRun = selected.length === 0 ? BENCHMARKS : BENCHMARKS.filter((benchmark) => selected.includes(benchmark.name));
+  const toRun =
+    selected.length === 0 ? BENCHMARKS : BENCHMARKS.filter((benchmark) => selected.includes(benchmark.name));
   const info = machine();
   console.log(`node ${info.node}, isolated-vm ${info.isolatedVm}, ${info.nproc} CPUs (${info.cpu})\n`);
 
@@ -151,7 +157,10 @@ async function main(): Promise<void> {
   for (const { file, chart } of charts) writeFileSync(join(dirname(RESULTS_FILE), file), lineChartSvg(chart));
   const plots = charts.map(({ file, chart }) => `![${chart.title}](${file})`).join("\n\n");
   console.log("profiling the main thread (bench/profile.ts) ...");
-  const profiles = execFileSync(process.execPath, [fileURLToPath(new URL("./profile.ts", import.meta.url))], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+  const profiles = execFileSync(process.execPath, [fileURLToPath(new URL("./profile.ts", import.meta.url))], {
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const report = `# Benchmark results
 
 Latest run of \`npm run bench\` (this file is rewritten on every full run).

@@ -9,11 +9,11 @@
  * writes, the second shared with the next call) is its own row.
  */
 import { performance } from "node:perf_hooks";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Connector } from "@codemode/core";
+import { type CodemodeRuntime, type Connector, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
 import { bareIsolatedVm } from "./baselines.ts";
-import { check, perCallCost, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
-import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "./programs.ts";
+import { type Benchmark, type BenchRow, check, perCallCost, sampleInterleaved, stats } from "./harness.ts";
+import { type BenchProgram, fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
 
 const CALLS = 1_000;
 
@@ -24,7 +24,15 @@ function connectorsFor(program: BenchProgram, options: { readOnly: boolean } = {
   return Object.entries(program.connectors).map(([name, methods]) =>
     defineConnector({
       name,
-      tools: Object.fromEntries(methods.map((method) => [method, { readOnly: options.readOnly && isRead(method), execute: async (args: unknown) => program.answer(name, method, args) }])),
+      tools: Object.fromEntries(
+        methods.map((method) => [
+          method,
+          {
+            readOnly: options.readOnly && isRead(method),
+            execute: async (args: unknown) => program.answer(name, method, args),
+          },
+        ]),
+      ),
     }),
   );
 }
@@ -53,7 +61,11 @@ async function coldPass(): Promise<BenchRow[]> {
   // SPEC §15's second row: isolates created ahead (each still serves one pass only). Between
   // passes the executor is given time to prepare the next one, as a server between requests.
   const warmExecutor = createIsolatedVmExecutor({ prewarm: 1 });
-  const prewarmed = createCodemodeRuntime({ connectors: connectorsFor(program), maxExecutions: 20, executor: warmExecutor });
+  const prewarmed = createCodemodeRuntime({
+    connectors: connectorsFor(program),
+    maxExecutions: 20,
+    executor: warmExecutor,
+  });
   const runPrewarmed = throughRuntime(prewarmed, program);
   const prewarmedSamples: number[] = [];
   try {
@@ -77,8 +89,28 @@ async function coldPass(): Promise<BenchRow[]> {
     const benchmark = "durable cold pass: 5 reads + 1 write (in-memory store)";
     return [
       { benchmark, subject: "A: bare isolated-vm", unit: "ms", median: a.median, p90: a.p90, samples: a.n },
-      { benchmark, subject: "runtime.execute", unit: "ms", median: r.median, p90: r.p90, ratio: r.median / a.median, versus: "A", target: "≤ 1.2× A", samples: r.n },
-      { benchmark, subject: "runtime.execute, isolate prepared ahead", unit: "ms", median: p.median, p90: p.p90, ratio: p.median / a.median, versus: "A", target: "≤ 0.6× A", samples: p.n },
+      {
+        benchmark,
+        subject: "runtime.execute",
+        unit: "ms",
+        median: r.median,
+        p90: r.p90,
+        ratio: r.median / a.median,
+        versus: "A",
+        target: "≤ 1.2× A",
+        samples: r.n,
+      },
+      {
+        benchmark,
+        subject: "runtime.execute, isolate prepared ahead",
+        unit: "ms",
+        median: p.median,
+        p90: p.p90,
+        ratio: p.median / a.median,
+        versus: "A",
+        target: "≤ 0.6× A",
+        samples: p.n,
+      },
     ];
   } finally {
     await Promise.all([runtime.close(), prewarmed.close(), warmExecutor.close()]);
@@ -124,8 +156,26 @@ async function perCall(): Promise<BenchRow[]> {
         target: "≤ 1.3× A per call",
         samples: r.n,
       },
-      { benchmark, subject: "runtime, tool that may change things: bridge + 2 log writes", unit: "µs", median: w.median, p90: w.p90, ratio: w.median / a.median, versus: "A", samples: w.n },
-      { benchmark, subject: "runtime, readOnly tool, sandboxThreads: 2 (+ a hop between threads)", unit: "µs", median: t.median, p90: t.p90, ratio: t.median / a.median, versus: "A", samples: t.n },
+      {
+        benchmark,
+        subject: "runtime, tool that may change things: bridge + 2 log writes",
+        unit: "µs",
+        median: w.median,
+        p90: w.p90,
+        ratio: w.median / a.median,
+        versus: "A",
+        samples: w.n,
+      },
+      {
+        benchmark,
+        subject: "runtime, readOnly tool, sandboxThreads: 2 (+ a hop between threads)",
+        unit: "µs",
+        median: t.median,
+        p90: t.p90,
+        ratio: t.median / a.median,
+        versus: "A",
+        samples: t.n,
+      },
     ];
   } finally {
     await Promise.all([runtime.close(), writing.close(), threaded.close()]);
@@ -134,7 +184,8 @@ async function perCall(): Promise<BenchRow[]> {
 
 export const runtimeBenchmark: Benchmark = {
   name: "runtime",
-  description: "the durable runtime on the in-memory store: cold pass and per-call cost (replay on resume: bench/replay.bench.ts)",
+  description:
+    "the durable runtime on the in-memory store: cold pass and per-call cost (replay on resume: bench/replay.bench.ts)",
   repeat: 5,
   async run() {
     return [...(await coldPass()), ...(await perCall())];

@@ -25,16 +25,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { memoryStorage } from "@codemode/storage/memory";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
 import { sqliteStorage } from "@codemode/storage/sqlite";
+import { tcpUnreachable } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
-import { tcpUnreachable } from "@codemode/storage/testing";
-import { check, sampleInterleaved, stats, type Benchmark, type BenchRow } from "./harness.ts";
+import { type Benchmark, type BenchRow, check, sampleInterleaved, stats } from "./harness.ts";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -144,7 +144,11 @@ function redis(): StoreUnderTest {
 
 function postgres(): StoreUnderTest {
   const prefix = `codemode_bench_${randomUUID().slice(0, 8)}`;
-  const tables = (history: History) => ({ table: `${prefix}_${slug(history)}_store`, leaseTable: `${prefix}_${slug(history)}_leases`, indexTable: `${prefix}_${slug(history)}_executions` });
+  const tables = (history: History) => ({
+    table: `${prefix}_${slug(history)}_store`,
+    leaseTable: `${prefix}_${slug(history)}_leases`,
+    indexTable: `${prefix}_${slug(history)}_executions`,
+  });
   return {
     label: "PostgreSQL",
     inFlight: [1, THROUGHPUT_IN_FLIGHT],
@@ -173,13 +177,28 @@ interface Opened {
 async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
   const reason = await store.unreachable();
   if (reason !== undefined) {
-    return [{ benchmark: `history and concurrency (${store.label})`, subject: `not measured: ${reason}`, unit: "ms", median: Number.NaN }];
+    return [
+      {
+        benchmark: `history and concurrency (${store.label})`,
+        subject: `not measured: ${reason}`,
+        unit: "ms",
+        median: Number.NaN,
+      },
+    ];
   }
   const opened = {} as Record<History, Opened>;
   try {
     for (const history of Object.keys(HISTORIES) as History[]) {
       const storage = store.open(history);
-      opened[history] = { storage, runtime: createCodemodeRuntime({ name: RUNTIME_NAME, connectors: [shop], storage, maxExecutions: MAX_EXECUTIONS }) };
+      opened[history] = {
+        storage,
+        runtime: createCodemodeRuntime({
+          name: RUNTIME_NAME,
+          connectors: [shop],
+          storage,
+          maxExecutions: MAX_EXECUTIONS,
+        }),
+      };
     }
     const seedRows = await seedAll(store, opened);
     // Listing first, while the storages hold only the paused executions they were seeded with.
@@ -188,7 +207,13 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
     const throughputRows = await throughput(store, opened.tenThousand.runtime, 0);
     if (store.throughputTarget) {
       // The same storage, its passes on sandbox threads.
-      const threaded = createCodemodeRuntime({ name: RUNTIME_NAME, connectors: [shop], storage: opened.tenThousand.storage, maxExecutions: MAX_EXECUTIONS, sandboxThreads: SANDBOX_THREADS });
+      const threaded = createCodemodeRuntime({
+        name: RUNTIME_NAME,
+        connectors: [shop],
+        storage: opened.tenThousand.storage,
+        maxExecutions: MAX_EXECUTIONS,
+        sandboxThreads: SANDBOX_THREADS,
+      });
       try {
         await inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, readOnce(threaded));
         throughputRows.push(...(await throughput(store, threaded, SANDBOX_THREADS)));
@@ -198,7 +223,10 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
     }
     for (const history of Object.keys(HISTORIES) as History[]) {
       const paused = await pausedCount(opened[history].storage);
-      check(paused === HISTORIES[history], `${store.label}: ${paused} paused executions left in the "${history}" storage, expected ${HISTORIES[history]}`);
+      check(
+        paused === HISTORIES[history],
+        `${store.label}: ${paused} paused executions left in the "${history}" storage, expected ${HISTORIES[history]}`,
+      );
     }
     return [...executeRows, ...throughputRows, ...listingRows, ...seedRows];
   } finally {
@@ -218,7 +246,10 @@ async function seedAll(store: StoreUnderTest, opened: Record<History, Opened>): 
   const label = store.label;
   const seed = (runtime: CodemodeRuntime) => async () => {
     const outcome = await runtime.execute({ code: PAUSE_CODE });
-    check(outcome.status === "paused", `${label}: the seeding program did not pause: ${JSON.stringify(outcome).slice(0, 300)}`);
+    check(
+      outcome.status === "paused",
+      `${label}: the seeding program did not pause: ${JSON.stringify(outcome).slice(0, 300)}`,
+    );
   };
   let rate = 0;
   for (const history of Object.keys(HISTORIES) as History[]) {
@@ -230,22 +261,48 @@ async function seedAll(store: StoreUnderTest, opened: Record<History, Opened>): 
     check(paused === count, `${label}: seeded ${count} paused executions into "${history}", the index lists ${paused}`);
   }
   const benchmark = `seeding: runtime.execute of a program that pauses at once (${label})`;
-  return [{ benchmark, subject: `10,000 paused executions, ${store.seedInFlight} in flight`, unit: "/s", median: rate, samples: HISTORIES.tenThousand }];
+  return [
+    {
+      benchmark,
+      subject: `10,000 paused executions, ${store.seedInFlight} in flight`,
+      unit: "/s",
+      median: rate,
+      samples: HISTORIES.tenThousand,
+    },
+  ];
 }
 
 /** 1. `execute` of a one-read program, with 0, 1,000 and 10,000 paused executions stored. */
 async function executeByHistory(label: string, opened: Record<History, Opened>): Promise<BenchRow[]> {
   const samples = await sampleInterleaved(
-    { none: readOnce(opened.none.runtime), thousand: readOnce(opened.thousand.runtime), tenThousand: readOnce(opened.tenThousand.runtime) },
+    {
+      none: readOnce(opened.none.runtime),
+      thousand: readOnce(opened.thousand.runtime),
+      tenThousand: readOnce(opened.tenThousand.runtime),
+    },
     { warmup: 10, iterations: 60 },
   );
   const none = stats(samples.none);
   const thousand = stats(samples.thousand);
   const tenThousand = stats(samples.tenThousand);
   const benchmark = `execute of a one-read program, by paused executions stored (${label})`;
-  const series = (stored: number) => ({ name: "store size", x: stored, xLabel: "paused executions stored", yLabel: "execute of a one-read program (ms)", line: label });
+  const series = (stored: number) => ({
+    name: "store size",
+    x: stored,
+    xLabel: "paused executions stored",
+    yLabel: "execute of a one-read program (ms)",
+    line: label,
+  });
   return [
-    { benchmark, subject: "0 paused stored", unit: "ms", median: none.median, p90: none.p90, samples: none.n, series: series(0) },
+    {
+      benchmark,
+      subject: "0 paused stored",
+      unit: "ms",
+      median: none.median,
+      p90: none.p90,
+      samples: none.n,
+      series: series(0),
+    },
     {
       benchmark,
       subject: "1,000 paused stored",
@@ -276,11 +333,17 @@ async function executeByHistory(label: string, opened: Record<History, Opened>):
 async function listing(label: string, opened: Record<History, Opened>): Promise<BenchRow[]> {
   const executions = (runtime: CodemodeRuntime) => async () => {
     const page = await runtime.executions({ limit: PAGE });
-    check(page.items.length === PAGE && page.cursor !== undefined, `${label}: executions() gave ${page.items.length} items`);
+    check(
+      page.items.length === PAGE && page.cursor !== undefined,
+      `${label}: executions() gave ${page.items.length} items`,
+    );
   };
   const pending = (runtime: CodemodeRuntime) => async () => {
     const page = await runtime.pending({ limit: PAGE });
-    check(page.items.length === PAGE && page.cursor !== undefined, `${label}: pending() gave ${page.items.length} items`);
+    check(
+      page.items.length === PAGE && page.cursor !== undefined,
+      `${label}: pending() gave ${page.items.length} items`,
+    );
   };
   const samples = await sampleInterleaved(
     {
@@ -330,7 +393,11 @@ async function throughput(store: StoreUnderTest, runtime: CodemodeRuntime, threa
   // The rate over all rounds (executions / total seconds); its slow end is the slowest round.
   const rate = (milliseconds: number[]) => {
     const total = milliseconds.reduce((sum, elapsed) => sum + elapsed, 0);
-    return { overall: ((THROUGHPUT_ROUND * milliseconds.length) / total) * 1_000, slowest: (THROUGHPUT_ROUND / Math.max(...milliseconds)) * 1_000, n: THROUGHPUT_ROUND * milliseconds.length };
+    return {
+      overall: ((THROUGHPUT_ROUND * milliseconds.length) / total) * 1_000,
+      slowest: (THROUGHPUT_ROUND / Math.max(...milliseconds)) * 1_000,
+      n: THROUGHPUT_ROUND * milliseconds.length,
+    };
   };
   const serial = rate(samples["1"]!);
   const where = threads === 0 ? "passes on the runtime's thread" : `sandboxThreads: ${threads}`;
@@ -385,7 +452,8 @@ async function pausedCount(storage: CodemodeStorage): Promise<number> {
 
 export const storesBenchmark: Benchmark = {
   name: "stores",
-  description: "every store: execute and listing cost with 0 to 10,000 paused executions stored, throughput by executions in flight (1 to 16)",
+  description:
+    "every store: execute and listing cost with 0 to 10,000 paused executions stored, throughput by executions in flight (1 to 16)",
   async run() {
     const rows: BenchRow[] = [];
     for (const store of [memory(), sqlite(), redis(), postgres()]) rows.push(...(await measureStore(store)));

@@ -72,7 +72,10 @@ function functionName(node, sourceFile) {
     return prefix + (owner ? `${owner}.${ownName}` : ownName);
   }
   const parent = node.parent;
-  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) {
+  if (
+    parent &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+  ) {
     const assignedName = nameText(parent.name, sourceFile);
     if (assignedName) return assignedName;
   }
@@ -132,7 +135,9 @@ for (const path of sourceFiles()) {
 
 if (report.length > 0) {
   console.log(report.join("\n"));
-  console.error(`\n${report.length} over the limits (files ≤ ${MAX_FILE_LINES} lines, functions ≤ ${MAX_FUNCTION_LINES} lines).`);
+  console.error(
+    `\n${report.length} over the limits (files ≤ ${MAX_FILE_LINES} lines, functions ≤ ${MAX_FUNCTION_LINES} lines).`,
+  );
   process.exit(1);
 }
 console.log(`Sizes OK: files ≤ ${MAX_FILE_LINES} lines, functions ≤ ${MAX_FUNCTION_LINES} lines.`);

@@ -1,6 +1,14 @@
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  type ConnectorDefinition,
+  createCodemodeRuntime,
+  defineConnector,
+  type Outcome,
+  type ToolContext,
+} from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type ConnectorDefinition, type Outcome, type ToolContext } from "@codemode/core";
 
 /** Approval stories (R-AP-*): gated calls pause, people approve or reject, nothing runs twice. */
 
@@ -91,7 +99,14 @@ function track(runtime: CodemodeRuntime): CodemodeRuntime {
 function setup(options: Partial<CodemodeRuntimeOptions> = {}) {
   const connectors = makeConnectors();
   const keyv = new Keyv();
-  const runtime = track(createCodemodeRuntime({ connectors: [connectors.shop, connectors.mail], storage: keyv, limits: { timeoutMs: 5_000 }, ...options }));
+  const runtime = track(
+    createCodemodeRuntime({
+      connectors: [connectors.shop, connectors.mail],
+      storage: keyv,
+      limits: { timeoutMs: 5_000 },
+      ...options,
+    }),
+  );
   return { ...connectors, runtime, keyv };
 }
 
@@ -120,7 +135,9 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
     const { runtime, count, calls } = setup();
     const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
     const executionId = paused.executionId;
-    expect(paused.pending).toEqual([{ executionId, seq: 1, connector: "shop", method: "create_order", args: { item: 1 } }]);
+    expect(paused.pending).toEqual([
+      { executionId, seq: 1, connector: "shop", method: "create_order", args: { item: 1 } },
+    ]);
     expect(count("create_order")).toBe(0);
     expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state, entry.requiresApproval])).toEqual([
       [0, "list_items", "applied", false],
@@ -165,7 +182,11 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
 
   it("R-AP-2: each gated call pauses in turn; approve goes on to the next approval, then completes", async () => {
     const { runtime, count } = setup();
-    const first = expectPaused(await runtime.execute({ code: `async () => [await shop.create_order({ item: 1 }), await shop.create_order({ item: 2 })]` }));
+    const first = expectPaused(
+      await runtime.execute({
+        code: `async () => [await shop.create_order({ item: 1 }), await shop.create_order({ item: 2 })]`,
+      }),
+    );
     expect(first.pending[0]).toMatchObject({ seq: 0, args: { item: 1 } });
     const second = expectPaused(await runtime.approve({ executionId: first.executionId }));
     expect(second.executionId).toBe(first.executionId);
@@ -192,7 +213,9 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
 
   it("R-AP-1: a requiresApproval rule that throws pauses the call", async () => {
     const { runtime, count } = setup();
-    const domestic = expectCompleted(await runtime.execute({ code: `async () => shop.ship({ to: { country: "NL" } })` }));
+    const domestic = expectCompleted(
+      await runtime.execute({ code: `async () => shop.ship({ to: { country: "NL" } })` }),
+    );
     expect(domestic.result).toEqual({ shipped: true });
     // The rule reads args.to.country: without `to` it throws, and the call must not slip through.
     const paused = expectPaused(await runtime.execute({ code: `async () => shop.ship({})` }));
@@ -216,7 +239,10 @@ describe("only a paused execution can be approved (R-AP-3, R-AP-7)", () => {
 
   it("R-AP-3: approving an errored execution returns NOT_PAUSED and runs nothing", async () => {
     const { runtime, count } = setup();
-    const failed = expectError(await runtime.execute({ code: `async () => { await shop.list_items(); throw new Error("bad plan"); }` }), "SANDBOX_ERROR");
+    const failed = expectError(
+      await runtime.execute({ code: `async () => { await shop.list_items(); throw new Error("bad plan"); }` }),
+      "SANDBOX_ERROR",
+    );
     expectError(await runtime.approve({ executionId: failed.executionId }), "NOT_PAUSED");
     expect(count("list_items")).toBe(1);
     expect((await runtime.execution(failed.executionId))?.status).toBe("error");
@@ -233,7 +259,11 @@ describe("only a paused execution can be approved (R-AP-3, R-AP-7)", () => {
 
   it("R-AP-3: approving a rolled-back execution returns NOT_PAUSED and runs nothing", async () => {
     const { runtime, count, reverts } = setup();
-    const paused = expectPaused(await runtime.execute({ code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }` }));
+    const paused = expectPaused(
+      await runtime.execute({
+        code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }`,
+      }),
+    );
     const report = await runtime.rollback({ executionId: paused.executionId });
     expect(report.reverted).toEqual([0]);
     expect(reverts).toEqual(['charge {"amount":5}']);
@@ -297,24 +327,38 @@ describe("only a paused execution can be approved (R-AP-3, R-AP-7)", () => {
   it("R-AP-7: approve records by and reason on the approved entry", async () => {
     const { runtime } = setup();
     const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
-    const done = expectCompleted(await runtime.approve({ executionId: paused.executionId, seq: 1, by: "ann", reason: "within budget" }));
+    const done = expectCompleted(
+      await runtime.approve({ executionId: paused.executionId, seq: 1, by: "ann", reason: "within budget" }),
+    );
     expect(done.calls![1]!.decision).toMatchObject({ approved: true, by: "ann", reason: "within budget" });
     expect(typeof done.calls![1]!.decision!.at).toBe("number");
     const stored = await runtime.execution(paused.executionId);
-    expect(stored?.log[1]).toMatchObject({ state: "applied", decision: { approved: true, by: "ann", reason: "within budget" } });
+    expect(stored?.log[1]).toMatchObject({
+      state: "applied",
+      decision: { approved: true, by: "ann", reason: "within budget" },
+    });
   });
 });
 
 describe("reject (R-AP-4, R-AP-7)", () => {
   it("R-AP-4 R-AP-7: reject ends the execution rejected, keeps earlier applied calls, and records by and reason", async () => {
     const { runtime, count, reverts } = setup();
-    const paused = expectPaused(await runtime.execute({ code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }` }));
+    const paused = expectPaused(
+      await runtime.execute({
+        code: `async () => { await shop.charge({ amount: 5 }); return shop.create_order({ item: 1 }); }`,
+      }),
+    );
     const executionId = paused.executionId;
     expect(await runtime.reject({ executionId, seq: 1, by: "bob", reason: "too expensive" })).toBe(true);
     const stored = await runtime.execution(executionId);
     expect(stored?.status).toBe("rejected");
     expect(stored?.log[0]).toMatchObject({ seq: 0, method: "charge", state: "applied", result: { chargeId: "ch-1" } });
-    expect(stored?.log[1]).toMatchObject({ seq: 1, method: "create_order", state: "error", decision: { approved: false, by: "bob", reason: "too expensive" } });
+    expect(stored?.log[1]).toMatchObject({
+      seq: 1,
+      method: "create_order",
+      state: "error",
+      decision: { approved: false, by: "bob", reason: "too expensive" },
+    });
     expect(stored?.log[1]?.error).toContain("too expensive");
     expect(reverts).toEqual([]);
     expect(count("create_order")).toBe(0);
@@ -347,7 +391,9 @@ describe("reject (R-AP-4, R-AP-7)", () => {
 
   it("R-AP-4 R-AP-3: after a divergence leaves the approved entry pending, reject and approve both refuse and the record stays error", async () => {
     const { runtime, count } = setup({ deterministic: false });
-    const paused = expectPaused(await runtime.execute({ code: `async () => shop.create_order({ item: Math.random() })` }));
+    const paused = expectPaused(
+      await runtime.execute({ code: `async () => shop.create_order({ item: Math.random() })` }),
+    );
     expectError(await runtime.approve({ executionId: paused.executionId }), "REPLAY_DIVERGENCE");
     const before = await runtime.execution(paused.executionId);
     expect(before?.log[0]?.state).toBe("pending");
@@ -363,7 +409,9 @@ describe("missing connectors (R-AP-5)", () => {
   it("R-AP-5: a runtime without a connector the execution used returns MISSING_CONNECTOR naming it, before any code runs", async () => {
     const { runtime, shop, keyv, count } = setup();
     const paused = expectPaused(
-      await runtime.execute({ code: `async () => { await shop.list_items(); const order = await shop.create_order({ item: 1 }); await mail.send({ to: "ann" }); return order; }` }),
+      await runtime.execute({
+        code: `async () => { await shop.list_items(); const order = await shop.create_order({ item: 1 }); await mail.send({ to: "ann" }); return order; }`,
+      }),
     );
     const shopOnly = track(createCodemodeRuntime({ connectors: [shop], storage: keyv, limits: { timeoutMs: 5_000 } }));
     const missing = expectError(await shopOnly.approve({ executionId: paused.executionId }), "MISSING_CONNECTOR");
@@ -381,7 +429,9 @@ describe("missing connectors (R-AP-5)", () => {
   it("R-ST-3 R-AP-2: a second runtime with every connector over the same store resumes the paused execution", async () => {
     const { runtime, shop, mail, keyv, count } = setup();
     const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
-    const other = track(createCodemodeRuntime({ connectors: [shop, mail], storage: keyv, limits: { timeoutMs: 5_000 } }));
+    const other = track(
+      createCodemodeRuntime({ connectors: [shop, mail], storage: keyv, limits: { timeoutMs: 5_000 } }),
+    );
     const done = expectCompleted(await other.approve({ executionId: paused.executionId }));
     expect(done.result).toBe("o-1");
     expect(count("list_items")).toBe(1);
@@ -393,7 +443,10 @@ describe("concurrent decisions (R-AP-6)", () => {
   it("R-AP-6: two approvals at the same time run the gated action exactly once; the other gets NOT_PAUSED or BUSY", async () => {
     const { runtime, count } = setup();
     const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
-    const outcomes = await Promise.all([runtime.approve({ executionId: paused.executionId }), runtime.approve({ executionId: paused.executionId })]);
+    const outcomes = await Promise.all([
+      runtime.approve({ executionId: paused.executionId }),
+      runtime.approve({ executionId: paused.executionId }),
+    ]);
     expect(count("create_order")).toBe(1);
     const completed = outcomes.filter((outcome) => outcome.status === "completed");
     const refused = outcomes.filter((outcome) => outcome.status === "error");
@@ -406,76 +459,99 @@ describe("concurrent decisions (R-AP-6)", () => {
   it("R-AP-6: two runtimes in one process sharing a Keyv store approve at the same time: the action runs once", async () => {
     const { runtime, shop, mail, keyv, count } = setup();
     const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
-    const other = track(createCodemodeRuntime({ connectors: [shop, mail], storage: keyv, limits: { timeoutMs: 5_000 } }));
-    const outcomes = await Promise.all([runtime.approve({ executionId: paused.executionId }), other.approve({ executionId: paused.executionId })]);
+    const other = track(
+      createCodemodeRuntime({ connectors: [shop, mail], storage: keyv, limits: { timeoutMs: 5_000 } }),
+    );
+    const outcomes = await Promise.all([
+      runtime.approve({ executionId: paused.executionId }),
+      other.approve({ executionId: paused.executionId }),
+    ]);
     expect(count("create_order")).toBe(1);
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(["completed", "error"]);
   });
 
-  it.each(["approve first", "reject first"])("R-AP-6: approve racing reject (%s) applies the action at most once and ends consistent", async (order) => {
-    const { runtime, count } = setup();
-    const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
-    const executionId = paused.executionId;
-    const approve = () => runtime.approve({ executionId, by: "ann" });
-    const reject = () => runtime.reject({ executionId, seq: 1, by: "bob" });
-    const [approval, rejected] = order === "approve first" ? await Promise.all([approve(), reject()]) : await Promise.all([reject(), approve()]).then(([r, a]) => [a, r] as const);
-    const stored = await runtime.execution(executionId);
-    expect(count("create_order")).toBeLessThanOrEqual(1);
-    if (rejected) {
-      expect(count("create_order")).toBe(0);
-      expectError(approval, "NOT_PAUSED");
-      expect(stored?.status).toBe("rejected");
-      expect(stored?.log[1]).toMatchObject({ state: "error", decision: { approved: false, by: "bob" } });
-    } else {
-      expect(count("create_order")).toBe(1);
-      expect(expectCompleted(approval).result).toBe("o-1");
-      expect(stored?.status).toBe("completed");
-      expect(stored?.log[1]).toMatchObject({ state: "applied", decision: { approved: true, by: "ann" } });
-    }
-  });
+  it.each(["approve first", "reject first"])(
+    "R-AP-6: approve racing reject (%s) applies the action at most once and ends consistent",
+    async (order) => {
+      const { runtime, count } = setup();
+      const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
+      const executionId = paused.executionId;
+      const approve = () => runtime.approve({ executionId, by: "ann" });
+      const reject = () => runtime.reject({ executionId, seq: 1, by: "bob" });
+      const [approval, rejected] =
+        order === "approve first"
+          ? await Promise.all([approve(), reject()])
+          : await Promise.all([reject(), approve()]).then(([r, a]) => [a, r] as const);
+      const stored = await runtime.execution(executionId);
+      expect(count("create_order")).toBeLessThanOrEqual(1);
+      if (rejected) {
+        expect(count("create_order")).toBe(0);
+        expectError(approval, "NOT_PAUSED");
+        expect(stored?.status).toBe("rejected");
+        expect(stored?.log[1]).toMatchObject({ state: "error", decision: { approved: false, by: "bob" } });
+      } else {
+        expect(count("create_order")).toBe(1);
+        expect(expectCompleted(approval).result).toBe("o-1");
+        expect(stored?.status).toBe("completed");
+        expect(stored?.log[1]).toMatchObject({ state: "applied", decision: { approved: true, by: "ann" } });
+      }
+    },
+  );
 });
 
 describe("approve racing rollback and delete (R-AP-6)", () => {
   const CHARGE_THEN_ORDER = `async () => { await shop.charge({ amount: 5 }); return (await shop.create_order({ item: 1 })).orderId; }`;
 
-  it.each(["approve first", "rollback first"])("R-AP-6: approve racing rollback (%s) runs the action at most once and ends consistent", async (order) => {
-    const { runtime, count, reverts } = setup();
-    const paused = expectPaused(await runtime.execute({ code: CHARGE_THEN_ORDER }));
-    const executionId = paused.executionId;
-    const approve = () => runtime.approve({ executionId });
-    const rollback = () => runtime.rollback({ executionId });
-    const [approval, report] = order === "approve first" ? await Promise.all([approve(), rollback()]) : await Promise.all([rollback(), approve()]).then(([r, a]) => [a, r] as const);
-    const stored = await runtime.execution(executionId);
-    expect(stored?.status).toBe("rolled_back");
-    if (approval.status === "completed") {
-      expect(count("create_order")).toBe(1);
-      expect(report.reverted).toEqual([1, 0]);
-      expect(reverts).toEqual(['create_order {"item":1}', 'charge {"amount":5}']);
-    } else {
-      expectError(approval, "NOT_PAUSED");
-      expect(count("create_order")).toBe(0);
-      expect(report.reverted).toEqual([0]);
-      expect(reverts).toEqual(['charge {"amount":5}']);
-    }
-  });
+  it.each(["approve first", "rollback first"])(
+    "R-AP-6: approve racing rollback (%s) runs the action at most once and ends consistent",
+    async (order) => {
+      const { runtime, count, reverts } = setup();
+      const paused = expectPaused(await runtime.execute({ code: CHARGE_THEN_ORDER }));
+      const executionId = paused.executionId;
+      const approve = () => runtime.approve({ executionId });
+      const rollback = () => runtime.rollback({ executionId });
+      const [approval, report] =
+        order === "approve first"
+          ? await Promise.all([approve(), rollback()])
+          : await Promise.all([rollback(), approve()]).then(([r, a]) => [a, r] as const);
+      const stored = await runtime.execution(executionId);
+      expect(stored?.status).toBe("rolled_back");
+      if (approval.status === "completed") {
+        expect(count("create_order")).toBe(1);
+        expect(report.reverted).toEqual([1, 0]);
+        expect(reverts).toEqual(['create_order {"item":1}', 'charge {"amount":5}']);
+      } else {
+        expectError(approval, "NOT_PAUSED");
+        expect(count("create_order")).toBe(0);
+        expect(report.reverted).toEqual([0]);
+        expect(reverts).toEqual(['charge {"amount":5}']);
+      }
+    },
+  );
 
-  it.each(["approve first", "delete first"])("R-AP-6: approve racing delete (%s) runs the action at most once and ends consistent", async (order) => {
-    const { runtime, count } = setup();
-    const paused = expectPaused(await runtime.execute({ code: CHARGE_THEN_ORDER }));
-    const executionId = paused.executionId;
-    const approve = () => runtime.approve({ executionId });
-    const remove = () => runtime.deleteExecution(executionId);
-    const [approval, deleted] = order === "approve first" ? await Promise.all([approve(), remove()]) : await Promise.all([remove(), approve()]).then(([d, a]) => [a, d] as const);
-    expect(deleted).toBe(true);
-    expect(await runtime.execution(executionId)).toBeNull();
-    if (approval.status === "completed") {
-      expect(count("create_order")).toBe(1);
-      expect(approval.result).toBe("o-1");
-    } else {
-      expectError(approval, "NOT_FOUND");
-      expect(count("create_order")).toBe(0);
-    }
-  });
+  it.each(["approve first", "delete first"])(
+    "R-AP-6: approve racing delete (%s) runs the action at most once and ends consistent",
+    async (order) => {
+      const { runtime, count } = setup();
+      const paused = expectPaused(await runtime.execute({ code: CHARGE_THEN_ORDER }));
+      const executionId = paused.executionId;
+      const approve = () => runtime.approve({ executionId });
+      const remove = () => runtime.deleteExecution(executionId);
+      const [approval, deleted] =
+        order === "approve first"
+          ? await Promise.all([approve(), remove()])
+          : await Promise.all([remove(), approve()]).then(([d, a]) => [a, d] as const);
+      expect(deleted).toBe(true);
+      expect(await runtime.execution(executionId)).toBeNull();
+      if (approval.status === "completed") {
+        expect(count("create_order")).toBe(1);
+        expect(approval.result).toBe("o-1");
+      } else {
+        expectError(approval, "NOT_FOUND");
+        expect(count("create_order")).toBe(0);
+      }
+    },
+  );
 });
 
 describe("outcomes are data (R-RT-1, R-RT-2)", () => {
@@ -489,7 +565,9 @@ describe("outcomes are data (R-RT-1, R-RT-2)", () => {
     expect(paused.executionId).toMatch(/\S/);
     expect(paused.calls).toHaveLength(2);
 
-    const failed = expectError(await runtime.execute({ code: `async () => { await shop.list_items(); throw new Error("nope"); }` }));
+    const failed = expectError(
+      await runtime.execute({ code: `async () => { await shop.list_items(); throw new Error("nope"); }` }),
+    );
     expect(failed.executionId).toMatch(/\S/);
     expect(failed.calls).toHaveLength(1);
     expect(new Set([completed.executionId, paused.executionId, failed.executionId]).size).toBe(3);
@@ -509,7 +587,10 @@ describe("outcomes are data (R-RT-1, R-RT-2)", () => {
 
   it("R-RT-1 R-SB-2: a syntax error comes back as SYNTAX_ERROR with line and column, and the record says error", async () => {
     const { runtime } = setup();
-    const outcome = expectError(await runtime.execute({ code: `async () => {\n  const x = 1;\n  return x +;\n}` }), "SYNTAX_ERROR");
+    const outcome = expectError(
+      await runtime.execute({ code: `async () => {\n  const x = 1;\n  return x +;\n}` }),
+      "SYNTAX_ERROR",
+    );
     expect(outcome.error).toMatch(/line \d+, column \d+/);
     expect((await runtime.execution(outcome.executionId))?.status).toBe("error");
   });
@@ -524,9 +605,15 @@ describe("outcomes are data (R-RT-1, R-RT-2)", () => {
 
   it("R-RT-1: thrown values, host globals and bad input come back as outcomes, never throws", async () => {
     const { runtime } = setup();
-    const thrown = expectError(await runtime.execute({ code: `async () => { throw new TypeError("broken plan"); }` }), "SANDBOX_ERROR");
+    const thrown = expectError(
+      await runtime.execute({ code: `async () => { throw new TypeError("broken plan"); }` }),
+      "SANDBOX_ERROR",
+    );
     expect(thrown.error).toContain("broken plan");
-    const thrownString = expectError(await runtime.execute({ code: `async () => { throw "just a string"; }` }), "SANDBOX_ERROR");
+    const thrownString = expectError(
+      await runtime.execute({ code: `async () => { throw "just a string"; }` }),
+      "SANDBOX_ERROR",
+    );
     expect(thrownString.error).toContain("just a string");
     const noProcess = expectError(await runtime.execute({ code: `async () => process.exit(1)` }), "SANDBOX_ERROR");
     expect(noProcess.error).toContain("process");
@@ -558,11 +645,20 @@ describe("configuration errors throw at creation (R-RT-1, R-CON-4)", () => {
   });
 
   it("R-CON-4: replay: reexecute with requiresApproval throws at creation, naming the tool", () => {
-    const gatedRead: ConnectorDefinition = { name: "files", tools: { read_file: { replay: "reexecute", requiresApproval: true, execute: () => "x" } } };
+    const gatedRead: ConnectorDefinition = {
+      name: "files",
+      tools: { read_file: { replay: "reexecute", requiresApproval: true, execute: () => "x" } },
+    };
     expect(() => createCodemodeRuntime({ connectors: [gatedRead] })).toThrow(/files\.read_file/);
-    const conditional: ConnectorDefinition = { name: "files", tools: { read_file: { replay: "reexecute", requiresApproval: () => false, execute: () => "x" } } };
+    const conditional: ConnectorDefinition = {
+      name: "files",
+      tools: { read_file: { replay: "reexecute", requiresApproval: () => false, execute: () => "x" } },
+    };
     expect(() => createCodemodeRuntime({ connectors: [conditional] })).toThrow(/files\.read_file/);
-    const fine: ConnectorDefinition = { name: "files", tools: { read_file: { replay: "reexecute", requiresApproval: false, execute: () => "x" } } };
+    const fine: ConnectorDefinition = {
+      name: "files",
+      tools: { read_file: { replay: "reexecute", requiresApproval: false, execute: () => "x" } },
+    };
     expect(() => track(createCodemodeRuntime({ connectors: [fine] }))).not.toThrow();
   });
 

@@ -3,10 +3,11 @@
  * so a process given more work than it can hold slows down and never aborts. The sustained-load
  * bounds themselves (RSS, timer lag, isolates disposed at once) are held by test/load/run.ts.
  */
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { CODEMODE_ATTRIBUTES } from "@codemode/core/telemetry";
+
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
+import { CODEMODE_ATTRIBUTES } from "@codemode/core/telemetry";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 
 let runtime: CodemodeRuntime | undefined;
@@ -38,7 +39,9 @@ function probe(read: () => CodemodeRuntime) {
 }
 
 describe("back-pressure: maxPassesInFlight", () => {
-  it("R-SB-3: 1,000 executions submitted at once all complete, never more than 4 passes running at once", { timeout: 120_000 }, async () => {
+  it("R-SB-3: 1,000 executions submitted at once all complete, never more than 4 passes running at once", {
+    timeout: 120_000,
+  }, async () => {
     const { connector, seen } = probe(() => runtime!);
     const executor = createIsolatedVmExecutor();
     let running = 0;
@@ -60,10 +63,14 @@ describe("back-pressure: maxPassesInFlight", () => {
         close: () => executor.close(),
       },
     });
-    const outcomes: Outcome[] = await Promise.all(Array.from({ length: 1_000 }, (_, n) => runtime!.execute({ code: `async () => probe.look({ n: ${n} })` })));
+    const outcomes: Outcome[] = await Promise.all(
+      Array.from({ length: 1_000 }, (_, n) => runtime!.execute({ code: `async () => probe.look({ n: ${n} })` })),
+    );
 
     expect(outcomes.filter((outcome) => outcome.status !== "completed")).toEqual([]);
-    expect(outcomes.map((outcome) => (outcome.status === "completed" ? outcome.result : undefined))).toEqual(Array.from({ length: 1_000 }, (_, n) => n * 2));
+    expect(outcomes.map((outcome) => (outcome.status === "completed" ? outcome.result : undefined))).toEqual(
+      Array.from({ length: 1_000 }, (_, n) => n * 2),
+    );
     // The executor never saw more than the limit; the limit was reached, and the rest waited.
     expect(maxRunning).toBe(4);
     expect(seen.maxInFlight).toBe(4);
@@ -76,10 +83,20 @@ describe("back-pressure: maxPassesInFlight", () => {
 
   it("R-SB-3: with the default executor, a pass that waits for its place counts its wait in the pass span, and a queued pass's timeout starts when it runs", async () => {
     const exporter = new InMemorySpanExporter();
-    const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer("back-pressure");
+    const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer(
+      "back-pressure",
+    );
     const hold = (ms: number) => new Promise((resolve) => setTimeout(() => resolve(ms), ms));
-    const slow = defineConnector({ name: "slow", tools: { wait: { readOnly: true, execute: async (args: { ms: number }) => hold(args.ms) } } });
-    runtime = createCodemodeRuntime({ connectors: [slow], maxPassesInFlight: 1, limits: { timeoutMs: 1_000 }, telemetry: { tracer } });
+    const slow = defineConnector({
+      name: "slow",
+      tools: { wait: { readOnly: true, execute: async (args: { ms: number }) => hold(args.ms) } },
+    });
+    runtime = createCodemodeRuntime({
+      connectors: [slow],
+      maxPassesInFlight: 1,
+      limits: { timeoutMs: 1_000 },
+      telemetry: { tracer },
+    });
 
     const first = runtime.execute({ code: "async () => slow.wait({ ms: 700 })" });
     const second = runtime.execute({ code: "async () => slow.wait({ ms: 500 })" });
@@ -93,7 +110,9 @@ describe("back-pressure: maxPassesInFlight", () => {
     expect(await second).toMatchObject({ status: "completed", result: 500 });
 
     const passes = exporter.getFinishedSpans().filter((span) => span.name === "codemode.pass");
-    const queued = passes.map((span) => span.attributes[CODEMODE_ATTRIBUTES.passQueuedMs]).sort((a, b) => Number(a) - Number(b));
+    const queued = passes
+      .map((span) => span.attributes[CODEMODE_ATTRIBUTES.passQueuedMs])
+      .sort((a, b) => Number(a) - Number(b));
     expect(queued[0]).toBe(0);
     expect(Number(queued[1])).toBeGreaterThanOrEqual(500);
     expect(passes.map((span) => span.attributes[CODEMODE_ATTRIBUTES.passQueueLength]).sort()).toEqual([0, 0]);
@@ -101,7 +120,9 @@ describe("back-pressure: maxPassesInFlight", () => {
 
   it("R-RT-1: maxPassesInFlight must be a whole number of at least 1", () => {
     for (const bad of [0, -1, 1.5, Number.NaN, "4"]) {
-      expect(() => createCodemodeRuntime({ maxPassesInFlight: bad as number })).toThrow(/maxPassesInFlight must be a whole number of at least 1/);
+      expect(() => createCodemodeRuntime({ maxPassesInFlight: bad as number })).toThrow(
+        /maxPassesInFlight must be a whole number of at least 1/,
+      );
     }
   });
 

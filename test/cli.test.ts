@@ -4,8 +4,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type {
+  CodemodeRuntime,
+  ExecutionState,
+  ExecutionSummary,
+  Outcome,
+  PendingAction,
+  RollbackReport,
+  Snippet,
+} from "@codemode/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CodemodeRuntime, ExecutionState, ExecutionSummary, Outcome, PendingAction, RollbackReport, Snippet } from "@codemode/core";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";
 
 /**
@@ -68,7 +76,8 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
   const store = storeOf();
   let runtime: CodemodeRuntime;
   let close: () => Promise<void>;
-  const run = (...args: string[]) => codemode(["--config", CONFIG, ...args], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: name });
+  const run = (...args: string[]) =>
+    codemode(["--config", CONFIG, ...args], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: name });
   const json = async <T>(...args: string[]): Promise<T> => {
     const result = await run(...args, "--json");
     expect(result.code, result.stderr).toBe(0);
@@ -96,12 +105,33 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
 
       const all = await json<{ items: ExecutionSummary[]; cursor?: string }>("executions");
       expect(all.items.map((item) => item.id)).toEqual([done.executionId, second, first]);
-      const page = await json<{ items: ExecutionSummary[]; cursor?: string }>("executions", "--status", "paused", "--limit", "1");
+      const page = await json<{ items: ExecutionSummary[]; cursor?: string }>(
+        "executions",
+        "--status",
+        "paused",
+        "--limit",
+        "1",
+      );
       expect(page.items.map((item) => [item.id, item.status, item.pendingSeq])).toEqual([[second, "paused", 1]]);
       expect(page.cursor).toBeTruthy();
-      const next = await json<{ items: ExecutionSummary[]; cursor?: string }>("executions", "--status", "paused", "--limit", "1", "--cursor", page.cursor!);
+      const next = await json<{ items: ExecutionSummary[]; cursor?: string }>(
+        "executions",
+        "--status",
+        "paused",
+        "--limit",
+        "1",
+        "--cursor",
+        page.cursor!,
+      );
       expect(next.items.map((item) => item.id)).toEqual([first]);
-      const everyPage = await json<{ items: ExecutionSummary[] }>("executions", "--status", "paused", "--limit", "1", "--all");
+      const everyPage = await json<{ items: ExecutionSummary[] }>(
+        "executions",
+        "--status",
+        "paused",
+        "--limit",
+        "1",
+        "--all",
+      );
       expect(everyPage.items.map((item) => item.id)).toEqual([second, first]);
 
       const pending = await json<{ items: PendingAction[] }>("pending");
@@ -119,13 +149,20 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
       const table = await run("show", first);
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/SEQ\s+CALL\s+STATE\s+ARGUMENTS\s+RESULT\s+DECISION/);
-      expect(table.stdout).toMatch(/1\s+tickets\.create\s+pending\s+\{"title":"Refund alice@example\.com","pr…\s+waiting for approval/);
+      expect(table.stdout).toMatch(
+        /1\s+tickets\.create\s+pending\s+\{"title":"Refund alice@example\.com","pr…\s+waiting for approval/,
+      );
       expect(table.stdout).not.toContain("Refund for order 1042");
       expect(table.stderr).toContain(`codemode approve ${first} --seq 1`);
       const full = await run("show", first, "--full");
       expect(full.stdout).toContain('"subject": "Refund for order 1042"');
       expect(full.stdout).toContain("tickets.create({ title:");
-      const coloured = await codemode(["--config", CONFIG, "show", first], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: name, NO_COLOR: "", FORCE_COLOR: "1" });
+      const coloured = await codemode(["--config", CONFIG, "show", first], {
+        CODEMODE_TEST_STORE: store,
+        CODEMODE_TEST_NAME: name,
+        NO_COLOR: "",
+        FORCE_COLOR: "1",
+      });
       expect(coloured.stdout).toContain("\u001b[33mpending");
     },
     TIMEOUT,
@@ -135,7 +172,16 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
     "approve resumes the run to completion and records who and why; approving it again says who decided and when (exit 4)",
     async () => {
       const executionId = await paused();
-      const approved = await json<Outcome>("approve", executionId, "--seq", "1", "--by", "dana", "--reason", "customer called");
+      const approved = await json<Outcome>(
+        "approve",
+        executionId,
+        "--seq",
+        "1",
+        "--by",
+        "dana",
+        "--reason",
+        "customer called",
+      );
       expect(approved).toMatchObject({ status: "completed", executionId, result: 101 });
       const entry = (await runtime.execution(executionId))?.log[1];
       expect(entry?.decision).toMatchObject({ approved: true, by: "dana", reason: "customer called" });
@@ -161,7 +207,14 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
     "reject ends the run rejected (the pending seq found by itself); rollback reverts the applied ticket and skips what has no revert",
     async () => {
       const toReject = await paused();
-      const rejected = await json<{ rejected: boolean; seq: number; status: string }>("reject", toReject, "--by", "sam", "--reason", "duplicate");
+      const rejected = await json<{ rejected: boolean; seq: number; status: string }>(
+        "reject",
+        toReject,
+        "--by",
+        "sam",
+        "--reason",
+        "duplicate",
+      );
       expect(rejected).toMatchObject({ rejected: true, seq: 1, status: "rejected" });
       expect((await runtime.execution(toReject))?.status).toBe("rejected");
       const late = await run("reject", toReject, "--seq", "1");
@@ -188,7 +241,11 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
         if ("status" in result) throw new Error(result.error);
         submitted.push(result.executionId);
       }
-      const result = await codemode(["--config", CONFIG, "recover", "--json"], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: name, CODEMODE_TEST_MAX_PASSES: "2" });
+      const result = await codemode(["--config", CONFIG, "recover", "--json"], {
+        CODEMODE_TEST_STORE: store,
+        CODEMODE_TEST_NAME: name,
+        CODEMODE_TEST_MAX_PASSES: "2",
+      });
       expect(result.code, result.stderr).toBe(0);
       const recovered = JSON.parse(result.stdout) as Outcome[];
       expect(recovered.map((outcome) => outcome.executionId).sort()).toEqual([...submitted].sort());
@@ -209,19 +266,34 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
       const submitted = await runtime.submit({ code: FREE_PROGRAM });
       expect("status" in submitted).toBe(false);
       const recovered = await json<Outcome[]>("recover");
-      expect(recovered).toEqual([expect.objectContaining({ executionId: (submitted as { executionId: string }).executionId, status: "completed", result: 1 })]);
+      expect(recovered).toEqual([
+        expect.objectContaining({
+          executionId: (submitted as { executionId: string }).executionId,
+          status: "completed",
+          result: 1,
+        }),
+      ]);
       expect(await json<Outcome[]>("recover")).toEqual([]);
 
       const source = await runtime.execute({ code: FREE_PROGRAM });
-      await runtime.saveSnippet("count-closed", { executionId: source.executionId, description: "Counts closed tickets" });
+      await runtime.saveSnippet("count-closed", {
+        executionId: source.executionId,
+        description: "Counts closed tickets",
+      });
       const snippets = await json<Snippet[]>("snippets");
-      expect(snippets.map((snippet) => [snippet.name, snippet.description, snippet.connectors])).toEqual([["count-closed", "Counts closed tickets", ["tickets"]]]);
+      expect(snippets.map((snippet) => [snippet.name, snippet.description, snippet.connectors])).toEqual([
+        ["count-closed", "Counts closed tickets", ["tickets"]],
+      ]);
 
-      const finishedBefore = (await runtime.executions({ status: ["completed", "rejected", "rolled_back", "error"], limit: 1000 })).items.length;
+      const finishedBefore = (
+        await runtime.executions({ status: ["completed", "rejected", "rolled_back", "error"], limit: 1000 })
+      ).items.length;
       expect(finishedBefore).toBeGreaterThan(1);
       const pruned = await json<{ removed: number; keep: number }>("prune", "--keep", "1");
       expect(pruned).toEqual({ removed: finishedBefore - 1, keep: 1 });
-      expect((await runtime.executions({ status: ["completed", "rejected", "rolled_back", "error"], limit: 1000 })).items).toHaveLength(1);
+      expect(
+        (await runtime.executions({ status: ["completed", "rejected", "rolled_back", "error"], limit: 1000 })).items,
+      ).toHaveLength(1);
       expect((await json<{ removed: number }>("prune", "--keep", "1")).removed).toBe(0);
     },
     TIMEOUT,
@@ -240,7 +312,9 @@ describe.each(STORES)("codemode against %s", (_label, storeOf) => {
       ]) {
         const result = await run(...command);
         expect(result.code, command.join(" ")).toBe(3);
-        expect(problemLine(result)).toBe(`codemode: no execution ${unknown} in the store; list them with: codemode executions`);
+        expect(problemLine(result)).toBe(
+          `codemode: no execution ${unknown} in the store; list them with: codemode executions`,
+        );
         expect(result.stdout).toBe("");
       }
     },
@@ -259,11 +333,15 @@ describe("codemode when things are wrong", () => {
       );
       const notRuntime = await codemode(["--config", join(FIXTURES, "not-a-runtime.config.ts"), "pending", "--json"]);
       expect(notRuntime.code).toBe(6);
-      expect(notRuntime.stderr.trim()).toMatch(/^codemode: the config .*not-a-runtime\.config\.ts does not export a Code Mode runtime; export default a runtime/);
+      expect(notRuntime.stderr.trim()).toMatch(
+        /^codemode: the config .*not-a-runtime\.config\.ts does not export a Code Mode runtime; export default a runtime/,
+      );
       expect(JSON.parse(notRuntime.stdout)).toMatchObject({ error: { exitCode: 6 } });
       const missing = await codemode(["--config", "./nowhere.config.ts", "pending"]);
       expect(missing.code).toBe(6);
-      expect(missing.stderr.trim()).toBe("codemode: the config ./nowhere.config.ts does not exist; pass --config with the path of the module that exports your runtime");
+      expect(missing.stderr.trim()).toBe(
+        "codemode: the config ./nowhere.config.ts does not exist; pass --config with the path of the module that exports your runtime",
+      );
     },
     TIMEOUT,
   );
@@ -271,11 +349,17 @@ describe("codemode when things are wrong", () => {
   it(
     "an unreachable store: one line saying so and what to check, exit 7 (reads, decisions and maintenance alike)",
     async () => {
-      const env = { CODEMODE_TEST_STORE: "redis://127.0.0.1:1", CODEMODE_TEST_NAME: "down", CODEMODE_TEST_CONNECT_MS: "300" };
+      const env = {
+        CODEMODE_TEST_STORE: "redis://127.0.0.1:1",
+        CODEMODE_TEST_NAME: "down",
+        CODEMODE_TEST_CONNECT_MS: "300",
+      };
       for (const command of [["executions"], ["approve", randomUUID()], ["expire"]]) {
         const result = await codemode(["--config", CONFIG, ...command], env);
         expect(result.code, command.join(" ")).toBe(7);
-        expect(problemLine(result)).toMatch(/^codemode: the store is unreachable \(.+\); check that it is running and that the config points at it$/);
+        expect(problemLine(result)).toMatch(
+          /^codemode: the store is unreachable \(.+\); check that it is running and that the config points at it$/,
+        );
       }
       const asJson = await codemode(["--config", CONFIG, "pending", "--json"], env);
       expect(JSON.parse(asJson.stdout)).toMatchObject({ error: { exitCode: 7, code: "STORAGE_ERROR" } });
@@ -288,7 +372,9 @@ describe("codemode when things are wrong", () => {
     async () => {
       expect((await codemode(["frobnicate"])).code).toBe(2);
       expect((await codemode(["show"])).code).toBe(2);
-      const badNumber = await codemode(["--config", CONFIG, "executions", "--limit", "lots"], { CODEMODE_TEST_STORE: `sqlite:${join(directory, "usage.sqlite")}` });
+      const badNumber = await codemode(["--config", CONFIG, "executions", "--limit", "lots"], {
+        CODEMODE_TEST_STORE: `sqlite:${join(directory, "usage.sqlite")}`,
+      });
       expect(badNumber.code).toBe(2);
       expect(problemLine(badNumber)).toBe('codemode: --limit needs a whole number of at least 1, not "lots"');
       const help = await codemode(["--help"]);

@@ -2,9 +2,10 @@
  * Durability edges: what a later load sees of a pass that died mid-write (R-ST-1, R-RP-4), and
  * replays that must fit where the first pass fitted (R-AP-2).
  */
-import Keyv from "keyv";
+
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import type { KeyvLike } from "@codemode/core/store";
+import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,7 +32,10 @@ describe("durability", () => {
       },
     };
     const effects: number[] = [];
-    const tools = defineConnector({ name: "t", tools: { w: { execute: (args: { i: number }) => void effects.push(args.i) } } });
+    const tools = defineConnector({
+      name: "t",
+      tools: { w: { execute: (args: { i: number }) => void effects.push(args.i) } },
+    });
     const runtime = createCodemodeRuntime({ connectors: [tools], storage: store });
     const running = runtime.execute({
       code: "async () => { for (let i = 0; i < 32; i++) await t.w({ i }); await Promise.all([t.w({ i: 32 }), t.w({ i: 33 })]); return 'done'; }",

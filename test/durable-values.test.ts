@@ -2,7 +2,13 @@
  * Durable values (R-DV-1 … R-DV-3): what the log can keep, what it refuses and says why, the
  * final result the model gets whole, and transformResult applied after recording.
  */
-import { createCodemodeRuntime, defineConnector, MAX_DURABLE_CHARS, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  createCodemodeRuntime,
+  defineConnector,
+  MAX_DURABLE_CHARS,
+  type Outcome,
+} from "@codemode/core";
 import { afterEach, describe, expect, it } from "vitest";
 
 interface Effect {
@@ -37,7 +43,8 @@ function filesConnector(effects: Effect[]) {
       echo: {
         execute: async (args: { bytes: Uint8Array; big: bigint }, ctx) => {
           effects.push({ method: "echo", seq: ctx.seq, args });
-          if (!(args.bytes instanceof Uint8Array)) throw new Error(`bytes arrived as ${Object.prototype.toString.call(args.bytes)}`);
+          if (!(args.bytes instanceof Uint8Array))
+            throw new Error(`bytes arrived as ${Object.prototype.toString.call(args.bytes)}`);
           if (typeof args.big !== "bigint") throw new Error(`big arrived as ${typeof args.big}`);
           return { bytes: Uint8Array.from([...args.bytes, 255]), big: args.big * 2n };
         },
@@ -66,8 +73,14 @@ function setup(options: { transformResult?: (result: unknown) => unknown } = {})
   return { runtime, effects };
 }
 
-function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
-  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome, (_, v) => (typeof v === "bigint" ? `${v}n` : v)).slice(0, 600)}`);
+function expectStatus<S extends Outcome["status"]>(
+  outcome: Outcome,
+  status: S,
+): asserts outcome is Extract<Outcome, { status: S }> {
+  if (outcome.status !== status)
+    throw new Error(
+      `expected ${status}, got ${JSON.stringify(outcome, (_, v) => (typeof v === "bigint" ? `${v}n` : v)).slice(0, 600)}`,
+    );
 }
 
 /** The advice R-DV-1 asks for: keep the data elsewhere, pass a small reference. */
@@ -100,7 +113,9 @@ describe("R-DV-1 values kept for replay are limited to 1,000,000 serialized char
   it("an argument of exactly 1,000,000 serialized characters is kept", async () => {
     const { runtime, effects } = setup();
     // {"c":"…"} is 8 characters around the string.
-    const outcome = await runtime.execute({ code: `async () => (await files.save({ c: "x".repeat(${MAX_DURABLE_CHARS - 8}) })).saved` });
+    const outcome = await runtime.execute({
+      code: `async () => (await files.save({ c: "x".repeat(${MAX_DURABLE_CHARS - 8}) })).saved`,
+    });
     expectStatus(outcome, "completed");
     expect(outcome.result).toBe(true);
     expect(effects).toHaveLength(1);
@@ -118,7 +133,13 @@ describe("R-DV-1 values kept for replay are limited to 1,000,000 serialized char
     expect(effects).toHaveLength(1);
     const state = await runtime.execution(outcome.executionId);
     expect(state?.log).toHaveLength(1);
-    expect(state?.log[0]).toMatchObject({ seq: 0, connector: "files", method: "read_huge", state: "applied", args: { size: 1_000_001 } });
+    expect(state?.log[0]).toMatchObject({
+      seq: 0,
+      connector: "files",
+      method: "read_huge",
+      state: "applied",
+      args: { size: 1_000_001 },
+    });
     expect(state?.log[0]?.result).toBeUndefined();
   });
 
@@ -282,12 +303,18 @@ describe("Uint8Array and bigint cross as themselves (R-SB-4, beyond)", () => {
       args: { bytes: Uint8Array.from([1, 2, 3]), big: 12345678901234567890n },
       result: { bytes: Uint8Array.from([1, 2, 3, 255]), big: 24691357802469135780n },
     });
-    expect(state?.log[1]).toMatchObject({ connector: "codemode", method: "step", result: { big: 2n ** 70n, bytes: Uint8Array.from([42]) } });
+    expect(state?.log[1]).toMatchObject({
+      connector: "codemode",
+      method: "step",
+      result: { big: 2n ** 70n, bytes: Uint8Array.from([42]) },
+    });
   });
 
   it("an object that uses the codec's own tag key comes back as plain data", async () => {
     const { runtime, effects } = setup();
-    const outcome = await runtime.execute({ code: `async () => { await files.save({ $cm: "bigint", v: "1" }); return { $cm: "bytes", v: "AQID" }; }` });
+    const outcome = await runtime.execute({
+      code: `async () => { await files.save({ $cm: "bigint", v: "1" }); return { $cm: "bytes", v: "AQID" }; }`,
+    });
     expectStatus(outcome, "completed");
     expect(outcome.result).toEqual({ $cm: "bytes", v: "AQID" });
     expect(effects[0]?.args).toEqual({ $cm: "bigint", v: "1" });

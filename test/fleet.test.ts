@@ -9,14 +9,23 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { createCodemodeQueue, type CodemodeQueue } from "@codemode/bullmq";
+import { type CodemodeQueue, createCodemodeQueue } from "@codemode/bullmq";
 import type { CodemodeRuntime, LogEntry } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { tcpUnreachable } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type FleetConfig, type Ledger, openLedger, openRuntime, openStorage, PROGRAM, queueConnection, tables } from "./fleet-processes/shared.ts";
+import {
+  type FleetConfig,
+  type Ledger,
+  openLedger,
+  openRuntime,
+  openStorage,
+  PROGRAM,
+  queueConnection,
+  tables,
+} from "./fleet-processes/shared.ts";
 
 const WORKER = fileURLToPath(new URL("./fleet-processes/worker.ts", import.meta.url));
 const APPROVER = fileURLToPath(new URL("./fleet-processes/approver.ts", import.meta.url));
@@ -37,7 +46,11 @@ interface Child {
 }
 
 function spawn(script: string, config: FleetConfig): Child {
-  const child = fork(script, [JSON.stringify(config)], { execArgv: [], stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "json" });
+  const child = fork(script, [JSON.stringify(config)], {
+    execArgv: [],
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    serialization: "json",
+  });
   const stderr: string[] = [];
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(...chunk.toString().split("\n").filter(Boolean)));
   const messages: Array<Record<string, unknown>> = [];
@@ -51,8 +64,10 @@ function spawn(script: string, config: FleetConfig): Child {
       for (;;) {
         const found = messages.find((message) => message.event === name);
         if (found) return found;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} ended before "${name}": ${stderr.slice(-5).join("\n")}`);
-        if (Date.now() > deadline) throw new Error(`no "${name}" from ${script} within ${timeoutMs} ms: ${stderr.slice(-5).join("\n")}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${script} ended before "${name}": ${stderr.slice(-5).join("\n")}`);
+        if (Date.now() > deadline)
+          throw new Error(`no "${name}" from ${script} within ${timeoutMs} ms: ${stderr.slice(-5).join("\n")}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
@@ -89,9 +104,18 @@ const backends: BackendCase[] = [
       const client = createClient({ url: REDIS_URL });
       await client.connect();
       const key = (name: string) => `${space}:ledger:${name}`;
-      const attempts = (await client.lRange(key("attempts"), 0, -1)).map((row) => JSON.parse(row) as Recorded["attempts"][number]);
-      const effects = new Map(Object.entries(await client.hGetAll(key("effects"))).map(([id, row]) => [id, JSON.parse(row) as { worker: string; at: number }]));
-      const approvals = new Map(Object.entries(await client.hGetAll(key("approvals"))).map(([id, at]) => [id, Number(at)]));
+      const attempts = (await client.lRange(key("attempts"), 0, -1)).map(
+        (row) => JSON.parse(row) as Recorded["attempts"][number],
+      );
+      const effects = new Map(
+        Object.entries(await client.hGetAll(key("effects"))).map(([id, row]) => [
+          id,
+          JSON.parse(row) as { worker: string; at: number },
+        ]),
+      );
+      const approvals = new Map(
+        Object.entries(await client.hGetAll(key("approvals"))).map(([id, at]) => [id, Number(at)]),
+      );
       await client.close();
       return { attempts, effects, approvals };
     },
@@ -109,17 +133,34 @@ const backends: BackendCase[] = [
     async prepare(space) {
       const names = tables(space);
       const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-      await pool.query(`CREATE TABLE "${names.attempts}" (key TEXT NOT NULL, worker TEXT NOT NULL, gated BOOLEAN NOT NULL, at BIGINT NOT NULL)`);
-      await pool.query(`CREATE TABLE "${names.effects}" (key TEXT PRIMARY KEY, worker TEXT NOT NULL, at BIGINT NOT NULL)`);
+      await pool.query(
+        `CREATE TABLE "${names.attempts}" (key TEXT NOT NULL, worker TEXT NOT NULL, gated BOOLEAN NOT NULL, at BIGINT NOT NULL)`,
+      );
+      await pool.query(
+        `CREATE TABLE "${names.effects}" (key TEXT PRIMARY KEY, worker TEXT NOT NULL, at BIGINT NOT NULL)`,
+      );
       await pool.query(`CREATE TABLE "${names.approvals}" (key TEXT PRIMARY KEY, at BIGINT NOT NULL)`);
       await pool.end();
     },
     async read(space) {
       const names = tables(space);
       const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-      const attempts = (await pool.query(`SELECT key, worker, gated, at FROM "${names.attempts}"`)).rows.map((row) => ({ ...row, at: Number(row.at) })) as Recorded["attempts"];
-      const effects = new Map((await pool.query(`SELECT key, worker, at FROM "${names.effects}"`)).rows.map((row) => [row.key as string, { worker: row.worker as string, at: Number(row.at) }]));
-      const approvals = new Map((await pool.query(`SELECT key, at FROM "${names.approvals}"`)).rows.map((row) => [row.key as string, Number(row.at)]));
+      const attempts = (await pool.query(`SELECT key, worker, gated, at FROM "${names.attempts}"`)).rows.map((row) => ({
+        ...row,
+        at: Number(row.at),
+      })) as Recorded["attempts"];
+      const effects = new Map(
+        (await pool.query(`SELECT key, worker, at FROM "${names.effects}"`)).rows.map((row) => [
+          row.key as string,
+          { worker: row.worker as string, at: Number(row.at) },
+        ]),
+      );
+      const approvals = new Map(
+        (await pool.query(`SELECT key, at FROM "${names.approvals}"`)).rows.map((row) => [
+          row.key as string,
+          Number(row.at),
+        ]),
+      );
       await pool.end();
       return { attempts, effects, approvals };
     },
@@ -136,7 +177,8 @@ for (const backend of backends) {
     let unavailable: string | undefined;
     beforeAll(async () => {
       unavailable = await tcpUnreachable(backend.url);
-      if (unavailable && process.env.CI) throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
+      if (unavailable && process.env.CI)
+        throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
     });
 
     it(`R-ST-4 R-ST-6 ${EXECUTIONS} runs of five calls complete while every ~2 s a worker is SIGKILLed or frozen past its lease: each effect once per idempotency key, every entry applied, no approved call before its approval`, async () => {
@@ -157,7 +199,13 @@ for (const backend of backends) {
       const storage: CodemodeStorage = openStorage(config);
       const ledger: Ledger = await openLedger(config);
       const runtime: CodemodeRuntime = openRuntime(config, storage, ledger);
-      const queue: CodemodeQueue = createCodemodeQueue({ runtime, connection: queueConnection(config), name: space, retry: { delayMs: 100 }, logger: { warn() {} } });
+      const queue: CodemodeQueue = createCodemodeQueue({
+        runtime,
+        connection: queueConnection(config),
+        name: space,
+        retry: { delayMs: 100 },
+        logger: { warn() {} },
+      });
       const workers: Child[] = [];
       let approver: Child | undefined;
       const started = Date.now();
@@ -217,19 +265,35 @@ for (const backend of backends) {
         }
         clearInterval(chaos);
         for (const thaw of thaws) clearTimeout(thaw);
-        for (const child of workers) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
+        for (const child of workers)
+          if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
         const unfinished = ids.filter((id) => !outcomes.has(id));
         // Where a run stuck: its record and the jobs of its id, with the processes' last words.
         const whereStuck = await Promise.all(
           unfinished.map(async (id) => {
             const record = await runtime.execution(id);
-            const jobs = await queue.bullmq.getJobs(["waiting", "active", "delayed", "failed", "completed", "prioritized", "waiting-children"]);
-            const own = await Promise.all(jobs.filter((job) => job.id?.includes(id)).map(async (job) => `${job.id}:${await job.getState()}:${job.attemptsMade}:${job.failedReason ?? ""}`));
+            const jobs = await queue.bullmq.getJobs([
+              "waiting",
+              "active",
+              "delayed",
+              "failed",
+              "completed",
+              "prioritized",
+              "waiting-children",
+            ]);
+            const own = await Promise.all(
+              jobs
+                .filter((job) => job.id?.includes(id))
+                .map(async (job) => `${job.id}:${await job.getState()}:${job.attemptsMade}:${job.failedReason ?? ""}`),
+            );
             return `${id} ${record?.status} [${(record?.log ?? []).map((entry) => `${entry.seq}:${entry.state}`).join(" ")}] jobs ${own.join(", ") || "none"}`;
           }),
         );
         const lastWords = [...workers, approver].flatMap((child) => child.stderr.slice(-3)).join(" | ");
-        expect(unfinished, `not completed within ${DEADLINE_MS} ms: ${whereStuck.join("; ")}; stderr: ${lastWords}`).toEqual([]);
+        expect(
+          unfinished,
+          `not completed within ${DEADLINE_MS} ms: ${whereStuck.join("; ")}; stderr: ${lastWords}`,
+        ).toEqual([]);
 
         approver.process.send({ command: "stop" });
         const { approvals, missed } = (await approver.message("stopped")) as { approvals: number; missed: number };
@@ -244,17 +308,28 @@ for (const backend of backends) {
           expect(outcome).toMatchObject({ status: "completed", result: [0, 1, 2, 3, 4].map((seq) => `${id}:${seq}`) });
           // The gated call carries the approver's decision on the log.
           const gated = (outcome?.calls ?? []).find((call: LogEntry) => call.seq === 2);
-          expect(gated).toMatchObject({ method: "pay", state: "applied", decision: { approved: true, by: "approver" } });
+          expect(gated).toMatchObject({
+            method: "pay",
+            state: "applied",
+            decision: { approved: true, by: "approver" },
+          });
           // A woken worker overwrote nothing: the stored log is the five calls, every one applied.
           const stored = await runtime.execution(id);
-          expect(stored?.log.map((entry) => `${entry.seq}:${entry.state}`)).toEqual(["0:applied", "1:applied", "2:applied", "3:applied", "4:applied"]);
+          expect(stored?.log.map((entry) => `${entry.seq}:${entry.state}`)).toEqual([
+            "0:applied",
+            "1:applied",
+            "2:applied",
+            "3:applied",
+            "4:applied",
+          ]);
         }
 
         const recorded = await backend.read(space);
         // Each effect happened exactly once per idempotency key, for every call of every run.
         expect([...recorded.effects.keys()].sort()).toEqual([...expectedKeys].sort());
         const attemptsPerKey = new Map<string, number>();
-        for (const attempt of recorded.attempts) attemptsPerKey.set(attempt.key, (attemptsPerKey.get(attempt.key) ?? 0) + 1);
+        for (const attempt of recorded.attempts)
+          attemptsPerKey.set(attempt.key, (attemptsPerKey.get(attempt.key) ?? 0) + 1);
         expect([...attemptsPerKey.keys()].sort()).toEqual([...expectedKeys].sort());
         // No approved call ran without its approval: every attempt of a gated call came after the approver recorded it.
         const gatedAttempts = recorded.attempts.filter((attempt) => attempt.gated);
@@ -278,7 +353,8 @@ for (const backend of backends) {
         clearInterval(chaos);
         for (const thaw of thaws) clearTimeout(thaw);
         // A worker still frozen must wake to be stopped.
-        for (const child of workers) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
+        for (const child of workers)
+          if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
         await Promise.all([...workers, ...(approver ? [approver] : [])].map((child) => child.stop("SIGKILL")));
         await queue.bullmq.obliterate({ force: true }).catch(() => undefined);
         await queue.close();

@@ -3,7 +3,7 @@
  * exactly the arguments `execute` gets (asynchronous schemas included), the approved call runs
  * with the arguments recorded and shown, and arguments with an own `__proto__` key are refused.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 
@@ -14,7 +14,10 @@ const received: unknown[] = [];
 
 /** "1,000,000" becomes 1000000; the async refine makes the schema validate asynchronously. */
 const payment = z
-  .object({ amount: z.union([z.number(), z.string().transform((text) => Number(text.replace(/,/g, "")))]), to: z.string() })
+  .object({
+    amount: z.union([z.number(), z.string().transform((text) => Number(text.replace(/,/g, "")))]),
+    to: z.string(),
+  })
   .refine(async (value) => value.to !== "nobody", { message: "no such payee" });
 
 const ledger = defineConnector({
@@ -75,7 +78,10 @@ describe("the approval rule sees what execute will get (issue 17.7)", () => {
   it("R-AP-1 R-CON-2: with an asynchronous schema, { amount: '1,000,000' } is parsed before the rule decides, and pauses", async () => {
     const runtime = setup();
     const outcome = await runtime.execute({ code: "async () => ledger.pay({ amount: '1,000,000', to: 'mallory' })" });
-    expect(outcome).toMatchObject({ status: "paused", pending: [{ method: "pay", args: { amount: "1,000,000", to: "mallory" } }] });
+    expect(outcome).toMatchObject({
+      status: "paused",
+      pending: [{ method: "pay", args: { amount: "1,000,000", to: "mallory" } }],
+    });
     expect(seenByRule).toEqual([{ amount: 1_000_000, to: "mallory" }]);
     expect(paid).toEqual([]);
     const approved = await runtime.approve({ executionId: outcome.executionId });
@@ -90,7 +96,9 @@ describe("the approval rule sees what execute will get (issue 17.7)", () => {
   });
 
   it("R-CON-2: arguments the asynchronous schema refuses are rejected before the rule runs", async () => {
-    const outcome = await setup().execute({ code: "async () => { try { await ledger.pay({ amount: 5, to: 'nobody' }); } catch (error) { return error.message; } }" });
+    const outcome = await setup().execute({
+      code: "async () => { try { await ledger.pay({ amount: 5, to: 'nobody' }); } catch (error) { return error.message; } }",
+    });
     expect(outcome).toMatchObject({ status: "completed" });
     if (outcome.status === "completed") expect(outcome.result).toContain("no such payee");
     expect(seenByRule).toEqual([]);
@@ -133,7 +141,10 @@ describe("__proto__ keys in arguments are refused (issue 17.9)", () => {
       code: `async () => { try { return await ledger.order(JSON.parse('{"item":"mug","__proto__":{"amount":5000}}')); } catch (error) { return error.message; } }`,
     });
     expect(outcome).toMatchObject({ status: "completed" });
-    if (outcome.status === "completed") expect(outcome.result).toMatch(/Invalid arguments for ledger\.order:\n- args\.__proto__: a key named "__proto__" is not accepted/);
+    if (outcome.status === "completed")
+      expect(outcome.result).toMatch(
+        /Invalid arguments for ledger\.order:\n- args\.__proto__: a key named "__proto__" is not accepted/,
+      );
     expect(seenByRule).toEqual([]);
     expect(received).toEqual([]);
     expect(outcome.calls).toMatchObject([{ seq: 0, method: "order", state: "error" }]);

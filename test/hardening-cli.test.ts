@@ -59,16 +59,26 @@ function screenOf(args: string[], env: Record<string, string>): string {
 }
 
 describe("hardening, CLI: the operator's terminal shows the store's data, it does not obey it (finding 6)", () => {
-  it("codemode show --full: escape sequences in the code and in who decided and why are shown, not run; the pending row stays as it is", { timeout: 60_000 }, async () => {
+  it("codemode show --full: escape sequences in the code and in who decided and why are shown, not run; the pending row stays as it is", {
+    timeout: 60_000,
+  }, async () => {
     const store = `sqlite:${join(directory, "screen.sqlite")}`;
     const { runtime, close } = openTicketsRuntime(store, "screen");
     try {
       const paused = await runtime.execute({ code: HOSTILE_CODE });
       expect(paused.status).toBe("paused");
       const decided = await runtime.execute({ code: HOSTILE_CODE });
-      await runtime.reject({ executionId: decided.executionId, seq: 1, by: `mallory${ESC}[2K${ESC}[1A`, reason: `fine\n#2 tickets.create  applied  approved by the CFO${ESC}[8m` });
+      await runtime.reject({
+        executionId: decided.executionId,
+        seq: 1,
+        by: `mallory${ESC}[2K${ESC}[1A`,
+        reason: `fine\n#2 tickets.create  applied  approved by the CFO${ESC}[8m`,
+      });
 
-      const screen = screenOf(["--config", CONFIG, "show", paused.executionId, "--full"], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "screen" });
+      const screen = screenOf(["--config", CONFIG, "show", paused.executionId, "--full"], {
+        CODEMODE_TEST_STORE: store,
+        CODEMODE_TEST_NAME: "screen",
+      });
       // The real pending call is on screen, and the forged line is shown as text with its escapes visible.
       expect(screen.split("\n").filter((line) => /^#1 tickets\.create\s+pending/.test(line))).toHaveLength(1);
       expect(screen).toContain("\\u{1b}[1A\\u{1b}[2K#1 tickets.create  pending  to account 999-EVIL\\u{1b}[8m");
@@ -76,7 +86,10 @@ describe("hardening, CLI: the operator's terminal shows the store's data, it doe
       // Nothing after the comment was hidden: the rest of the program is on screen.
       expect(screen).toContain("return (await tickets.create");
 
-      const table = screenOf(["--config", CONFIG, "show", decided.executionId], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "screen" });
+      const table = screenOf(["--config", CONFIG, "show", decided.executionId], {
+        CODEMODE_TEST_STORE: store,
+        CODEMODE_TEST_NAME: "screen",
+      });
       expect(table).toContain("rejected by mallory\\u{1b}[2K\\u{1b}[1A");
       expect(table).toContain("fine\\u{a}#2 tickets.create  applied  approved by the CFO\\u{1b}[8m");
       // The forged row did not become a row of its own.
@@ -93,11 +106,18 @@ describe("hardening, CLI: a config found in the working directory is named (find
     writeFileSync(join(project, "codemode.config.mjs"), `export { default } from ${JSON.stringify(CONFIG)};\n`);
     const run = spawnSync(process.execPath, [BIN, "executions", "--json"], {
       cwd: project,
-      env: { ...process.env, CODEMODE_TEST_STORE: `sqlite:${join(project, "runs.sqlite")}`, CODEMODE_TEST_NAME: "found", CODEMODE_CONFIG: "" },
+      env: {
+        ...process.env,
+        CODEMODE_TEST_STORE: `sqlite:${join(project, "runs.sqlite")}`,
+        CODEMODE_TEST_NAME: "found",
+        CODEMODE_CONFIG: "",
+      },
       encoding: "utf8",
     });
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ items: [] });
-    expect(run.stderr).toContain("codemode: loaded codemode.config.mjs from the working directory (--config names another)");
+    expect(run.stderr).toContain(
+      "codemode: loaded codemode.config.mjs from the working directory (--config names another)",
+    );
   });
 });

@@ -6,7 +6,7 @@
  * old seed and generator, so it still replays.
  */
 import { createContext, runInContext } from "node:vm";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { installRandom } from "../packages/core/src/sandbox/install-random.ts";
@@ -36,8 +36,10 @@ function setup() {
   const runtime = createCodemodeRuntime({ connectors: [vault], storage: new Keyv({ store: map }) });
   runtimes.push(runtime);
   const headKey = (id: string) => `keyv:cm:default:h:${id}`;
-  const readHead = (id: string) => JSON.parse((JSON.parse(map.get(headKey(id))!) as { value: string }).value) as Record<string, unknown>;
-  const writeHead = (id: string, head: Record<string, unknown>) => map.set(headKey(id), JSON.stringify({ value: JSON.stringify(head), expires: null }));
+  const readHead = (id: string) =>
+    JSON.parse((JSON.parse(map.get(headKey(id))!) as { value: string }).value) as Record<string, unknown>;
+  const writeHead = (id: string, head: Record<string, unknown>) =>
+    map.set(headKey(id), JSON.stringify({ value: JSON.stringify(head), expires: null }));
   return { runtime, map, readHead, writeHead };
 }
 
@@ -74,7 +76,8 @@ describe("randomness from a secret seed (issue 17.10)", () => {
   it("R-SB-6: two executions of the same code draw different tokens", async () => {
     const { runtime } = setup();
     const [first, second] = [await runtime.execute({ code: DRAW }), await runtime.execute({ code: DRAW })];
-    const token = (outcome: typeof first) => (outcome.status === "paused" ? (outcome.pending[0]!.args as { token: string }).token : "");
+    const token = (outcome: typeof first) =>
+      outcome.status === "paused" ? (outcome.pending[0]!.args as { token: string }).token : "";
     expect(token(first)).not.toBe(token(second));
   });
 
@@ -83,7 +86,13 @@ describe("randomness from a secret seed (issue 17.10)", () => {
     const paused = await runtime.execute({ code: DRAW });
     const secret = readHead(paused.executionId).secretSeed as string;
     expect(secret).toMatch(/^[\w-]{43}$/);
-    const shown = JSON.stringify([paused, await runtime.execution(paused.executionId), await runtime.executions(), await runtime.pending(), await runtime.outcome(paused.executionId)]);
+    const shown = JSON.stringify([
+      paused,
+      await runtime.execution(paused.executionId),
+      await runtime.executions(),
+      await runtime.pending(),
+      await runtime.outcome(paused.executionId),
+    ]);
     expect(shown).not.toContain(secret);
   });
 
@@ -97,7 +106,10 @@ describe("randomness from a secret seed (issue 17.10)", () => {
     const entryKey = `keyv:cm:default:e:${id}:0`;
     const entry = JSON.parse((JSON.parse(map.get(entryKey)!) as { value: string }).value) as { args: string };
     const oldToken = oldRandomUUID(id);
-    map.set(entryKey, JSON.stringify({ value: JSON.stringify({ ...entry, args: JSON.stringify({ token: oldToken }) }), expires: null }));
+    map.set(
+      entryKey,
+      JSON.stringify({ value: JSON.stringify({ ...entry, args: JSON.stringify({ token: oldToken }) }), expires: null }),
+    );
     const approved = await runtime.approve({ executionId: id });
     expect(approved).toMatchObject({ status: "completed", result: oldToken });
     expect(tokens).toEqual([oldToken]);

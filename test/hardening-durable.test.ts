@@ -4,7 +4,7 @@
  * step errors, tool errors, refusals, an approver's reason) are cut to 10,000 characters with a
  * note, in the record and in what the model is handed.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import { modelFacingOutcome } from "@codemode/core/adapters";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -80,7 +80,9 @@ describe("every message written or handed to the model is cut (issue 17.6)", () 
 
   it("R-DV-1: a step name over 1,000,000 characters ends VALUE_TOO_LARGE and records nothing", async () => {
     const runtime = setup();
-    const outcome = await runtime.execute({ code: "async () => { await codemode.step('n'.repeat(1_000_001), () => 1); return 'went on'; }" });
+    const outcome = await runtime.execute({
+      code: "async () => { await codemode.step('n'.repeat(1_000_001), () => 1); return 'went on'; }",
+    });
     expect(outcome).toMatchObject({ status: "error", code: "VALUE_TOO_LARGE", calls: [] });
     if (outcome.status === "error") expect(outcome.error).toContain("the name of a codemode.step");
   });
@@ -88,7 +90,11 @@ describe("every message written or handed to the model is cut (issue 17.6)", () 
   it("R-DV-1: an approver's reason is written cut", async () => {
     const runtime = setup();
     const paused = await runtime.execute({ code: "async () => loud.send({})" });
-    const approved = await runtime.approve({ executionId: paused.executionId, by: "b".repeat(50_000), reason: "why ".repeat(100_000) });
+    const approved = await runtime.approve({
+      executionId: paused.executionId,
+      by: "b".repeat(50_000),
+      reason: "why ".repeat(100_000),
+    });
     expect(approved.status).toBe("completed");
     const decision = (await runtime.execution(paused.executionId))?.log[0]?.decision;
     expect(decision?.by?.length).toBeLessThan(MESSAGE_BOUND);

@@ -22,7 +22,9 @@ type Ending = { code: number | null; hung: boolean; stderr: string };
 
 function exitAfter(situation: string, threads: boolean): Promise<Ending> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CHILD, situation, ...(threads ? ["threads"] : [])], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [CHILD, situation, ...(threads ? ["threads"] : [])], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
@@ -53,7 +55,10 @@ async function tryTimes(situation: string, tries: number, threads = false): Prom
 function expectAllEnded(endings: Ending[]): void {
   const hung = endings.filter((ending) => ending.hung).length;
   const failed = endings.filter((ending) => !ending.hung && ending.code !== 0);
-  expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({ hung: 0, failed: [] });
+  expect({ hung, failed: failed.map((ending) => `${ending.code}: ${ending.stderr.slice(0, 300)}`) }).toEqual({
+    hung: 0,
+    failed: [],
+  });
 }
 
 describe("process.exit() right after (R-RT-5)", () => {
@@ -79,7 +84,10 @@ describe("with passes on sandbox threads (sandboxThreads: 2)", () => {
     ["close", 10],
     ["close-intl", 20],
   ] as const) {
-    const how = situation === "idle" ? "ends by itself, without exit or close, after a pause" : `exits right after a ${situation}`;
+    const how =
+      situation === "idle"
+        ? "ends by itself, without exit or close, after a pause"
+        : `exits right after a ${situation}`;
     it(`R-RT-5: ${how}, ${tries} times out of ${tries}`, { timeout: 240_000 }, async () => {
       const endings = await tryTimes(situation, tries, true);
       expectAllEnded(endings);

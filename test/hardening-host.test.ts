@@ -15,7 +15,10 @@ const CHILD = fileURLToPath(new URL("./hardening-processes/attack.ts", import.me
 /** Runs one attack in a fresh process (`env` added to its environment); rejects when it crashes or outlives `timeoutMs`. */
 function attack(config: AttackConfig, timeoutMs = 120_000, env: Record<string, string> = {}): Promise<AttackReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [CHILD], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
     child.stdin.end(JSON.stringify(config));
     let stdout = "";
     let stderr = "";
@@ -27,7 +30,12 @@ function attack(config: AttackConfig, timeoutMs = 120_000, env: Record<string, s
     }, timeoutMs);
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      if (code !== 0) reject(new Error(`the host process died (code ${code}, signal ${signal}) after ${stdout.length} characters of report: ${stderr.slice(-1000)}`));
+      if (code !== 0)
+        reject(
+          new Error(
+            `the host process died (code ${code}, signal ${signal}) after ${stdout.length} characters of report: ${stderr.slice(-1000)}`,
+          ),
+        );
       else resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as AttackReport);
     });
   });
@@ -40,7 +48,9 @@ const HUGE = "let s = ''; let p = 'x'; for (let i = 0; i < 29; i++) { if (i >= 2
 const HOST_GROWTH_MB = 200;
 
 describe("strings that cross the bridge are cut inside the sandbox (issue 17.1)", () => {
-  it("R-SB-3: a dozen console.log of a 520M-character string leave the host alive and small", { timeout: 150_000 }, async () => {
+  it("R-SB-3: a dozen console.log of a 520M-character string leave the host alive and small", {
+    timeout: 150_000,
+  }, async () => {
     const report = await attack({
       limits: { memoryMb: 16, timeoutMs: 60_000 },
       steps: [{ execute: `async () => { ${HUGE} for (let i = 0; i < 12; i++) console.log(s); return s.length; }` }],
@@ -51,7 +61,9 @@ describe("strings that cross the bridge are cut inside the sandbox (issue 17.1)"
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });
 
-  it("R-SB-3: a getter that throws a 520M-character message while the result is encoded stores a cut message", { timeout: 150_000 }, async () => {
+  it("R-SB-3: a getter that throws a 520M-character message while the result is encoded stores a cut message", {
+    timeout: 150_000,
+  }, async () => {
     const report = await attack({
       limits: { memoryMb: 16, timeoutMs: 60_000 },
       steps: [{ execute: `async () => { ${HUGE} return { get boom() { throw new Error(s); } }; }` }],
@@ -63,7 +75,9 @@ describe("strings that cross the bridge are cut inside the sandbox (issue 17.1)"
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });
 
-  it("R-SB-3: a thrown 8M-character message is cut to 10,000 characters in the outcome and the record", { timeout: 150_000 }, async () => {
+  it("R-SB-3: a thrown 8M-character message is cut to 10,000 characters in the outcome and the record", {
+    timeout: 150_000,
+  }, async () => {
     const report = await attack({
       limits: { memoryMb: 64, timeoutMs: 60_000 },
       steps: [{ execute: "async () => { let s = 'y'; for (let i = 0; i < 23; i++) s += s; throw new Error(s); }" }],
@@ -123,9 +137,12 @@ describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
 });
 
 describe("one program cannot break TypeScript for the process (issue 17.3)", () => {
-  const pausing = "async () => { const price: number = (await shop.look({})).price; return await shop.buy({ price } as { price: number }); }";
+  const pausing =
+    "async () => { const price: number = (await shop.look({})).price; return await shop.buy({ price } as { price: number }); }";
 
-  it("R-SB-2 R-AP-2: after hostile nesting, new TypeScript runs and an approved TypeScript run complete", { timeout: 150_000 }, async () => {
+  it("R-SB-2 R-AP-2: after hostile nesting, new TypeScript runs and an approved TypeScript run complete", {
+    timeout: 150_000,
+  }, async () => {
     const report = await attack({
       steps: [
         { execute: pausing },
@@ -138,7 +155,8 @@ describe("one program cannot break TypeScript for the process (issue 17.3)", () 
     });
     const [paused, parens, nots, arrows, approved, typed] = report.steps;
     expect(paused).toMatchObject({ status: "paused" });
-    for (const hostile of [parens, nots, arrows]) expect(hostile).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
+    for (const hostile of [parens, nots, arrows])
+      expect(hostile).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
     expect(approved).toMatchObject({ status: "completed", result: { bought: true } });
     expect(typed).toMatchObject({ status: "completed", result: 2 });
   });
@@ -149,7 +167,9 @@ describe("host-side parsing is linear and counted against the pass (issue 17.4)"
   const names = Array.from({ length: 174_000 }, (_, index) => `a${index.toString(36)}`).join(",");
   const program = `let ${names};\nasync () => { await shop.buy({}); return 'bought'; }`;
 
-  it("R-SB-3: a program declaring 174,000 names stalls the host's event loop for less than 5 s, on execute and on approve", { timeout: 150_000 }, async () => {
+  it("R-SB-3: a program declaring 174,000 names stalls the host's event loop for less than 5 s, on execute and on approve", {
+    timeout: 150_000,
+  }, async () => {
     expect(program.length).toBeLessThan(1_000_000);
     const report = await attack({ limits: { timeoutMs: 5_000 }, steps: [{ execute: program }, { approve: 0 }] });
     const [paused, approved] = report.steps;
@@ -160,10 +180,14 @@ describe("host-side parsing is linear and counted against the pass (issue 17.4)"
     expect(report.maxStallMs).toBeLessThan(5_000);
   });
 
-  it("R-SB-3: parsing counts against timeoutMs: a pass whose code took longer to read than its limit is a TIMEOUT", { timeout: 150_000 }, async () => {
+  it("R-SB-3: parsing counts against timeoutMs: a pass whose code took longer to read than its limit is a TIMEOUT", {
+    timeout: 150_000,
+  }, async () => {
     const report = await attack({ limits: { timeoutMs: 50 }, steps: [{ execute: program }] });
     expect(report.steps[0]).toMatchObject({ status: "error", code: "TIMEOUT" });
-    expect(report.steps[0]!.error).toMatch(/reading the program took longer than the 50 ms limit|ran longer than the 50 ms limit/);
+    expect(report.steps[0]!.error).toMatch(
+      /reading the program took longer than the 50 ms limit|ran longer than the 50 ms limit/,
+    );
   });
 });
 
@@ -190,7 +214,9 @@ describe("the sandbox's time does not depend on the host (issue 17.10)", () => {
     true,
   ];
 
-  it("R-SB-6: hosts in Kolkata and Los Angeles run the same program to the same values, in UTC", { timeout: 150_000 }, async () => {
+  it("R-SB-6: hosts in Kolkata and Los Angeles run the same program to the same values, in UTC", {
+    timeout: 150_000,
+  }, async () => {
     for (const zone of ["Asia/Kolkata", "America/Los_Angeles"]) {
       const report = await attack({ steps: [{ execute: program }] }, 120_000, { TZ: zone });
       expect({ zone, step: report.steps[0] }).toMatchObject({ zone, step: { status: "completed", result: expected } });

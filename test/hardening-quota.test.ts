@@ -4,11 +4,17 @@
  * `limits.maxLogBytes` (default 128 MiB) in `limits.maxLogEntries` entries (default 10,000),
  * counted across passes; the bound asserted is the bytes the store was really asked to write.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions } from "@codemode/core";
+
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  createCodemodeRuntime,
+  defineConnector,
+} from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { redisStorage } from "@codemode/storage/redis";
 import { sqliteStorage } from "@codemode/storage/sqlite";
@@ -57,13 +63,19 @@ afterEach(async () => {
 
 function setup(limits: CodemodeRuntimeOptions["limits"] = {}) {
   const store = countingStore();
-  const runtime = createCodemodeRuntime({ connectors: [files], storage: store.keyv, limits: { timeoutMs: 30_000, ...limits } });
+  const runtime = createCodemodeRuntime({
+    connectors: [files],
+    storage: store.keyv,
+    limits: { timeoutMs: 30_000, ...limits },
+  });
   runtimes.push(runtime);
   return { runtime, ...store };
 }
 
 describe("a per-execution write quota (issue 17.5)", () => {
-  it("R-DV-1: codemode.step in a loop with 1 MB values ends VALUE_TOO_LARGE within the default 128 MiB", { timeout: 60_000 }, async () => {
+  it("R-DV-1: codemode.step in a loop with 1 MB values ends VALUE_TOO_LARGE within the default 128 MiB", {
+    timeout: 60_000,
+  }, async () => {
     const { runtime, written } = setup();
     const outcome = await runtime.execute({
       code: "async () => { const blob = 'b'.repeat(999_000); for (let i = 0; ; i++) await codemode.step('s' + i, () => blob); }",
@@ -90,7 +102,9 @@ describe("a per-execution write quota (issue 17.5)", () => {
 
   it("R-DV-1: the result of a call that already ran is recorded, and the pass ends before the next call", async () => {
     const { runtime } = setup({ maxLogBytes: MiB });
-    const outcome = await runtime.execute({ code: "async () => { for (let i = 0; i < 5; i++) await files.read({ size: 600_000 }); return 'all read'; }" });
+    const outcome = await runtime.execute({
+      code: "async () => { for (let i = 0; i < 5; i++) await files.read({ size: 600_000 }); return 'all read'; }",
+    });
     expect(outcome).toMatchObject({ status: "error", code: "VALUE_TOO_LARGE" });
     expect(effects.map((effect) => effect.seq)).toEqual([0, 1]);
     expect(outcome.calls!.map((call) => [call.seq, call.state, typeof call.result])).toEqual([
@@ -105,7 +119,9 @@ describe("a per-execution write quota (issue 17.5)", () => {
       code: "async () => { await files.read({ size: 600_000 }); await files.publish({}); await files.read({ size: 600_000 }); return 'done'; }",
     });
     expect(paused).toMatchObject({ status: "paused" });
-    const head = JSON.parse(JSON.parse(map.get(`keyv:cm:default:h:${paused.executionId}`) as string).value as string) as { logBytes: number; logEntries: number };
+    const head = JSON.parse(
+      JSON.parse(map.get(`keyv:cm:default:h:${paused.executionId}`) as string).value as string,
+    ) as { logBytes: number; logEntries: number };
     expect(head.logEntries).toBe(2);
     expect(head.logBytes).toBeGreaterThan(600_000);
     const approved = await runtime.approve({ executionId: paused.executionId });
@@ -115,13 +131,19 @@ describe("a per-execution write quota (issue 17.5)", () => {
 
   it("R-DV-1: an execution within its quota is not affected", async () => {
     const { runtime } = setup({ maxLogBytes: MiB, maxLogEntries: 10 });
-    const outcome = await runtime.execute({ code: "async () => { for (let i = 0; i < 9; i++) await files.touch({}); return (await files.read({ size: 10 })).length; }" });
+    const outcome = await runtime.execute({
+      code: "async () => { for (let i = 0; i < 9; i++) await files.touch({}); return (await files.read({ size: 10 })).length; }",
+    });
     expect(outcome).toMatchObject({ status: "completed", result: 10 });
   });
 
   it("limits.maxLogBytes and limits.maxLogEntries must be positive numbers", () => {
-    expect(() => createCodemodeRuntime({ limits: { maxLogBytes: 0 } })).toThrow(/limits\.maxLogBytes must be a positive number/);
-    expect(() => createCodemodeRuntime({ limits: { maxLogEntries: -1 } })).toThrow(/limits\.maxLogEntries must be a positive number/);
+    expect(() => createCodemodeRuntime({ limits: { maxLogBytes: 0 } })).toThrow(
+      /limits\.maxLogBytes must be a positive number/,
+    );
+    expect(() => createCodemodeRuntime({ limits: { maxLogEntries: -1 } })).toThrow(
+      /limits\.maxLogEntries must be a positive number/,
+    );
   });
 });
 
@@ -131,15 +153,23 @@ describe("bytes written stay within the quota on the shared stores (hardening ro
     ["Redis", () => redisStorage(REDIS_URL, { namespace: `codemode-quota-${randomUUID().slice(0, 8)}` }), REDIS_URL],
   ];
   for (const [name, open, url] of stores) {
-    it(`R-DV-1 ${name}: steps of 1 MB until a 16 MiB quota: every character handed to the store, guarded writes included, stays within it`, { timeout: 60_000 }, async () => {
+    it(`R-DV-1 ${name}: steps of 1 MB until a 16 MiB quota: every character handed to the store, guarded writes included, stays within it`, {
+      timeout: 60_000,
+    }, async () => {
       const unreachable = url ? await tcpUnreachable(url) : undefined;
-      if (unreachable && process.env.CI) throw new Error(`${name} is not reachable (${unreachable}); CI must provide it`);
+      if (unreachable && process.env.CI)
+        throw new Error(`${name} is not reachable (${unreachable}); CI must provide it`);
       if (unreachable) return void console.warn(`${name}: story not run: ${unreachable}`);
       const storage = open();
       const { keyv, counts } = countingKeyv(storage.keyv);
-      const runtime = createCodemodeRuntime({ storage: { keyv, lock: countingLock(storage.lock, counts), index: storage.index }, limits: { timeoutMs: 30_000, maxLogBytes: 16 * MiB } });
+      const runtime = createCodemodeRuntime({
+        storage: { keyv, lock: countingLock(storage.lock, counts), index: storage.index },
+        limits: { timeoutMs: 30_000, maxLogBytes: 16 * MiB },
+      });
       try {
-        const outcome = await runtime.execute({ code: "async () => { const blob = 'b'.repeat(999_000); for (let i = 0; ; i++) await codemode.step('s' + i, () => blob); }" });
+        const outcome = await runtime.execute({
+          code: "async () => { const blob = 'b'.repeat(999_000); for (let i = 0; ; i++) await codemode.step('s' + i, () => blob); }",
+        });
         expect(outcome).toMatchObject({ status: "error", code: "VALUE_TOO_LARGE" });
         expect(counts.charactersWritten).toBeGreaterThan(15 * MiB);
         expect(counts.charactersWritten).toBeLessThanOrEqual(16 * MiB);

@@ -5,9 +5,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { CodemodeRuntime } from "@codemode/core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CodemodeRuntime } from "@codemode/core";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";
 
 /**
@@ -35,9 +35,13 @@ let browser: Browser;
 
 /** Starts `codemode inbox --json` and reads the address it prints. */
 async function startInbox(): Promise<void> {
-  inbox = spawn(process.execPath, [BIN, "--config", CONFIG, "inbox", "--port", "0", "--poll", "300ms", "--operator", "ops", "--json"], {
-    env: { ...process.env, CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "inbox", NO_COLOR: "1" },
-  });
+  inbox = spawn(
+    process.execPath,
+    [BIN, "--config", CONFIG, "inbox", "--port", "0", "--poll", "300ms", "--operator", "ops", "--json"],
+    {
+      env: { ...process.env, CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "inbox", NO_COLOR: "1" },
+    },
+  );
   let stderr = "";
   inbox.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -54,7 +58,8 @@ async function startInbox(): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
   ({ runtime, close: closeRuntime } = openTicketsRuntime(store, "inbox"));
   await startInbox();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
@@ -90,17 +95,25 @@ describe("the approval inbox in a browser", () => {
       await expect.poll(() => page.locator(".card").count()).toBe(2);
       const firstCard = card(page, first);
       expect(await firstCard.locator(".call").textContent()).toBe("tickets.create");
-      expect(await firstCard.locator("pre.args").textContent()).toBe(JSON.stringify({ title: "Refund alice@example.com", priority: "high" }, null, 2));
+      expect(await firstCard.locator("pre.args").textContent()).toBe(
+        JSON.stringify({ title: "Refund alice@example.com", priority: "high" }, null, 2),
+      );
       expect(await firstCard.locator("table.log tr.entry").count()).toBe(2);
       expect(await firstCard.locator(".meta time").textContent()).toMatch(/ago|just now/);
 
       // Approve with a reason: the notice says it completed, the card goes, the run shows completed.
       await firstCard.locator("input.reason").fill("customer called");
       await firstCard.locator("button.approve").click();
-      await expect.poll(() => page.locator("#notices .notice.ok").first().textContent(), { timeout: 60_000 }).toBe(`Approved seq 1 of ${first.slice(0, 8)}; the run completed.`);
+      await expect
+        .poll(() => page.locator("#notices .notice.ok").first().textContent(), { timeout: 60_000 })
+        .toBe(`Approved seq 1 of ${first.slice(0, 8)}; the run completed.`);
       await expect.poll(() => card(page, first).count()).toBe(0);
       await expect.poll(() => page.locator(`tr[data-execution="${first}"] .badge`).textContent()).toBe("completed");
-      expect((await runtime.execution(first))?.log[1]?.decision).toMatchObject({ approved: true, by: "ops", reason: "customer called" });
+      expect((await runtime.execution(first))?.log[1]?.decision).toMatchObject({
+        approved: true,
+        by: "ops",
+        reason: "customer called",
+      });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
       // A second page whose live updates have not arrived (its event stream is cut) still shows `second`.
@@ -116,7 +129,9 @@ describe("the approval inbox in a browser", () => {
       await otherPage.locator("#operator").dispatchEvent("change");
       await card(otherPage, second).locator("input.reason").fill("duplicate");
       await card(otherPage, second).locator("button.reject").click();
-      await expect.poll(() => otherPage.locator(".execution-title .badge").textContent(), { timeout: 60_000 }).toBe("rejected");
+      await expect
+        .poll(() => otherPage.locator(".execution-title .badge").textContent(), { timeout: 60_000 })
+        .toBe("rejected");
       await expect.poll(() => card(page, second).count(), { timeout: 30_000 }).toBe(0);
 
       // The stale page's click says who decided, and when.
@@ -164,7 +179,10 @@ describe("the approval inbox in a browser", () => {
         <input name="csrf" value="${csrf}"><input name="seq" value="1"><input name="decision" value="approve"><input name="by" value="mallory">
       </form><script>document.getElementById("f").submit()</script>`);
       try {
-        const [response] = await Promise.all([page.waitForResponse((candidate) => candidate.url().includes("/decide")), page.goto(evil.url)]);
+        const [response] = await Promise.all([
+          page.waitForResponse((candidate) => candidate.url().includes("/decide")),
+          page.goto(evil.url),
+        ]);
         expect(response.status()).toBe(403);
         expect(await response.text()).toContain(`cross-site request from http://127.0.0.1:${evil.port} refused`);
       } finally {
@@ -189,7 +207,10 @@ describe("hardening: the inbox against other local pages (round two)", () => {
       const framing = await serveHtml(`<p>Win a prize: click the button!</p>
         <iframe id="f" src="${inboxOrigin}/?fragment=1" style="width:800px;height:600px;opacity:0.01;position:absolute;top:0;left:0"></iframe>`);
       try {
-        const [response] = await Promise.all([page.waitForResponse((candidate) => candidate.url().includes("fragment=1")), page.goto(framing.url)]);
+        const [response] = await Promise.all([
+          page.waitForResponse((candidate) => candidate.url().includes("fragment=1")),
+          page.goto(framing.url),
+        ]);
         // The response itself forbids framing, as every inbox response does…
         expect(response.headers()["x-frame-options"]).toBe("DENY");
         expect(response.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
@@ -248,7 +269,10 @@ describe("hardening: the inbox against other local pages (round two)", () => {
   );
 });
 
-async function serveHtml(body: string, onRequest?: (request: IncomingMessage) => void): Promise<{ url: string; port: number; close(): Promise<void> }> {
+async function serveHtml(
+  body: string,
+  onRequest?: (request: IncomingMessage) => void,
+): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     onRequest?.(request);
     response.writeHead(200, { "content-type": "text/html" });

@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { CodemodeQueue } from "@codemode/bullmq";
-import { createCodemodeRuntime, type CodemodeRuntime } from "@codemode/core";
-import { createApprovalInbox, type ApprovalInbox, type InboxQueue } from "@codemode/cli/inbox";
+import { type ApprovalInbox, createApprovalInbox, type InboxQueue } from "@codemode/cli/inbox";
+import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { GATED_PROGRAM, tickets } from "./cli-fixtures/tickets.ts";
 
 /**
@@ -67,9 +67,20 @@ describe("the approval inbox handler", () => {
     expect(page).not.toContain(TOKEN);
 
     const decideUrl = `${base}/executions/${paused.executionId}/decide`;
-    const form = (fields: Record<string, string>) => new URLSearchParams({ csrf: formToken(page), seq: "1", decision: "approve", ...fields });
+    const form = (fields: Record<string, string>) =>
+      new URLSearchParams({ csrf: formToken(page), seq: "1", decision: "approve", ...fields });
     const post = (headers: Record<string, string>, body = form({})) =>
-      fetch(decideUrl, { method: "POST", redirect: "manual", headers: { cookie, accept: "application/json", "content-type": "application/x-www-form-urlencoded", ...headers }, body });
+      fetch(decideUrl, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          cookie,
+          accept: "application/json",
+          "content-type": "application/x-www-form-urlencoded",
+          ...headers,
+        },
+        body,
+      });
 
     expect((await fetch(decideUrl, { headers: { cookie } })).status).toBe(405);
     expect((await post({ origin: "http://evil.example" })).status).toBe(403);
@@ -80,10 +91,21 @@ describe("the approval inbox handler", () => {
     expect((await post({ origin }, form({ csrf: TOKEN }))).status).toBe(403);
     expect((await runtime.execution(paused.executionId))?.status).toBe("paused");
 
-    const approved = await post({ origin, "sec-fetch-site": "same-origin" }, form({ by: "dana", reason: "customer called" }));
+    const approved = await post(
+      { origin, "sec-fetch-site": "same-origin" },
+      form({ by: "dana", reason: "customer called" }),
+    );
     expect(approved.status).toBe(200);
-    expect(await approved.json()).toMatchObject({ ok: true, status: "completed", message: `Approved seq 1 of ${paused.executionId.slice(0, 8)}; the run completed.` });
-    expect((await runtime.execution(paused.executionId))?.log[1]?.decision).toMatchObject({ approved: true, by: "dana", reason: "customer called" });
+    expect(await approved.json()).toMatchObject({
+      ok: true,
+      status: "completed",
+      message: `Approved seq 1 of ${paused.executionId.slice(0, 8)}; the run completed.`,
+    });
+    expect((await runtime.execution(paused.executionId))?.log[1]?.decision).toMatchObject({
+      approved: true,
+      by: "dana",
+      reason: "customer called",
+    });
 
     const stale = await post({ origin }, form({ by: "sam" }));
     expect(stale.status).toBe(409);
@@ -96,7 +118,9 @@ describe("the approval inbox handler", () => {
     // Without the page's script, a form post lands back on the inbox with the notice.
     const plain = await post({ origin, accept: "text/html" }, form({ decision: "reject" }));
     expect(plain.status).toBe(303);
-    expect(new URL(plain.headers.get("location") ?? "", base).searchParams.get("notice")).toMatch(/^Not rejected: .* was already approved by dana/);
+    expect(new URL(plain.headers.get("location") ?? "", base).searchParams.get("notice")).toMatch(
+      /^Not rejected: .* was already approved by dana/,
+    );
   });
 
   it("the audit trail of a run shows who decided, when and why", async () => {
@@ -159,7 +183,10 @@ describe("the approval inbox handler", () => {
       headers: { cookie, origin, accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ csrf: formToken(page), seq: "1", decision: "approve", by: "dana" }),
     });
-    expect(await queued.json()).toMatchObject({ ok: true, message: `Approved seq 1 of ${paused.executionId.slice(0, 8)}; a worker resumes the run.` });
+    expect(await queued.json()).toMatchObject({
+      ok: true,
+      message: `Approved seq 1 of ${paused.executionId.slice(0, 8)}; a worker resumes the run.`,
+    });
     expect(approvals).toEqual([{ executionId: paused.executionId, seq: 1, by: "dana" }]);
     // The queue decides; the runtime here ran nothing.
     expect((await runtime.execution(paused.executionId))?.status).toBe("paused");

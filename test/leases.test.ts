@@ -2,9 +2,10 @@
  * Leases (R-ST-4, R-AP-6, R-RB-4): a pass or control operation owns an execution while its lease
  * lives; a pass that lost it causes no further effect, and long operations keep theirs renewed.
  */
-import Keyv from "keyv";
+
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createInProcessLock, type Lease, type LockProvider } from "@codemode/core/store";
+import Keyv from "keyv";
 import { describe, expect, it, vi } from "vitest";
 
 /** An in-process lock whose leases a test can take away, as a store would after a long stall. */
@@ -100,8 +101,16 @@ describe("leases", () => {
           effect: { execute: () => void calls.push("effect") },
         },
       });
-      const runtime = createCodemodeRuntime({ connectors: [tools], storage: { keyv: new Keyv(), lock }, leaseMs: 60_000, limits: { timeoutMs: 600_000 }, logger: { warn() {} } });
-      const outcome = await runtime.execute({ code: "async () => { await t.stall({}); await t.effect({}); return 'done'; }" });
+      const runtime = createCodemodeRuntime({
+        connectors: [tools],
+        storage: { keyv: new Keyv(), lock },
+        leaseMs: 60_000,
+        limits: { timeoutMs: 600_000 },
+        logger: { warn() {} },
+      });
+      const outcome = await runtime.execute({
+        code: "async () => { await t.stall({}); await t.effect({}); return 'done'; }",
+      });
       expect(otherHost).not.toBeNull();
       expect(outcome).toMatchObject({ status: "error", code: "BUSY" });
       expect(calls).toEqual(["stall"]);
@@ -131,7 +140,10 @@ describe("leases", () => {
     });
     const runtime = createCodemodeRuntime({ connectors: [shop], leaseMs: 50, lockWaitMs: 1_000 });
     const done = await runtime.execute({ code: "async () => (await shop.charge({ amount: 5 })).id" });
-    const reports = await Promise.all([runtime.rollback({ executionId: done.executionId }), runtime.rollback({ executionId: done.executionId })]);
+    const reports = await Promise.all([
+      runtime.rollback({ executionId: done.executionId }),
+      runtime.rollback({ executionId: done.executionId }),
+    ]);
     expect(reverts).toBe(1);
     expect(reports.map((report) => report.reverted)).toEqual(expect.arrayContaining([[0], []]));
     await runtime.close();

@@ -3,11 +3,18 @@
  * retention and expiry (R-RE-*), and control operations racing an approval (R-AP-6, R-ST-4).
  */
 import { randomUUID } from "node:crypto";
-import Keyv from "keyv";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Connector, type ToolDefinition } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  type Connector,
+  createCodemodeRuntime,
+  defineConnector,
+  type ToolDefinition,
+} from "@codemode/core";
 import type { ExecutionIndex, LockProvider } from "@codemode/core/store";
 import { memoryStorage } from "@codemode/storage/memory";
+import Keyv from "keyv";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 const runtimes: CodemodeRuntime[] = [];
 
@@ -118,10 +125,17 @@ describe("R-RS-1 onPassEnd after every pass", () => {
     const calls: HookCall[] = [];
     const runtime = runtimeWith({ connectors: [hooked("shop", calls), hooked("mail", calls)] });
 
-    const outcome = await runtime.execute({ code: `async () => { await shop.ping(); throw new Error("out of stock"); }` });
+    const outcome = await runtime.execute({
+      code: `async () => { await shop.ping(); throw new Error("out of stock"); }`,
+    });
 
     expect(outcome).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
-    expect(events(calls)).toEqual(["shop.onPassEnd(error)", "mail.onPassEnd(error)", "shop.disposeExecution(error)", "mail.disposeExecution(error)"]);
+    expect(events(calls)).toEqual([
+      "shop.onPassEnd(error)",
+      "mail.onPassEnd(error)",
+      "shop.disposeExecution(error)",
+      "mail.disposeExecution(error)",
+    ]);
   });
 
   it("R-RS-1 R-RS-2 R-SB-2: code with a syntax error is still an execution with one pass: SYNTAX_ERROR, and the hooks hear error", async () => {
@@ -146,7 +160,9 @@ describe("R-RS-2 disposeExecution when an execution becomes terminal, never on a
     const runtime = runtimeWith({ connectors: [hooked("shop", calls, shopTools(counter))] });
     const disposals = () => events(calls).filter((event) => event.includes("disposeExecution"));
 
-    const first = await runtime.execute({ code: `async () => { await shop.create_order({ n: 1 }); await shop.create_order({ n: 2 }); return "two orders"; }` });
+    const first = await runtime.execute({
+      code: `async () => { await shop.create_order({ n: 1 }); await shop.create_order({ n: 2 }); return "two orders"; }`,
+    });
     expect(first.status).toBe("paused");
     const second = await runtime.approve({ executionId: first.executionId });
     expect(second.status).toBe("paused");
@@ -154,18 +170,30 @@ describe("R-RS-2 disposeExecution when an execution becomes terminal, never on a
 
     const done = await runtime.approve({ executionId: first.executionId });
     expect(done).toMatchObject({ status: "completed", result: "two orders" });
-    expect(events(calls)).toEqual(["shop.onPassEnd(paused)", "shop.onPassEnd(paused)", "shop.onPassEnd(completed)", "shop.disposeExecution(completed)"]);
+    expect(events(calls)).toEqual([
+      "shop.onPassEnd(paused)",
+      "shop.onPassEnd(paused)",
+      "shop.onPassEnd(completed)",
+      "shop.disposeExecution(completed)",
+    ]);
   });
 
   it("R-RS-2 R-AP-4: rejecting the pending order disposes the execution as rejected, without running onPassEnd again", async () => {
     const calls: HookCall[] = [];
-    const runtime = runtimeWith({ connectors: [hooked("shop", calls, shopTools({ orders: 0 })), hooked("mail", calls)] });
+    const runtime = runtimeWith({
+      connectors: [hooked("shop", calls, shopTools({ orders: 0 })), hooked("mail", calls)],
+    });
 
     const paused = await runtime.execute({ code: ORDER_CODE });
     expect(paused.status).toBe("paused");
     expect(await runtime.reject({ executionId: paused.executionId, seq: 1 })).toBe(true);
 
-    expect(events(calls)).toEqual(["shop.onPassEnd(paused)", "mail.onPassEnd(paused)", "shop.disposeExecution(rejected)", "mail.disposeExecution(rejected)"]);
+    expect(events(calls)).toEqual([
+      "shop.onPassEnd(paused)",
+      "mail.onPassEnd(paused)",
+      "shop.disposeExecution(rejected)",
+      "mail.disposeExecution(rejected)",
+    ]);
   });
 
   it("R-RS-2 R-RB-3: rolling back a completed run disposes it again as rolled_back", async () => {
@@ -177,7 +205,12 @@ describe("R-RS-2 disposeExecution when an execution becomes terminal, never on a
     const report = await runtime.rollback({ executionId: paused.executionId });
 
     expect(report).toMatchObject({ status: "rolled_back", reverted: [1] });
-    expect(events(calls)).toEqual(["shop.onPassEnd(paused)", "shop.onPassEnd(completed)", "shop.disposeExecution(completed)", "shop.disposeExecution(rolled_back)"]);
+    expect(events(calls)).toEqual([
+      "shop.onPassEnd(paused)",
+      "shop.onPassEnd(completed)",
+      "shop.disposeExecution(completed)",
+      "shop.disposeExecution(rolled_back)",
+    ]);
   });
 
   it("R-RS-2 R-RE-2: a paused run that expires is disposed as rejected", async () => {
@@ -232,7 +265,10 @@ describe("R-RS-3 hooks never fail an execution and run wherever the execution en
       onPassEnd: (_id, status) => void later.push(`onPassEnd(${status})`),
       disposeExecution: (_id, status) => void later.push(`disposeExecution(${status})`),
     });
-    const runtime = runtimeWith({ connectors: [fragile, steady], logger: { warn: (message) => warnings.push(message) } });
+    const runtime = runtimeWith({
+      connectors: [fragile, steady],
+      logger: { warn: (message) => warnings.push(message) },
+    });
 
     const outcome = await runtime.execute({ code: "async () => { await fragile.ping(); return 42; }" });
 
@@ -273,7 +309,11 @@ describe("R-RE-1 retention", () => {
   it("R-RE-1: with maxExecutions 3, the oldest finished run disappears with all its keys, a paused one stays, and pruneExecutions(keep) returns how many went", async () => {
     const map = new Map<string, unknown>();
     const keyv = new Keyv({ store: map });
-    const runtime = runtimeWith({ storage: keyv, maxExecutions: 3, connectors: [hooked("shop", [], shopTools({ orders: 0 }))] });
+    const runtime = runtimeWith({
+      storage: keyv,
+      maxExecutions: 3,
+      connectors: [hooked("shop", [], shopTools({ orders: 0 }))],
+    });
     const keysOf = (executionId: string) => [...map.keys()].filter((key) => key.includes(executionId));
 
     const paused = await runtime.execute({ code: ORDER_CODE });
@@ -292,7 +332,9 @@ describe("R-RE-1 retention", () => {
     expect([...map.values()].some((value) => String(value).includes(first))).toBe(false);
     expect((await runtime.execution(second))?.log).toHaveLength(1);
     expect(keysOf(second).length).toBeGreaterThanOrEqual(4); // head, code, result, one log entry
-    expect((await runtime.executions()).items.map((state) => state.id)).toEqual([...newest].reverse().concat(second, paused.executionId));
+    expect((await runtime.executions()).items.map((state) => state.id)).toEqual(
+      [...newest].reverse().concat(second, paused.executionId),
+    );
 
     expect(await runtime.pruneExecutions(1)).toBe(3);
     for (const executionId of [second, ...newest.slice(0, 2)]) {
@@ -338,7 +380,11 @@ describe("R-RE-1 retention", () => {
         },
       },
     };
-    const runtime = runtimeWith({ storage, maxExecutions: 1, connectors: [hooked("shop", [], shopTools({ orders: 0 }))] });
+    const runtime = runtimeWith({
+      storage,
+      maxExecutions: 1,
+      connectors: [hooked("shop", [], shopTools({ orders: 0 }))],
+    });
     const ended: string[] = [];
     const run = (name: string) =>
       runtime.execute({ code: `async () => "${name}"` }).then((outcome) => {
@@ -429,7 +475,10 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
     expect((await runtime.execution(fresh.executionId))?.status).toBe("paused");
     expect(calls).toEqual([{ event: "shop.disposeExecution(rejected)", executionId: old.executionId }]);
     expect((await runtime.pending()).items.map((action) => action.executionId)).toEqual([fresh.executionId]);
-    expect(await runtime.approve({ executionId: old.executionId })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(await runtime.approve({ executionId: old.executionId })).toMatchObject({
+      status: "error",
+      code: "NOT_PAUSED",
+    });
     expect(counter.orders).toBe(0);
   });
 
@@ -452,7 +501,11 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
         },
       });
     const runtimeA = runtimeWith({ storage: { keyv, lock: lock.provider }, connectors: [slowShop([])] });
-    const runtimeB = runtimeWith({ storage: { keyv, lock: lock.provider }, connectors: [slowShop(onB)], lockWaitMs: 50 });
+    const runtimeB = runtimeWith({
+      storage: { keyv, lock: lock.provider },
+      connectors: [slowShop(onB)],
+      lockWaitMs: 50,
+    });
 
     const zombie = runtimeA.execute({ code: "async () => shop.sync()" });
     await stuck.started;
@@ -517,7 +570,10 @@ describe("R-RE-2 R-RE-3 expiry and deletion", () => {
     expect(events(calls)).toEqual(["shop.onPassEnd(paused)", "shop.disposeExecution(rejected)"]);
     expect(await runtime.deleteExecution(paused.executionId)).toBe(false);
     expect(await runtime.deleteExecution("no-such-execution")).toBe(false);
-    expect(await runtime.approve({ executionId: paused.executionId })).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    expect(await runtime.approve({ executionId: paused.executionId })).toMatchObject({
+      status: "error",
+      code: "NOT_FOUND",
+    });
   });
 });
 
@@ -544,7 +600,10 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
   it("R-AP-6: approve racing rollback — whichever comes first wins, the order runs at most once, the record agrees", async () => {
     {
       const { runtime, counter, executionId } = await pausedOrder();
-      const [approved, report] = await Promise.all([runtime.approve({ executionId }), runtime.rollback({ executionId })]);
+      const [approved, report] = await Promise.all([
+        runtime.approve({ executionId }),
+        runtime.rollback({ executionId }),
+      ]);
       expect(approved).toMatchObject({ status: "completed", result: "o-1" });
       expect(counter.orders).toBe(1);
       // The rollback waited for the pass and then reverted the order it placed.
@@ -553,7 +612,10 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
     }
     {
       const { runtime, counter, calls, executionId } = await pausedOrder();
-      const [report, approved] = await Promise.all([runtime.rollback({ executionId }), runtime.approve({ executionId })]);
+      const [report, approved] = await Promise.all([
+        runtime.rollback({ executionId }),
+        runtime.approve({ executionId }),
+      ]);
       // Only list_items was applied and it has no revert: nothing reverted, the run stays paused...
       expect(report).toMatchObject({ status: "paused", reverted: [], skipped: [0] });
       // ...so the approval that came second still resumes it, once.
@@ -575,7 +637,9 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
         }),
       ],
     });
-    const paused = await runtime.execute({ code: `async () => { await shop.reserve({ item: 1 }); return shop.create_order({ item: 1 }); }` });
+    const paused = await runtime.execute({
+      code: `async () => { await shop.reserve({ item: 1 }); return shop.create_order({ item: 1 }); }`,
+    });
     const executionId = paused.executionId;
 
     const [report, approved] = await Promise.all([runtime.rollback({ executionId }), runtime.approve({ executionId })]);
@@ -591,7 +655,10 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
   it("R-AP-6: approve racing reject — the first decision stands, the order runs at most once", async () => {
     {
       const { runtime, counter, executionId } = await pausedOrder();
-      const [approved, rejected] = await Promise.all([runtime.approve({ executionId }), runtime.reject({ executionId, seq: 1 })]);
+      const [approved, rejected] = await Promise.all([
+        runtime.approve({ executionId }),
+        runtime.reject({ executionId, seq: 1 }),
+      ]);
       expect(approved.status).toBe("completed");
       expect(rejected).toBe(false);
       expect(counter.orders).toBe(1);
@@ -599,7 +666,10 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
     }
     {
       const { runtime, counter, executionId } = await pausedOrder();
-      const [rejected, approved] = await Promise.all([runtime.reject({ executionId, seq: 1 }), runtime.approve({ executionId })]);
+      const [rejected, approved] = await Promise.all([
+        runtime.reject({ executionId, seq: 1 }),
+        runtime.approve({ executionId }),
+      ]);
       expect(rejected).toBe(true);
       expect(approved).toMatchObject({ status: "error", code: "NOT_PAUSED" });
       expect(counter.orders).toBe(0);
@@ -610,7 +680,10 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
   it("R-AP-6: approve racing deleteExecution — deleted first means NOT_FOUND and no order; approved first means one order, then the finished run is deleted", async () => {
     {
       const { runtime, counter, calls, executionId } = await pausedOrder();
-      const [deleted, approved] = await Promise.all([runtime.deleteExecution(executionId), runtime.approve({ executionId })]);
+      const [deleted, approved] = await Promise.all([
+        runtime.deleteExecution(executionId),
+        runtime.approve({ executionId }),
+      ]);
       expect(deleted).toBe(true);
       expect(approved).toMatchObject({ status: "error", code: "NOT_FOUND" });
       expect(counter.orders).toBe(0);
@@ -618,7 +691,10 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
     }
     {
       const { runtime, counter, calls, executionId } = await pausedOrder();
-      const [approved, deleted] = await Promise.all([runtime.approve({ executionId }), runtime.deleteExecution(executionId)]);
+      const [approved, deleted] = await Promise.all([
+        runtime.approve({ executionId }),
+        runtime.deleteExecution(executionId),
+      ]);
       expect(approved).toMatchObject({ status: "completed", result: "o-1" });
       expect(deleted).toBe(true);
       expect(counter.orders).toBe(1);
@@ -634,7 +710,9 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
       clock.advance(2 * HOUR);
       const expiry = () => runtime.expirePaused({ maxAgeMs: HOUR });
       const approval = () => runtime.approve({ executionId });
-      const [expired, approved] = expiryFirst ? await Promise.all([expiry(), approval()]) : await Promise.all([approval(), expiry()]).then(([outcome, ids]) => [ids, outcome] as const);
+      const [expired, approved] = expiryFirst
+        ? await Promise.all([expiry(), approval()])
+        : await Promise.all([approval(), expiry()]).then(([outcome, ids]) => [ids, outcome] as const);
 
       const status = (await runtime.execution(executionId))?.status;
       const disposals = events(calls).filter((event) => event.includes("dispose"));
@@ -673,7 +751,9 @@ describe("R-AP-6 control operations racing an approval in one process", () => {
       ],
     });
 
-    const outcome = runtime.execute({ code: `async () => { await shop.sync(); return shop.create_order({ item: 1 }); }` });
+    const outcome = runtime.execute({
+      code: `async () => { await shop.sync(); return shop.create_order({ item: 1 }); }`,
+    });
     await inFlight.started;
     const [running] = (await runtime.executions()).items;
     const executionId = running!.id;

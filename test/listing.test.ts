@@ -1,7 +1,7 @@
-import Keyv from "keyv";
-import { describe, expect, it } from "vitest";
 import { createCodemodeRuntime, defineConnector, type ExecutionSummary } from "@codemode/core";
 import { createInProcessLock, createKeyvExecutionIndex, type LockProvider } from "@codemode/core/store";
+import Keyv from "keyv";
+import { describe, expect, it } from "vitest";
 
 /**
  * R-RT-4: listings are pages with a cursor, filtered by status, whose items are summaries; no
@@ -16,14 +16,17 @@ const shop = defineConnector({
   },
 });
 
-const byNewest = (a: ExecutionSummary, b: ExecutionSummary) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const byNewest = (a: ExecutionSummary, b: ExecutionSummary) =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 describe("R-RT-4 listings", () => {
   it("pages executions newest first with a cursor, filters by status, and its items are summaries without a log", async () => {
     const runtime = createCodemodeRuntime({ connectors: [shop], maxExecutions: 1_000 });
     const ids = { paused: [] as string[], completed: [] as string[] };
     for (let index = 0; index < 120; index++) {
-      const outcome = await runtime.execute({ code: index % 3 === 0 ? "async () => shop.order({})" : "async () => shop.read({})" });
+      const outcome = await runtime.execute({
+        code: index % 3 === 0 ? "async () => shop.order({})" : "async () => shop.read({})",
+      });
       (outcome.status === "paused" ? ids.paused : ids.completed).push(outcome.executionId);
     }
     expect([ids.paused.length, ids.completed.length]).toEqual([40, 80]);
@@ -40,7 +43,11 @@ describe("R-RT-4 listings", () => {
     expect(listed).toEqual([...listed].sort(byNewest));
     expect(new Set(listed.map((item) => item.id))).toEqual(new Set([...ids.paused, ...ids.completed]));
     for (const item of listed) expect("log" in item || "code" in item).toBe(false);
-    expect(listed.find((item) => item.status === "paused")).toMatchObject({ pendingSeq: 0, connectors: ["shop"], passes: 1 });
+    expect(listed.find((item) => item.status === "paused")).toMatchObject({
+      pendingSeq: 0,
+      connectors: ["shop"],
+      passes: 1,
+    });
 
     const paused = await runtime.executions({ status: "paused", limit: 100 });
     expect(paused.items.map((item) => item.id).sort()).toEqual([...ids.paused].sort());
@@ -59,14 +66,18 @@ describe("R-RT-4 listings", () => {
 
   it("R-RE-1 retention with 32 executions at once: the next execution prunes to the newest maxExecutions (one prune at a time, none missed)", async () => {
     const runtime = createCodemodeRuntime({ connectors: [shop], maxExecutions: 5 });
-    const outcomes = await Promise.all(Array.from({ length: 32 }, () => runtime.execute({ code: "async () => shop.read({})" })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 32 }, () => runtime.execute({ code: "async () => shop.read({})" })),
+    );
     expect(outcomes.every((outcome) => outcome.status === "completed")).toBe(true);
     // Each prune ran while the others were still running (never pruned): all 32 are there.
     expect((await runtime.executions({ limit: 100 })).items).toHaveLength(32);
     const next = await runtime.execute({ code: "async () => shop.read({})" });
     // The next execution pruned the 32 down to the newest 5, then completed itself.
     const kept = (await runtime.executions({ limit: 100 })).items.map((item) => item.id);
-    const newest = (await Promise.all(outcomes.map(async (outcome) => (await runtime.execution(outcome.executionId))?.id))).filter(Boolean);
+    const newest = (
+      await Promise.all(outcomes.map(async (outcome) => (await runtime.execution(outcome.executionId))?.id))
+    ).filter(Boolean);
     expect(kept).toHaveLength(6);
     expect(kept).toContain(next.executionId);
     expect(newest).toHaveLength(5);
@@ -77,7 +88,9 @@ describe("R-RT-4 listings", () => {
     const runtime = createCodemodeRuntime({ connectors: [shop] });
     await expect(runtime.executions({ cursor: "not-a-cursor" })).rejects.toThrow(TypeError);
     await expect(runtime.executions({ limit: 0 })).rejects.toThrow(/limit must be a whole number from 1 to 1,000/);
-    await expect(runtime.executions({ status: "sleeping" as never })).rejects.toThrow(/status "sleeping" is not one of/);
+    await expect(runtime.executions({ status: "sleeping" as never })).rejects.toThrow(
+      /status "sleeping" is not one of/,
+    );
     await expect(runtime.pending({ cursor: Buffer.from("[1]").toString("base64url") })).rejects.toThrow(TypeError);
     await runtime.close();
   });
@@ -104,10 +117,16 @@ describe("R-RT-4 listings", () => {
       for (const entry of entries) writes.set(entry.key, (writes.get(entry.key) ?? 0) + 1);
       return setMany(entries as never);
     }) as typeof keyv.setMany;
-    const runtime = createCodemodeRuntime({ connectors: [shop], storage: { keyv: keyv as never, lock }, maxExecutions: 1_000 });
+    const runtime = createCodemodeRuntime({
+      connectors: [shop],
+      storage: { keyv: keyv as never, lock },
+      maxExecutions: 1_000,
+    });
     const ids: string[] = [];
     for (let batch = 0; batch < 4; batch++) {
-      const outcomes = await Promise.all(Array.from({ length: 16 }, () => runtime.execute({ code: "async () => shop.read({})" })));
+      const outcomes = await Promise.all(
+        Array.from({ length: 16 }, () => runtime.execute({ code: "async () => shop.read({})" })),
+      );
       for (const outcome of outcomes) {
         expect(outcome.status).toBe("completed");
         ids.push(outcome.executionId);
@@ -134,13 +153,18 @@ describe("R-RT-4 listings", () => {
     // The listing as a crash would leave it: the paused run listed as completed, and a row for a
     // run whose record is gone.
     const index = createKeyvExecutionIndex(keyv as never, "default", lock);
-    await index.put({ id: paused.executionId, status: "completed", createdAt: record!.createdAt, updatedAt: record!.updatedAt }, "paused");
+    await index.put(
+      { id: paused.executionId, status: "completed", createdAt: record!.createdAt, updatedAt: record!.updatedAt },
+      "paused",
+    );
     await keyv.delete(`cm:default:h:${gone.executionId}`);
 
     expect((await runtime.executions({ status: "completed" })).items).toEqual([]);
     expect((await runtime.executions({ status: "paused" })).items.map((item) => item.id)).toEqual([paused.executionId]);
     expect((await runtime.pending()).items.map((action) => action.executionId)).toEqual([paused.executionId]);
-    expect(await index.list({ limit: 10 })).toEqual([expect.objectContaining({ id: paused.executionId, status: "paused" })]);
+    expect(await index.list({ limit: 10 })).toEqual([
+      expect.objectContaining({ id: paused.executionId, status: "paused" }),
+    ]);
     await runtime.close();
   });
 });

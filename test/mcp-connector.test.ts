@@ -2,7 +2,7 @@
  * R-CON-5, MCP in: an MCP server's tools as a connector. Real servers built with the SDK, reached
  * over the in-memory transport by the SDK's own Client.
  */
-import { createCodemodeRuntime, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
 import { IDEMPOTENCY_KEY_META, McpConnectorError, mcpConnector } from "@codemode/core/mcp";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -47,7 +47,15 @@ describe("mcpConnector: listing", () => {
 
   it("sanitises tool names to identifiers: add-note becomes notes.add_note", async () => {
     const { connector } = await notesSetup();
-    expect(Object.keys(connector.tools).sort()).toEqual(["add_note", "archive_note", "delete_note", "fail", "get_note", "greet", "list_notes"]);
+    expect(Object.keys(connector.tools).sort()).toEqual([
+      "add_note",
+      "archive_note",
+      "delete_note",
+      "fail",
+      "get_note",
+      "greet",
+      "list_notes",
+    ]);
     expect(connector.mcp.tools.add_note).toMatchObject({ name: "add-note", title: "Add note" });
   });
 
@@ -57,7 +65,11 @@ describe("mcpConnector: listing", () => {
     const refused = mcpConnector({ name: "notes", client });
     await expect(refused).rejects.toThrow(McpConnectorError);
     await expect(refused).rejects.toThrow(/"add-note" and "add_note" would both be notes\.add_note/);
-    const connector = await mcpConnector({ name: "notes", client, tool: (name) => (name === "add-note" ? null : undefined) });
+    const connector = await mcpConnector({
+      name: "notes",
+      client,
+      tool: (name) => (name === "add-note" ? null : undefined),
+    });
     expect(Object.keys(connector.tools)).toEqual(["add_note", "list"]);
     expect(connector.mcp.tools.add_note?.name).toBe("add_note");
   });
@@ -65,7 +77,11 @@ describe("mcpConnector: listing", () => {
   it("turns the server's schemas into types: describe shows the input and output of notes.add_note", async () => {
     const { runtime } = await notesSetup();
     const described = await runtime.describe("notes.add_note");
-    expect(described).toMatchObject({ kind: "method", requiresApproval: false, description: expect.stringContaining("Adds a note") });
+    expect(described).toMatchObject({
+      kind: "method",
+      requiresApproval: false,
+      description: expect.stringContaining("Adds a note"),
+    });
     const declaration = "declaration" in described ? described.declaration : "";
     expect(declaration).toMatch(/title: string/);
     expect(declaration).toMatch(/body\?: string/);
@@ -135,10 +151,18 @@ describe("mcpConnector: annotations and policy", () => {
     expect(connector.mcp.tools.get_note).toMatchObject({ readOnly: true, destructive: undefined });
     expect(connector.mcp.tools.delete_note).toMatchObject({ readOnly: false, destructive: true, idempotent: true });
     expect(connector.mcp.tools.add_note).toMatchObject({ readOnly: false, idempotent: false });
-    expect((await runtime.search("delete note")).results[0]).toMatchObject({ path: "notes.delete_note", requiresApproval: true });
+    expect((await runtime.search("delete note")).results[0]).toMatchObject({
+      path: "notes.delete_note",
+      requiresApproval: true,
+    });
 
-    const paused = await runtime.execute({ code: `async () => { const { id } = await notes.add_note({ title: "Old" }); return notes.delete_note({ id }); }` });
-    expect(paused).toMatchObject({ status: "paused", pending: [{ connector: "notes", method: "delete_note", args: { id: 1 } }] });
+    const paused = await runtime.execute({
+      code: `async () => { const { id } = await notes.add_note({ title: "Old" }); return notes.delete_note({ id }); }`,
+    });
+    expect(paused).toMatchObject({
+      status: "paused",
+      pending: [{ connector: "notes", method: "delete_note", args: { id: 1 } }],
+    });
     expect(notes.size).toBe(1);
     const done = await runtime.approve({ executionId: paused.executionId });
     expect(done).toMatchObject({ status: "completed", result: "deleted 1" });
@@ -161,7 +185,9 @@ describe("mcpConnector: annotations and policy", () => {
             ? { ...definition, requiresApproval: false }
             : undefined,
     });
-    const paused = await runtime.execute({ code: `async () => { await notes.delete_note({ id: 5 }); return notes.archive_note({ id: 5 }); }` });
+    const paused = await runtime.execute({
+      code: `async () => { await notes.delete_note({ id: 5 }); return notes.archive_note({ id: 5 }); }`,
+    });
     expect(paused).toMatchObject({ status: "paused", pending: [{ method: "archive_note", args: { id: 5 } }] });
     expect(calls.map((call) => call.name)).toEqual(["delete-note"]);
     const done = await runtime.approve({ executionId: paused.executionId });
@@ -173,9 +199,11 @@ describe("mcpConnector: annotations and policy", () => {
   });
 
   it("refuses a decorated policy the runtime would refuse (R-CON-4), naming the tool", async () => {
-    await expect(notesSetup({ tool: (name, definition) => (name === "delete-note" ? { ...definition, replay: "reexecute" } : undefined) })).rejects.toThrow(
-      /notes\.delete_note" combines replay: "reexecute" with requiresApproval/,
-    );
+    await expect(
+      notesSetup({
+        tool: (name, definition) => (name === "delete-note" ? { ...definition, replay: "reexecute" } : undefined),
+      }),
+    ).rejects.toThrow(/notes\.delete_note" combines replay: "reexecute" with requiresApproval/);
   });
 });
 
@@ -197,14 +225,22 @@ describe("mcpConnector: notifications/tools/list_changed", () => {
     });
     const runtime = createCodemodeRuntime({ connectors: [connector] });
     runtimes.push(runtime);
-    expect(await runtime.execute({ code: `async () => paged.first({ text: "a" })` })).toMatchObject({ status: "completed", result: { tool: "first" } });
+    expect(await runtime.execute({ code: `async () => paged.first({ text: "a" })` })).toMatchObject({
+      status: "completed",
+      result: { tool: "first" },
+    });
 
     const refreshed = new Promise<void>((resolve) => (changed = resolve));
     await paged.setTools([echoTool("first"), echoTool("third-one"), echoTool("fourth")]);
     await refreshed;
     expect(changes).toEqual([["first", "third_one", "fourth"]]);
-    expect(await runtime.execute({ code: `async () => paged.third_one({ text: "b" })` })).toMatchObject({ status: "completed", result: { tool: "third-one", args: { text: "b" } } });
-    const gone = await runtime.execute({ code: `async () => { try { await paged.second({}); } catch (error) { return error.message; } }` });
+    expect(await runtime.execute({ code: `async () => paged.third_one({ text: "b" })` })).toMatchObject({
+      status: "completed",
+      result: { tool: "third-one", args: { text: "b" } },
+    });
+    const gone = await runtime.execute({
+      code: `async () => { try { await paged.second({}); } catch (error) { return error.message; } }`,
+    });
     expect(gone).toMatchObject({ status: "completed" });
     expect(String((gone as { result?: unknown }).result)).toMatch(/second/);
     expect(await runtime.describe("paged.fourth")).toMatchObject({ kind: "method" });

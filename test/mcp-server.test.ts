@@ -3,10 +3,10 @@
  * connector is a real MCP server too (MCP in), so each story crosses MCP twice. In-memory transport;
  * stdio and Streamable HTTP are in mcp-transports.test.ts.
  */
-import { createCodemodeMcpServer, type CodemodeMcpServerOptions } from "@codemode/core/mcp";
+import { type CodemodeMcpServerOptions, createCodemodeMcpServer } from "@codemode/core/mcp";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentClient, DELETE_TWO, notesRuntime, structuredOf, type Answer } from "./mcp-fixtures/codemode-setup.ts";
+import { type Answer, agentClient, DELETE_TWO, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
 import { connectInMemory } from "./mcp-fixtures/notes-server.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -28,7 +28,8 @@ async function serve(options: CodemodeMcpServerOptions = {}, answer?: Answer) {
     cleanups.push(operatorServer.close, () => operatorClient.close());
     return operatorClient;
   };
-  const call = async (name: string, args: Record<string, unknown>, on: Client = client) => on.callTool({ name, arguments: args });
+  const call = async (name: string, args: Record<string, unknown>, on: Client = client) =>
+    on.callTool({ name, arguments: args });
   return { ...setup, mcp, client, asked, operator, call };
 }
 
@@ -38,21 +39,31 @@ describe("createCodemodeMcpServer: tools for agents", () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["search", "describe", "execute"]);
     for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: "object" });
-    expect(tools.find((tool) => tool.name === "execute")?.description).toContain("notes: Short notes with a title and a body.");
+    expect(tools.find((tool) => tool.name === "execute")?.description).toContain(
+      "notes: Short notes with a title and a body.",
+    );
     expect(tools.find((tool) => tool.name === "search")?.annotations).toMatchObject({ readOnlyHint: true });
     const operatorTools = (await (await operator()).listTools()).tools.map((tool) => tool.name);
     expect(operatorTools).toEqual(["search", "describe", "execute", "pending", "approve", "reject"]);
-    await expect(client.callTool({ name: "approve", arguments: { executionId: "x" } })).rejects.toThrow(/approve not found/);
+    await expect(client.callTool({ name: "approve", arguments: { executionId: "x" } })).rejects.toThrow(
+      /approve not found/,
+    );
   });
 
   it("search and describe answer structured content that the client checks against the output schema", async () => {
     const { call } = await serve();
     const found = structuredOf(await call("search", { query: "add a note" }));
-    expect(found.results).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "method", path: "notes.add_note", requiresApproval: false })]));
+    expect(found.results).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "method", path: "notes.add_note", requiresApproval: false }),
+      ]),
+    );
     const described = structuredOf(await call("describe", { target: "notes.add_note" }));
     expect(described).toMatchObject({ kind: "method", path: "notes.add_note" });
     expect(described.declaration).toMatch(/title: string/);
-    expect(structuredOf(await call("describe", { target: "nothing.here" }))).toMatchObject({ error: expect.stringContaining("nothing is named") });
+    expect(structuredOf(await call("describe", { target: "nothing.here" }))).toMatchObject({
+      error: expect.stringContaining("nothing is named"),
+    });
   });
 
   it("execute answers the model-facing outcome; a failing program is isError with its code", async () => {
@@ -74,17 +85,25 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
   it("pause → pending → approve across the server's tools, until the program completes", async () => {
     const { call, operator, notes, calls } = await serve();
     const paused = structuredOf(await call("execute", { code: DELETE_TWO }));
-    expect(paused).toMatchObject({ status: "paused", pending: [{ connector: "notes", method: "delete_note", args: { id: 1 } }], message: expect.stringContaining("do not re-issue") });
+    expect(paused).toMatchObject({
+      status: "paused",
+      pending: [{ connector: "notes", method: "delete_note", args: { id: 1 } }],
+      message: expect.stringContaining("do not re-issue"),
+    });
     expect(notes.size).toBe(2);
 
     const ops = await operator();
     const pending = structuredOf(await call("pending", {}, ops));
-    expect(pending.items).toEqual([{ executionId: paused.executionId, seq: 2, connector: "notes", method: "delete_note", args: { id: 1 } }]);
+    expect(pending.items).toEqual([
+      { executionId: paused.executionId, seq: 2, connector: "notes", method: "delete_note", args: { id: 1 } },
+    ]);
     const next = structuredOf(await call("approve", { executionId: paused.executionId, seq: 2 }, ops));
     expect(next).toMatchObject({ status: "paused", pending: [{ seq: 3, args: { id: 2 } }] });
     const stale = await call("approve", { executionId: paused.executionId, seq: 2 }, ops);
     expect(structuredOf(stale)).toMatchObject({ status: "error", code: "NOT_PAUSED" });
-    const done = structuredOf(await call("approve", { executionId: paused.executionId, seq: 3, reason: "cleanup" }, ops));
+    const done = structuredOf(
+      await call("approve", { executionId: paused.executionId, seq: 3, reason: "cleanup" }, ops),
+    );
     expect(done).toMatchObject({ status: "completed", result: 0 });
     expect(calls.filter((entry) => entry.name === "delete-note")).toHaveLength(2);
     expect(structuredOf(await call("pending", {}, ops)).items).toEqual([]);
@@ -94,32 +113,58 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
     const { call, operator, notes, runtime } = await serve();
     const paused = structuredOf(await call("execute", { code: DELETE_TWO }));
     const ops = await operator();
-    expect(await call("reject", { executionId: paused.executionId }, ops)).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("reject needs seq") }] });
-    const rejected = structuredOf(await call("reject", { executionId: paused.executionId, seq: 2, reason: "keep them" }, ops));
-    expect(rejected).toMatchObject({ status: "rejected", reason: "keep them", rejected: { seq: 2, method: "delete_note" } });
+    expect(await call("reject", { executionId: paused.executionId }, ops)).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("reject needs seq") }],
+    });
+    const rejected = structuredOf(
+      await call("reject", { executionId: paused.executionId, seq: 2, reason: "keep them" }, ops),
+    );
+    expect(rejected).toMatchObject({
+      status: "rejected",
+      reason: "keep them",
+      rejected: { seq: 2, method: "delete_note" },
+    });
     expect(notes.size).toBe(2);
     const state = await runtime.execution(String(paused.executionId));
     expect(state?.status).toBe("rejected");
-    expect(state?.log.find((entry) => entry.seq === 2)?.decision).toMatchObject({ approved: false, by: 'operator via an MCP client that calls itself "test-client"' });
+    expect(state?.log.find((entry) => entry.seq === 2)?.decision).toMatchObject({
+      approved: false,
+      by: 'operator via an MCP client that calls itself "test-client"',
+    });
   });
 });
 
 describe("createCodemodeMcpServer: approval through elicitation (beyond)", () => {
   it("asks the person at each pause; accept resumes, so execute answers the completed run", async () => {
-    const { call, asked, notes, runtime } = await serve({ elicitApproval: true }, () => ({ action: "accept", content: { reason: "tidy up" } }));
+    const { call, asked, notes, runtime } = await serve({ elicitApproval: true }, () => ({
+      action: "accept",
+      content: { reason: "tidy up" },
+    }));
     const done = structuredOf(await call("execute", { code: DELETE_TWO }));
     expect(done).toMatchObject({ status: "completed", result: 0 });
-    expect(asked.map((question) => question.message)).toEqual([expect.stringContaining('notes.delete_note({"id":1})'), expect.stringContaining('notes.delete_note({"id":2})')]);
+    expect(asked.map((question) => question.message)).toEqual([
+      expect.stringContaining('notes.delete_note({"id":1})'),
+      expect.stringContaining('notes.delete_note({"id":2})'),
+    ]);
     expect(notes.size).toBe(0);
     const log = (await runtime.execution(String(done.executionId)))?.log ?? [];
-    expect(log.find((entry) => entry.seq === 2)?.decision).toMatchObject({ approved: true, by: 'elicitation, answered in an MCP client that calls itself "test-client"', reason: "tidy up" });
+    expect(log.find((entry) => entry.seq === 2)?.decision).toMatchObject({
+      approved: true,
+      by: 'elicitation, answered in an MCP client that calls itself "test-client"',
+      reason: "tidy up",
+    });
   });
 
   it("decline rejects: the action does not run and the agent is told so", async () => {
     const { call, notes } = await serve({ elicitApproval: true }, () => ({ action: "decline" }));
     const rejected = await call("execute", { code: DELETE_TWO });
     expect(rejected.isError).toBeFalsy();
-    expect(structuredOf(rejected)).toMatchObject({ status: "rejected", rejected: { method: "delete_note", args: { id: 1 } }, message: expect.stringContaining("did not run") });
+    expect(structuredOf(rejected)).toMatchObject({
+      status: "rejected",
+      rejected: { method: "delete_note", args: { id: 1 } },
+      message: expect.stringContaining("did not run"),
+    });
     expect(notes.size).toBe(2);
   });
 

@@ -26,7 +26,11 @@ async function callTool(client: Client, name: string, args: Record<string, unkno
 describe("codemode-mcp over stdio (a child process)", () => {
   function launch(flags: string[], answer?: Parameters<typeof agentClient>[0]) {
     const { client, asked } = agentClient(answer);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "--config", CONFIG, ...flags], stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "--config", CONFIG, ...flags],
+      stderr: "pipe",
+    });
     let stderr = "";
     transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     cleanups.push(() => client.close());
@@ -37,7 +41,9 @@ describe("codemode-mcp over stdio (a child process)", () => {
     const { client, asked, transport, stderr } = launch(["--elicitation"], () => ({ action: "accept" }));
     await client.connect(transport);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["search", "describe", "execute"]);
-    expect(await callTool(client, "describe", { target: "notes.delete_note" })).toMatchObject({ requiresApproval: true });
+    expect(await callTool(client, "describe", { target: "notes.delete_note" })).toMatchObject({
+      requiresApproval: true,
+    });
     expect(await callTool(client, "execute", { code: DELETE_TWO })).toMatchObject({ status: "completed", result: 0 });
     expect(asked).toHaveLength(2);
     expect(stderr()).toContain("this line must not reach stdout");
@@ -49,8 +55,14 @@ describe("codemode-mcp over stdio (a child process)", () => {
     const paused = await callTool(client, "execute", { code: DELETE_TWO });
     expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 2 }] });
     expect((await callTool(client, "pending", {})).items).toHaveLength(1);
-    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 2 })).toMatchObject({ status: "paused", pending: [{ seq: 3 }] });
-    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 3 })).toMatchObject({ status: "completed", result: 0 });
+    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 2 })).toMatchObject({
+      status: "paused",
+      pending: [{ seq: 3 }],
+    });
+    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 3 })).toMatchObject({
+      status: "completed",
+      result: 0,
+    });
   });
 
   it("exits when the client closes its stdin, even with a run left paused (R-RT-5)", async () => {
@@ -90,8 +102,13 @@ describe("createCodemodeMcpServer over Streamable HTTP (127.0.0.1)", () => {
     expect(await callTool(declining, "execute", { code: DELETE_TWO })).toMatchObject({ status: "rejected" });
     expect(notes.size).toBe(2);
     const { client: accepting, asked } = await connect(listener.url, () => ({ action: "accept" }));
-    expect(await callTool(accepting, "search", { query: "delete a note" })).toMatchObject({ results: expect.arrayContaining([expect.objectContaining({ path: "notes.delete_note" })]) });
-    expect(await callTool(accepting, "execute", { code: DELETE_TWO })).toMatchObject({ status: "completed", result: 2 });
+    expect(await callTool(accepting, "search", { query: "delete a note" })).toMatchObject({
+      results: expect.arrayContaining([expect.objectContaining({ path: "notes.delete_note" })]),
+    });
+    expect(await callTool(accepting, "execute", { code: DELETE_TWO })).toMatchObject({
+      status: "completed",
+      result: 2,
+    });
     expect(asked).toHaveLength(2);
     expect(listener.sessions()).toBe(2);
   });
@@ -99,19 +116,33 @@ describe("createCodemodeMcpServer over Streamable HTTP (127.0.0.1)", () => {
   it("pause → pending → approve through the operator tools", async () => {
     const { listener } = await listen(true);
     const { client } = await connect(listener.url);
-    const paused = await callTool(client, "execute", { code: `async () => { const { id } = await notes.add_note({ title: "x" }); await notes.delete_note({ id }); return "gone"; }` });
+    const paused = await callTool(client, "execute", {
+      code: `async () => { const { id } = await notes.add_note({ title: "x" }); await notes.delete_note({ id }); return "gone"; }`,
+    });
     expect(paused).toMatchObject({ status: "paused" });
-    expect((await callTool(client, "pending", { executionId: paused.executionId })).items).toEqual([expect.objectContaining({ method: "delete_note", seq: 1 })]);
-    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 1 })).toMatchObject({ status: "completed", result: "gone" });
+    expect((await callTool(client, "pending", { executionId: paused.executionId })).items).toEqual([
+      expect.objectContaining({ method: "delete_note", seq: 1 }),
+    ]);
+    expect(await callTool(client, "approve", { executionId: paused.executionId, seq: 1 })).toMatchObject({
+      status: "completed",
+      result: "gone",
+    });
   });
 
   it("refuses a request whose Host is not loopback, and a non-loopback address without allowRemote", async () => {
     const { listener, mcp } = await listen();
     const status = await new Promise<number>((resolve, reject) => {
-      const sent = request(listener.url, { method: "POST", headers: { host: `attacker.example:${listener.url.port}`, "content-type": "application/json" } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const sent = request(
+        listener.url,
+        {
+          method: "POST",
+          headers: { host: `attacker.example:${listener.url.port}`, "content-type": "application/json" },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       sent.on("error", reject);
       sent.end("{}");
     });

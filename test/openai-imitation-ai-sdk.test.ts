@@ -9,10 +9,19 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { codemodeToolApproval, createCodemodeTool, syncApprovals, syncModelApprovals } from "@codemode/ai-sdk";
 import type { CodemodeRuntime } from "@codemode/core";
-import { convertToModelMessages, generateText, readUIMessageStream, stepCountIs, streamText, type LanguageModel, type ModelMessage, type UIMessage } from "ai";
+import {
+  convertToModelMessages,
+  generateText,
+  type LanguageModel,
+  type ModelMessage,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  type UIMessage,
+} from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createShop } from "../packages/ai-sdk/src/testing/shop.ts";
-import { startOpenAIImitation, type OpenAIImitation } from "./openai-imitation/server.ts";
+import { type OpenAIImitation, startOpenAIImitation } from "./openai-imitation/server.ts";
 import { orderProgram, programsShown, resultsShown, shopModel } from "./openai-imitation/shop-model.ts";
 
 let imitation: OpenAIImitation;
@@ -42,7 +51,13 @@ const apis = [
 /** One request of a useChat app: its server converts the UI messages and streams the answer back. */
 async function chatTurn(model: LanguageModel, runtime: CodemodeRuntime, messages: UIMessage[]): Promise<UIMessage> {
   const tools = { codemode: createCodemodeTool(runtime) };
-  const result = streamText({ model, tools, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5), messages: await convertToModelMessages(messages, { tools }) });
+  const result = streamText({
+    model,
+    tools,
+    toolApproval: { codemode: codemodeToolApproval(runtime) },
+    stopWhen: stepCountIs(5),
+    messages: await convertToModelMessages(messages, { tools }),
+  });
   let assistant: UIMessage | undefined;
   for await (const message of readUIMessageStream({ stream: result.toUIMessageStream() })) assistant = message;
   return assistant!;
@@ -56,7 +71,10 @@ describe.each(apis)("out-of-band approval through @ai-sdk/openai ($api API)", ({
     const { runtime, orders } = shop();
     const first = user("u1", "Please order two logo mugs.");
     const assistant = await chatTurn(model(), runtime, [first]);
-    expect(assistant.parts.find((part) => part.type === "tool-codemode")).toMatchObject({ state: "approval-requested", input: { code: orderProgram } });
+    expect(assistant.parts.find((part) => part.type === "tool-codemode")).toMatchObject({
+      state: "approval-requested",
+      input: { code: orderProgram },
+    });
     expect(imitation.requests.map((request) => request.api)).toEqual([api]);
 
     // The operator approves on another page.
@@ -70,7 +88,9 @@ describe.each(apis)("out-of-band approval through @ai-sdk/openai ($api API)", ({
     const sent = imitation.requests.at(-1)!;
     expect(sent).toMatchObject({ api, body: { stream: true } });
     expect(programsShown(sent.items)).toEqual([orderProgram]);
-    expect(resultsShown(sent.items)).toEqual([{ status: "completed", executionId: pending!.executionId, result: { orderId: "ord-1", total: 18 } }]);
+    expect(resultsShown(sent.items)).toEqual([
+      { status: "completed", executionId: pending!.executionId, result: { orderId: "ord-1", total: 18 } },
+    ]);
     expect(JSON.stringify(sent.body)).not.toContain('"calls"');
     expect(textOf(answer)).toBe("Answer from what I was shown: Order ord-1 is placed (total 18).");
     expect(orders).toHaveLength(1);
@@ -101,7 +121,12 @@ describe("out-of-band approval with model messages through @ai-sdk/openai (Respo
   it("R-LC-2: syncModelApprovals gives the open call its result: no `Tool result is missing`, the provider sees program and result", async () => {
     const { runtime, orders } = shop();
     const provider = apis[0].model();
-    const settings = { model: provider, tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const settings = {
+      model: provider,
+      tools: { codemode: createCodemodeTool(runtime) },
+      toolApproval: { codemode: codemodeToolApproval(runtime) },
+      stopWhen: stepCountIs(5),
+    };
     const messages: ModelMessage[] = [{ role: "user", content: "Please order two logo mugs." }];
     const first = await generateText({ ...settings, messages });
     messages.push(...first.responseMessages);

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentProcessConfig } from "./openai-imitation/langchain-agent.ts";
-import { startOpenAIImitation, type OpenAIImitation } from "./openai-imitation/server.ts";
+import { type OpenAIImitation, startOpenAIImitation } from "./openai-imitation/server.ts";
 import { orderProgram, programsShown, resultsShown, shopModel } from "./openai-imitation/shop-model.ts";
 
 const AGENT = fileURLToPath(new URL("./openai-imitation/langchain-agent.ts", import.meta.url));
@@ -55,10 +55,20 @@ describe("LangChain: pause, restart, resume from a persistent checkpointer (real
   it("R-LC-2 R-RT-5: a new process resumes the interrupted thread; the order is placed once and the model sees its result", async () => {
     const effectsPath = join(directory, "orders.jsonl");
     writeFileSync(effectsPath, "");
-    const config: AgentProcessConfig = { baseURL: imitation.baseURL, postgresUrl: POSTGRES_URL, schema, sqlitePath: join(directory, "codemode.sqlite"), effectsPath, threadId: "order-42" };
+    const config: AgentProcessConfig = {
+      baseURL: imitation.baseURL,
+      postgresUrl: POSTGRES_URL,
+      schema,
+      sqlitePath: join(directory, "codemode.sqlite"),
+      effectsPath,
+      threadId: "order-42",
+    };
 
     const started = await runAgent("start", config);
-    expect(started).toMatchObject({ interrupted: true, pending: [{ connector: "shop", method: "create_order", args: { sku: "mug-logo", quantity: 2 } }] });
+    expect(started).toMatchObject({
+      interrupted: true,
+      pending: [{ connector: "shop", method: "create_order", args: { sku: "mug-logo", quantity: 2 } }],
+    });
     expect(readFileSync(effectsPath, "utf8")).toBe("");
     expect(imitation.requests.map((request) => request.api)).toEqual(["chat"]);
 

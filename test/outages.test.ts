@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
-import { cuttableProxy, tcpUnreachable, type CuttableProxy } from "@codemode/storage/testing";
+import { type CuttableProxy, cuttableProxy, tcpUnreachable } from "@codemode/storage/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
@@ -16,8 +16,21 @@ const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 
 const stores = [
-  { name: "Redis", url: REDIS_URL, open: (url: string) => redisStorage(url, { namespace: `outage-${randomUUID().slice(0, 8)}`, connectTimeoutMs: 1_000 }) },
-  { name: "PostgreSQL", url: POSTGRES_URL, open: (url: string) => postgresStorage(url, { namespace: `outage-${randomUUID().slice(0, 8)}`, pool: { connectionTimeoutMillis: 1_000 } }) },
+  {
+    name: "Redis",
+    url: REDIS_URL,
+    open: (url: string) =>
+      redisStorage(url, { namespace: `outage-${randomUUID().slice(0, 8)}`, connectTimeoutMs: 1_000 }),
+  },
+  {
+    name: "PostgreSQL",
+    url: POSTGRES_URL,
+    open: (url: string) =>
+      postgresStorage(url, {
+        namespace: `outage-${randomUUID().slice(0, 8)}`,
+        pool: { connectionTimeoutMillis: 1_000 },
+      }),
+  },
 ];
 
 for (const store of stores) {
@@ -32,7 +45,8 @@ for (const store of stores) {
 
     beforeAll(async () => {
       unavailable = await tcpUnreachable(store.url);
-      if (unavailable && process.env.CI) throw new Error(`${store.name} is not reachable at ${store.url} (${unavailable}); CI must provide it`);
+      if (unavailable && process.env.CI)
+        throw new Error(`${store.name} is not reachable at ${store.url} (${unavailable}); CI must provide it`);
       if (unavailable) return;
       proxy = await cuttableProxy(store.url);
       storage = store.open(proxy.url);
@@ -49,7 +63,12 @@ for (const store of stores) {
           charge: { execute: async () => ({ chargeId: "c-1" }), revert: async () => undefined },
         },
       });
-      runtime = createCodemodeRuntime({ connectors: [shop], storage: storage as never, lockWaitMs: 500, logger: { warn() {} } });
+      runtime = createCodemodeRuntime({
+        connectors: [shop],
+        storage: storage as never,
+        lockWaitMs: 500,
+        logger: { warn() {} },
+      });
       const paused = await runtime.execute({ code: "async () => shop.order({ sku: 'mug' })" });
       const completed = await runtime.execute({ code: "async () => shop.charge({})" });
       expect([paused.status, completed.status]).toEqual(["paused", "completed"]);
@@ -74,9 +93,18 @@ for (const store of stores) {
 
     it("execute, approve and rollback answer STORAGE_ERROR as data", async () => {
       if (skip()) return;
-      expect(await runtime.execute({ code: "async () => shop.charge({})" })).toMatchObject({ status: "error", code: "STORAGE_ERROR" });
-      expect(await runtime.approve({ executionId: pausedId })).toMatchObject({ status: "error", code: "STORAGE_ERROR" });
-      expect(await runtime.rollback({ executionId: completedId })).toMatchObject({ code: "STORAGE_ERROR", reverted: [] });
+      expect(await runtime.execute({ code: "async () => shop.charge({})" })).toMatchObject({
+        status: "error",
+        code: "STORAGE_ERROR",
+      });
+      expect(await runtime.approve({ executionId: pausedId })).toMatchObject({
+        status: "error",
+        code: "STORAGE_ERROR",
+      });
+      expect(await runtime.rollback({ executionId: completedId })).toMatchObject({
+        code: "STORAGE_ERROR",
+        reverted: [],
+      });
       expect(orders).toEqual([]);
     });
 

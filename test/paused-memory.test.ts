@@ -17,12 +17,24 @@ const directory = mkdtempSync(join(tmpdir(), "codemode-held-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe("host memory of paused executions", () => {
-  it("SPEC §15: 60 paused executions with 200 KB logs leave no log in the idle host's heap", { timeout: 120_000 }, () => {
+  it("SPEC §15: 60 paused executions with 200 KB logs leave no log in the idle host's heap", {
+    timeout: 120_000,
+  }, () => {
     const paused = 60;
-    const output = execFileSync(process.execPath, ["--expose-gc", HOLD, join(directory, "held.sqlite"), String(paused)], { encoding: "utf8" });
-    const report = JSON.parse(output.trim().split("\n").at(-1)!) as { warm: number; paused: number; logBytesPerExecution: number };
+    const output = execFileSync(
+      process.execPath,
+      ["--expose-gc", HOLD, join(directory, "held.sqlite"), String(paused)],
+      { encoding: "utf8" },
+    );
+    const report = JSON.parse(output.trim().split("\n").at(-1)!) as {
+      warm: number;
+      paused: number;
+      logBytesPerExecution: number;
+    };
     const heldPerExecution = (report.paused - report.warm) / paused;
-    console.log(`heap held per paused execution: ${Math.round(heldPerExecution)} bytes (its log: ${report.logBytesPerExecution} bytes of results)`);
+    console.log(
+      `heap held per paused execution: ${Math.round(heldPerExecution)} bytes (its log: ${report.logBytesPerExecution} bytes of results)`,
+    );
     // Holding the logs would be ~200 KB each; what remains is isolated-vm's small wrappers.
     expect(heldPerExecution).toBeLessThan(report.logBytesPerExecution / 10);
   });

@@ -4,7 +4,13 @@
  * front and running it by pausing at each gated call and approving give the same result and the
  * same effects in the same order; each gated effect is applied exactly once.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type LogEntry, type Outcome } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  createCodemodeRuntime,
+  defineConnector,
+  type LogEntry,
+  type Outcome,
+} from "@codemode/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 
@@ -102,7 +108,15 @@ function configuration(gated: boolean) {
 
 /** The log without what legitimately differs between the two configurations. */
 function comparableLog(log: LogEntry[]) {
-  return log.map((entry) => ({ seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args, state: entry.state, result: entry.result, error: entry.error }));
+  return log.map((entry) => ({
+    seq: entry.seq,
+    connector: entry.connector,
+    method: entry.method,
+    args: entry.args,
+    state: entry.state,
+    result: entry.result,
+    error: entry.error,
+  }));
 }
 
 function describeOutcome(outcome: Outcome): string {
@@ -129,7 +143,8 @@ describe("replay property: approvals up front and approvals by pausing agree", (
 
         upFront.reset();
         const direct = await upFront.runtime.execute({ code });
-        if (direct.status !== "completed") throw new Error(`approvals up front did not complete:\n${code}\n${describeOutcome(direct)}`);
+        if (direct.status !== "completed")
+          throw new Error(`approvals up front did not complete:\n${code}\n${describeOutcome(direct)}`);
 
         byPausing.reset();
         let outcome = await byPausing.runtime.execute({ code });
@@ -137,28 +152,40 @@ describe("replay property: approvals up front and approvals by pausing agree", (
         while (outcome.status === "paused") {
           const action = outcome.pending[0];
           const expected = gatedOperations[approvals];
-          if (!action || !expected || expected.kind !== "gatedWrite") throw new Error(`unexpected pause:\n${code}\n${describeOutcome(outcome)}`);
-          expect(action).toMatchObject({ connector: "store", method: "gatedWrite", args: { key: expected.key, value: expected.value } });
+          if (!action || !expected || expected.kind !== "gatedWrite")
+            throw new Error(`unexpected pause:\n${code}\n${describeOutcome(outcome)}`);
+          expect(action).toMatchObject({
+            connector: "store",
+            method: "gatedWrite",
+            args: { key: expected.key, value: expected.value },
+          });
           // The gated effect has not happened while the execution is paused (R-AP-1).
           expect(byPausing.world.effects.filter((effect) => effect.method === "gatedWrite")).toHaveLength(approvals);
           approvals += 1;
           pauses += 1;
           outcome = await byPausing.runtime.approve({ executionId: outcome.executionId, seq: action.seq });
         }
-        if (outcome.status !== "completed") throw new Error(`approving each pause did not complete:\n${code}\n${describeOutcome(outcome)}`);
+        if (outcome.status !== "completed")
+          throw new Error(`approving each pause did not complete:\n${code}\n${describeOutcome(outcome)}`);
 
         expect(approvals).toBe(gatedOperations.length);
         expect(outcome.result).toEqual(direct.result);
         expect(byPausing.world.effects).toEqual(upFront.world.effects);
         // Every operation that touches a connector ran exactly once, in program order.
         const connectorOperations = operations.filter((operation) => operation.kind !== "step");
-        expect(upFront.world.effects.map((effect) => effect.method)).toEqual(connectorOperations.map((operation) => (operation.kind === "failingCall" ? "fail" : operation.kind)));
-        expect(byPausing.world.effects.filter((effect) => effect.method === "gatedWrite")).toHaveLength(gatedOperations.length);
+        expect(upFront.world.effects.map((effect) => effect.method)).toEqual(
+          connectorOperations.map((operation) => (operation.kind === "failingCall" ? "fail" : operation.kind)),
+        );
+        expect(byPausing.world.effects.filter((effect) => effect.method === "gatedWrite")).toHaveLength(
+          gatedOperations.length,
+        );
 
         const directState = await upFront.runtime.execution(direct.executionId);
         const pausedState = await byPausing.runtime.execution(outcome.executionId);
         expect(comparableLog(pausedState!.log)).toEqual(comparableLog(directState!.log));
-        expect(pausedState!.log.filter((entry) => entry.decision?.approved === true)).toHaveLength(gatedOperations.length);
+        expect(pausedState!.log.filter((entry) => entry.decision?.approved === true)).toHaveLength(
+          gatedOperations.length,
+        );
       }),
       { numRuns: 200 },
     );

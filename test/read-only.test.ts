@@ -4,7 +4,7 @@
  * entry, and results recorded without waiting may share a batch with what comes next, never landing
  * after it. Crash stories (a host killed inside a read-only call) are in test/recover.test.ts.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -27,7 +27,10 @@ class WriteOrderStore extends Map<string, unknown> {
     for (const { key, value } of entries) {
       if (!/:e:[^:]+:\d+$/.test(key)) continue;
       const text = typeof value === "string" ? value : JSON.stringify(value);
-      const stored = JSON.parse((JSON.parse(text) as { value: string }).value ?? text) as { seq: number; state: string };
+      const stored = JSON.parse((JSON.parse(text) as { value: string }).value ?? text) as {
+        seq: number;
+        state: string;
+      };
       batch.push(`${stored.seq}:${stored.state}`);
     }
     this.entryWrites.push(...batch);
@@ -88,20 +91,27 @@ describe("readOnly tools: one write per call, the same replay", () => {
     const store = new WriteOrderStore();
     const calls: string[] = [];
     const runtime = shopRuntime(store, calls);
-    const paused = await runtime.execute({ code: "async () => { const a = await shop.price({ sku: 'a' }); const r = await shop.refund({}); return { a, r }; }" });
+    const paused = await runtime.execute({
+      code: "async () => { const a = await shop.price({ sku: 'a' }); const r = await shop.refund({}); return { a, r }; }",
+    });
     expect(paused.status).toBe("paused");
     const done = await runtime.approve({ executionId: paused.executionId });
     expect(done).toMatchObject({ status: "completed", result: { a: { sku: "a", cents: 250 }, r: { refunded: true } } });
     // A read-only tool that needs approval still pauses with a pending entry, then runs once.
     expect(calls).toEqual(["price a", "refund"]);
     const state = await runtime.execution(paused.executionId);
-    expect(state?.log.map((entry) => `${entry.seq} ${entry.method} ${entry.state}`)).toEqual(["0 price applied", "1 refund applied"]);
+    expect(state?.log.map((entry) => `${entry.seq} ${entry.method} ${entry.state}`)).toEqual([
+      "0 price applied",
+      "1 refund applied",
+    ]);
   });
 
   it("R-RP-2: a read-only call whose arguments come from replay-stable values replays without divergence", async () => {
     const store = new WriteOrderStore();
     const runtime = shopRuntime(store, []);
-    const paused = await runtime.execute({ code: "async () => { await shop.price({ sku: String(Math.random()) }); return shop.refund({}); }" });
+    const paused = await runtime.execute({
+      code: "async () => { await shop.price({ sku: String(Math.random()) }); return shop.refund({}); }",
+    });
     expect(paused.status).toBe("paused");
     // Math.random is replay-stable: the same program replays without divergence.
     expect((await runtime.approve({ executionId: paused.executionId })).status).toBe("completed");
@@ -135,7 +145,9 @@ describe("results recorded without waiting: the order replay depends on", () => 
   it("a result recorded without waiting reaches the store before the next call's write-ahead (alone, or first in one batch with it)", async () => {
     const store = new WriteOrderStore();
     const runtime = shopRuntime(store, []);
-    const outcome = await runtime.execute({ code: "async () => { await shop.order({ sku: 'a' }); await shop.order({ sku: 'b' }); return 1; }" });
+    const outcome = await runtime.execute({
+      code: "async () => { await shop.order({ sku: 'a' }); await shop.order({ sku: 'b' }); return 1; }",
+    });
     expect(outcome.status).toBe("completed");
     // Whether the result waited for company depends on timing (it waits at most 1 ms); the order
     // does not. recorder.test.ts pins the shared batch itself.
@@ -146,17 +158,30 @@ describe("results recorded without waiting: the order replay depends on", () => 
     const store = new WriteOrderStore();
     const calls: string[] = [];
     const runtime = shopRuntime(store, calls);
-    const outcome = await runtime.execute({ code: "async () => { const r = await Promise.all([shop.price({ sku: 'a' }), shop.order({ sku: 'b' }), shop.price({ sku: 'c' })]); return r.length; }" });
+    const outcome = await runtime.execute({
+      code: "async () => { const r = await Promise.all([shop.price({ sku: 'a' }), shop.order({ sku: 'b' }), shop.price({ sku: 'c' })]); return r.length; }",
+    });
     expect(outcome).toMatchObject({ status: "completed", result: 3 });
     const state = await runtime.execution(outcome.executionId);
-    expect(state?.log.map((entry) => `${entry.seq} ${entry.method} ${entry.state}`)).toEqual(["0 price applied", "1 order applied", "2 price applied"]);
-    expect(store.entryWrites.filter((write) => write.startsWith("0:") || write.startsWith("2:"))).toEqual(expect.arrayContaining(["0:applied", "2:applied"]));
+    expect(state?.log.map((entry) => `${entry.seq} ${entry.method} ${entry.state}`)).toEqual([
+      "0 price applied",
+      "1 order applied",
+      "2 price applied",
+    ]);
+    expect(store.entryWrites.filter((write) => write.startsWith("0:") || write.startsWith("2:"))).toEqual(
+      expect.arrayContaining(["0:applied", "2:applied"]),
+    );
     expect(store.entryWrites.filter((write) => write === "0:executing" || write === "2:executing")).toEqual([]);
   });
 });
 
 describe("readOnly is checked when the runtime is created", () => {
   it("a readOnly that is not a boolean is a configuration error naming the tool", () => {
-    expect(() => defineConnector({ name: "shop", tools: { price: { readOnly: "yes" as unknown as boolean, execute: async () => 1 } } })).toThrow(/shop\.price.*readOnly/);
+    expect(() =>
+      defineConnector({
+        name: "shop",
+        tools: { price: { readOnly: "yes" as unknown as boolean, execute: async () => 1 } },
+      }),
+    ).toThrow(/shop\.price.*readOnly/);
   });
 });

@@ -18,12 +18,16 @@ function run(count: number): { beforeMb: number; afterMb: number; mostReadAtOnce
 }
 
 describe("reading large programs with sandboxThreads (hardening round two, finding 10)", () => {
-  it("four 0.9 MB programs at once with four threads are read one at a time: the peak grows far less than four times one", { timeout: 180_000 }, () => {
+  it("four 0.9 MB programs at once with four threads are read one at a time: the peak grows far less than four times one", {
+    timeout: 180_000,
+  }, () => {
     const one = run(1);
     const four = run(4);
     const grewOne = one.afterMb - one.beforeMb;
     const grewFour = four.afterMb - four.beforeMb;
-    console.log(`reading ${one.programChars.toLocaleString("en")} characters: peak +${grewOne} MB for one program, +${grewFour} MB for four at once (at most ${four.mostReadAtOnce} read at once)`);
+    console.log(
+      `reading ${one.programChars.toLocaleString("en")} characters: peak +${grewOne} MB for one program, +${grewFour} MB for four at once (at most ${four.mostReadAtOnce} read at once)`,
+    );
     expect(four.mostReadAtOnce).toBe(1);
     // Reading is the bulk of it: one program must cost something measurable for the bound to mean anything.
     expect(grewOne).toBeGreaterThan(100);

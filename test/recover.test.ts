@@ -4,7 +4,7 @@
  * `node test/recover-processes/worker.ts`, importing the BUILT packages: run `npm run build`
  * before these tests (CI does).
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +23,14 @@ const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres
 /** Short, so a killed worker's lease lapses quickly; a live worker renews it every third. */
 const LEASE_MS = 1_000;
 
-type Summary = { executionId: string; status: string; result?: unknown; pending?: Array<{ seq: number; method: string }>; code?: string; calls?: string[] };
+type Summary = {
+  executionId: string;
+  status: string;
+  result?: unknown;
+  pending?: Array<{ seq: number; method: string }>;
+  code?: string;
+  calls?: string[];
+};
 
 interface Spawned {
   child: ChildProcess;
@@ -32,7 +39,11 @@ interface Spawned {
 }
 
 function spawnWorker(config: RecoverWorkerConfig): Spawned {
-  const child = fork(WORKER, [JSON.stringify(config)], { execArgv: [], stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "json" });
+  const child = fork(WORKER, [JSON.stringify(config)], {
+    execArgv: [],
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    serialization: "json",
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const events: Array<Record<string, unknown>> = [];
@@ -45,7 +56,8 @@ function spawnWorker(config: RecoverWorkerConfig): Spawned {
       for (;;) {
         const found = events.find((event) => event.event === name);
         if (found) return found;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker ended before "${name}": ${stderr}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`worker ended before "${name}": ${stderr}`);
         if (Date.now() > deadline) throw new Error(`no "${name}" within ${timeoutMs} ms: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -74,7 +86,10 @@ const stores: StoreCase[] = [
     unavailable: async () => undefined,
     async attempts(table) {
       const database = new DatabaseSync(sqliteFile);
-      const rows = database.prepare(`SELECT key, worker FROM "${table}" ORDER BY rowid`).all() as Array<{ key: string; worker: string }>;
+      const rows = database.prepare(`SELECT key, worker FROM "${table}" ORDER BY rowid`).all() as Array<{
+        key: string;
+        worker: string;
+      }>;
       database.close();
       return rows.map((row) => `${row.key} ${row.worker}`);
     },
@@ -95,7 +110,8 @@ const stores: StoreCase[] = [
     async cleanup() {
       const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
       const { rows } = await pool.query(`SELECT tablename FROM pg_tables WHERE tablename LIKE 'recover_%'`);
-      for (const row of rows as Array<{ tablename: string }>) await pool.query(`DROP TABLE IF EXISTS "${row.tablename}"`);
+      for (const row of rows as Array<{ tablename: string }>)
+        await pool.query(`DROP TABLE IF EXISTS "${row.tablename}"`);
       await pool.end();
     },
   },
@@ -129,7 +145,8 @@ for (const store of stores) {
     let unavailable: string | undefined;
     beforeAll(async () => {
       unavailable = await store.unavailable();
-      if (unavailable && process.env.CI) throw new Error(`${store.name} is not reachable (${unavailable}); CI must provide it`);
+      if (unavailable && process.env.CI)
+        throw new Error(`${store.name} is not reachable (${unavailable}); CI must provide it`);
     });
     const skip = () => {
       if (unavailable) console.warn(`story not run: ${store.name} is not reachable (${unavailable})`);
@@ -141,7 +158,11 @@ for (const store of stores) {
       const id = randomUUID().slice(0, 8);
       return { namespace: `recover-${id}`, attempts: `recover_${id}` };
     };
-    const base = (where: { namespace: string; attempts: string }, role: RecoverWorkerConfig["role"], workerId: string) => ({
+    const base = (
+      where: { namespace: string; attempts: string },
+      role: RecoverWorkerConfig["role"],
+      workerId: string,
+    ) => ({
       store: store.name,
       url: store.url(),
       leaseMs: LEASE_MS,
@@ -158,7 +179,11 @@ for (const store of stores) {
     }
 
     /** Asks a fresh process to recover; retries until the killed host's lease has lapsed. */
-    async function recoverUntilFound(where: { namespace: string; attempts: string }, executionId?: string, reportCalls = false): Promise<Summary[]> {
+    async function recoverUntilFound(
+      where: { namespace: string; attempts: string },
+      executionId?: string,
+      reportCalls = false,
+    ): Promise<Summary[]> {
       for (let attempt = 0; attempt < 30; attempt++) {
         const outcomes = await recoverOnce(where, executionId, reportCalls);
         if (outcomes.length > 0) return outcomes;
@@ -166,8 +191,16 @@ for (const store of stores) {
       }
       throw new Error("nothing was recovered within the time the lease takes to lapse");
     }
-    async function recoverOnce(where: { namespace: string; attempts: string }, executionId?: string, reportCalls = false): Promise<Summary[]> {
-      const worker = spawnWorker({ ...base(where, "recover", "recoverer"), ...(executionId ? { executionId } : {}), ...(reportCalls ? { reportCalls } : {}) });
+    async function recoverOnce(
+      where: { namespace: string; attempts: string },
+      executionId?: string,
+      reportCalls = false,
+    ): Promise<Summary[]> {
+      const worker = spawnWorker({
+        ...base(where, "recover", "recoverer"),
+        ...(executionId ? { executionId } : {}),
+        ...(reportCalls ? { reportCalls } : {}),
+      });
       const reply = await worker.event("recovered");
       await worker.kill();
       return reply.outcomes as Summary[];
@@ -183,9 +216,18 @@ for (const store of stores) {
       );
       await worker.kill();
       const outcomes = await recoverUntilFound(where);
-      expect(outcomes).toEqual([{ executionId, status: "completed", result: { account: { balance: 100 }, charge: { charged: 5, key: `${executionId}:1`, by: "recoverer" } } }]);
+      expect(outcomes).toEqual([
+        {
+          executionId,
+          status: "completed",
+          result: { account: { balance: 100 }, charge: { charged: 5, key: `${executionId}:1`, by: "recoverer" } },
+        },
+      ]);
       // The interrupted call ran once in each process, both times with the same key; the read replayed.
-      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:1 killed`, `${executionId}:1 recoverer`]);
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([
+        `${executionId}:1 killed`,
+        `${executionId}:1 recoverer`,
+      ]);
       // Nothing is left to recover.
       expect(await recoverOnce(where)).toEqual([]);
     });
@@ -193,35 +235,59 @@ for (const store of stores) {
     it("readOnly: a worker killed inside a read-only call left no entry for it; the recovered run calls it again and records it once", async () => {
       if (skip()) return;
       const where = space();
-      const { worker, executionId } = await startRun(where, "run", "async () => { const first = await ledger.lookup({ stall: true }); return first; }");
+      const { worker, executionId } = await startRun(
+        where,
+        "run",
+        "async () => { const first = await ledger.lookup({ stall: true }); return first; }",
+      );
       await worker.kill();
       const outcomes = await recoverUntilFound(where, executionId, true);
-      expect(outcomes).toEqual([{ executionId, status: "completed", result: { balance: 100, by: "recoverer" }, calls: ["0 lookup applied"] }]);
-      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:0 killed`, `${executionId}:0 recoverer`]);
+      expect(outcomes).toEqual([
+        { executionId, status: "completed", result: { balance: 100, by: "recoverer" }, calls: ["0 lookup applied"] },
+      ]);
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([
+        `${executionId}:0 killed`,
+        `${executionId}:0 recoverer`,
+      ]);
     });
 
     it("readOnly: a read-only result recorded without waiting lands before the next call's write-ahead, so a recovery replays it", async () => {
       if (skip()) return;
       const where = space();
-      const { worker, executionId } = await startRun(where, "run", "async () => { const seen = await ledger.lookup({}); const charge = await ledger.charge({ amount: 5 }); return { seen, charge }; }");
+      const { worker, executionId } = await startRun(
+        where,
+        "run",
+        "async () => { const seen = await ledger.lookup({}); const charge = await ledger.charge({ amount: 5 }); return { seen, charge }; }",
+      );
       await worker.kill();
       const outcomes = await recoverUntilFound(where, executionId, true);
       expect(outcomes).toEqual([
         {
           executionId,
           status: "completed",
-          result: { seen: { balance: 100, by: "killed" }, charge: { charged: 5, key: `${executionId}:1`, by: "recoverer" } },
+          result: {
+            seen: { balance: 100, by: "killed" },
+            charge: { charged: 5, key: `${executionId}:1`, by: "recoverer" },
+          },
           calls: ["0 lookup applied", "1 charge applied"],
         },
       ]);
       // The lookup ran once (replayed from the log); the interrupted charge ran again with its key.
-      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:0 killed`, `${executionId}:1 killed`, `${executionId}:1 recoverer`]);
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([
+        `${executionId}:0 killed`,
+        `${executionId}:1 killed`,
+        `${executionId}:1 recoverer`,
+      ]);
     });
 
     it('R-RP-4b: with onInterrupted "ask" the recovered run pauses for a person instead of running the call twice', async () => {
       if (skip()) return;
       const where = space();
-      const { worker, executionId } = await startRun(where, "run", "async () => { await ledger.read({}); return ledger.charge_ask({ amount: 7 }); }");
+      const { worker, executionId } = await startRun(
+        where,
+        "run",
+        "async () => { await ledger.read({}); return ledger.charge_ask({ amount: 7 }); }",
+      );
       await worker.kill();
       const [outcome] = await recoverUntilFound(where, executionId);
       expect(outcome).toMatchObject({ executionId, status: "paused", pending: [{ seq: 1, method: "charge_ask" }] });
@@ -231,7 +297,10 @@ for (const store of stores) {
     it("R-RP-4: a run approved for one call and killed inside it is resumed for that same call, without asking again", async () => {
       if (skip()) return;
       const where = space();
-      const starter = spawnWorker({ ...base(where, "run", "starter"), code: "async () => { await ledger.read({}); return ledger.charge_approved({ amount: 11 }); }" });
+      const starter = spawnWorker({
+        ...base(where, "run", "starter"),
+        code: "async () => { await ledger.read({}); return ledger.charge_approved({ amount: 11 }); }",
+      });
       const paused = (await starter.event("outcome")).outcome as Summary;
       await starter.kill();
       expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 1, method: "charge_approved" }] });
@@ -239,8 +308,17 @@ for (const store of stores) {
       await approver.event("inside-call");
       await approver.kill();
       const outcomes = await recoverUntilFound(where, paused.executionId);
-      expect(outcomes).toEqual([{ executionId: paused.executionId, status: "completed", result: { charged: 11, key: `${paused.executionId}:1`, by: "recoverer" } }]);
-      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${paused.executionId}:1 killed`, `${paused.executionId}:1 recoverer`]);
+      expect(outcomes).toEqual([
+        {
+          executionId: paused.executionId,
+          status: "completed",
+          result: { charged: 11, key: `${paused.executionId}:1`, by: "recoverer" },
+        },
+      ]);
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([
+        `${paused.executionId}:1 killed`,
+        `${paused.executionId}:1 recoverer`,
+      ]);
     });
 
     it("a live worker's run is never taken, however long it runs; once that worker dies it is recovered", async () => {
@@ -253,7 +331,9 @@ for (const store of stores) {
       expect(await recoverOnce(where)).toEqual([]);
       await worker.kill();
       const outcomes = await recoverUntilFound(where, executionId);
-      expect(outcomes).toEqual([{ executionId, status: "completed", result: { charged: 9, key: `${executionId}:0`, by: "recoverer" } }]);
+      expect(outcomes).toEqual([
+        { executionId, status: "completed", result: { charged: 9, key: `${executionId}:0`, by: "recoverer" } },
+      ]);
     });
   });
 }

@@ -1,6 +1,13 @@
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  createCodemodeRuntime,
+  defineConnector,
+  type Outcome,
+  type ToolContext,
+} from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Outcome, type ToolContext } from "@codemode/core";
 
 /**
  * Replay stories (R-RP-*): an execution pauses at an approval-gated call, `approve` runs the same
@@ -130,7 +137,12 @@ afterEach(async () => {
 function setup(options: Partial<CodemodeRuntimeOptions> = {}) {
   const shop = makeShop();
   const keyv = new Keyv();
-  const runtime = createCodemodeRuntime({ connectors: [shop.connector], storage: keyv, limits: { timeoutMs: 5_000 }, ...options });
+  const runtime = createCodemodeRuntime({
+    connectors: [shop.connector],
+    storage: keyv,
+    limits: { timeoutMs: 5_000 },
+    ...options,
+  });
   runtimes.push(runtime);
   return { ...shop, runtime, keyv };
 }
@@ -149,7 +161,12 @@ function expectError(outcome: Outcome) {
 }
 
 /** Rewrites one stored log entry, as if a host had died at that point. */
-async function editEntry(keyv: Keyv, executionId: string, seq: number, change: (entry: Record<string, unknown>) => void) {
+async function editEntry(
+  keyv: Keyv,
+  executionId: string,
+  seq: number,
+  change: (entry: Record<string, unknown>) => void,
+) {
   const key = `cm:default:e:${executionId}:${seq}`;
   const text = await keyv.get(key);
   expect(typeof text).toBe("string");
@@ -346,7 +363,12 @@ describe("replaying recorded calls (R-RP-3, R-CON-3)", () => {
     }`;
     const paused = expectPaused(await runtime.execute({ code }));
     expect(paused.pending[0]!.args).toEqual({ note: "warehouse offline (attempt 1)" });
-    expect(paused.calls![0]).toMatchObject({ seq: 0, method: "flaky", state: "error", error: "warehouse offline (attempt 1)" });
+    expect(paused.calls![0]).toMatchObject({
+      seq: 0,
+      method: "flaky",
+      state: "error",
+      error: "warehouse offline (attempt 1)",
+    });
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toEqual({ message: "warehouse offline (attempt 1)", order: { orderId: "o-1" } });
     expect(count("flaky")).toBe(1);
@@ -354,7 +376,9 @@ describe("replaying recorded calls (R-RP-3, R-CON-3)", () => {
 
   it("R-CON-3: an uncaught tool error ends the execution with its message", async () => {
     const { runtime } = setup();
-    const failed = expectError(await runtime.execute({ code: `async () => { await shop.flaky({}); return "unreachable"; }` }));
+    const failed = expectError(
+      await runtime.execute({ code: `async () => { await shop.flaky({}); return "unreachable"; }` }),
+    );
     expect(failed.code).toBe("SANDBOX_ERROR");
     expect(failed.error).toContain("warehouse offline (attempt 1)");
     expect(failed.calls![0]).toMatchObject({ state: "error", error: "warehouse offline (attempt 1)" });
@@ -417,7 +441,9 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
       delete entry.result;
     });
     const asked = expectPaused(await runtime.approve({ executionId }));
-    expect(asked.pending).toEqual([{ executionId, seq: 0, connector: "shop", method: "charge_once", args: { amount: 5 } }]);
+    expect(asked.pending).toEqual([
+      { executionId, seq: 0, connector: "shop", method: "charge_once", args: { amount: 5 } },
+    ]);
     expect(count("charge_once")).toBe(1);
     expect(count("create_order")).toBe(0);
     expect(asked.calls![0]!.state).toBe("pending");
@@ -433,7 +459,11 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
 
   it("R-RP-4b R-AP-7: an approved ask tool left executing asks again; the old approval is not reused", async () => {
     const { runtime, keyv, calls, count } = setup();
-    const first = expectPaused(await runtime.execute({ code: `async () => { const bet = await shop.place_bet({ on: "red" }); const order = await shop.create_order({ bet }); return order; }` }));
+    const first = expectPaused(
+      await runtime.execute({
+        code: `async () => { const bet = await shop.place_bet({ on: "red" }); const order = await shop.create_order({ bet }); return order; }`,
+      }),
+    );
     const executionId = first.executionId;
     const atOrder = expectPaused(await runtime.approve({ executionId, seq: 0, by: "ann" }));
     expect(atOrder.pending[0]!.seq).toBe(1);
@@ -443,7 +473,9 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
       delete entry.result;
     });
     const asked = expectPaused(await runtime.approve({ executionId, seq: 1 }));
-    expect(asked.pending).toEqual([{ executionId, seq: 0, connector: "shop", method: "place_bet", args: { on: "red" } }]);
+    expect(asked.pending).toEqual([
+      { executionId, seq: 0, connector: "shop", method: "place_bet", args: { on: "red" } },
+    ]);
     expect(asked.calls![0]).toMatchObject({ state: "pending" });
     expect(asked.calls![0]!.decision).toBeUndefined();
     expect(count("place_bet")).toBe(1);
@@ -459,7 +491,11 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
 
   it("R-CON-1: ctx carries the stable executionId, the seq and idempotencyKey executionId:seq on every pass", async () => {
     const { runtime, calls } = setup();
-    const paused = expectPaused(await runtime.execute({ code: `async () => { await shop.list_items(); await shop.read({ n: 1 }); return shop.create_order({ sku: "a" }); }` }));
+    const paused = expectPaused(
+      await runtime.execute({
+        code: `async () => { await shop.list_items(); await shop.read({ n: 1 }); return shop.create_order({ sku: "a" }); }`,
+      }),
+    );
     const executionId = paused.executionId;
     expectCompleted(await runtime.approve({ executionId }));
     const contexts = [calls.list_items![0]!.context, calls.read![0]!.context, calls.create_order![0]!.context];
@@ -490,7 +526,13 @@ describe("steps (R-RP-5)", () => {
     expect(done.result).toBe(pick);
     expect(done.logs).toBeUndefined();
     expect(calls.create_order![0]!.args).toEqual({ pick });
-    expect(done.calls![0]).toMatchObject({ seq: 0, connector: "codemode", method: "step", state: "applied", result: pick });
+    expect(done.calls![0]).toMatchObject({
+      seq: 0,
+      connector: "codemode",
+      method: "step",
+      state: "applied",
+      result: pick,
+    });
   });
 
   it("R-RP-5: a step whose fn threw replays the same error without running fn again", async () => {
@@ -528,7 +570,9 @@ describe("nothing happens after a pause (R-RP-6)", () => {
     }`;
     const paused = expectPaused(await runtime.execute({ code }));
     expect(count("write")).toBe(0);
-    expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state])).toEqual([[0, "create_order", "pending"]]);
+    expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state])).toEqual([
+      [0, "create_order", "pending"],
+    ]);
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toBe("went on");
     expect(count("write")).toBe(1);
@@ -555,7 +599,11 @@ describe("nothing happens after a pause (R-RP-6)", () => {
 
   it("R-RP-6: a call issued concurrently after the gated one in Promise.all does not run in the paused pass", async () => {
     const { runtime, count } = setup();
-    const paused = expectPaused(await runtime.execute({ code: `async () => Promise.all([shop.read({ n: 1 }), shop.create_order({ sku: "a" }), shop.write({ n: 3 })])` }));
+    const paused = expectPaused(
+      await runtime.execute({
+        code: `async () => Promise.all([shop.read({ n: 1 }), shop.create_order({ sku: "a" }), shop.write({ n: 3 })])`,
+      }),
+    );
     expect(count("read")).toBe(1);
     expect(count("write")).toBe(0);
     expect(paused.calls!.map((entry) => [entry.seq, entry.state])).toEqual([
@@ -593,7 +641,9 @@ describe("nothing happens after a pause (R-RP-6)", () => {
       }),
     );
     expect(count("write")).toBe(0);
-    expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state])).toEqual([[0, "create_order", "pending"]]);
+    expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state])).toEqual([
+      [0, "create_order", "pending"],
+    ]);
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toEqual([{ orderId: "o-1" }, { written: 1 }, { written: 2 }, { written: 3 }]);
     expect(count("write")).toBe(3);
@@ -638,7 +688,13 @@ describe("Promise.all replays (R-RP-8)", () => {
     );
     // On the first pass the calls finished last-issued first; their seqs are still issue order.
     expect(calls.jittery!.map((call) => call.context.seq)).toEqual([0, 1, 2, 3, 4]);
-    expect(paused.calls!.slice(0, 5).map((entry) => entry.args)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
+    expect(paused.calls!.slice(0, 5).map((entry) => entry.args)).toEqual([
+      { n: 1 },
+      { n: 2 },
+      { n: 3 },
+      { n: 4 },
+      { n: 5 },
+    ]);
     expect(paused.pending[0]!.seq).toBe(10);
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toEqual({
@@ -676,7 +732,13 @@ describe("replay-stable clock and randomness (R-SB-6)", () => {
         }`,
       }),
     );
-    const seenAtPause = paused.pending[0]!.args as { now: number; date: string; random: number[]; uuid: string; bytes: number[] };
+    const seenAtPause = paused.pending[0]!.args as {
+      now: number;
+      date: string;
+      random: number[];
+      uuid: string;
+      bytes: number[];
+    };
     expect(new Date(seenAtPause.now).toISOString()).toBe(seenAtPause.date);
     expect(seenAtPause.random[0]).not.toBe(seenAtPause.random[1]);
     expect(seenAtPause.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

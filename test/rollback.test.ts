@@ -2,9 +2,16 @@
  * Rollback stories (R-RB-1 … R-RB-4): applied connector calls are compensated newest first, with
  * the tool's own `revert`, as data and never twice.
  */
+
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  createCodemodeRuntime,
+  defineConnector,
+  type ToolContext,
+} from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type ToolContext } from "@codemode/core";
 
 const runtimes: CodemodeRuntime[] = [];
 
@@ -90,7 +97,10 @@ const ORDER_FLOW = `async () => {
 
 async function stateOf(runtime: CodemodeRuntime, executionId: string) {
   const state = await runtime.execution(executionId);
-  return { status: state?.status, states: state?.log.map((entry) => `${entry.seq}:${entry.connector}.${entry.method}:${entry.state}`) };
+  return {
+    status: state?.status,
+    states: state?.log.map((entry) => `${entry.seq}:${entry.connector}.${entry.method}:${entry.state}`),
+  };
 }
 
 describe("R-RB-1 what a rollback reverts", () => {
@@ -102,11 +112,27 @@ describe("R-RB-1 what a rollback reverts", () => {
 
     const report = await runtime.rollback({ executionId: outcome.executionId });
 
-    expect(report).toEqual({ executionId: outcome.executionId, status: "rolled_back", reverted: [4, 2, 0], failed: [], skipped: [3] });
-    expect(seen.reverted.map((revert) => `${revert.method}@${revert.ctx.seq}`)).toEqual(["ship@4", "charge@2", "reserve@0"]);
+    expect(report).toEqual({
+      executionId: outcome.executionId,
+      status: "rolled_back",
+      reverted: [4, 2, 0],
+      failed: [],
+      skipped: [3],
+    });
+    expect(seen.reverted.map((revert) => `${revert.method}@${revert.ctx.seq}`)).toEqual([
+      "ship@4",
+      "charge@2",
+      "reserve@0",
+    ]);
     expect(await stateOf(runtime, outcome.executionId)).toEqual({
       status: "rolled_back",
-      states: ["0:shop.reserve:reverted", "1:codemode.step:applied", "2:shop.charge:reverted", "3:shop.notify:applied", "4:shop.ship:reverted"],
+      states: [
+        "0:shop.reserve:reverted",
+        "1:codemode.step:applied",
+        "2:shop.charge:reverted",
+        "3:shop.notify:applied",
+        "4:shop.ship:reverted",
+      ],
     });
   });
 
@@ -121,7 +147,12 @@ describe("R-RB-1 what a rollback reverts", () => {
     const refunded = seen.reverted.find((call) => call.method === "charge")!;
     expect(refunded.args).toEqual({ amount: 12, reservation: "reserve-0" });
     expect(refunded.result).toEqual({ chargeId: "charge-2" });
-    expect(refunded.ctx).toMatchObject({ executionId: outcome.executionId, seq: 2, connector: "shop", method: "charge" });
+    expect(refunded.ctx).toMatchObject({
+      executionId: outcome.executionId,
+      seq: 2,
+      connector: "shop",
+      method: "charge",
+    });
     expect(refunded.ctx.idempotencyKey).toBe(charged.ctx.idempotencyKey);
     expect(refunded.ctx.idempotencyKey).toBe(`${outcome.executionId}:2`);
   });
@@ -142,7 +173,11 @@ describe("R-RB-1 what a rollback reverts", () => {
     expect(report).toMatchObject({ status: "rolled_back", reverted: [2, 0], skipped: [1], failed: [] });
     expect(seenAfter.reverted.map((revert) => revert.method)).toEqual(["charge", "reserve"]);
     expect(seenBefore.reverted).toEqual([]);
-    expect((await stateOf(after, outcome.executionId)).states).toEqual(["0:shop.reserve:reverted", "1:crm.log_sale:applied", "2:shop.charge:reverted"]);
+    expect((await stateOf(after, outcome.executionId)).states).toEqual([
+      "0:shop.reserve:reverted",
+      "1:crm.log_sale:applied",
+      "2:shop.charge:reverted",
+    ]);
   });
 
   it("R-RB-1 R-RB-3: calls that failed are not reverted; a run whose applied calls have no revert keeps its status and is not disposed again", async () => {
@@ -168,10 +203,19 @@ describe("R-RB-1 what a rollback reverts", () => {
 
     const report = await runtime.rollback({ executionId: outcome.executionId });
 
-    expect(report).toEqual({ executionId: outcome.executionId, status: "completed", reverted: [], failed: [], skipped: [2, 0] });
+    expect(report).toEqual({
+      executionId: outcome.executionId,
+      status: "completed",
+      reverted: [],
+      failed: [],
+      skipped: [2, 0],
+    });
     expect(seen.reverted).toEqual([]);
     expect(boomReverts).toEqual([]);
-    expect(await stateOf(runtime, outcome.executionId)).toEqual({ status: "completed", states: ["0:shop.notify:applied", "1:flaky.boom:error", "2:shop.notify:applied"] });
+    expect(await stateOf(runtime, outcome.executionId)).toEqual({
+      status: "completed",
+      states: ["0:shop.notify:applied", "1:flaky.boom:error", "2:shop.notify:applied"],
+    });
     expect(seen.disposed).toEqual(["completed"]);
   });
 
@@ -180,7 +224,13 @@ describe("R-RB-1 what a rollback reverts", () => {
 
     const report = await runtime.rollback({ executionId: "no-such-execution" });
 
-    expect(report).toMatchObject({ executionId: "no-such-execution", code: "NOT_FOUND", reverted: [], failed: [], skipped: [] });
+    expect(report).toMatchObject({
+      executionId: "no-such-execution",
+      code: "NOT_FOUND",
+      reverted: [],
+      failed: [],
+      skipped: [],
+    });
     expect(report.error).toContain("no-such-execution");
   });
 });
@@ -211,9 +261,21 @@ describe("R-RB-2 R-RB-3 R-RB-4 a revert that fails halfway", () => {
 
     const second = await runtime.rollback({ executionId: outcome.executionId });
 
-    expect(second).toEqual({ executionId: outcome.executionId, status: "rolled_back", reverted: [2], failed: [], skipped: [3] });
+    expect(second).toEqual({
+      executionId: outcome.executionId,
+      status: "rolled_back",
+      reverted: [2],
+      failed: [],
+      skipped: [3],
+    });
     const third = await runtime.rollback({ executionId: outcome.executionId });
-    expect(third).toEqual({ executionId: outcome.executionId, status: "rolled_back", reverted: [], failed: [], skipped: [3] });
+    expect(third).toEqual({
+      executionId: outcome.executionId,
+      status: "rolled_back",
+      reverted: [],
+      failed: [],
+      skipped: [3],
+    });
 
     const revertsPerSeq = new Map<number, number>();
     for (const revert of seen.reverted) revertsPerSeq.set(revert.ctx.seq, (revertsPerSeq.get(revert.ctx.seq) ?? 0) + 1);
@@ -233,7 +295,9 @@ describe("R-RB-2 R-RB-3 R-RB-4 a revert that fails halfway", () => {
   it("R-RB-3: when the only revertible call fails to revert, nothing was undone and the run keeps its status", async () => {
     const seen = newSeen();
     const runtime = runtimeWith({ connectors: [shopConnector(seen, ["charge"])] });
-    const outcome = await runtime.execute({ code: `async () => { await shop.notify({ text: "hi" }); await shop.charge({ amount: 5 }); return "ok"; }` });
+    const outcome = await runtime.execute({
+      code: `async () => { await shop.notify({ text: "hi" }); await shop.charge({ amount: 5 }); return "ok"; }`,
+    });
 
     const report = await runtime.rollback({ executionId: outcome.executionId });
 
@@ -244,23 +308,34 @@ describe("R-RB-2 R-RB-3 R-RB-4 a revert that fails halfway", () => {
       failed: [{ seq: 1, error: "charge could not be undone: the warehouse is offline" }],
       skipped: [0],
     });
-    expect(await stateOf(runtime, outcome.executionId)).toEqual({ status: "completed", states: ["0:shop.notify:applied", "1:shop.charge:applied"] });
+    expect(await stateOf(runtime, outcome.executionId)).toEqual({
+      status: "completed",
+      states: ["0:shop.notify:applied", "1:shop.charge:applied"],
+    });
     expect(seen.disposed).toEqual(["completed"]);
   });
 
   it("R-RB-3 R-RP-3: a run that errored after charging can be rolled back; its log then says reverted", async () => {
     const seen = newSeen();
     const runtime = runtimeWith({ connectors: [shopConnector(seen)] });
-    const outcome = await runtime.execute({ code: `async () => { await shop.charge({ amount: 7 }); throw new Error("address unknown"); }` });
+    const outcome = await runtime.execute({
+      code: `async () => { await shop.charge({ amount: 7 }); throw new Error("address unknown"); }`,
+    });
     expect(outcome).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
 
     const report = await runtime.rollback({ executionId: outcome.executionId });
 
     expect(report).toMatchObject({ status: "rolled_back", reverted: [0], failed: [], skipped: [] });
-    expect(await stateOf(runtime, outcome.executionId)).toEqual({ status: "rolled_back", states: ["0:shop.charge:reverted"] });
+    expect(await stateOf(runtime, outcome.executionId)).toEqual({
+      status: "rolled_back",
+      states: ["0:shop.charge:reverted"],
+    });
     expect(seen.disposed).toEqual(["error", "rolled_back"]);
     // A rolled-back run cannot be revived.
-    expect(await runtime.approve({ executionId: outcome.executionId })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(await runtime.approve({ executionId: outcome.executionId })).toMatchObject({
+      status: "error",
+      code: "NOT_PAUSED",
+    });
   });
 });
 
@@ -270,12 +345,17 @@ describe("rollback of a paused execution", () => {
     const shop = defineConnector({
       name: "shop",
       tools: {
-        reserve: { execute: async () => ({ reservationId: "r-1" }), revert: async () => void orders.push("unreserved") },
+        reserve: {
+          execute: async () => ({ reservationId: "r-1" }),
+          revert: async () => void orders.push("unreserved"),
+        },
         charge: { requiresApproval: true, execute: async () => void orders.push("charged") },
       },
     });
     const runtime = runtimeWith({ connectors: [shop], storage: new Keyv() });
-    const paused = await runtime.execute({ code: "async () => { await shop.reserve({}); await shop.charge({ amount: 5 }); }" });
+    const paused = await runtime.execute({
+      code: "async () => { await shop.reserve({}); await shop.charge({ amount: 5 }); }",
+    });
     expect(paused.status).toBe("paused");
     const report = await runtime.rollback({ executionId: paused.executionId });
     expect(report).toMatchObject({ status: "rolled_back", reverted: [0], failed: [] });

@@ -3,7 +3,8 @@ import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 function expectCompleted(outcome: Outcome): unknown {
-  if (outcome.status !== "completed") throw new Error(`expected completed, got ${JSON.stringify(outcome).slice(0, 400)}`);
+  if (outcome.status !== "completed")
+    throw new Error(`expected completed, got ${JSON.stringify(outcome).slice(0, 400)}`);
   return outcome.result;
 }
 
@@ -42,13 +43,30 @@ describe("snippets", () => {
     const source = await runtime.execute({ code: triageCode });
     expect(source.status).toBe("paused");
     // Any status is accepted: checking it is the application's job.
-    const snippet = await runtime.saveSnippet("triage-issues", { executionId: source.executionId, description: "Count open issues and file a triage issue." });
-    expect(snippet).toMatchObject({ name: "triage-issues", code: triageCode, connectors: ["github"], executionId: source.executionId });
+    const snippet = await runtime.saveSnippet("triage-issues", {
+      executionId: source.executionId,
+      description: "Count open issues and file a triage issue.",
+    });
+    expect(snippet).toMatchObject({
+      name: "triage-issues",
+      code: triageCode,
+      connectors: ["github"],
+      executionId: source.executionId,
+    });
     expect((await runtime.snippets()).map((saved) => saved.name)).toEqual(["triage-issues"]);
-    const found = expectCompleted(await runtime.execute({ code: `async () => codemode.search("triage open issues")` })) as { results: Array<{ kind: string; path: string }> };
+    const found = expectCompleted(
+      await runtime.execute({ code: `async () => codemode.search("triage open issues")` }),
+    ) as { results: Array<{ kind: string; path: string }> };
     expect(found.results[0]).toMatchObject({ kind: "snippet", path: "triage-issues" });
-    const described = expectCompleted(await runtime.execute({ code: `async () => codemode.describe("triage-issues")` }));
-    expect(described).toMatchObject({ kind: "snippet", source: triageCode, connectors: ["github"], description: "Count open issues and file a triage issue." });
+    const described = expectCompleted(
+      await runtime.execute({ code: `async () => codemode.describe("triage-issues")` }),
+    );
+    expect(described).toMatchObject({
+      kind: "snippet",
+      source: triageCode,
+      connectors: ["github"],
+      description: "Count open issues and file a triage issue.",
+    });
     expect(await runtime.saveSnippet("nothing", { executionId: "no-such-execution" })).toBeNull();
     expect(await runtime.deleteSnippet("triage-issues")).toBe(true);
     expect(await runtime.deleteSnippet("triage-issues")).toBe(false);
@@ -70,7 +88,15 @@ describe("snippets", () => {
     expect(paused.status).toBe("paused");
     if (paused.status !== "paused") return;
     // The snippet's calls joined the outer log: seq 0 is the outer read, 1 and 2 the snippet's.
-    expect(paused.pending).toEqual([{ executionId: paused.executionId, seq: 2, connector: "github", method: "create_issue", args: { repo: "acme/api", title: "Triage 2" } }]);
+    expect(paused.pending).toEqual([
+      {
+        executionId: paused.executionId,
+        seq: 2,
+        connector: "github",
+        method: "create_issue",
+        args: { repo: "acme/api", title: "Triage 2" },
+      },
+    ]);
     expect(created).toEqual([]);
 
     const done = await runtime.approve({ executionId: paused.executionId, seq: 2 });
@@ -89,7 +115,9 @@ describe("snippets", () => {
     const withGithub = createCodemodeRuntime({ connectors: [makeGithub(created)] });
     const source = await withGithub.execute({ code: triageCode });
     await withGithub.saveSnippet("triage-issues", { executionId: source.executionId });
-    const missingSnippet = expectCompleted(await withGithub.execute({ code: `async () => codemode.run("no-such-snippet")` }));
+    const missingSnippet = expectCompleted(
+      await withGithub.execute({ code: `async () => codemode.run("no-such-snippet")` }),
+    );
     expect(missingSnippet).toEqual({ error: expect.stringContaining('"no-such-snippet"') });
 
     // The same store, a runtime without the github connector.
@@ -100,7 +128,9 @@ describe("snippets", () => {
     const saved = await first.execute({ code: triageCode });
     await first.saveSnippet("triage-issues", { executionId: saved.executionId });
     const second = createCodemodeRuntime({ connectors: [empty], storage: keyv });
-    const missingConnector = expectCompleted(await second.execute({ code: `async () => codemode.run("triage-issues")` }));
+    const missingConnector = expectCompleted(
+      await second.execute({ code: `async () => codemode.run("triage-issues")` }),
+    );
     expect(missingConnector).toEqual({ error: expect.stringContaining("github") });
     await Promise.all([withGithub.close(), first.close(), second.close()]);
   });
@@ -113,11 +143,17 @@ describe("snippets", () => {
     const full = createCodemodeRuntime({ connectors: [slack, shop], storage: keyv });
     const source = await full.execute({ code: "async () => slack.post({ text: input?.text ?? 'hi' })" });
     await full.saveSnippet("notify", { executionId: source.executionId });
-    const paused = await full.execute({ code: "async () => { await codemode.run('notify', { text: 'refunding' }); return shop.refund({ order: 7 }); }" });
+    const paused = await full.execute({
+      code: "async () => { await codemode.run('notify', { text: 'refunding' }); return shop.refund({ order: 7 }); }",
+    });
     expect(paused.status).toBe("paused");
     const withoutSlack = createCodemodeRuntime({ connectors: [shop], storage: keyv });
     const refused = await withoutSlack.approve({ executionId: paused.executionId });
-    expect(refused).toMatchObject({ status: "error", code: "MISSING_CONNECTOR", error: expect.stringContaining("slack") });
+    expect(refused).toMatchObject({
+      status: "error",
+      code: "MISSING_CONNECTOR",
+      error: expect.stringContaining("slack"),
+    });
     expect((await full.execution(paused.executionId))?.status).toBe("paused");
     expect(expectCompleted(await full.approve({ executionId: paused.executionId }))).toBe(1);
     await Promise.all([full.close(), withoutSlack.close()]);
@@ -205,7 +241,11 @@ describe("network", () => {
     expect(paused.status).toBe("paused");
     expect(hits).toBe(before + 1);
     const done = await runtime.approve({ executionId: paused.executionId });
-    expect(expectCompleted(done)).toEqual({ ok: true, type: "application/json", body: { path: "/status", hit: before + 1 } });
+    expect(expectCompleted(done)).toEqual({
+      ok: true,
+      type: "application/json",
+      body: { path: "/status", hit: before + 1 },
+    });
     expect(hits).toBe(before + 1);
     expect(done.calls?.[0]).toMatchObject({ seq: 0, connector: "codemode", method: "fetch", state: "applied" });
     await runtime.close();

@@ -7,7 +7,7 @@
  * The connector counts every applied action on the real store, so "exactly once" is checked
  * against the store, not against what either process believes.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Summary, WorkerConfig, WorkerRequest } from "./storage-processes/worker.ts";
 
 const WORKER = fileURLToPath(new URL("./storage-processes/worker.ts", import.meta.url));
-const BUILT = [fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url)), fileURLToPath(new URL("../packages/storage/dist/index.js", import.meta.url))];
+const BUILT = [
+  fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url)),
+  fileURLToPath(new URL("../packages/storage/dist/index.js", import.meta.url)),
+];
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 /** Lease of the workers that race: the runtime's default is 30 s; long enough for a loaded machine. */
@@ -62,7 +65,11 @@ class Worker {
   }
 
   static async start(config: WorkerConfig): Promise<Worker> {
-    const child = fork(WORKER, [JSON.stringify(config)], { execArgv: [], stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "json" });
+    const child = fork(WORKER, [JSON.stringify(config)], {
+      execArgv: [],
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "json",
+    });
     const worker = new Worker(child);
     await worker.event("ready", 20_000);
     return worker;
@@ -83,7 +90,8 @@ class Worker {
       if (found) return found;
       if (this.exited) throw new Error(`worker exited before "${name}"; stderr:\n${this.stderr}`);
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new Error(`no "${name}" from the worker within ${timeoutMs} ms; stderr:\n${this.stderr}`);
+      if (remaining <= 0)
+        throw new Error(`no "${name}" from the worker within ${timeoutMs} ms; stderr:\n${this.stderr}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, remaining);
         this.eventWaiters.push(() => {
@@ -143,7 +151,13 @@ function redisBackend(): Backend {
     unavailable: () => tcpUnreachable(REDIS_URL),
     async setUp() {},
     config: (workerId, leaseMs = LEASE_MS) => ({ store: "redis", url: REDIS_URL, namespace, workerId, leaseMs }),
-    effects: () => withClient(async (client) => new Map(Object.entries(await client.hGetAll(`${namespace}:effects`)).map(([key, count]) => [key, Number(count)]))),
+    effects: () =>
+      withClient(
+        async (client) =>
+          new Map(
+            Object.entries(await client.hGetAll(`${namespace}:effects`)).map(([key, count]) => [key, Number(count)]),
+          ),
+      ),
     raw: (executionId) =>
       withClient(async (client) => {
         const keys = (await client.keys(`${namespace}::*${executionId}*`)).sort();
@@ -160,7 +174,11 @@ function redisBackend(): Backend {
 
 function postgresBackend(): Backend {
   const suffix = randomUUID().slice(0, 8);
-  const tables = { table: `codemode_processes_store_${suffix}`, leaseTable: `codemode_processes_leases_${suffix}`, effects: `codemode_processes_effects_${suffix}` };
+  const tables = {
+    table: `codemode_processes_store_${suffix}`,
+    leaseTable: `codemode_processes_leases_${suffix}`,
+    effects: `codemode_processes_effects_${suffix}`,
+  };
   const withPool = async <T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> => {
     const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
     try {
@@ -173,19 +191,41 @@ function postgresBackend(): Backend {
     label: "PostgreSQL",
     racingPairs: 200,
     unavailable: () => tcpUnreachable(POSTGRES_URL),
-    setUp: () => withPool(async (pool) => void (await pool.query(`CREATE TABLE "${tables.effects}" (key TEXT NOT NULL, worker TEXT NOT NULL)`))),
-    config: (workerId, leaseMs = LEASE_MS) => ({ store: "postgres", url: POSTGRES_URL, namespace: "codemode", tables, workerId, leaseMs }),
+    setUp: () =>
+      withPool(
+        async (pool) =>
+          void (await pool.query(`CREATE TABLE "${tables.effects}" (key TEXT NOT NULL, worker TEXT NOT NULL)`)),
+      ),
+    config: (workerId, leaseMs = LEASE_MS) => ({
+      store: "postgres",
+      url: POSTGRES_URL,
+      namespace: "codemode",
+      tables,
+      workerId,
+      leaseMs,
+    }),
     effects: () =>
       withPool(async (pool) => {
-        const rows = (await pool.query(`SELECT key, count(*)::int AS count FROM "${tables.effects}" GROUP BY key`)).rows as Array<{ key: string; count: number }>;
+        const rows = (await pool.query(`SELECT key, count(*)::int AS count FROM "${tables.effects}" GROUP BY key`))
+          .rows as Array<{ key: string; count: number }>;
         return new Map(rows.map((row) => [row.key, row.count]));
       }),
     raw: (executionId) =>
       withPool(async (pool) => {
-        const rows = (await pool.query(`SELECT key, value FROM "${tables.table}" WHERE position($1 in key) > 0 ORDER BY key`, [executionId])).rows as Array<{ key: string; value: string }>;
+        const rows = (
+          await pool.query(`SELECT key, value FROM "${tables.table}" WHERE position($1 in key) > 0 ORDER BY key`, [
+            executionId,
+          ])
+        ).rows as Array<{ key: string; value: string }>;
         return Object.fromEntries(rows.map((row) => [row.key, row.value]));
       }),
-    tearDown: () => withPool(async (pool) => void (await pool.query(`DROP TABLE IF EXISTS "${tables.table}", "${tables.leaseTable}", "${tables.effects}"`))),
+    tearDown: () =>
+      withPool(
+        async (pool) =>
+          void (await pool.query(
+            `DROP TABLE IF EXISTS "${tables.table}", "${tables.leaseTable}", "${tables.effects}"`,
+          )),
+      ),
   };
 }
 
@@ -197,11 +237,20 @@ function sqliteBackend(): Backend {
     racingPairs: 200,
     unavailable: async () => undefined,
     async setUp() {},
-    config: (workerId, leaseMs = LEASE_MS) => ({ store: "sqlite", url: file, namespace: "codemode", workerId, leaseMs }),
+    config: (workerId, leaseMs = LEASE_MS) => ({
+      store: "sqlite",
+      url: file,
+      namespace: "codemode",
+      workerId,
+      leaseMs,
+    }),
     async effects() {
       const database = new DatabaseSync(file, { timeout: 5_000 });
       try {
-        const rows = database.prepare(`SELECT key, count(*) AS count FROM effects GROUP BY key`).all() as Array<{ key: string; count: number }>;
+        const rows = database.prepare(`SELECT key, count(*) AS count FROM effects GROUP BY key`).all() as Array<{
+          key: string;
+          count: number;
+        }>;
         return new Map(rows.map((row) => [row.key, Number(row.count)]));
       } finally {
         database.close();
@@ -210,7 +259,9 @@ function sqliteBackend(): Backend {
     async raw(executionId) {
       const database = new DatabaseSync(file, { timeout: 5_000 });
       try {
-        const rows = database.prepare(`SELECT key, value FROM keyv WHERE instr(key, ?) > 0 ORDER BY key`).all(executionId) as Array<{ key: string; value: string }>;
+        const rows = database
+          .prepare(`SELECT key, value FROM keyv WHERE instr(key, ?) > 0 ORDER BY key`)
+          .all(executionId) as Array<{ key: string; value: string }>;
         return Object.fromEntries(rows.map((row) => [row.key, row.value]));
       } finally {
         database.close();
@@ -231,14 +282,20 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
 
     beforeAll(async () => {
       const missing = BUILT.filter((file) => !existsSync(file));
-      if (missing.length > 0) throw new Error(`these tests run the built packages; run \`npm run build\` first (missing ${missing.join(", ")})`);
+      if (missing.length > 0)
+        throw new Error(
+          `these tests run the built packages; run \`npm run build\` first (missing ${missing.join(", ")})`,
+        );
       unavailable = await backend.unavailable();
       if (unavailable) {
         if (process.env.CI) throw new Error(`${backend.label} is not reachable (${unavailable}); CI must provide it`);
         return;
       }
       await backend.setUp();
-      [first, second] = await Promise.all([Worker.start(backend.config("first")), Worker.start(backend.config("second"))]);
+      [first, second] = await Promise.all([
+        Worker.start(backend.config("first")),
+        Worker.start(backend.config("second")),
+      ]);
     }, 60_000);
 
     afterAll(async () => {
@@ -259,10 +316,15 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
       const half = backend.racingPairs / 2;
       const createdAt = Date.now();
       const created = (
-        await Promise.all([first.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half }), second.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half })])
+        await Promise.all([
+          first.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half }),
+          second.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: half }),
+        ])
       ).flat();
       expect(created.map((outcome) => outcome.status)).toEqual(created.map(() => "paused"));
-      console.log(`${backend.label}: ${created.length} paused runs created in ${((Date.now() - createdAt) / 1000).toFixed(1)} s`);
+      console.log(
+        `${backend.label}: ${created.length} paused runs created in ${((Date.now() - createdAt) / 1000).toFixed(1)} s`,
+      );
       const ids = created.map((outcome) => outcome.executionId);
 
       // Both processes approve run i at the same moment, startAt + i * 20 ms.
@@ -288,8 +350,13 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
       expect([...effects.values()].reduce((sum, count) => sum + count, 0)).toBe(ids.length);
       const statuses = await first.ask<string[]>({ op: "status", name, executionIds: ids });
       expect(new Set(statuses)).toEqual(new Set(["completed"]));
-      const wins = { first: fromFirst.filter((outcome) => outcome.status === "completed").length, second: fromSecond.filter((outcome) => outcome.status === "completed").length };
-      console.log(`${backend.label}: ${ids.length} racing pairs in ${approveSeconds.toFixed(1)} s, wins ${JSON.stringify(wins)}, losers ${JSON.stringify(losers)}`);
+      const wins = {
+        first: fromFirst.filter((outcome) => outcome.status === "completed").length,
+        second: fromSecond.filter((outcome) => outcome.status === "completed").length,
+      };
+      console.log(
+        `${backend.label}: ${ids.length} racing pairs in ${approveSeconds.toFixed(1)} s, wins ${JSON.stringify(wins)}, losers ${JSON.stringify(losers)}`,
+      );
     }, 120_000);
 
     it("R-AP-6 approve racing reject across processes: applied at most once, and the outcomes agree with the stored state", async () => {
@@ -315,7 +382,9 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
           expect(applied).toBe(1);
           tally.approved += 1;
         } else {
-          expect(rejected, `${executionId}: approval lost (${JSON.stringify(approval)}), so the rejection won`).toBe(true);
+          expect(rejected, `${executionId}: approval lost (${JSON.stringify(approval)}), so the rejection won`).toBe(
+            true,
+          );
           expect(["NOT_PAUSED", "BUSY"]).toContain(approval.code);
           expect(statuses[index]).toBe("rejected");
           expect(applied).toBe(0);
@@ -337,14 +406,20 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
       const done = await second.ask<Summary>({ op: "approve", name, executionId: paused.executionId });
       expect(done).toEqual({ executionId: paused.executionId, status: "completed" });
       expect((await backend.effects()).get(`${paused.executionId}:1`)).toBe(1);
-      expect(await first.ask<string[]>({ op: "status", name, executionIds: [paused.executionId] })).toEqual(["completed"]);
+      expect(await first.ask<string[]>({ op: "status", name, executionIds: [paused.executionId] })).toEqual([
+        "completed",
+      ]);
     }, 60_000);
 
     /**
      * Issue "fencing": a worker frozen (SIGSTOP) for three times its lease while another process
      * recovers and completes its run, then woken (SIGCONT). The woken pass must change nothing.
      */
-    const frozenWorkerStory = async (options: { code: string; freezeOn: "slow" | "noted"; recovered: Summary["status"] }) => {
+    const frozenWorkerStory = async (options: {
+      code: string;
+      freezeOn: "slow" | "noted";
+      recovered: Summary["status"];
+    }) => {
       const name = runtimeName();
       const frozen = await Worker.start(backend.config("frozen", SHORT_LEASE_MS));
       extra.push(frozen);
@@ -359,14 +434,19 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
         // Recovered by another process once the frozen worker's lease lapsed.
         let recovered: Summary[] = [];
         while (recovered.length === 0) {
-          expect(Date.now() - frozenAt, "the run is recovered once the frozen worker's lease lapsed").toBeLessThan(SHORT_LEASE_MS * 3);
+          expect(Date.now() - frozenAt, "the run is recovered once the frozen worker's lease lapsed").toBeLessThan(
+            SHORT_LEASE_MS * 3,
+          );
           await new Promise((resolve) => setTimeout(resolve, 100));
           recovered = await second.ask<Summary[]>({ op: "recover", name, executionId });
         }
         expect(recovered.map((outcome) => outcome.status)).toEqual([options.recovered]);
         if (options.recovered === "paused") {
           // The interrupted tool asks first (onInterrupted: "ask"): a person approves it here.
-          expect(await second.ask<Summary>({ op: "approve", name, executionId })).toEqual({ executionId, status: "completed" });
+          expect(await second.ask<Summary>({ op: "approve", name, executionId })).toEqual({
+            executionId,
+            status: "completed",
+          });
         }
         expect(await second.ask<string[]>({ op: "status", name, executionIds: [executionId] })).toEqual(["completed"]);
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, frozenAt + SHORT_LEASE_MS * 3 - Date.now())));
@@ -418,7 +498,13 @@ for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
       const name = runtimeName();
       const doomed = await Worker.start(backend.config("doomed", SHORT_LEASE_MS));
       extra.push(doomed);
-      void doomed.ask({ op: "execute", name, code: `async () => { await ledger.read({ i: 0 }); await ledger.stall({}); return "never"; }` }).catch(() => undefined);
+      void doomed
+        .ask({
+          op: "execute",
+          name,
+          code: `async () => { await ledger.read({ i: 0 }); await ledger.stall({}); return "never"; }`,
+        })
+        .catch(() => undefined);
       const stalled = await doomed.event("stalled", 20_000);
       const executionId = String(stalled.executionId);
       await doomed.kill();

@@ -4,8 +4,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { connect } from "node:net";
+import {
+  type CodemodeRuntime,
+  createCodemodeRuntime,
+  defineConnector,
+  type ExecutionState,
+  type Outcome,
+} from "@codemode/core";
 import KeyvRedis from "@keyv/redis";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type ExecutionState, type Outcome } from "@codemode/core";
 import Keyv from "keyv";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -173,7 +179,10 @@ const readsThenReserveProgram = (reads: number) => `async () => {
 
 const LIMITS = { timeoutMs: 20_000 };
 
-function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
+function expectStatus<S extends Outcome["status"]>(
+  outcome: Outcome,
+  status: S,
+): asserts outcome is Extract<Outcome, { status: S }> {
   if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
 }
 
@@ -226,7 +235,13 @@ describe("R-ST-1 recording a call writes that entry, not the whole execution", (
   async function bytesPerCall(calls: number): Promise<number> {
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     const outcome = await runtime.execute({ code: readsProgram(calls) });
     expectStatus(outcome, "completed");
     expect(outcome.result).toBe(calls);
@@ -238,7 +253,9 @@ describe("R-ST-1 recording a call writes that entry, not the whole execution", (
     const perCallAt10 = await bytesPerCall(10);
     const perCallAt1000 = await bytesPerCall(1000);
     const ratio = perCallAt1000 / perCallAt10;
-    console.log(`R-ST-1 bytes written per call: ${perCallAt10.toFixed(1)} at 10 calls, ${perCallAt1000.toFixed(1)} at 1,000 calls (ratio ${ratio.toFixed(3)}, target ≤ 1.1)`);
+    console.log(
+      `R-ST-1 bytes written per call: ${perCallAt10.toFixed(1)} at 10 calls, ${perCallAt1000.toFixed(1)} at 1,000 calls (ratio ${ratio.toFixed(3)}, target ≤ 1.1)`,
+    );
     expect(ratio).toBeLessThanOrEqual(1.1);
   });
 });
@@ -247,7 +264,13 @@ describe("R-ST-2 a pass reads the log in one batched read", () => {
   async function approvePassReads(reads: number) {
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     const paused = await runtime.execute({ code: readsThenReserveProgram(reads) });
     expectStatus(paused, "paused");
     expect(paused.pending[0]).toMatchObject({ seq: reads, connector: "inventory", method: "reserve" });
@@ -272,12 +295,14 @@ describe("R-ST-2 a pass reads the log in one batched read", () => {
     const withFew = await approvePassReads(5);
     const withMany = await approvePassReads(40);
     console.log(
-      `R-ST-2 store reads during approve: ${withFew.gets} get + ${withFew.getManys} getMany with 5 replayed calls, ` + `${withMany.gets} get + ${withMany.getManys} getMany with 40 replayed calls`,
+      `R-ST-2 store reads during approve: ${withFew.gets} get + ${withFew.getManys} getMany with 5 replayed calls, ` +
+        `${withMany.gets} get + ${withMany.getManys} getMany with 40 replayed calls`,
     );
     expect(withMany.logLoads).toHaveLength(1);
     // The one load covers every recorded seq (40 reads and the pending call).
     const loadedKeys = withMany.logLoads[0]!;
-    for (let seq = 0; seq <= 40; seq++) expect(loadedKeys.some((key) => key.endsWith(`:${seq}`) && key.includes(":e:"))).toBe(true);
+    for (let seq = 0; seq <= 40; seq++)
+      expect(loadedKeys.some((key) => key.endsWith(`:${seq}`) && key.includes(":e:"))).toBe(true);
     expect(withMany.entryGets).toEqual([]);
     expect(withMany.headGets).toHaveLength(1);
     // Replayed calls cost no round trip: the reads of a pass do not grow with the calls it replays.
@@ -292,14 +317,22 @@ describe("R-ST-3 a paused execution resumes from the store alone", () => {
     const store = new CountingStore();
     const keyv = new Keyv({ store });
     const firstEffects: Effect[] = [];
-    const first = createCodemodeRuntime({ connectors: [inventoryConnector(firstEffects)], storage: keyv, limits: LIMITS });
+    const first = createCodemodeRuntime({
+      connectors: [inventoryConnector(firstEffects)],
+      storage: keyv,
+      limits: LIMITS,
+    });
     const paused = await first.execute({ code: readsThenReserveProgram(3) });
     expectStatus(paused, "paused");
     await first.close();
 
     const secondEffects: Effect[] = [];
-    const second = track(createCodemodeRuntime({ connectors: [inventoryConnector(secondEffects)], storage: keyv, limits: LIMITS }));
-    expect((await second.pending()).items).toEqual([{ executionId: paused.executionId, seq: 3, connector: "inventory", method: "reserve", args: { key: "item-0" } }]);
+    const second = track(
+      createCodemodeRuntime({ connectors: [inventoryConnector(secondEffects)], storage: keyv, limits: LIMITS }),
+    );
+    expect((await second.pending()).items).toEqual([
+      { executionId: paused.executionId, seq: 3, connector: "inventory", method: "reserve", args: { key: "item-0" } },
+    ]);
     const done = await second.approve({ executionId: paused.executionId, seq: 3, by: "ops" });
     expectStatus(done, "completed");
     expect(done.result).toEqual({ total: 3, reservation: "r-item-0" });
@@ -314,12 +347,22 @@ describe("R-ST-3 a paused execution resumes from the store alone", () => {
   it("resumes over a new Keyv instance on the same backing store (a restart)", async () => {
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const first = createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS });
+    const first = createCodemodeRuntime({
+      connectors: [inventoryConnector(effects)],
+      storage: new Keyv({ store }),
+      limits: LIMITS,
+    });
     const paused = await first.execute({ code: readsThenReserveProgram(2) });
     expectStatus(paused, "paused");
     await first.close();
 
-    const second = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const second = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     const done = await second.approve({ executionId: paused.executionId });
     expectStatus(done, "completed");
     expect(effects.map((effect) => effect.method)).toEqual(["read", "read", "reserve"]);
@@ -340,7 +383,11 @@ async function keyPositionOfFirst(pattern: RegExp, code: string): Promise<number
     values.push(...entries.map((entry) => String(entry.value)));
     return setMany(entries);
   };
-  const runtime = createCodemodeRuntime({ connectors: [inventoryConnector([])], storage: new Keyv({ store: probe }), limits: LIMITS });
+  const runtime = createCodemodeRuntime({
+    connectors: [inventoryConnector([])],
+    storage: new Keyv({ store: probe }),
+    limits: LIMITS,
+  });
   await runtime.execute({ code });
   await runtime.close();
   const position = values.findIndex((value) => pattern.test(value));
@@ -354,8 +401,15 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
     // written (alone, or in one batch with the next call's write-ahead).
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
-    const carriesFirstResult = (key: string, value: unknown) => /:e:[^:]+:0$/.test(key) && String(value).includes('\\"state\\":\\"applied\\"');
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
+    const carriesFirstResult = (key: string, value: unknown) =>
+      /:e:[^:]+:0$/.test(key) && String(value).includes('\\"state\\":\\"applied\\"');
     const set = store.set.bind(store);
     const setMany = store.setMany.bind(store);
     let refused = 0;
@@ -364,7 +418,8 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
       return set(key, value);
     };
     store.setMany = async (entries: Array<{ key: string; value: unknown }>) => {
-      if (entries.some(({ key, value }) => carriesFirstResult(key, value)) && refused++ === 0) throw new Error("the store is down (write refused)");
+      if (entries.some(({ key, value }) => carriesFirstResult(key, value)) && refused++ === 0)
+        throw new Error("the store is down (write refused)");
       return setMany(entries);
     };
     const outcome = await runtime.execute({ code: readsProgram(3) });
@@ -378,7 +433,13 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   it("the store goes down after 15 writes and stays down until the pass ended: STORAGE_ERROR, then the record is readable", async () => {
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     store.writesBeforeFailure = 15;
     let outcome: Outcome | undefined;
     const rejections = await withUnhandledRejectionSpy(async () => {
@@ -404,7 +465,13 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   it("one write fails and the store recovers at once: STORAGE_ERROR, recorded as the execution's error", async () => {
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     store.writesBeforeFailure = 12;
     store.failingWritesLeft = 1;
     let outcome: Outcome | undefined;
@@ -430,7 +497,13 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   it("the store fails while recording a pause: STORAGE_ERROR, not paused, and the gated call never ran", async () => {
     const store = new CountingStore();
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     // Fail from the write of the pending entry of `reserve` at seq 1 on: its position among the
     // keys written comes from a healthy run of the same program (listing writes move it).
     store.writesBeforeFailure = await keyPositionOfFirst(/\\"state\\":\\"pending\\"/, readsThenReserveProgram(1));
@@ -456,7 +529,9 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
     const store = new CountingStore();
     const keyv = new Keyv({ store }); // throwOnErrors defaults to false: Keyv would swallow the failure
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }),
+    );
     const paused = await runtime.execute({ code: readsThenReserveProgram(2) });
     expectStatus(paused, "paused");
 
@@ -485,7 +560,13 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   it("an adapter without getMany whose reads of log entries fail: approve is STORAGE_ERROR and nothing runs again", async () => {
     const store = new CountingStore(false);
     const effects: Effect[] = [];
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: new Keyv({ store }), limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({
+        connectors: [inventoryConnector(effects)],
+        storage: new Keyv({ store }),
+        limits: LIMITS,
+      }),
+    );
     const paused = await runtime.execute({ code: readsThenReserveProgram(3) });
     expectStatus(paused, "paused");
 
@@ -500,7 +581,12 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
     store.failReadsOf = undefined;
     const done = await runtime.approve({ executionId: paused.executionId });
     expectStatus(done, "completed");
-    expect(effects.map((effect) => `${effect.method}@${effect.seq}`)).toEqual(["read@0", "read@1", "read@2", "reserve@3"]);
+    expect(effects.map((effect) => `${effect.method}@${effect.seq}`)).toEqual([
+      "read@0",
+      "read@1",
+      "read@2",
+      "reserve@3",
+    ]);
   });
 });
 
@@ -508,8 +594,17 @@ describe("the runtime's name namespaces everything in a shared store", () => {
   it("two runtimes with different names over one Keyv do not see each other's executions", async () => {
     const keyv = new Keyv({ store: new CountingStore() });
     const effects: Effect[] = [];
-    const shop = track(createCodemodeRuntime({ name: "shop", connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }));
-    const warehouse = track(createCodemodeRuntime({ name: "warehouse", connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }));
+    const shop = track(
+      createCodemodeRuntime({ name: "shop", connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }),
+    );
+    const warehouse = track(
+      createCodemodeRuntime({
+        name: "warehouse",
+        connectors: [inventoryConnector(effects)],
+        storage: keyv,
+        limits: LIMITS,
+      }),
+    );
 
     const shopPaused = await shop.execute({ code: readsThenReserveProgram(1) });
     expectStatus(shopPaused, "paused");
@@ -592,7 +687,8 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
 
   beforeAll(async () => {
     available = await redisAnswers();
-    if (!available && process.env.CI) throw new Error(`Redis is not reachable at ${REDIS_URL}; CI must provide it for these tests`);
+    if (!available && process.env.CI)
+      throw new Error(`Redis is not reachable at ${REDIS_URL}; CI must provide it for these tests`);
   });
 
   afterAll(async () => {
@@ -632,14 +728,20 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
     const namespace = newNamespace();
     const effects: Effect[] = [];
     const firstStore = redisKeyv(namespace);
-    const first = createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: firstStore.keyv, limits: LIMITS });
+    const first = createCodemodeRuntime({
+      connectors: [inventoryConnector(effects)],
+      storage: firstStore.keyv,
+      limits: LIMITS,
+    });
     const paused = await first.execute({ code: readsThenReserveProgram(40) });
     expectStatus(paused, "paused");
     await first.close();
     await firstStore.keyv.disconnect();
 
     const secondStore = redisKeyv(namespace);
-    const second = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: secondStore.keyv, limits: LIMITS }));
+    const second = track(
+      createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: secondStore.keyv, limits: LIMITS }),
+    );
     expect((await second.pending()).items.map((action) => action.seq)).toEqual([40]);
     const countsBefore = { get: secondStore.counts.get, getMany: secondStore.counts.getMany };
     const done = await second.approve({ executionId: paused.executionId });
@@ -649,9 +751,13 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
     expect(effects.filter((effect) => effect.method === "read")).toHaveLength(40);
 
     const entryKey = `:e:${paused.executionId}:`;
-    const logLoads = secondStore.counts.getManyKeys.slice(countsBefore.getMany).filter((keys) => keys.some((key) => key.includes(entryKey)));
+    const logLoads = secondStore.counts.getManyKeys
+      .slice(countsBefore.getMany)
+      .filter((keys) => keys.some((key) => key.includes(entryKey)));
     expect(logLoads).toHaveLength(1);
-    console.log(`Redis approve of 40 replayed calls: ${secondStore.counts.get - countsBefore.get} get, ${secondStore.counts.getMany - countsBefore.getMany} getMany`);
+    console.log(
+      `Redis approve of 40 replayed calls: ${secondStore.counts.get - countsBefore.get} get, ${secondStore.counts.getMany - countsBefore.getMany} getMany`,
+    );
 
     // The keys live under the test's namespace, prefixed once.
     const raw = new KeyvRedis<string>(REDIS_URL);
@@ -667,7 +773,9 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
     const perCall = async (calls: number) => {
       const { keyv, counts } = redisKeyv(newNamespace());
       const effects: Effect[] = [];
-      const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }));
+      const runtime = track(
+        createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }),
+      );
       const outcome = await runtime.execute({ code: readsProgram(calls) });
       expectStatus(outcome, "completed");
       expect(outcome.result).toBe(calls);
@@ -678,7 +786,9 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
     const perCallAt10 = await perCall(10);
     const perCallAt1000 = await perCall(1000);
     const ratio = perCallAt1000 / perCallAt10;
-    console.log(`R-ST-1 over Redis, bytes written per call: ${perCallAt10.toFixed(1)} at 10 calls, ${perCallAt1000.toFixed(1)} at 1,000 calls (ratio ${ratio.toFixed(3)})`);
+    console.log(
+      `R-ST-1 over Redis, bytes written per call: ${perCallAt10.toFixed(1)} at 10 calls, ${perCallAt1000.toFixed(1)} at 1,000 calls (ratio ${ratio.toFixed(3)})`,
+    );
     expect(ratio).toBeLessThanOrEqual(1.1);
   });
 
@@ -688,7 +798,9 @@ describe("storage over a real Redis at 127.0.0.1:6379", () => {
     const effects: Effect[] = [];
     // KeyvRedis keeps its own throwOnErrors off by default: an error reply would read as a missing key.
     const { keyv } = redisKeyv(namespace);
-    const runtime = track(createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }));
+    const runtime = track(
+      createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }),
+    );
     const paused = await runtime.execute({ code: readsThenReserveProgram(1) });
     expectStatus(paused, "paused");
 

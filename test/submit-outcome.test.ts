@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { describe, expect, it } from "vitest";
 
 /** `submit` stores a run for a worker to start; `outcome` answers "what happened to that run" from the store. */
 function setup() {
@@ -34,7 +34,11 @@ describe("submit, then a worker recovers it", () => {
     expect(await runtime.expirePaused({ maxAgeMs: 60_000 })).toEqual([]);
     const [outcome] = await runtime.recover({ executionId });
     expect(outcome).toMatchObject({ status: "completed", result: { shown: 3 } });
-    expect(await runtime.outcome(executionId)).toMatchObject({ status: "completed", result: { shown: 3 }, calls: [{ seq: 0, method: "read", state: "applied" }] });
+    expect(await runtime.outcome(executionId)).toMatchObject({
+      status: "completed",
+      result: { shown: 3 },
+      calls: [{ seq: 0, method: "read", state: "applied" }],
+    });
     expect(await runtime.recover({ executionId })).toEqual([]);
     await runtime.close();
   });
@@ -42,7 +46,10 @@ describe("submit, then a worker recovers it", () => {
   it("refuses what execute refuses, as an error outcome", async () => {
     const { runtime } = setup();
     expect(await runtime.submit({ code: 42 as never })).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
-    expect(await runtime.submit({ code: "x".repeat(1_000_001) })).toMatchObject({ status: "error", code: "VALUE_TOO_LARGE" });
+    expect(await runtime.submit({ code: "x".repeat(1_000_001) })).toMatchObject({
+      status: "error",
+      code: "VALUE_TOO_LARGE",
+    });
     await runtime.close();
   });
 
@@ -51,7 +58,10 @@ describe("submit, then a worker recovers it", () => {
     const submitted = (await runtime.submit({ code: "1 + 1" })) as { executionId: string };
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(await runtime.expirePaused({ maxAgeMs: 1 })).toEqual([submitted.executionId]);
-    expect(await runtime.outcome(submitted.executionId)).toMatchObject({ status: "error", error: "expired before any worker started it" });
+    expect(await runtime.outcome(submitted.executionId)).toMatchObject({
+      status: "error",
+      error: "expired before any worker started it",
+    });
     await runtime.close();
   });
 });
@@ -60,14 +70,25 @@ describe("outcome(executionId)", () => {
   it("answers paused, rejected, rolled back and unknown runs", async () => {
     const { runtime } = setup();
     const paused = await runtime.execute({ code: "async () => shop.order({ sku: 'mug' })" });
-    expect(await runtime.outcome(paused.executionId)).toMatchObject({ status: "paused", pending: [{ seq: 0, method: "order", args: { sku: "mug" } }] });
+    expect(await runtime.outcome(paused.executionId)).toMatchObject({
+      status: "paused",
+      pending: [{ seq: 0, method: "order", args: { sku: "mug" } }],
+    });
     await runtime.reject({ executionId: paused.executionId, seq: 0, by: "bob", reason: "too expensive" });
-    expect(await runtime.outcome(paused.executionId)).toMatchObject({ status: "error", code: "NOT_PAUSED", error: expect.stringMatching(/rejected by bob: too expensive at shop\.order/) });
+    expect(await runtime.outcome(paused.executionId)).toMatchObject({
+      status: "error",
+      code: "NOT_PAUSED",
+      error: expect.stringMatching(/rejected by bob: too expensive at shop\.order/),
+    });
 
     const ordered = await runtime.execute({ code: "async () => shop.order({ sku: 'pen' })" });
     await runtime.approve({ executionId: ordered.executionId });
     await runtime.rollback({ executionId: ordered.executionId });
-    expect(await runtime.outcome(ordered.executionId)).toMatchObject({ status: "error", code: "NOT_PAUSED", error: expect.stringMatching(/rolled back/) });
+    expect(await runtime.outcome(ordered.executionId)).toMatchObject({
+      status: "error",
+      code: "NOT_PAUSED",
+      error: expect.stringMatching(/rolled back/),
+    });
     expect(await runtime.outcome("no-such-run")).toBeNull();
     await runtime.close();
   });

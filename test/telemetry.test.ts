@@ -1,11 +1,16 @@
-import { spawnSync } from "node:child_process";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { context, ROOT_CONTEXT, trace, type Context, type ContextManager } from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterEach, describe, expect, it } from "vitest";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { CODEMODE_ATTRIBUTES, CODEMODE_EVENTS, type TelemetryOptions } from "@codemode/core/telemetry";
+import { type Context, type ContextManager, context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
 
 /** OpenTelemetry: spans for operation → pass → call, events for decisions, no values unless asked. */
 
@@ -20,7 +25,11 @@ function ticketsConnector() {
     name: "tickets",
     tools: {
       list: { execute: async () => [{ id: 1, customer: "alice@example.com" }] },
-      create: { requiresApproval: true, execute: async (args: { title: string }) => ({ id: 42, title: args.title }), revert: async () => undefined },
+      create: {
+        requiresApproval: true,
+        execute: async (args: { title: string }) => ({ id: 42, title: args.title }),
+        revert: async () => undefined,
+      },
     },
   });
 }
@@ -58,11 +67,20 @@ describe("telemetry", () => {
     expect(execute && approve).toBeTruthy();
     // Two traces (the approval came later), joined by the execution id on every span.
     for (const span of spans) expect(span.attributes[CODEMODE_ATTRIBUTES.executionId]).toBe(paused.executionId);
-    expect(execute!.attributes).toMatchObject({ "codemode.operation": "execute", "codemode.outcome.status": "paused", "codemode.runtime.name": "default" });
-    expect(approve!.attributes).toMatchObject({ "codemode.operation": "approve", "codemode.outcome.status": "completed" });
+    expect(execute!.attributes).toMatchObject({
+      "codemode.operation": "execute",
+      "codemode.outcome.status": "paused",
+      "codemode.runtime.name": "default",
+    });
+    expect(approve!.attributes).toMatchObject({
+      "codemode.operation": "approve",
+      "codemode.outcome.status": "completed",
+    });
 
     const passes = named(spans, "codemode.pass");
-    expect(passes.map((pass) => [pass.attributes["codemode.pass.number"], pass.attributes["codemode.pass.end"]])).toEqual([
+    expect(
+      passes.map((pass) => [pass.attributes["codemode.pass.number"], pass.attributes["codemode.pass.end"]]),
+    ).toEqual([
       [1, "paused"],
       [2, "completed"],
     ]);
@@ -74,7 +92,13 @@ describe("telemetry", () => {
       spans
         .filter((span) => parentOf(span) === pass.spanContext().spanId)
         .sort((a, b) => Number(a.attributes["codemode.call.seq"]) - Number(b.attributes["codemode.call.seq"]))
-        .map((span) => [span.name, span.attributes["codemode.call.seq"], span.attributes["codemode.call.decision"], span.attributes["codemode.call.state"], span.attributes["codemode.call.replayed"]]);
+        .map((span) => [
+          span.name,
+          span.attributes["codemode.call.seq"],
+          span.attributes["codemode.call.decision"],
+          span.attributes["codemode.call.state"],
+          span.attributes["codemode.call.replayed"],
+        ]);
     expect(callsOf(first)).toEqual([
       ["codemode.call tickets.list", 0, "execute", "applied", false],
       ["codemode.call tickets.create", 1, "pause", "pending", false],
@@ -83,13 +107,23 @@ describe("telemetry", () => {
       ["codemode.call tickets.list", 0, "replay", "applied", true],
       ["codemode.call tickets.create", 1, "execute", "applied", false],
     ]);
-    const approvedCall = spans.find((span) => span.name === "codemode.call tickets.create" && span.attributes["codemode.call.decision"] === "execute");
+    const approvedCall = spans.find(
+      (span) => span.name === "codemode.call tickets.create" && span.attributes["codemode.call.decision"] === "execute",
+    );
     expect(approvedCall?.attributes["codemode.call.approved"]).toBe(true);
 
     // Events: the pause on the first pass and its operation, the approval (who, which call) on the approve span.
     expect(first.events.map((event) => event.name)).toEqual([CODEMODE_EVENTS.pause]);
-    expect(execute!.events.map((event) => [event.name, event.attributes?.["codemode.call.seq"]])).toEqual([[CODEMODE_EVENTS.pause, 1]]);
-    expect(approve!.events.map((event) => [event.name, event.attributes?.["codemode.decision.by"], event.attributes?.["codemode.call.method"]])).toEqual([[CODEMODE_EVENTS.approve, "dana", "create"]]);
+    expect(execute!.events.map((event) => [event.name, event.attributes?.["codemode.call.seq"]])).toEqual([
+      [CODEMODE_EVENTS.pause, 1],
+    ]);
+    expect(
+      approve!.events.map((event) => [
+        event.name,
+        event.attributes?.["codemode.decision.by"],
+        event.attributes?.["codemode.call.method"],
+      ]),
+    ).toEqual([[CODEMODE_EVENTS.approve, "dana", "create"]]);
 
     // No values by default: no arguments, results, code, reason or the customer's address anywhere.
     const everything = JSON.stringify(spans.map((span) => [span.attributes, span.events, span.status]));
@@ -104,11 +138,17 @@ describe("telemetry", () => {
     const paused = await runtime.execute({ code: PROGRAM });
     await runtime.approve({ executionId: paused.executionId, reason: "customer called" });
     const spans = exporter.getFinishedSpans();
-    const create = spans.find((span) => span.name === "codemode.call tickets.create" && span.attributes["codemode.call.decision"] === "execute");
-    expect(JSON.parse(String(create?.attributes["codemode.call.arguments"]))).toEqual({ title: "Refund for alice@example.com" });
+    const create = spans.find(
+      (span) => span.name === "codemode.call tickets.create" && span.attributes["codemode.call.decision"] === "execute",
+    );
+    expect(JSON.parse(String(create?.attributes["codemode.call.arguments"]))).toEqual({
+      title: "Refund for alice@example.com",
+    });
     expect(JSON.parse(String(create?.attributes["codemode.call.result"]))).toMatchObject({ id: 42 });
     expect(named(spans, "codemode.execute")[0]?.attributes["codemode.code"]).toBe(PROGRAM);
-    expect(named(spans, "codemode.approve")[0]?.events[0]?.attributes?.["codemode.decision.reason"]).toBe("customer called");
+    expect(named(spans, "codemode.approve")[0]?.events[0]?.attributes?.["codemode.decision.reason"]).toBe(
+      "customer called",
+    );
   });
 
   it("reject and rollback are spans with their events; errors set the span status", async () => {
@@ -124,9 +164,14 @@ describe("telemetry", () => {
 
     const spans = exporter.getFinishedSpans();
     const [reject] = named(spans, "codemode.reject");
-    expect(reject?.events.map((event) => [event.name, event.attributes?.["codemode.decision.by"]])).toEqual([[CODEMODE_EVENTS.reject, "sam"]]);
+    expect(reject?.events.map((event) => [event.name, event.attributes?.["codemode.decision.by"]])).toEqual([
+      [CODEMODE_EVENTS.reject, "sam"],
+    ]);
     const [rollback] = named(spans, "codemode.rollback");
-    expect(rollback?.events[0]).toMatchObject({ name: CODEMODE_EVENTS.rollback, attributes: { "codemode.rollback.reverted": 1, "codemode.rollback.skipped": 1 } });
+    expect(rollback?.events[0]).toMatchObject({
+      name: CODEMODE_EVENTS.rollback,
+      attributes: { "codemode.rollback.reverted": 1, "codemode.rollback.skipped": 1 },
+    });
     const stale = named(spans, "codemode.approve").at(-1);
     expect(stale?.status).toEqual({ code: 2, message: "NOT_PAUSED" });
     expect(stale?.events).toEqual([]);
@@ -172,11 +217,15 @@ const runtime = createCodemodeRuntime({ connectors: [defineConnector({ name: "ti
 const outcome = await runtime.execute({ code: "async () => (await tickets.list({})).length" });
 await runtime.close();
 console.log(JSON.stringify(outcome.status === "completed" ? outcome.result : outcome));`;
-    const child = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, "--input-type=module", "-e", script], {
-      encoding: "utf8",
-      cwd: fileURLToPath(new URL("..", import.meta.url)),
-      timeout: 60_000,
-    });
+    const child = spawnSync(
+      process.execPath,
+      ["--import", `data:text/javascript,${encodeURIComponent(hook)}`, "--input-type=module", "-e", script],
+      {
+        encoding: "utf8",
+        cwd: fileURLToPath(new URL("..", import.meta.url)),
+        timeout: 60_000,
+      },
+    );
     expect(child.stderr).not.toContain("not installed");
     expect(child.stdout.trim()).toBe("2");
   });
@@ -187,13 +236,22 @@ console.log(JSON.stringify(outcome.status === "completed" ? outcome.result : out
     runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer: cut.tracer } });
     const paused = await runtime.execute({ code });
     await runtime.approve({ executionId: paused.executionId });
-    const cutNames = cut.exporter.getFinishedSpans().flatMap((span) => (span.attributes[CODEMODE_ATTRIBUTES.stepName] === undefined ? [] : [span.attributes[CODEMODE_ATTRIBUTES.stepName]]));
+    const cutNames = cut.exporter
+      .getFinishedSpans()
+      .flatMap((span) =>
+        span.attributes[CODEMODE_ATTRIBUTES.stepName] === undefined
+          ? []
+          : [span.attributes[CODEMODE_ATTRIBUTES.stepName]],
+      );
     // One live span on the first pass, one replayed on the second.
     expect(cutNames).toEqual(["alice@example.com order…", "alice@example.com order…"]);
     await runtime.close();
 
     const whole = tracing();
-    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer: whole.tracer, recordValues: true } });
+    runtime = createCodemodeRuntime({
+      connectors: [ticketsConnector()],
+      telemetry: { tracer: whole.tracer, recordValues: true },
+    });
     await runtime.execute({ code });
     expect(
       whole.exporter

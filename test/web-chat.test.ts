@@ -10,14 +10,14 @@
  * package (`apt-get install -y chromium`), driven with playwright-core. The test saves
  * examples/web-chat/screenshot.png.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAIImitation } from "./openai-imitation/server.ts";
 import { orderProgram, programsShown, resultsShown, shopModel } from "./openai-imitation/shop-model.ts";
@@ -32,7 +32,8 @@ let server: ChildProcess | undefined;
 let port: number;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
   directory = mkdtempSync(join(tmpdir(), "codemode-web-chat-"));
   port = await freePort();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
@@ -112,7 +113,9 @@ describe("examples/web-chat in Chromium", () => {
     // 1. The order pauses: the page shows what waits, without the adapter's marker.
     await send(chat, "Order two logo mugs");
     await chat.locator('[data-testid="approve"]').waitFor({ timeout: 15_000 });
-    expect(await chat.locator('[data-testid="pending-reason"]').textContent()).toBe('Approve shop.create_order({"sku":"mug-logo","quantity":2})?');
+    expect(await chat.locator('[data-testid="pending-reason"]').textContent()).toBe(
+      'Approve shop.create_order({"sku":"mug-logo","quantity":2})?',
+    );
 
     // 2. The server restarts; the page keeps its conversation, the run waits in the SQLite file.
     await stopServer();
@@ -130,7 +133,9 @@ describe("examples/web-chat in Chromium", () => {
     await chat.screenshot({ path: SCREENSHOT, fullPage: true });
     const operator = await browser.newPage({ viewport: { width: 1000, height: 700 } });
     await operator.goto(operatorUrl);
-    await operator.getByText('Approve shop.create_order({"sku":"pen-blue","quantity":3})?').waitFor({ timeout: 10_000 });
+    await operator
+      .getByText('Approve shop.create_order({"sku":"pen-blue","quantity":3})?')
+      .waitFor({ timeout: 10_000 });
     await operator.click('[data-testid="operator-approve"]');
     await operator.getByText(/ord-\w+: 3 × pen-blue/).waitFor({ timeout: 10_000 });
 
@@ -141,7 +146,9 @@ describe("examples/web-chat in Chromium", () => {
 
     // 5. "Did my order go through?": the model is shown the program and its result, and answers from it.
     await send(chat, "Did my order go through?");
-    await chat.getByText(/Here is what I know: Order ord-\w+ is placed: 3 × Blue pen, 7\.5 EUR in total\./).waitFor({ timeout: 15_000 });
+    await chat
+      .getByText(/Here is what I know: Order ord-\w+ is placed: 3 × Blue pen, 7\.5 EUR in total\./)
+      .waitFor({ timeout: 15_000 });
 
     // Each order placed once, across the restart.
     await stopServer();
@@ -180,7 +187,10 @@ describe("examples/web-chat in Chromium", () => {
   }, 120_000);
   it("hardening (finding 9): the operator API needs the operator's token, answers loopback Host names only (DNS rebinding in Chromium), and takes JSON only", async () => {
     await startServer({}, "web-chat-operator.sqlite");
-    const rebinding = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--host-resolver-rules=MAP rebind.test 127.0.0.1"] });
+    const rebinding = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--host-resolver-rules=MAP rebind.test 127.0.0.1"],
+    });
     try {
       const base = `http://127.0.0.1:${port}`;
       const token = new URL(operatorUrl).hash.slice("#token=".length);
@@ -188,12 +198,28 @@ describe("examples/web-chat in Chromium", () => {
       // No token, a wrong one: refused, and nothing is read or decided.
       expect((await fetch(`${base}/api/operator`)).status).toBe(401);
       expect((await fetch(`${base}/api/operator`, { headers: { authorization: "Bearer guessed" } })).status).toBe(401);
-      expect((await fetch(`${base}/api/operator/decide`, { method: "POST", headers: { "content-type": "application/json" }, body: decision })).status).toBe(401);
+      expect(
+        (
+          await fetch(`${base}/api/operator/decide`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: decision,
+          })
+        ).status,
+      ).toBe(401);
       expect((await fetch(`${base}/api/operator`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
       // A form or text/plain post (what another page can send without asking) is not JSON.
-      const plain = await fetch(`${base}/api/operator/decide`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" }, body: decision });
+      const plain = await fetch(`${base}/api/operator/decide`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" },
+        body: decision,
+      });
       expect(plain.status).toBe(415);
-      const broken = await fetch(`${base}/api/operator/decide`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{" });
+      const broken = await fetch(`${base}/api/operator/decide`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: "{",
+      });
       expect(broken.status).toBe(400);
       // A name that resolves to 127.0.0.1 (as after DNS rebinding) reaches the server with its own Host: refused.
       const page = await rebinding.newPage();
@@ -222,9 +248,19 @@ describe("examples/web-chat in Chromium", () => {
       // The browser turns its own paused result into an approved request, with the execution id
       // and seq of that result, and sends the chat on.
       const forged = await chat.evaluate(() => {
-        type Part = { type: string; state: string; toolCallId: string; input: unknown; output?: { status?: string; executionId?: string; pending?: Array<{ seq: number }> } };
+        type Part = {
+          type: string;
+          state: string;
+          toolCallId: string;
+          input: unknown;
+          output?: { status?: string; executionId?: string; pending?: Array<{ seq: number }> };
+        };
         // In the page, globalThis is the window, where the example leaves its chat client.
-        const page = (globalThis as unknown as { codemodeChat: { messages: Array<{ parts: Part[] }>; sendMessage(message: { text: string }): Promise<void> } }).codemodeChat;
+        const page = (
+          globalThis as unknown as {
+            codemodeChat: { messages: Array<{ parts: Part[] }>; sendMessage(message: { text: string }): Promise<void> };
+          }
+        ).codemodeChat;
         let reference = "";
         page.messages = page.messages.map((message) => ({
           ...message,
@@ -249,7 +285,10 @@ describe("examples/web-chat in Chromium", () => {
       await chat.getByText(/was not issued by this server/).waitFor({ timeout: 15_000 });
       const base = `http://127.0.0.1:${port}`;
       const authorization = { authorization: `Bearer ${new URL(operatorUrl).hash.slice("#token=".length)}` };
-      const view = (await (await fetch(`${base}/api/operator`, { headers: authorization })).json()) as { pending: Array<{ executionId: string; seq: number; args: unknown }>; orders: unknown[] };
+      const view = (await (await fetch(`${base}/api/operator`, { headers: authorization })).json()) as {
+        pending: Array<{ executionId: string; seq: number; args: unknown }>;
+        orders: unknown[];
+      };
       expect(view.orders).toEqual([]);
       expect(view.pending).toMatchObject([{ args: { sku: "pen-blue", quantity: 10 } }]);
 
@@ -261,7 +300,10 @@ describe("examples/web-chat in Chromium", () => {
         body: JSON.stringify({ executionId, seq, approved: true }),
       });
       expect(((await decided.json()) as { outcome: { status: string } }).outcome.status).toBe("completed");
-      const after = (await (await fetch(`${base}/api/operator`, { headers: authorization })).json()) as { pending: unknown[]; orders: Array<{ sku: string; quantity: number }> };
+      const after = (await (await fetch(`${base}/api/operator`, { headers: authorization })).json()) as {
+        pending: unknown[];
+        orders: Array<{ sku: string; quantity: number }>;
+      };
       expect(after.pending).toEqual([]);
       expect(after.orders).toMatchObject([{ sku: "pen-blue", quantity: 10 }]);
     } finally {

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { check, sampleInterleaved } from "../harness.ts";
-import { fiveReadsOneWrite, sequentialCalls, type BenchProgram } from "../programs.ts";
+import { type BenchProgram, fiveReadsOneWrite, sequentialCalls } from "../programs.ts";
 
 /** Argv[2] of a runner. */
 export interface RunnerOptions {
@@ -44,7 +44,9 @@ export const TOOL_INPUTS: Record<string, Record<string, "number" | "string">> = 
 };
 
 /** The tools of a program as `[connector, method, inputs]`. */
-export function toolsOf(program: BenchProgram): [connector: string, method: string, inputs: Record<string, "number" | "string">][] {
+export function toolsOf(
+  program: BenchProgram,
+): [connector: string, method: string, inputs: Record<string, "number" | "string">][] {
   return Object.entries(program.connectors).flatMap(([connector, methods]) =>
     methods.map((method): [string, string, Record<string, "number" | "string">] => {
       const inputs = TOOL_INPUTS[`${connector}.${method}`];
@@ -64,11 +66,20 @@ export async function runPeer(identity: Omit<RunnerReport, "samples">, prepare: 
     const pass = await prepare(program);
     return async () => {
       const value = await pass();
-      check(value === program.expected, `${identity.library} returned ${value.slice(0, 300)}, expected ${program.expected}`);
+      check(
+        value === program.expected,
+        `${identity.library} returned ${value.slice(0, 300)}, expected ${program.expected}`,
+      );
     };
   };
-  const cold = await sampleInterleaved({ cold: await checked(fiveReadsOneWrite) }, { warmup: 20, iterations: options.coldRuns });
-  const calls = await sampleInterleaved({ many: await checked(sequentialCalls(options.calls)), none: await checked(sequentialCalls(0)) }, { warmup: 3, iterations: options.callRuns });
+  const cold = await sampleInterleaved(
+    { cold: await checked(fiveReadsOneWrite) },
+    { warmup: 20, iterations: options.coldRuns },
+  );
+  const calls = await sampleInterleaved(
+    { many: await checked(sequentialCalls(options.calls)), none: await checked(sequentialCalls(0)) },
+    { warmup: 3, iterations: options.callRuns },
+  );
   const report: RunnerReport = { ...identity, samples: { cold: cold.cold, many: calls.many, none: calls.none } };
   writeFileSync(3, JSON.stringify(report));
 }

@@ -7,10 +7,16 @@
 //   npm run example:ai-sdk
 //   npm run build && node examples/ai-sdk-agent/main.ts "Order three blue pens"
 import { openai } from "@ai-sdk/openai";
-import { codemodeToolApproval, connectorFromAiSdkTools, continueAfterApproval, createCodemodeTool, rejectDeniedExecutions } from "@codemode/ai-sdk";
+import {
+  codemodeToolApproval,
+  connectorFromAiSdkTools,
+  continueAfterApproval,
+  createCodemodeTool,
+  rejectDeniedExecutions,
+} from "@codemode/ai-sdk";
 import { createCodemodeRuntime, type Outcome } from "@codemode/core";
 import { describePendingAction } from "@codemode/core/adapters";
-import { generateText, stepCountIs, tool, type LanguageModel, type ModelMessage, type ToolApprovalResponse } from "ai";
+import { generateText, type LanguageModel, type ModelMessage, stepCountIs, type ToolApprovalResponse, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import { askYesNo, indent } from "../shared/terminal.ts";
@@ -25,7 +31,8 @@ const catalog = connectorFromAiSdkTools("catalog", {
   search_products: tool({
     description: "Products whose name contains the query, with price and stock.",
     inputSchema: z.object({ query: z.string() }),
-    execute: async ({ query }) => products.filter((product) => product.name.toLowerCase().includes(query.toLowerCase())),
+    execute: async ({ query }) =>
+      products.filter((product) => product.name.toLowerCase().includes(query.toLowerCase())),
   }),
 });
 const shop = connectorFromAiSdkTools(
@@ -36,7 +43,12 @@ const shop = connectorFromAiSdkTools(
       inputSchema: z.object({ sku: z.string(), quantity: z.number().int().min(1) }),
       needsApproval: true,
       // toolCallId is Code Mode's idempotency key: the same on every attempt of this call.
-      execute: async ({ sku, quantity }, { toolCallId }) => ({ orderId: `ord-${toolCallId.slice(0, 8)}`, sku, quantity, status: "placed" }),
+      execute: async ({ sku, quantity }, { toolCallId }) => ({
+        orderId: `ord-${toolCallId.slice(0, 8)}`,
+        sku,
+        quantity,
+        status: "placed",
+      }),
     }),
   },
   { instructions: "Places orders. Every order needs a human's approval." },
@@ -60,7 +72,9 @@ const settings = {
 };
 
 const task = process.argv.slice(2).join(" ") || "Order two logo mugs if they are in stock, and tell me the total.";
-console.log(`model: ${process.env.OPENAI_API_KEY ? `OpenAI ${modelId}` : "a scripted mock (set OPENAI_API_KEY to use OpenAI)"}`);
+console.log(
+  `model: ${process.env.OPENAI_API_KEY ? `OpenAI ${modelId}` : "a scripted mock (set OPENAI_API_KEY to use OpenAI)"}`,
+);
 console.log(`you: ${task}`);
 let messages: ModelMessage[] = [{ role: "user", content: task }];
 
@@ -68,14 +82,20 @@ for (let turn = 0; turn < 10; turn += 1) {
   outcomes = [];
   const result = await generateText({ ...settings, messages });
   messages.push(...result.responseMessages);
-  for (const call of result.steps.flatMap((step) => step.toolCalls)) console.log(`\nmodel wrote:\n${indent(String((call.input as { code?: unknown }).code))}`);
+  for (const call of result.steps.flatMap((step) => step.toolCalls))
+    console.log(`\nmodel wrote:\n${indent(String((call.input as { code?: unknown }).code))}`);
 
   // 1. Pauses the AI SDK turned into approval requests: answer them like any AI SDK approval.
   const responses: ToolApprovalResponse[] = [];
   for (const part of result.content) {
     if (part.type !== "tool-approval-request" || part.isAutomatic) continue;
     const approved = await askYesNo(part.reason ?? `Run ${part.toolCall.toolName}?`);
-    responses.push({ type: "tool-approval-response", approvalId: part.approvalId, approved, ...(approved ? {} : { reason: "declined in the terminal" }) });
+    responses.push({
+      type: "tool-approval-response",
+      approvalId: part.approvalId,
+      approved,
+      ...(approved ? {} : { reason: "declined in the terminal" }),
+    });
   }
   if (responses.length > 0) {
     messages.push({ role: "tool", content: responses });
@@ -93,10 +113,15 @@ for (let turn = 0; turn < 10; turn += 1) {
       const action = outcome.pending[0]!;
       if (!(await askYesNo(`Approve ${describePendingAction(action)}?`))) {
         await runtime.reject({ executionId: action.executionId, seq: action.seq, by: "terminal user" });
-        messages.push({ role: "user", content: `I rejected ${action.connector}.${action.method}; the run ended without it.` });
+        messages.push({
+          role: "user",
+          content: `I rejected ${action.connector}.${action.method}; the run ended without it.`,
+        });
         break;
       }
-      outcome = report(await runtime.approve({ executionId: action.executionId, seq: action.seq, by: "terminal user" }));
+      outcome = report(
+        await runtime.approve({ executionId: action.executionId, seq: action.seq, by: "terminal user" }),
+      );
     }
     if (outcome.status !== "paused") messages = continueAfterApproval(messages, outcome);
     continue;
@@ -110,7 +135,9 @@ for (const execution of (await runtime.executions()).items) {
   const record = await runtime.execution(execution.id);
   console.log(`\nexecution ${execution.id}: ${execution.status}`);
   for (const entry of record?.log ?? []) {
-    const decision = entry.decision ? ` (${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "someone"})` : "";
+    const decision = entry.decision
+      ? ` (${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "someone"})`
+      : "";
     console.log(`  #${entry.seq} ${entry.connector}.${entry.method} ${entry.state}${decision}`);
   }
 }
@@ -127,7 +154,10 @@ function report(outcome: Outcome): Outcome {
 
 /** A stand-in model: writes the ordering program, then answers from the tool result it is shown. */
 function scriptedModel(): MockLanguageModelV4 {
-  const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 0, text: 0, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 0, text: 0, reasoning: undefined },
+  };
   const program = `async () => {
   const [mug] = await catalog.search_products({ query: "mug" });
   if (!mug || mug.stock < 2) return { ordered: false, reason: "not enough in stock" };
@@ -140,10 +170,18 @@ function scriptedModel(): MockLanguageModelV4 {
       const toolMessages = prompt.filter((message) => message.role === "tool");
       if (toolMessages.length === 0) {
         const input = JSON.stringify({ code: program });
-        return { content: [{ type: "tool-call", toolCallId: `call-${Date.now()}`, toolName: "codemode", input }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: "tool-call", toolCallId: `call-${Date.now()}`, toolName: "codemode", input }],
+          finishReason: { unified: "tool-calls", raw: undefined },
+          usage,
+          warnings: [],
+        };
       }
       const output = toolMessages.at(-1)!.content.findLast((part) => part.type === "tool-result")?.output;
-      const seen = output?.type === "json" ? (output.value as { status?: string; result?: { orderId?: string; total?: number }; error?: string }) : undefined;
+      const seen =
+        output?.type === "json"
+          ? (output.value as { status?: string; result?: { orderId?: string; total?: number }; error?: string })
+          : undefined;
       const text =
         output?.type === "execution-denied"
           ? "Understood: I did not place the order."
@@ -152,7 +190,12 @@ function scriptedModel(): MockLanguageModelV4 {
             : seen?.status === "paused"
               ? "The order is waiting for your approval."
               : `That did not work: ${seen?.error ?? "no result"}.`;
-      return { content: [{ type: "text", text }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+      return {
+        content: [{ type: "text", text }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage,
+        warnings: [],
+      };
     },
   });
 }

@@ -16,7 +16,13 @@ const orders = defineConnector({
     find: {
       description: "Find an order by its number.",
       inputSchema: { type: "object", properties: { number: { type: "integer" } }, required: ["number"] },
-      execute: async ({ number }: { number: number }) => ({ number, customer: "alice@example.com", total: 84.5, currency: "EUR", items: ["mug", "teapot"] }),
+      execute: async ({ number }: { number: number }) => ({
+        number,
+        customer: "alice@example.com",
+        total: 84.5,
+        currency: "EUR",
+        items: ["mug", "teapot"],
+      }),
     },
   },
 });
@@ -29,11 +35,19 @@ const payments = defineConnector({
       description: "Refund an order, in full or in part.",
       inputSchema: {
         type: "object",
-        properties: { order: { type: "integer" }, amount: { type: "number" }, currency: { type: "string" }, note: { type: "string" } },
+        properties: {
+          order: { type: "integer" },
+          amount: { type: "number" },
+          currency: { type: "string" },
+          note: { type: "string" },
+        },
         required: ["order", "amount", "currency"],
       },
       requiresApproval: true,
-      execute: async (args: { order: number; amount: number }, context) => ({ refundId: `re_${context.idempotencyKey.slice(0, 8)}`, ...args }),
+      execute: async (args: { order: number; amount: number }, context) => ({
+        refundId: `re_${context.idempotencyKey.slice(0, 8)}`,
+        ...args,
+      }),
       revert: async () => undefined,
     },
   },

@@ -15,7 +15,9 @@ const refund = (order: number, share: number, note: string) => `async () => {
 }`;
 for (const program of [refund(1042, 1, "parcel lost in transit"), refund(1043, 0.5, "one item arrived broken")]) {
   const outcome = await runtime.execute({ code: program });
-  console.log(`${outcome.executionId}: ${outcome.status}${outcome.status === "paused" ? ` at ${outcome.pending[0]?.connector}.${outcome.pending[0]?.method}` : ""}`);
+  console.log(
+    `${outcome.executionId}: ${outcome.status}${outcome.status === "paused" ? ` at ${outcome.pending[0]?.connector}.${outcome.pending[0]?.method}` : ""}`,
+  );
 }
 
 // --- the application: its own pages, and the inbox mounted at /inbox --------------------------

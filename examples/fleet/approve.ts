@@ -13,7 +13,9 @@ const queue = createCodemodeQueue({ runtime, connection, name: FLEET });
 async function decide(executionId: string, seq: number): Promise<void> {
   const [action] = (await runtime.pending(executionId)).items;
   if (!action || action.seq !== seq) return;
-  console.log(`  [approver] approving ${action.connector}.${action.method}(${JSON.stringify(action.args)}) for run ${executionId.slice(0, 8)}`);
+  console.log(
+    `  [approver] approving ${action.connector}.${action.method}(${JSON.stringify(action.args)}) for run ${executionId.slice(0, 8)}`,
+  );
   await queue.approve({ executionId, seq, by: "approver", reason: "refunds under 50 EUR are fine" });
 }
 

@@ -1,8 +1,9 @@
 // What every process of the fleet example shares: one Redis, one runtime name, the same
 // connectors. The web process (submit.ts), the approving process (approve.ts) and the workers
 // (worker.ts) each open their own runtime over this store; only workers run passes.
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+
 import type { CodemodeQueueConnection } from "@codemode/bullmq";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { redisStorage } from "@codemode/storage/redis";
 
@@ -36,7 +37,8 @@ export const program = (customer: string) => `async () => {
  */
 export function openFleet(workerId: string): { runtime: CodemodeRuntime; storage: CodemodeStorage } {
   const slow = () => new Promise((resolve) => setTimeout(resolve, 1_500));
-  const started = (method: string, context: { executionId: string }) => process.send?.({ event: "call", workerId, method, executionId: context.executionId });
+  const started = (method: string, context: { executionId: string }) =>
+    process.send?.({ event: "call", workerId, method, executionId: context.executionId });
   const billing = defineConnector({
     name: "billing",
     tools: {

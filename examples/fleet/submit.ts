@@ -1,8 +1,9 @@
 // The web process: submits runs and waits for their outcomes. It runs no pass itself.
 //
 //   node examples/fleet/submit.ts alice bob carol
-import type { Outcome } from "@codemode/core";
+
 import { createCodemodeQueue } from "@codemode/bullmq";
+import type { Outcome } from "@codemode/core";
 import { connection, FLEET, openFleet, program } from "./fleet.ts";
 
 const customers = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["alice", "bob", "carol"];

@@ -7,9 +7,20 @@ import { connection, FLEET, LOCK_MS, openFleet, STALLED_INTERVAL_MS } from "./fl
 
 const workerId = process.argv[2] ?? `worker-${process.pid}`;
 const { runtime, storage } = openFleet(workerId);
-const worker = createCodemodeWorker({ runtime, connection, name: FLEET, concurrency: 2, lockDurationMs: LOCK_MS, stalledIntervalMs: STALLED_INTERVAL_MS });
-worker.on("active", (job) => console.log(`  [${workerId}] ${job.name} job for run ${job.data.executionId.slice(0, 8)}`));
-worker.on("completed", (job) => console.log(`  [${workerId}] run ${job.data.executionId.slice(0, 8)} → ${job.returnvalue.status}`));
+const worker = createCodemodeWorker({
+  runtime,
+  connection,
+  name: FLEET,
+  concurrency: 2,
+  lockDurationMs: LOCK_MS,
+  stalledIntervalMs: STALLED_INTERVAL_MS,
+});
+worker.on("active", (job) =>
+  console.log(`  [${workerId}] ${job.name} job for run ${job.data.executionId.slice(0, 8)}`),
+);
+worker.on("completed", (job) =>
+  console.log(`  [${workerId}] run ${job.data.executionId.slice(0, 8)} → ${job.returnvalue.status}`),
+);
 await worker.waitUntilReady();
 process.send?.({ event: "ready", workerId });
 

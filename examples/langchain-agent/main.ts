@@ -7,9 +7,9 @@
 //   OPENAI_API_KEY=… npm run example:langchain     (a real OpenAI model, if @langchain/openai is installed)
 import { createCodemodeRuntime } from "@codemode/core";
 import { connectorFromLangChainTools, createCodemodeTool } from "@codemode/langchain";
-import { codemodeApprovalMiddleware, type CodemodeApprovalRequest } from "@codemode/langchain/middleware";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { type CodemodeApprovalRequest, codemodeApprovalMiddleware } from "@codemode/langchain/middleware";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
@@ -24,11 +24,15 @@ const products = [
 ];
 const orders = new Map<string, { orderId: string; sku: string; quantity: number }>();
 
-const searchProducts = tool(async ({ query }) => JSON.stringify(products.filter((product) => product.name.toLowerCase().includes(query.toLowerCase()))), {
-  name: "search_products",
-  description: "Products whose name contains the query, with price and stock.",
-  schema: z.object({ query: z.string().min(1) }),
-});
+const searchProducts = tool(
+  async ({ query }) =>
+    JSON.stringify(products.filter((product) => product.name.toLowerCase().includes(query.toLowerCase()))),
+  {
+    name: "search_products",
+    description: "Products whose name contains the query, with price and stock.",
+    schema: z.object({ query: z.string().min(1) }),
+  },
+);
 
 const createOrder = tool(
   async ({ sku, quantity }, config) => {
@@ -46,7 +50,9 @@ const createOrder = tool(
 );
 
 // --- the same tools as Code Mode connectors ------------------------------------------------------
-const catalog = connectorFromLangChainTools("catalog", [searchProducts], { instructions: "Read-only product catalog." });
+const catalog = connectorFromLangChainTools("catalog", [searchProducts], {
+  instructions: "Read-only product catalog.",
+});
 const shop = connectorFromLangChainTools("shop", [createOrder], {
   instructions: "Places orders. Every order needs a human's approval.",
   requiresApproval: { create_order: true },
@@ -72,9 +78,15 @@ while (result.__interrupt__?.length) {
   const request = result.__interrupt__[0]!.value as CodemodeApprovalRequest;
   const decisions = [];
   for (const action of request.pending) {
-    console.log(`  paused: ${action.connector}.${action.method} (execution ${action.executionId.slice(0, 8)}…, call ${action.seq}) needs approval`);
+    console.log(
+      `  paused: ${action.connector}.${action.method} (execution ${action.executionId.slice(0, 8)}…, call ${action.seq}) needs approval`,
+    );
     const approved = await askYesNo(`Approve ${action.connector}.${action.method}(${JSON.stringify(action.args)})?`);
-    decisions.push(approved ? { type: "approve", by: "example user" } : { type: "reject", message: "declined in the terminal", by: "example user" });
+    decisions.push(
+      approved
+        ? { type: "approve", by: "example user" }
+        : { type: "reject", message: "declined in the terminal", by: "example user" },
+    );
   }
   console.log("\n→ agent.invoke(new Command({ resume: { decisions } }))");
   result = await agent.invoke(new Command({ resume: { decisions } }), config);
@@ -126,7 +138,8 @@ async function chooseModel(): Promise<BaseChatModel> {
 function summarise(messages: BaseMessage[]): string {
   const last = messages.findLast((message) => ToolMessage.isInstance(message));
   const outcome = JSON.parse(String(last?.content ?? "{}"));
-  if (outcome.status === "completed" && outcome.result?.ordered) return `Ordered 2 × ${outcome.result.name} (order ${outcome.result.ordered}) for ${outcome.result.total}.`;
+  if (outcome.status === "completed" && outcome.result?.ordered)
+    return `Ordered 2 × ${outcome.result.name} (order ${outcome.result.ordered}) for ${outcome.result.total}.`;
   if (outcome.status === "rejected") return `The order was not placed: ${outcome.reason ?? "it was rejected"}.`;
   return `Something went wrong: ${JSON.stringify(outcome)}`;
 }

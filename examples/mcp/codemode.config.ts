@@ -13,7 +13,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 export default async function createRuntime() {
   const client = new Client({ name: "codemode", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [fileURLToPath(new URL("./notes-server.ts", import.meta.url))] }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [fileURLToPath(new URL("./notes-server.ts", import.meta.url))],
+    }),
+  );
   const notes = await mcpConnector({ name: "notes", client });
   // Any other connectors (defineConnector, AI SDK tools, more MCP servers) go beside it.
   return createCodemodeRuntime({ connectors: [notes] });

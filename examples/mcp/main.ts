@@ -18,7 +18,10 @@ const config = fileURLToPath(new URL("./codemode.config.ts", import.meta.url));
 
 // --- the MCP client ----------------------------------------------------------------------------
 // Declaring elicitation is what lets Code Mode ask the person instead of answering "paused".
-const client = new Client({ name: "example-desktop-app", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+const client = new Client(
+  { name: "example-desktop-app", version: "1.0.0" },
+  { capabilities: { elicitation: { form: {} } } },
+);
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
   console.log(`\n[elicitation/create] ${request.params.message}`);
   const approved = await askYesNo("Approve?");
@@ -31,7 +34,9 @@ console.log(`Code Mode's MCP tools: ${tools.map((tool) => tool.name).join(", ")}
 
 // --- what the agent does: search, describe, then one program ---------------------------------
 const found = await call("search", { query: "delete a note" });
-console.log(`\nsearch("delete a note") → ${(found.results as Array<{ path: string }>).map((result) => result.path).join(", ")}`);
+console.log(
+  `\nsearch("delete a note") → ${(found.results as Array<{ path: string }>).map((result) => result.path).join(", ")}`,
+);
 const described = await call("describe", { target: "notes.add_note" });
 console.log(`\ndescribe("notes.add_note") →\n${indent(String(described.declaration))}`);
 

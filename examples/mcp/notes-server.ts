@@ -13,7 +13,10 @@ const notes = new Map<number, { id: number; title: string; body: string }>([
 ]);
 let nextId = 3;
 
-const server = new McpServer({ name: "notes", version: "1.0.0" }, { instructions: "Short notes, each with a title and a body." });
+const server = new McpServer(
+  { name: "notes", version: "1.0.0" },
+  { instructions: "Short notes, each with a title and a body." },
+);
 
 server.registerTool(
   "add-note",
@@ -31,19 +34,39 @@ server.registerTool(
   },
 );
 
-server.registerTool("list-notes", { description: "Every note's id and title.", annotations: { readOnlyHint: true } }, async () => ({
-  content: [{ type: "text", text: JSON.stringify([...notes.values()].map(({ id, title }) => ({ id, title }))) }],
-}));
+server.registerTool(
+  "list-notes",
+  { description: "Every note's id and title.", annotations: { readOnlyHint: true } },
+  async () => ({
+    content: [{ type: "text", text: JSON.stringify([...notes.values()].map(({ id, title }) => ({ id, title }))) }],
+  }),
+);
 
-server.registerTool("read-note", { description: "One note with its body.", inputSchema: { id: z.number().int() }, annotations: { readOnlyHint: true } }, async ({ id }) => {
-  const note = notes.get(id);
-  return note ? { content: [{ type: "text", text: JSON.stringify(note) }] } : { isError: true, content: [{ type: "text", text: `there is no note ${id}` }] };
-});
+server.registerTool(
+  "read-note",
+  {
+    description: "One note with its body.",
+    inputSchema: { id: z.number().int() },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ id }) => {
+    const note = notes.get(id);
+    return note
+      ? { content: [{ type: "text", text: JSON.stringify(note) }] }
+      : { isError: true, content: [{ type: "text", text: `there is no note ${id}` }] };
+  },
+);
 
 server.registerTool(
   "delete-note",
-  { description: "Deletes a note for good.", inputSchema: { id: z.number().int() }, annotations: { destructiveHint: true, idempotentHint: true } },
-  async ({ id }) => ({ content: [{ type: "text", text: notes.delete(id) ? `deleted note ${id}` : `there was no note ${id}` }] }),
+  {
+    description: "Deletes a note for good.",
+    inputSchema: { id: z.number().int() },
+    annotations: { destructiveHint: true, idempotentHint: true },
+  },
+  async ({ id }) => ({
+    content: [{ type: "text", text: notes.delete(id) ? `deleted note ${id}` : `there was no note ${id}` }],
+  }),
 );
 
 await server.connect(new StdioServerTransport());

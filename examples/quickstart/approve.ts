@@ -12,10 +12,16 @@ try {
   const pending = (await runtime.pending(requested)).items;
   const action = pending[0];
   if (!action) {
-    console.log(requested ? `Execution ${requested} has no pending action (unknown, or not paused).` : "No paused quickstart run. Start one with `npm start`.");
+    console.log(
+      requested
+        ? `Execution ${requested} has no pending action (unknown, or not paused).`
+        : "No paused quickstart run. Start one with `npm start`.",
+    );
     process.exitCode = 1;
   } else {
-    console.log(`Pending: ${action.connector}.${action.method}(${JSON.stringify(action.args)}) in execution ${action.executionId}`);
+    console.log(
+      `Pending: ${action.connector}.${action.method}(${JSON.stringify(action.args)}) in execution ${action.executionId}`,
+    );
     console.log(`\n→ runtime.approve({ executionId, seq: ${action.seq} })   (process ${process.pid})`);
     const outcome = await runtime.approve({ executionId: action.executionId, seq: action.seq, by: "quickstart user" });
     report(outcome);

@@ -39,7 +39,12 @@ while (outcome.status === "paused") {
     break;
   }
   if (answer === "no") {
-    await runtime.reject({ executionId: outcome.executionId, seq: action.seq, by: "quickstart user", reason: "declined in the terminal" });
+    await runtime.reject({
+      executionId: outcome.executionId,
+      seq: action.seq,
+      by: "quickstart user",
+      reason: "declined in the terminal",
+    });
     console.log("\nRejected. The execution ends 'rejected'; nothing was ordered.");
     break;
   }

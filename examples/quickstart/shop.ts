@@ -2,7 +2,7 @@
 // survives the process that started it. main.ts and approve.ts both build their runtime here:
 // whoever approves must configure the same connectors as whoever started the run.
 import { fileURLToPath } from "node:url";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { printTable } from "../shared/terminal.ts";
@@ -27,7 +27,8 @@ const catalog = defineConnector({
       inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
       // A lookup: recorded with one write, and simply run again if the host dies before it lands.
       readOnly: true,
-      execute: async (args: { query: string }) => products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
+      execute: async (args: { query: string }) =>
+        products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
     },
   },
 });
@@ -61,7 +62,12 @@ const shop = defineConnector({
 /** The runtime and the storage under it; close both when done. */
 export function openShop(): { runtime: CodemodeRuntime; storage: CodemodeStorage } {
   const storage = sqliteStorage(STORE_FILE);
-  const runtime = createCodemodeRuntime({ name: "quickstart", connectors: [catalog, shop], storage, limits: { timeoutMs: 10_000 } });
+  const runtime = createCodemodeRuntime({
+    name: "quickstart",
+    connectors: [catalog, shop],
+    storage,
+    limits: { timeoutMs: 10_000 },
+  });
   return { runtime, storage };
 }
 

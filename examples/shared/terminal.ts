@@ -27,7 +27,11 @@ export function printTable(log: LogEntry[]): void {
     String(entry.seq),
     `${entry.connector}.${entry.method}`,
     entry.state,
-    entry.decision ? `${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "?"}` : entry.requiresApproval ? "needs approval" : "",
+    entry.decision
+      ? `${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "?"}`
+      : entry.requiresApproval
+        ? "needs approval"
+        : "",
     clip(JSON.stringify(entry.args) ?? ""),
     clip(entry.error ?? JSON.stringify(entry.result) ?? ""),
   ]);

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { openai } from "@ai-sdk/openai";
 import { approvalReasonText, codemodeToolApproval, createCodemodeTool, syncApprovals } from "@codemode/ai-sdk";
 import { describePendingAction, pauseApprovalReason } from "@codemode/core/adapters";
-import { convertToModelMessages, stepCountIs, streamText, type LanguageModel, type UIMessage } from "ai";
+import { convertToModelMessages, type LanguageModel, stepCountIs, streamText, type UIMessage } from "ai";
 import { browserModules } from "./browser-modules.ts";
 import { scriptedModel } from "./scripted-model.ts";
 import { openShop } from "./shop.ts";
@@ -33,7 +33,8 @@ const { runtime } = shop;
 const modelId = process.env.OPENAI_MODEL ?? "gpt-5-mini";
 const model: LanguageModel = process.env.OPENAI_API_KEY ? openai(modelId) : scriptedModel();
 const tools = { codemode: createCodemodeTool(runtime, { approvedBy: "chat user" }) };
-const instructions = "You help customers of a small shop. Use the codemode tool to look up products and to order. An order waits for a human's approval: say so, and never order again to find out.";
+const instructions =
+  "You help customers of a small shop. Use the codemode tool to look up products and to order. An order waits for a human's approval: say so, and never order again to find out.";
 const modules = await browserModules();
 // The operator's key: the operator page reads it from the link's #fragment (never sent in a URL
 // to the server, never in a referrer) and sends it as a bearer token. An example is what people
@@ -68,7 +69,9 @@ async function operatorView() {
   const pending = (await runtime.pending()).items.map((action) => ({
     ...action,
     // The same words the chat shows for this action.
-    description: approvalReasonText(pauseApprovalReason({ status: "paused", executionId: action.executionId, pending: [action] })),
+    description: approvalReasonText(
+      pauseApprovalReason({ status: "paused", executionId: action.executionId, pending: [action] }),
+    ),
     call: describePendingAction(action),
   }));
   return { pending, orders: shop.orders() };
@@ -76,7 +79,12 @@ async function operatorView() {
 
 /** POST /api/operator/decide — the operator approves or rejects one pending action. */
 async function decide(body: { executionId: string; seq: number; approved: boolean; reason?: string }) {
-  const audit = { executionId: body.executionId, seq: body.seq, by: "operator", ...(body.reason ? { reason: body.reason } : {}) };
+  const audit = {
+    executionId: body.executionId,
+    seq: body.seq,
+    by: "operator",
+    ...(body.reason ? { reason: body.reason } : {}),
+  };
   if (body.approved) return { outcome: await runtime.approve(audit) };
   return { rejected: await runtime.reject(audit) };
 }
@@ -91,20 +99,33 @@ const pages: Record<string, { file: string; type: string }> = {
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
-  if (!allowedHosts.has(request.headers.host ?? "")) return send(response, 403, "unknown Host: this server answers 127.0.0.1 only", "text/plain");
+  if (!allowedHosts.has(request.headers.host ?? ""))
+    return send(response, 403, "unknown Host: this server answers 127.0.0.1 only", "text/plain");
   if (url.pathname.startsWith("/api/operator") && !isOperator(request))
-    return send(response, 401, "the operator API needs the operator's token (open the operator link the server printed)", "text/plain");
+    return send(
+      response,
+      401,
+      "the operator API needs the operator's token (open the operator link the server printed)",
+      "text/plain",
+    );
   if (request.method === "GET" && pages[url.pathname]) {
     const page = pages[url.pathname]!;
     let text = readFileSync(here(page.file), "utf8");
-    if (page.type === "text/html") text = text.replace("<!-- importmap -->", `<script type="importmap">${JSON.stringify(modules.importMap)}</script>`);
+    if (page.type === "text/html")
+      text = text.replace(
+        "<!-- importmap -->",
+        `<script type="importmap">${JSON.stringify(modules.importMap)}</script>`,
+      );
     return send(response, 200, text, page.type);
   }
-  if (request.method === "GET" && url.pathname === "/modules/ai.js") return send(response, 200, modules.code, "text/javascript");
+  if (request.method === "GET" && url.pathname === "/modules/ai.js")
+    return send(response, 200, modules.code, "text/javascript");
   if (request.method === "GET" && url.pathname === "/api/operator") return json(response, await operatorView());
   if (request.method === "POST" && url.pathname === "/api/chat") return chat(await readJson(request), response);
-  if (request.method === "POST" && url.pathname === "/api/sync") return json(response, await sync(await readJson(request)));
-  if (request.method === "POST" && url.pathname === "/api/operator/decide") return json(response, await decide(await readJson(request)));
+  if (request.method === "POST" && url.pathname === "/api/sync")
+    return json(response, await sync(await readJson(request)));
+  if (request.method === "POST" && url.pathname === "/api/operator/decide")
+    return json(response, await decide(await readJson(request)));
   send(response, 404, "not found", "text/plain");
 }
 
@@ -117,8 +138,12 @@ const server = createServer((request, response) => {
   });
 });
 server.listen(port, "127.0.0.1", () => {
-  console.log(`web chat: http://127.0.0.1:${port}  (operator: http://127.0.0.1:${port}/operator#token=${operatorToken})`);
-  console.log(`model: ${process.env.OPENAI_API_KEY ? `OpenAI ${modelId}` : "a scripted stand-in (set OPENAI_API_KEY to use OpenAI)"}; store: ${database}`);
+  console.log(
+    `web chat: http://127.0.0.1:${port}  (operator: http://127.0.0.1:${port}/operator#token=${operatorToken})`,
+  );
+  console.log(
+    `model: ${process.env.OPENAI_API_KEY ? `OpenAI ${modelId}` : "a scripted stand-in (set OPENAI_API_KEY to use OpenAI)"}; store: ${database}`,
+  );
 });
 
 // Ctrl-C or a supervisor's SIGTERM: stop taking requests, close the store, exit (R-RT-5).
@@ -140,7 +165,9 @@ function json(response: ServerResponse, value: unknown): void {
 }
 
 function isOperator(request: IncomingMessage): boolean {
-  const given = request.headers.authorization?.startsWith("Bearer ") ? request.headers.authorization.slice(7).trim() : "";
+  const given = request.headers.authorization?.startsWith("Bearer ")
+    ? request.headers.authorization.slice(7).trim()
+    : "";
   const digest = (text: string) => createHash("sha256").update(text).digest();
   return given !== "" && timingSafeEqual(digest(given), digest(operatorToken));
 }
@@ -158,7 +185,8 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** A JSON body only (a form or text/plain post from another page is refused), of bounded size. */
 async function readJson<T>(request: IncomingMessage): Promise<T> {
-  if (!/^application\/json\b/i.test(request.headers["content-type"] ?? "")) throw new Refused(415, "send JSON (content-type: application/json)");
+  if (!/^application\/json\b/i.test(request.headers["content-type"] ?? ""))
+    throw new Refused(415, "send JSON (content-type: application/json)");
   let text = "";
   for await (const chunk of request) {
     text += String(chunk);

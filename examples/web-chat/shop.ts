@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 
 const products = [
@@ -39,18 +39,27 @@ export const MAX_CHAT_APPROVED_QUANTITY = 5;
 /** The approval-signing key kept in the shop's file: made once, the same after every restart. */
 function keptSecret(database: DatabaseSync): string {
   database.exec("CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  database.prepare("INSERT OR IGNORE INTO settings (name, value) VALUES ('approval_secret', ?)").run(randomBytes(32).toString("base64url"));
-  return (database.prepare("SELECT value FROM settings WHERE name = 'approval_secret'").get() as { value: string }).value;
+  database
+    .prepare("INSERT OR IGNORE INTO settings (name, value) VALUES ('approval_secret', ?)")
+    .run(randomBytes(32).toString("base64url"));
+  return (database.prepare("SELECT value FROM settings WHERE name = 'approval_secret'").get() as { value: string })
+    .value;
 }
 
 /** The shop over the SQLite file at `path` (created if missing). */
 export function openShop(path: string): Shop {
   mkdirSync(dirname(path), { recursive: true });
   const database = new DatabaseSync(path, { timeout: 5_000 });
-  database.exec("CREATE TABLE IF NOT EXISTS orders (order_id TEXT PRIMARY KEY, sku TEXT NOT NULL, quantity INTEGER NOT NULL, placed_at INTEGER NOT NULL)");
+  database.exec(
+    "CREATE TABLE IF NOT EXISTS orders (order_id TEXT PRIMARY KEY, sku TEXT NOT NULL, quantity INTEGER NOT NULL, placed_at INTEGER NOT NULL)",
+  );
   // The idempotency key is the same on every attempt of one call: an order is placed at most once.
-  const insert = database.prepare("INSERT OR IGNORE INTO orders (order_id, sku, quantity, placed_at) VALUES (?, ?, ?, ?)");
-  const list = database.prepare("SELECT order_id AS orderId, sku, quantity, placed_at AS placedAt FROM orders ORDER BY placed_at DESC");
+  const insert = database.prepare(
+    "INSERT OR IGNORE INTO orders (order_id, sku, quantity, placed_at) VALUES (?, ?, ?, ?)",
+  );
+  const list = database.prepare(
+    "SELECT order_id AS orderId, sku, quantity, placed_at AS placedAt FROM orders ORDER BY placed_at DESC",
+  );
 
   const catalog = defineConnector({
     name: "catalog",
@@ -59,7 +68,8 @@ export function openShop(path: string): Shop {
       search_products: {
         description: "Products whose name contains the query, with price and stock.",
         inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-        execute: (args: { query: string }) => products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
+        execute: (args: { query: string }) =>
+          products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
       },
     },
   });
@@ -69,7 +79,11 @@ export function openShop(path: string): Shop {
     tools: {
       create_order: {
         description: "Order a quantity of one product.",
-        inputSchema: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } }, required: ["sku", "quantity"] },
+        inputSchema: {
+          type: "object",
+          properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } },
+          required: ["sku", "quantity"],
+        },
         requiresApproval: true,
         execute: (args: { sku: string; quantity: number }, context) => {
           const orderId = `ord-${context.idempotencyKey.slice(0, 8)}`;
@@ -87,7 +101,9 @@ export function openShop(path: string): Shop {
     limits: { timeoutMs: 10_000 },
     approvalSecret: process.env.WEB_CHAT_APPROVAL_SECRET ?? keptSecret(database),
     // The customer approves small orders in the chat; anything larger is the operator's call.
-    chatApprovals: (action) => action.method !== "create_order" || Number((action.args as { quantity?: unknown }).quantity) <= MAX_CHAT_APPROVED_QUANTITY,
+    chatApprovals: (action) =>
+      action.method !== "create_order" ||
+      Number((action.args as { quantity?: unknown }).quantity) <= MAX_CHAT_APPROVED_QUANTITY,
   });
   return {
     runtime,

@@ -8,5 +8,10 @@ export default function createRuntime() {
   const store = process.env.CODEMODE_TEST_STORE;
   if (!store) throw new Error("CODEMODE_TEST_STORE is not set");
   console.log("config loaded (this line must go to stderr, not into --json output)");
-  return openTicketsRuntime(store, process.env.CODEMODE_TEST_NAME ?? "cli", Number(process.env.CODEMODE_TEST_CONNECT_MS ?? 5_000), Number(process.env.CODEMODE_TEST_MAX_PASSES) || undefined);
+  return openTicketsRuntime(
+    store,
+    process.env.CODEMODE_TEST_NAME ?? "cli",
+    Number(process.env.CODEMODE_TEST_CONNECT_MS ?? 5_000),
+    Number(process.env.CODEMODE_TEST_MAX_PASSES) || undefined,
+  );
 }

@@ -3,7 +3,7 @@
  * needs approval and can be reverted) over a real SQLite file or Redis. Imported by the test
  * process (to make runs) and by the config module the `codemode` bin loads in a child process.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { redisStorage } from "@codemode/storage/redis";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 
@@ -14,11 +14,17 @@ export const tickets = defineConnector({
     list: {
       description: "List tickets by status.",
       inputSchema: { type: "object", properties: { status: { type: "string" } }, required: ["status"] },
-      execute: async (args: { status: string }) => [{ id: 7, status: args.status, customer: "alice@example.com", subject: "Refund for order 1042" }],
+      execute: async (args: { status: string }) => [
+        { id: 7, status: args.status, customer: "alice@example.com", subject: "Refund for order 1042" },
+      ],
     },
     create: {
       description: "Open a ticket.",
-      inputSchema: { type: "object", properties: { title: { type: "string" }, priority: { type: "string" } }, required: ["title"] },
+      inputSchema: {
+        type: "object",
+        properties: { title: { type: "string" }, priority: { type: "string" } },
+        required: ["title"],
+      },
       requiresApproval: true,
       execute: async (args: { title: string }) => ({ id: 101, title: args.title }),
       revert: async () => undefined,
@@ -40,9 +46,22 @@ export const FREE_PROGRAM = `async () => (await tickets.list({ status: "closed" 
  * `sqlite:<file>` or a `redis://` URL; `name` keeps each test's runs apart in a shared Redis.
  * `connectTimeoutMs` bounds how long a Redis that is not there is waited for.
  */
-export function openTicketsRuntime(store: string, name: string, connectTimeoutMs = 5_000, maxPassesInFlight?: number): { runtime: CodemodeRuntime; close(): Promise<void> } {
-  const storage = store.startsWith("sqlite:") ? sqliteStorage(store.slice("sqlite:".length)) : redisStorage(store, { namespace: "codemode-cli-test", connectTimeoutMs });
-  const runtime = createCodemodeRuntime({ name, connectors: [tickets], storage, lockWaitMs: 2_000, ...(maxPassesInFlight ? { maxPassesInFlight } : {}) });
+export function openTicketsRuntime(
+  store: string,
+  name: string,
+  connectTimeoutMs = 5_000,
+  maxPassesInFlight?: number,
+): { runtime: CodemodeRuntime; close(): Promise<void> } {
+  const storage = store.startsWith("sqlite:")
+    ? sqliteStorage(store.slice("sqlite:".length))
+    : redisStorage(store, { namespace: "codemode-cli-test", connectTimeoutMs });
+  const runtime = createCodemodeRuntime({
+    name,
+    connectors: [tickets],
+    storage,
+    lockWaitMs: 2_000,
+    ...(maxPassesInFlight ? { maxPassesInFlight } : {}),
+  });
   return {
     runtime,
     async close() {

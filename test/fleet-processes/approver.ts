@@ -13,7 +13,12 @@ const storage = openStorage(config);
 const ledger = await openLedger(config);
 // Stores decisions and reads the store; never runs a pass.
 const runtime = openRuntime(config, storage, ledger);
-const queue = createCodemodeQueue({ runtime, connection: queueConnection(config), name: config.space, retry: { delayMs: 100 } });
+const queue = createCodemodeQueue({
+  runtime,
+  connection: queueConnection(config),
+  name: config.space,
+  retry: { delayMs: 100 },
+});
 
 const heard = new Set<string>();
 let approvals = 0;
@@ -23,7 +28,8 @@ async function approve(executionId: string, seq: number): Promise<void> {
   await ledger.approval(`${executionId}:${seq}`);
   const queued = await queue.approve({ executionId, seq, by: "approver", reason: "fleet test" });
   if ("status" in queued) {
-    if (queued.code !== "NOT_PAUSED") process.stderr.write(`approve ${executionId} failed: ${queued.code} ${queued.error}\n`);
+    if (queued.code !== "NOT_PAUSED")
+      process.stderr.write(`approve ${executionId} failed: ${queued.code} ${queued.error}\n`);
     return;
   }
   approvals++;
@@ -31,7 +37,8 @@ async function approve(executionId: string, seq: number): Promise<void> {
 
 queue.events.on("paused", ({ executionId, pending }) => {
   heard.add(executionId);
-  for (const call of pending) approve(executionId, call.seq).catch((error: unknown) => process.stderr.write(`approve: ${String(error)}\n`));
+  for (const call of pending)
+    approve(executionId, call.seq).catch((error: unknown) => process.stderr.write(`approve: ${String(error)}\n`));
 });
 await queue.ready();
 

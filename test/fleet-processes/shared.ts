@@ -4,8 +4,9 @@
  * idempotency key, on the real store (Redis lists and hashes, or PostgreSQL tables), so the test
  * can count them after workers were killed mid-call. They import the BUILT packages.
  */
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
+
 import type { CodemodeQueueConnection } from "@codemode/bullmq";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
@@ -33,13 +34,26 @@ export function readConfig(): FleetConfig {
 /** Table names of a space (PostgreSQL). */
 export function tables(space: string) {
   const base = space.replaceAll("-", "_");
-  return { kv: `${base}_kv`, leases: `${base}_leases`, index: `${base}_ix`, attempts: `${base}_attempts`, effects: `${base}_effects`, approvals: `${base}_approvals` };
+  return {
+    kv: `${base}_kv`,
+    leases: `${base}_leases`,
+    index: `${base}_ix`,
+    attempts: `${base}_attempts`,
+    effects: `${base}_effects`,
+    approvals: `${base}_approvals`,
+  };
 }
 
 export function openStorage(config: FleetConfig): CodemodeStorage {
   if (config.backend === "redis") return redisStorage(config.url, { namespace: config.space });
   const names = tables(config.space);
-  return postgresStorage(config.url, { namespace: config.space, table: names.kv, leaseTable: names.leases, indexTable: names.index, pool: { max: 4 } });
+  return postgresStorage(config.url, {
+    namespace: config.space,
+    table: names.kv,
+    leaseTable: names.leases,
+    indexTable: names.index,
+    pool: { max: 4 },
+  });
 }
 
 export function queueConnection(config: FleetConfig): CodemodeQueueConnection {
@@ -62,8 +76,10 @@ export async function openLedger(config: FleetConfig): Promise<Ledger> {
     await client.connect();
     const key = (name: string) => `${config.space}:ledger:${name}`;
     return {
-      attempt: async (id, worker, gated) => void (await client.rPush(key("attempts"), JSON.stringify({ key: id, worker, gated, at: Date.now() }))),
-      effect: async (id, worker) => (await client.hSetNX(key("effects"), id, JSON.stringify({ worker, at: Date.now() }))) === 1,
+      attempt: async (id, worker, gated) =>
+        void (await client.rPush(key("attempts"), JSON.stringify({ key: id, worker, gated, at: Date.now() }))),
+      effect: async (id, worker) =>
+        (await client.hSetNX(key("effects"), id, JSON.stringify({ worker, at: Date.now() }))) === 1,
       approval: async (id) => void (await client.hSetNX(key("approvals"), id, String(Date.now()))),
       close: () => client.close(),
     };
@@ -71,9 +87,25 @@ export async function openLedger(config: FleetConfig): Promise<Ledger> {
   const names = tables(config.space);
   const pool = new pg.Pool({ connectionString: config.url, max: 2 });
   return {
-    attempt: async (id, worker, gated) => void (await pool.query(`INSERT INTO "${names.attempts}" (key, worker, gated, at) VALUES ($1, $2, $3, $4)`, [id, worker, gated, Date.now()])),
-    effect: async (id, worker) => (await pool.query(`INSERT INTO "${names.effects}" (key, worker, at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`, [id, worker, Date.now()])).rowCount === 1,
-    approval: async (id) => void (await pool.query(`INSERT INTO "${names.approvals}" (key, at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [id, Date.now()])),
+    attempt: async (id, worker, gated) =>
+      void (await pool.query(`INSERT INTO "${names.attempts}" (key, worker, gated, at) VALUES ($1, $2, $3, $4)`, [
+        id,
+        worker,
+        gated,
+        Date.now(),
+      ])),
+    effect: async (id, worker) =>
+      (
+        await pool.query(
+          `INSERT INTO "${names.effects}" (key, worker, at) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING`,
+          [id, worker, Date.now()],
+        )
+      ).rowCount === 1,
+    approval: async (id) =>
+      void (await pool.query(
+        `INSERT INTO "${names.approvals}" (key, at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
+        [id, Date.now()],
+      )),
     close: () => pool.end(),
   };
 }
@@ -95,7 +127,13 @@ export function openRuntime(config: FleetConfig, storage: CodemodeStorage, ledge
       pay: { requiresApproval: true, execute: call(true) },
     },
   });
-  return createCodemodeRuntime({ connectors: [ledgerConnector], storage, leaseMs: config.leaseMs, maxExecutions: 10_000, logger: { warn() {} } });
+  return createCodemodeRuntime({
+    connectors: [ledgerConnector],
+    storage,
+    leaseMs: config.leaseMs,
+    maxExecutions: 10_000,
+    logger: { warn() {} },
+  });
 }
 
 /** Five calls, the third needing approval. */

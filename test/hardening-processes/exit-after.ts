@@ -47,7 +47,8 @@ if (situation === "idle") {
   // isolated-vm tears a disposed isolate down on a later turn of the event loop: exiting before
   // that, once a program had used Intl, segfaulted a few times in a hundred.
   const bare = createCodemodeRuntime({ ...threads });
-  const code = "async () => { const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }); return [formatter.format(), new Date(0).toLocaleString('en-US')]; }";
+  const code =
+    "async () => { const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }); return [formatter.format(), new Date(0).toLocaleString('en-US')]; }";
   const done = await bare.execute({ code });
   if (done.status !== "completed") process.exit(3);
   await bare.execution(done.executionId);

@@ -38,7 +38,11 @@ export interface LoadReport {
 const [store = "memory", executionsText = "10000", inFlightText = "100", target] = process.argv.slice(2);
 const executions = Number(executionsText);
 const inFlight = Number(inFlightText);
-if (!["memory", "sqlite", "redis"].includes(store) || !Number.isSafeInteger(executions) || !Number.isSafeInteger(inFlight)) {
+if (
+  !["memory", "sqlite", "redis"].includes(store) ||
+  !Number.isSafeInteger(executions) ||
+  !Number.isSafeInteger(inFlight)
+) {
   throw new Error("usage: load-child.ts <memory|sqlite|redis> <executions> <in flight> [<file or url>]");
 }
 
@@ -51,22 +55,38 @@ const shop = defineConnector({
   },
 });
 // Six calls each: five lookups and a write, or four lookups, a write and an order that pauses.
-const quote = "async () => { let total = 0; for (let sku = 0; sku < 5; sku++) total += (await shop.price({ sku })).cents; return (await shop.reserve({ total })).reserved; }";
-const buy = "async () => { let total = 0; for (let sku = 0; sku < 4; sku++) total += (await shop.price({ sku })).cents; await shop.reserve({ total }); return (await shop.order({ total })).orderId; }";
+const quote =
+  "async () => { let total = 0; for (let sku = 0; sku < 5; sku++) total += (await shop.price({ sku })).cents; return (await shop.reserve({ total })).reserved; }";
+const buy =
+  "async () => { let total = 0; for (let sku = 0; sku < 4; sku++) total += (await shop.price({ sku })).cents; await shop.reserve({ total }); return (await shop.order({ total })).orderId; }";
 
 async function openStorage(): Promise<CodemodeStorage | undefined> {
-  if (store === "sqlite") return (await import("@codemode/storage/sqlite")).sqliteStorage(target ?? ".codemode/load.sqlite");
-  if (store === "redis") return (await import("@codemode/storage/redis")).redisStorage(target ?? "redis://127.0.0.1:6379", { namespace: `load-${process.pid}` });
+  if (store === "sqlite")
+    return (await import("@codemode/storage/sqlite")).sqliteStorage(target ?? ".codemode/load.sqlite");
+  if (store === "redis")
+    return (await import("@codemode/storage/redis")).redisStorage(target ?? "redis://127.0.0.1:6379", {
+      namespace: `load-${process.pid}`,
+    });
   return undefined;
 }
 
 const storage = await openStorage();
 const executor = createIsolatedVmExecutor();
-const runtime = createCodemodeRuntime({ connectors: [shop], executor, maxExecutions: 200, ...(storage ? { storage } : {}) });
+const runtime = createCodemodeRuntime({
+  connectors: [shop],
+  executor,
+  maxExecutions: 200,
+  ...(storage ? { storage } : {}),
+});
 // The runaways share the store (and, for the default store, nothing else: it is in this process).
 // Their runtime has its own name: with the default retention of 50 it would otherwise prune the
 // load's executions, which are kept under another limit.
-const guard = createCodemodeRuntime({ connectors: [shop], name: "runaways", limits: { timeoutMs: 1_000 }, ...(storage ? { storage } : {}) });
+const guard = createCodemodeRuntime({
+  connectors: [shop],
+  name: "runaways",
+  limits: { timeoutMs: 1_000 },
+  ...(storage ? { storage } : {}),
+});
 
 const report: LoadReport = {
   store,
@@ -101,7 +121,10 @@ const runawayTimer = setInterval(() => {
   const started = performance.now();
   runaways.push(
     guard.execute({ code: "async () => { await shop.price({ sku: 1 }); while (true) {} }" }).then((outcome) => {
-      report.runaways.push({ code: outcome.status === "error" ? outcome.code : outcome.status, ms: Math.round(performance.now() - started) });
+      report.runaways.push({
+        code: outcome.status === "error" ? outcome.code : outcome.status,
+        ms: Math.round(performance.now() - started),
+      });
     }),
   );
 }, 2_000);
@@ -111,8 +134,10 @@ async function lane(): Promise<void> {
   while (started < executions) {
     const number = started++;
     let outcome: Outcome = await runtime.execute({ code: number % 2 === 0 ? quote : buy });
-    while (outcome.status === "paused") outcome = await runtime.approve({ executionId: outcome.executionId, by: "load" });
-    if (outcome.status !== "completed" && report.failures.length < 10) report.failures.push(JSON.stringify(outcome).slice(0, 500));
+    while (outcome.status === "paused")
+      outcome = await runtime.approve({ executionId: outcome.executionId, by: "load" });
+    if (outcome.status !== "completed" && report.failures.length < 10)
+      report.failures.push(JSON.stringify(outcome).slice(0, 500));
   }
 }
 

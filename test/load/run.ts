@@ -43,9 +43,15 @@ interface Check {
 }
 
 function checksOf(report: LoadReport): Check[] {
-  const runawaysOk = report.runaways.length > 0 && report.runaways.every((runaway) => runaway.code === "TIMEOUT" && runaway.ms <= BOUNDS.runawayMs);
+  const runawaysOk =
+    report.runaways.length > 0 &&
+    report.runaways.every((runaway) => runaway.code === "TIMEOUT" && runaway.ms <= BOUNDS.runawayMs);
   return [
-    { name: "every execution completed", ok: report.failures.length === 0, detail: report.failures[0] ?? `${report.executions} completed` },
+    {
+      name: "every execution completed",
+      ok: report.failures.length === 0,
+      detail: report.failures[0] ?? `${report.executions} completed`,
+    },
     {
       name: `RSS stays under ${BOUNDS.rssBytes / MB} MB`,
       ok: report.maxRssBytes < BOUNDS.rssBytes,
@@ -75,10 +81,24 @@ function runawayDetail(runaways: LoadReport["runaways"]): string {
   return `${runaways.length} runaways ended ${codes}, the slowest after ${Math.max(...runaways.map((runaway) => runaway.ms))} ms`;
 }
 
-function runChild(store: string, target: string | undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--no-node-snapshot", join(import.meta.dirname, "load-child.ts"), store, String(executions), String(inFlight), ...(target ? [target] : [])], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function runChild(
+  store: string,
+  target: string | undefined,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--no-node-snapshot",
+      join(import.meta.dirname, "load-child.ts"),
+      store,
+      String(executions),
+      String(inFlight),
+      ...(target ? [target] : []),
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => {
@@ -101,7 +121,8 @@ try {
     if (store === "redis") {
       const unreachable = await tcpUnreachable(redisUrl);
       if (unreachable) {
-        if (process.env.CI) throw new Error(`Redis is not reachable at ${redisUrl} (${unreachable}); CI must provide it`);
+        if (process.env.CI)
+          throw new Error(`Redis is not reachable at ${redisUrl} (${unreachable}); CI must provide it`);
         console.log(`load ${store}: skipped, Redis is not reachable at ${redisUrl} (${unreachable})`);
         skipped++;
         continue;
@@ -112,7 +133,9 @@ try {
     const result = await runChild(store, target);
     const line = result.stdout.trim().split("\n").at(-1) ?? "";
     if (result.code !== 0 || !line.startsWith("{")) {
-      console.log(`  ✗ the process ended with ${result.signal ?? `exit code ${result.code}`}\n${result.stdout.slice(-2_000)}\n${result.stderr.slice(-4_000)}`);
+      console.log(
+        `  ✗ the process ended with ${result.signal ?? `exit code ${result.code}`}\n${result.stdout.slice(-2_000)}\n${result.stderr.slice(-4_000)}`,
+      );
       failed++;
       continue;
     }

@@ -1,12 +1,14 @@
 /** Code Mode over the notes MCP server, and SDK clients of a Code Mode MCP server, for the MCP tests. */
-import { createCodemodeRuntime, type CodemodeRuntime, type CodemodeRuntimeOptions } from "@codemode/core";
+import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "@codemode/core";
 import { mcpConnector } from "@codemode/core/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { connectInMemory, createNotesServer, type NotesServer } from "./notes-server.ts";
 
 /** A runtime whose `notes` connector is the notes MCP server (MCP in). */
-export async function notesRuntime(options: Omit<CodemodeRuntimeOptions, "connectors"> = {}): Promise<NotesServer & { runtime: CodemodeRuntime; close(): Promise<void> }> {
+export async function notesRuntime(
+  options: Omit<CodemodeRuntimeOptions, "connectors"> = {},
+): Promise<NotesServer & { runtime: CodemodeRuntime; close(): Promise<void> }> {
   const notesServer = createNotesServer();
   const client = await connectInMemory(notesServer.server);
   const runtime = createCodemodeRuntime({ connectors: [await mcpConnector({ name: "notes", client })], ...options });
@@ -28,7 +30,10 @@ export type Answer = (request: ElicitRequest["params"]) => ElicitResult | Promis
  */
 export function agentClient(answer?: Answer): { client: Client; asked: Array<ElicitRequest["params"]> } {
   const asked: Array<ElicitRequest["params"]> = [];
-  const client = new Client({ name: "test-client", version: "1.0.0" }, answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  const client = new Client(
+    { name: "test-client", version: "1.0.0" },
+    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params);
@@ -41,7 +46,8 @@ export function agentClient(answer?: Answer): { client: Client; asked: Array<Eli
 /** The structured content of a tool result, failing the test when there is none. */
 export function structuredOf(result: unknown): Record<string, unknown> {
   const content = (result as { structuredContent?: unknown }).structuredContent;
-  if (typeof content !== "object" || content === null) throw new Error(`no structuredContent in ${JSON.stringify(result)}`);
+  if (typeof content !== "object" || content === null)
+    throw new Error(`no structuredContent in ${JSON.stringify(result)}`);
   return content as Record<string, unknown>;
 }
 

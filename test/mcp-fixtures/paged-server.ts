@@ -15,7 +15,12 @@ export interface PagedServer {
 
 /** A tool named `name` that echoes its arguments as structured content. */
 export function echoTool(name: string, extra: Partial<Tool> = {}): Tool {
-  return { name, description: `Echoes (${name}).`, inputSchema: { type: "object", properties: { text: { type: "string" } } }, ...extra };
+  return {
+    name,
+    description: `Echoes (${name}).`,
+    inputSchema: { type: "object", properties: { text: { type: "string" } } },
+    ...extra,
+  };
 }
 
 export function createPagedServer(initial: Tool[], pageSize = 2): PagedServer {

@@ -14,14 +14,18 @@ import { sqliteStorage } from "@codemode/storage/sqlite";
 const [file, countText] = process.argv.slice(2);
 const count = Number(countText);
 const gc = (globalThis as { gc?: () => void }).gc;
-if (!file || !Number.isSafeInteger(count) || !gc) throw new Error("usage: node --expose-gc hold.ts <sqlite file> <paused count>");
+if (!file || !Number.isSafeInteger(count) || !gc)
+  throw new Error("usage: node --expose-gc hold.ts <sqlite file> <paused count>");
 
 const RESULT_CHARS = 10_000;
 const READS = 20;
 const shop = defineConnector({
   name: "shop",
   tools: {
-    page: { readOnly: true, execute: async (args: { n: number }) => ({ n: args.n, text: String(args.n % 10).repeat(RESULT_CHARS) }) },
+    page: {
+      readOnly: true,
+      execute: async (args: { n: number }) => ({ n: args.n, text: String(args.n % 10).repeat(RESULT_CHARS) }),
+    },
     order: { requiresApproval: true, execute: async () => ({ ordered: true }) },
   },
 });

@@ -23,9 +23,19 @@ const runtime = createCodemodeRuntime({ sandboxThreads: 4, limits: { timeoutMs: 
 // Start the threads and read a small program on each, so what follows measures reading alone.
 await Promise.all(Array.from({ length: 4 }, () => runtime.execute({ code: "async () => 1" })));
 const before = peakMb();
-const outcomes = await Promise.all(Array.from({ length: count }, (_, variant) => runtime.execute({ code: program(variant) })));
+const outcomes = await Promise.all(
+  Array.from({ length: count }, (_, variant) => runtime.execute({ code: program(variant) })),
+);
 const after = peakMb();
 for (const [variant, outcome] of outcomes.entries())
-  if (outcome.status !== "completed" || outcome.result !== variant) throw new Error(`expected ${variant}, got ${JSON.stringify(outcome).slice(0, 300)}`);
-console.log(JSON.stringify({ beforeMb: Math.round(before), afterMb: Math.round(after), mostReadAtOnce: mostReadAtOnce(), programChars: program(0).length }));
+  if (outcome.status !== "completed" || outcome.result !== variant)
+    throw new Error(`expected ${variant}, got ${JSON.stringify(outcome).slice(0, 300)}`);
+console.log(
+  JSON.stringify({
+    beforeMb: Math.round(before),
+    afterMb: Math.round(after),
+    mostReadAtOnce: mostReadAtOnce(),
+    programChars: program(0).length,
+  }),
+);
 await runtime.close();

@@ -13,7 +13,11 @@
 import { appendFileSync } from "node:fs";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createCodemodeTool } from "@codemode/langchain";
-import { codemodeApprovalMiddleware, resumeCodemodeApproval, type CodemodeApprovalRequest } from "@codemode/langchain/middleware";
+import {
+  type CodemodeApprovalRequest,
+  codemodeApprovalMiddleware,
+  resumeCodemodeApproval,
+} from "@codemode/langchain/middleware";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { ChatOpenAI } from "@langchain/openai";
@@ -39,7 +43,10 @@ const catalog = defineConnector({
   tools: {
     search_products: {
       inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-      execute: (args: { query: string }) => [{ sku: "mug-logo", name: "Logo mug", price: 9 }].filter((product) => product.name.toLowerCase().includes(args.query)),
+      execute: (args: { query: string }) =>
+        [{ sku: "mug-logo", name: "Logo mug", price: 9 }].filter((product) =>
+          product.name.toLowerCase().includes(args.query),
+        ),
     },
   },
 });
@@ -62,7 +69,12 @@ const runtime = createCodemodeRuntime({ connectors: [catalog, shop], storage, li
 const checkpointer = PostgresSaver.fromConnString(config.postgresUrl, { schema: config.schema });
 await checkpointer.setup();
 const agent = createAgent({
-  model: new ChatOpenAI({ model: "gpt-4.1-mini", apiKey: "imitation", configuration: { baseURL: config.baseURL }, maxRetries: 0 }),
+  model: new ChatOpenAI({
+    model: "gpt-4.1-mini",
+    apiKey: "imitation",
+    configuration: { baseURL: config.baseURL },
+    maxRetries: 0,
+  }),
   tools: [createCodemodeTool(runtime)],
   middleware: [codemodeApprovalMiddleware(runtime)],
   checkpointer,
@@ -78,7 +90,11 @@ try {
   } else {
     const result = await resumeCodemodeApproval(agent, { decisions: [{ type: "approve", by: "ops" }] }, thread);
     const last = result.messages.at(-1);
-    report = { interrupted: Boolean(result.__interrupt__?.length), answer: last?.content, pending: await runtime.pending().then((page) => page.items) };
+    report = {
+      interrupted: Boolean(result.__interrupt__?.length),
+      answer: last?.content,
+      pending: await runtime.pending().then((page) => page.items),
+    };
   }
 } catch (error) {
   report = { error: String(error), code: (error as { code?: unknown }).code };

@@ -36,7 +36,9 @@ export interface OpenAIImitation {
 
 type Json = Record<string, unknown>;
 
-export async function startOpenAIImitation(model: (items: Item[], request: RecordedRequest) => Reply): Promise<OpenAIImitation> {
+export async function startOpenAIImitation(
+  model: (items: Item[], request: RecordedRequest) => Reply,
+): Promise<OpenAIImitation> {
   const requests: RecordedRequest[] = [];
   const stored = new Map<string, Item>();
   let counter = 0;
@@ -45,8 +47,19 @@ export async function startOpenAIImitation(model: (items: Item[], request: Recor
   const server = createServer(async (request, response) => {
     try {
       const body = JSON.parse(await readBody(request)) as Json;
-      const api = request.url?.endsWith("/responses") ? "responses" : request.url?.endsWith("/chat/completions") ? "chat" : undefined;
-      if (request.method !== "POST" || !api) return send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: "invalid_request_error", code: "not_found" } });
+      const api = request.url?.endsWith("/responses")
+        ? "responses"
+        : request.url?.endsWith("/chat/completions")
+          ? "chat"
+          : undefined;
+      if (request.method !== "POST" || !api)
+        return send(response, 404, {
+          error: {
+            message: `no route ${request.method} ${request.url}`,
+            type: "invalid_request_error",
+            code: "not_found",
+          },
+        });
       const items = api === "responses" ? responsesItems(body, stored) : chatItems(body);
       const recorded: RecordedRequest = { api, body, items, tools: toolNames(body) };
       requests.push(recorded);
@@ -84,7 +97,9 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((part) => (typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "")).join("");
+  return content
+    .map((part) => (typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+    .join("");
 }
 
 function toolNames(body: Json): string[] {
@@ -95,16 +110,34 @@ function toolNames(body: Json): string[] {
 function responsesItems(body: Json, stored: Map<string, Item>): Item[] {
   const items: Item[] = [];
   if (typeof body.instructions === "string") items.push({ type: "text", role: "system", text: body.instructions });
-  const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : ((body.input as Json[] | undefined) ?? []);
+  const input =
+    typeof body.input === "string"
+      ? [{ role: "user", content: body.input }]
+      : ((body.input as Json[] | undefined) ?? []);
   for (const entry of input) {
     if (entry.type === "item_reference") {
       const item = stored.get(String(entry.id));
       if (!item) throw new Error(`item_reference to unknown item ${String(entry.id)}`);
       items.push(item);
-    } else if (entry.type === "function_call") items.push({ type: "call", callId: String(entry.call_id), name: String(entry.name), arguments: String(entry.arguments) });
+    } else if (entry.type === "function_call")
+      items.push({
+        type: "call",
+        callId: String(entry.call_id),
+        name: String(entry.name),
+        arguments: String(entry.arguments),
+      });
     else if (entry.type === "function_call_output")
-      items.push({ type: "result", callId: String(entry.call_id), output: typeof entry.output === "string" ? entry.output : JSON.stringify(entry.output) });
-    else if (typeof entry.role === "string") items.push({ type: "text", role: entry.role === "developer" ? "system" : (entry.role as "system" | "user" | "assistant"), text: textOf(entry.content) });
+      items.push({
+        type: "result",
+        callId: String(entry.call_id),
+        output: typeof entry.output === "string" ? entry.output : JSON.stringify(entry.output),
+      });
+    else if (typeof entry.role === "string")
+      items.push({
+        type: "text",
+        role: entry.role === "developer" ? "system" : (entry.role as "system" | "user" | "assistant"),
+        text: textOf(entry.content),
+      });
   }
   return items;
 }
@@ -127,50 +160,132 @@ function chatItems(body: Json): Item[] {
   return items;
 }
 
-const usage = { input_tokens: 12, output_tokens: 6, total_tokens: 18, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+const usage = {
+  input_tokens: 12,
+  output_tokens: 6,
+  total_tokens: 18,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens_details: { reasoning_tokens: 0 },
+};
 
-function respondResponses(response: ServerResponse, body: Json, reply: Reply, nextId: (prefix: string) => string, stored: Map<string, Item>): void {
+function respondResponses(
+  response: ServerResponse,
+  body: Json,
+  reply: Reply,
+  nextId: (prefix: string) => string,
+  stored: Map<string, Item>,
+): void {
   const id = nextId("resp");
   const model = String(body.model ?? "gpt-imitation");
   const created_at = Math.floor(Date.now() / 1000);
   let item: Json;
   if ("text" in reply) {
-    item = { type: "message", id: nextId("msg"), status: "completed", role: "assistant", content: [{ type: "output_text", text: reply.text, annotations: [] }] };
+    item = {
+      type: "message",
+      id: nextId("msg"),
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: reply.text, annotations: [] }],
+    };
     stored.set(String(item.id), { type: "text", role: "assistant", text: reply.text });
   } else {
     const callId = nextId("call");
     const args = JSON.stringify(reply.call.arguments);
-    item = { type: "function_call", id: nextId("fc"), call_id: callId, name: reply.call.name, arguments: args, status: "completed" };
+    item = {
+      type: "function_call",
+      id: nextId("fc"),
+      call_id: callId,
+      name: reply.call.name,
+      arguments: args,
+      status: "completed",
+    };
     stored.set(String(item.id), { type: "call", callId, name: reply.call.name, arguments: args });
   }
-  const final = { id, object: "response", created_at, model, status: "completed", output: [item], usage, incomplete_details: null, error: null };
+  const final = {
+    id,
+    object: "response",
+    created_at,
+    model,
+    status: "completed",
+    output: [item],
+    usage,
+    incomplete_details: null,
+    error: null,
+  };
   if (!body.stream) {
     send(response, 200, final);
     return;
   }
 
-  const events: Json[] = [{ type: "response.created", response: { ...final, status: "in_progress", output: [], usage: null } }];
+  const events: Json[] = [
+    { type: "response.created", response: { ...final, status: "in_progress", output: [], usage: null } },
+  ];
   if (item.type === "message") {
-    events.push({ type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", content: [] } });
-    events.push({ type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: (reply as { text: string }).text });
+    events.push({
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...item, status: "in_progress", content: [] },
+    });
+    events.push({
+      type: "response.output_text.delta",
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      delta: (reply as { text: string }).text,
+    });
   } else {
-    events.push({ type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", arguments: "" } });
-    events.push({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta: item.arguments });
+    events.push({
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...item, status: "in_progress", arguments: "" },
+    });
+    events.push({
+      type: "response.function_call_arguments.delta",
+      item_id: item.id,
+      output_index: 0,
+      delta: item.arguments,
+    });
   }
-  events.push({ type: "response.output_item.done", output_index: 0, item }, { type: "response.completed", response: final });
+  events.push(
+    { type: "response.output_item.done", output_index: 0, item },
+    { type: "response.completed", response: final },
+  );
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const [index, event] of events.entries()) response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`);
+  for (const [index, event] of events.entries())
+    response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`);
   response.end();
 }
 
 function respondChat(response: ServerResponse, body: Json, reply: Reply, nextId: (prefix: string) => string): void {
-  const base = { id: nextId("chatcmpl"), created: Math.floor(Date.now() / 1000), model: String(body.model ?? "gpt-imitation"), system_fingerprint: null };
+  const base = {
+    id: nextId("chatcmpl"),
+    created: Math.floor(Date.now() / 1000),
+    model: String(body.model ?? "gpt-imitation"),
+    system_fingerprint: null,
+  };
   const chatUsage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
-  const toolCall = "call" in reply ? { id: nextId("call"), type: "function", function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) } } : undefined;
+  const toolCall =
+    "call" in reply
+      ? {
+          id: nextId("call"),
+          type: "function",
+          function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) },
+        }
+      : undefined;
   const finish = toolCall ? "tool_calls" : "stop";
   if (!body.stream) {
-    const message = { role: "assistant", content: toolCall ? null : (reply as { text: string }).text, ...(toolCall ? { tool_calls: [toolCall] } : {}), refusal: null };
-    send(response, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage: chatUsage });
+    const message = {
+      role: "assistant",
+      content: toolCall ? null : (reply as { text: string }).text,
+      ...(toolCall ? { tool_calls: [toolCall] } : {}),
+      refusal: null,
+    };
+    send(response, 200, {
+      ...base,
+      object: "chat.completion",
+      choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+      usage: chatUsage,
+    });
     return;
   }
   const chunk = (delta: Json, finishReason: string | null, extra: Json = {}) => ({
@@ -183,7 +298,8 @@ function respondChat(response: ServerResponse, body: Json, reply: Reply, nextId:
   if (toolCall) chunks.push(chunk({ tool_calls: [{ index: 0, ...toolCall }] }, null));
   else chunks.push(chunk({ content: (reply as { text: string }).text }, null));
   chunks.push(chunk({}, finish));
-  if ((body.stream_options as Json | undefined)?.include_usage) chunks.push({ ...base, object: "chat.completion.chunk", choices: [], usage: chatUsage } as never);
+  if ((body.stream_options as Json | undefined)?.include_usage)
+    chunks.push({ ...base, object: "chat.completion.chunk", choices: [], usage: chatUsage } as never);
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const item of chunks) response.write(`data: ${JSON.stringify(item)}\n\n`);
   response.end("data: [DONE]\n\n");

@@ -32,7 +32,9 @@ export function shopModel(items: Item[]): Reply {
 
 /** The programs the provider was shown (the `code` of every `codemode` call in the request). */
 export function programsShown(items: Item[]): string[] {
-  return items.filter((item) => item.type === "call" && item.name === "codemode").map((item) => (JSON.parse((item as { arguments: string }).arguments) as { code: string }).code);
+  return items
+    .filter((item) => item.type === "call" && item.name === "codemode")
+    .map((item) => (JSON.parse((item as { arguments: string }).arguments) as { code: string }).code);
 }
 
 /** The `codemode` results the provider was shown, parsed. */
@@ -51,7 +53,8 @@ function parse(output: string): Record<string, unknown> {
 
 function report(outcome: Record<string, unknown>): string {
   const result = outcome.result as { orderId?: string; total?: number } | undefined;
-  if (outcome.status === "completed" && result?.orderId) return `Order ${result.orderId} is placed (total ${result.total}).`;
+  if (outcome.status === "completed" && result?.orderId)
+    return `Order ${result.orderId} is placed (total ${result.total}).`;
   if (outcome.status === "paused") return "Your order waits for a human's approval.";
   return `The order did not go through (${String(outcome.status)}).`;
 }

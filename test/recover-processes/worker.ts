@@ -41,7 +41,12 @@ const storage: CodemodeStorage =
   config.store === "redis"
     ? redisStorage(config.url, { namespace: config.namespace })
     : config.store === "postgres"
-      ? postgresStorage(config.url, { namespace: config.namespace, table: `${config.attempts}_kv`, leaseTable: `${config.attempts}_leases`, indexTable: `${config.attempts}_ix` })
+      ? postgresStorage(config.url, {
+          namespace: config.namespace,
+          table: `${config.attempts}_kv`,
+          leaseTable: `${config.attempts}_leases`,
+          indexTable: `${config.attempts}_ix`,
+        })
       : sqliteStorage(config.url, { namespace: config.namespace });
 
 /** Records one attempt of a call on the real store, keyed by its idempotency key. */
@@ -50,12 +55,14 @@ const recordAttempt: (idempotencyKey: string) => Promise<void> = await (async ()
     const client = createClient({ url: config.url });
     client.on("error", () => undefined);
     await client.connect();
-    return async (key: string) => void (await client.rPush(`${config.namespace}:${config.attempts}`, `${key} ${config.workerId}`));
+    return async (key: string) =>
+      void (await client.rPush(`${config.namespace}:${config.attempts}`, `${key} ${config.workerId}`));
   }
   if (config.store === "postgres") {
     const pool = new pg.Pool({ connectionString: config.url, max: 2 });
     await pool.query(`CREATE TABLE IF NOT EXISTS "${config.attempts}" (key TEXT NOT NULL, worker TEXT NOT NULL)`);
-    return async (key: string) => void (await pool.query(`INSERT INTO "${config.attempts}" (key, worker) VALUES ($1, $2)`, [key, config.workerId]));
+    return async (key: string) =>
+      void (await pool.query(`INSERT INTO "${config.attempts}" (key, worker) VALUES ($1, $2)`, [key, config.workerId]));
   }
   const database = new DatabaseSync(config.url, { timeout: 5_000 });
   database.exec(`CREATE TABLE IF NOT EXISTS "${config.attempts}" (key TEXT NOT NULL, worker TEXT NOT NULL)`);
@@ -97,7 +104,13 @@ const ledger = defineConnector({
   },
 });
 
-const runtime = createCodemodeRuntime({ connectors: [ledger], storage, leaseMs: config.leaseMs, limits: { timeoutMs: 60_000 }, logger: { warn() {} } });
+const runtime = createCodemodeRuntime({
+  connectors: [ledger],
+  storage,
+  leaseMs: config.leaseMs,
+  limits: { timeoutMs: 60_000 },
+  logger: { warn() {} },
+});
 
 function summary(outcome: Outcome) {
   return {
@@ -106,12 +119,16 @@ function summary(outcome: Outcome) {
     ...(outcome.status === "completed" ? { result: outcome.result } : {}),
     ...(outcome.status === "paused" ? { pending: outcome.pending } : {}),
     ...(outcome.status === "error" ? { code: outcome.code, error: outcome.error } : {}),
-    ...(config.reportCalls ? { calls: (outcome.calls ?? []).map((call) => `${call.seq} ${call.method} ${call.state}`) } : {}),
+    ...(config.reportCalls
+      ? { calls: (outcome.calls ?? []).map((call) => `${call.seq} ${call.method} ${call.state}`) }
+      : {}),
   };
 }
 
 if (config.role === "recover") {
-  const outcomes = await runtime.recover(config.executionId === undefined ? undefined : { executionId: config.executionId });
+  const outcomes = await runtime.recover(
+    config.executionId === undefined ? undefined : { executionId: config.executionId },
+  );
   process.send?.({ event: "recovered", outcomes: outcomes.map(summary) });
   await runtime.close();
   await storage.close();

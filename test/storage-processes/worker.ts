@@ -9,7 +9,7 @@
  * table), so the parent can check "exactly once" across processes without trusting either worker.
  */
 import { DatabaseSync } from "node:sqlite";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
@@ -52,7 +52,11 @@ const storage: CodemodeStorage =
   config.store === "redis"
     ? redisStorage(config.url, { namespace: config.namespace })
     : config.store === "postgres"
-      ? postgresStorage(config.url, { namespace: config.namespace, table: config.tables!.table, leaseTable: config.tables!.leaseTable })
+      ? postgresStorage(config.url, {
+          namespace: config.namespace,
+          table: config.tables!.table,
+          leaseTable: config.tables!.leaseTable,
+        })
       : sqliteStorage(config.url, { namespace: config.namespace });
 
 /** Counts an applied action on the real store: the parent reads these counts. */
@@ -65,7 +69,11 @@ const countEffect: (idempotencyKey: string) => Promise<void> = await (async () =
   }
   if (config.store === "postgres") {
     const pool = new pg.Pool({ connectionString: config.url, max: 2 });
-    return async (key: string) => void (await pool.query(`INSERT INTO "${config.tables!.effects}" (key, worker) VALUES ($1, $2)`, [key, config.workerId]));
+    return async (key: string) =>
+      void (await pool.query(`INSERT INTO "${config.tables!.effects}" (key, worker) VALUES ($1, $2)`, [
+        key,
+        config.workerId,
+      ]));
   }
   const database = new DatabaseSync(config.url, { timeout: 5_000 });
   database.exec(`CREATE TABLE IF NOT EXISTS effects (key TEXT NOT NULL, worker TEXT NOT NULL)`);
@@ -105,7 +113,16 @@ const ledger = defineConnector({
       onInterrupted: "ask",
       execute: async (args: { item: string }, context) => {
         await countEffect(context.idempotencyKey);
-        setTimeout(() => process.send?.({ event: "noted", executionId: context.executionId, item: args.item, workerId: config.workerId }), 50);
+        setTimeout(
+          () =>
+            process.send?.({
+              event: "noted",
+              executionId: context.executionId,
+              item: args.item,
+              workerId: config.workerId,
+            }),
+          50,
+        );
         return { noted: args.item };
       },
     },
@@ -123,7 +140,15 @@ const runtimes = new Map<string, CodemodeRuntime>();
 function runtimeFor(name: string): CodemodeRuntime {
   let runtime = runtimes.get(name);
   if (!runtime) {
-    runtime = createCodemodeRuntime({ name, connectors: [ledger], storage, leaseMs: config.leaseMs, lockWaitMs: 10_000, maxExecutions: 1_000, limits: { timeoutMs: 20_000 } });
+    runtime = createCodemodeRuntime({
+      name,
+      connectors: [ledger],
+      storage,
+      leaseMs: config.leaseMs,
+      lockWaitMs: 10_000,
+      maxExecutions: 1_000,
+      limits: { timeoutMs: 20_000 },
+    });
     runtimes.set(name, runtime);
   }
   return runtime;
@@ -184,22 +209,36 @@ async function handle(request: WorkerRequest): Promise<unknown> {
     case "recover":
       return (await runtime.recover({ executionId: request.executionId })).map(summary);
     case "approveMany":
-      return onSchedule(request.executionIds, request.startAt, request.spacingMs, async (executionId) => summary(await runtime.approve({ executionId })));
+      return onSchedule(request.executionIds, request.startAt, request.spacingMs, async (executionId) =>
+        summary(await runtime.approve({ executionId })),
+      );
     case "rejectMany":
-      return onSchedule(request.executionIds, request.startAt, request.spacingMs, (executionId) => runtime.reject({ executionId, seq: request.seq, by: config.workerId }));
+      return onSchedule(request.executionIds, request.startAt, request.spacingMs, (executionId) =>
+        runtime.reject({ executionId, seq: request.seq, by: config.workerId }),
+      );
     case "expirePaused":
       return runtime.expirePaused({ maxAgeMs: 24 * 60 * 60 * 1000 });
     case "log":
-      return ((await runtime.execution(request.executionId))?.log ?? []).map((entry) => ({ seq: entry.seq, method: entry.method, state: entry.state }));
+      return ((await runtime.execution(request.executionId))?.log ?? []).map((entry) => ({
+        seq: entry.seq,
+        method: entry.method,
+        state: entry.state,
+      }));
     case "status":
-      return Promise.all(request.executionIds.map(async (executionId) => (await runtime.execution(executionId))?.status ?? null));
+      return Promise.all(
+        request.executionIds.map(async (executionId) => (await runtime.execution(executionId))?.status ?? null),
+      );
   }
 }
 
 process.on("message", (message: { id: number; request: WorkerRequest }) => {
   handle(message.request).then(
     (result) => process.send?.({ id: message.id, result }),
-    (error: unknown) => process.send?.({ id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    (error: unknown) =>
+      process.send?.({
+        id: message.id,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
   );
 });
 process.on("disconnect", () => {

@@ -78,7 +78,8 @@ function element(tag, attributes = {}, ...children) {
 }
 
 function describeOutput(output) {
-  if (output?.status === "completed") return ["done", "Done", element("pre", { "data-testid": "result" }, JSON.stringify(output.result, null, 2))];
+  if (output?.status === "completed")
+    return ["done", "Done", element("pre", { "data-testid": "result" }, JSON.stringify(output.result, null, 2))];
   if (output?.status === "paused") {
     const action = output.pending?.[0];
     const what = action ? `${action.connector}.${action.method}(${JSON.stringify(action.args)})` : "an action";
@@ -100,7 +101,8 @@ function renderCall(part) {
     const approve = element("button", { class: "approve", "data-testid": "approve" }, "Approve");
     const reject = element("button", { class: "reject", "data-testid": "reject" }, "Reject");
     approve.onclick = () => chat.addToolApprovalResponse({ id: part.approval.id, approved: true });
-    reject.onclick = () => chat.addToolApprovalResponse({ id: part.approval.id, approved: false, reason: "rejected in the chat" });
+    reject.onclick = () =>
+      chat.addToolApprovalResponse({ id: part.approval.id, approved: false, reason: "rejected in the chat" });
     buttons = element("p", {}, approve, " ", reject);
   } else if (part.state === "approval-responded") {
     title = part.approval.approved ? "Approved, running…" : "Rejected";
@@ -116,7 +118,14 @@ function renderCall(part) {
     body = element("p", {}, part.errorText);
   }
   const program = element("details", {}, element("summary", {}, "Program"), element("pre", {}, part.input?.code ?? ""));
-  return element("div", { class: `call ${kind}`, "data-testid": "codemode-call", "data-state": part.state }, element("span", { class: "state" }, title), body, buttons, program);
+  return element(
+    "div",
+    { class: `call ${kind}`, "data-testid": "codemode-call", "data-state": part.state },
+    element("span", { class: "state" }, title),
+    body,
+    buttons,
+    program,
+  );
 }
 
 function render() {
@@ -130,7 +139,8 @@ function render() {
       return element("div", { class: `message ${message.role}`, "data-role": message.role }, ...parts.filter(Boolean));
     }),
   );
-  status.textContent = chat.status === "ready" ? "" : chat.status === "error" ? `Error: ${chat.error?.message ?? "request failed"}` : "…";
+  status.textContent =
+    chat.status === "ready" ? "" : chat.status === "error" ? `Error: ${chat.error?.message ?? "request failed"}` : "…";
   status.dataset.status = chat.status;
 }
 
@@ -158,11 +168,16 @@ async function syncDecisions() {
   if (chat.status !== "ready" || !chat.messages.some((message) => message.parts.some(isOpen))) return;
   const before = JSON.stringify(chat.messages);
   try {
-    const response = await fetch("/api/sync", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: chat.messages }) });
+    const response = await fetch("/api/sync", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ messages: chat.messages }),
+    });
     if (!response.ok) return;
     const synced = await response.json();
     // Apply only if nothing happened meanwhile (a click, a new message).
-    if (chat.status === "ready" && JSON.stringify(chat.messages) === before && JSON.stringify(synced) !== before) chat.messages = synced;
+    if (chat.status === "ready" && JSON.stringify(chat.messages) === before && JSON.stringify(synced) !== before)
+      chat.messages = synced;
   } catch {
     // The server is restarting: try again on the next tick.
   }

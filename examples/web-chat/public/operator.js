@@ -25,7 +25,12 @@ async function decide(action, approved) {
   await fetch("/api/operator/decide", {
     method: "POST",
     headers: { "content-type": "application/json", ...authorization },
-    body: JSON.stringify({ executionId: action.executionId, seq: action.seq, approved, ...(approved ? {} : { reason: "rejected by the operator" }) }),
+    body: JSON.stringify({
+      executionId: action.executionId,
+      seq: action.seq,
+      approved,
+      ...(approved ? {} : { reason: "rejected by the operator" }),
+    }),
   });
   await refresh();
 }
@@ -47,7 +52,11 @@ async function refresh() {
             ),
           )),
     );
-    orderList.replaceChildren(...(orders.length === 0 ? [item("No orders yet.")] : orders.map((order) => item(`${order.orderId}: ${order.quantity} × ${order.sku}`))));
+    orderList.replaceChildren(
+      ...(orders.length === 0
+        ? [item("No orders yet.")]
+        : orders.map((order) => item(`${order.orderId}: ${order.quantity} × ${order.sku}`))),
+    );
   } catch {
     // The server is restarting: the next refresh will show it.
   }

@@ -1,11 +1,11 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
-import { generateText, MissingToolResultsError, stepCountIs, type ModelMessage } from "ai";
+import { generateText, MissingToolResultsError, type ModelMessage, stepCountIs } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalToolResult, continueAfterApproval } from "./approval-messages.js";
 import { codemodeToolApproval } from "./codemode-tool-approval.js";
 import { createCodemodeTool } from "./create-codemode-tool.js";
 import { syncModelApprovals } from "./sync-model-approvals.js";
-import { lastToolResultValue, scriptedModel, toolResultsIn, type Prompt } from "./testing/scripted-model.js";
+import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
 import { createShop, orderMugs } from "./testing/shop.js";
 
 const runtimes: CodemodeRuntime[] = [];
@@ -23,7 +23,11 @@ const reportOrder = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(lastT
 describe("continueAfterApproval", () => {
   it("R-LC-2: pause as a tool result → runtime.approve → the model's next prompt holds the real result in place of the pause", async () => {
     const { runtime, orders } = shop();
-    const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Your order waits for approval." }, reportOrder]);
+    const { model, prompts } = scriptedModel([
+      { code: orderMugs },
+      { text: "Your order waits for approval." },
+      reportOrder,
+    ]);
     const tools = { codemode: createCodemodeTool(runtime) };
     const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
     const first = await generateText({ model, tools, stopWhen: stepCountIs(5), messages });
@@ -32,23 +36,47 @@ describe("continueAfterApproval", () => {
 
     // Later, perhaps in another process: a human approves from a dashboard.
     const outcome = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0]!.seq, by: "ann" });
-    const next = await generateText({ model, tools, stopWhen: stepCountIs(5), messages: continueAfterApproval([...messages, ...first.responseMessages], outcome) });
+    const next = await generateText({
+      model,
+      tools,
+      stopWhen: stepCountIs(5),
+      messages: continueAfterApproval([...messages, ...first.responseMessages], outcome),
+    });
 
     expect(orders).toEqual([{ sku: "mug-logo", quantity: 2 }]);
     const last = prompts.at(-1)!;
     // The call keeps exactly one result, now the real one; the model then gets a turn.
-    expect(toolResultsIn(last)).toEqual([{ toolCallId: "call-1", output: { type: "json", value: { status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } } } }]);
+    expect(toolResultsIn(last)).toEqual([
+      {
+        toolCallId: "call-1",
+        output: {
+          type: "json",
+          value: { status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } },
+        },
+      },
+    ]);
     expect(last.at(-1)).toMatchObject({
       role: "user",
-      content: [{ type: "text", text: `Code Mode execution ${paused.executionId} went on after approval; the codemode result above now shows how it ended (completed).` }],
+      content: [
+        {
+          type: "text",
+          text: `Code Mode execution ${paused.executionId} went on after approval; the codemode result above now shows how it ended (completed).`,
+        },
+      ],
     });
-    expect(next.text).toBe(`Result: ${JSON.stringify({ status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } })}`);
+    expect(next.text).toBe(
+      `Result: ${JSON.stringify({ status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } })}`,
+    );
   });
 
   it("R-LC-2: a call whose AI SDK approval request was settled out of band gets its tool result", async () => {
     const { runtime } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
-    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const settings = {
+      tools: { codemode: createCodemodeTool(runtime) },
+      toolApproval: { codemode: codemodeToolApproval(runtime) },
+      stopWhen: stepCountIs(5),
+    };
     const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
     const first = await generateText({ model, ...settings, messages });
     messages.push(...first.responseMessages);
@@ -66,7 +94,14 @@ describe("continueAfterApproval", () => {
     const outcome: Outcome = { status: "completed", executionId: "e-1", result: 42n, calls: [] };
     const messages: ModelMessage[] = [{ role: "user", content: "Hi" }];
     const continued = continueAfterApproval(messages, outcome);
-    expect(continued).toEqual([...messages, { role: "user", content: 'Code Mode execution e-1 went on after approval: {"status":"completed","executionId":"e-1","result":"42"}' }]);
+    expect(continued).toEqual([
+      ...messages,
+      {
+        role: "user",
+        content:
+          'Code Mode execution e-1 went on after approval: {"status":"completed","executionId":"e-1","result":"42"}',
+      },
+    ]);
     expect(messages).toHaveLength(1);
   });
 
@@ -76,12 +111,22 @@ describe("continueAfterApproval", () => {
       executionId: "e-1",
       result: { ok: true },
       logs: ["hello"],
-      calls: [{ seq: 0, connector: "a", method: "b", args: {}, requiresApproval: false, state: "applied", startedAt: 0 }],
+      calls: [
+        { seq: 0, connector: "a", method: "b", args: {}, requiresApproval: false, state: "applied", startedAt: 0 },
+      ],
     };
     expect(approvalToolResult(outcome, { toolCallId: "call-7", toolName: "codemode" })).toEqual({
       role: "tool",
       content: [
-        { type: "tool-result", toolCallId: "call-7", toolName: "codemode", output: { type: "json", value: { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"] } } },
+        {
+          type: "tool-result",
+          toolCallId: "call-7",
+          toolName: "codemode",
+          output: {
+            type: "json",
+            value: { status: "completed", executionId: "e-1", result: { ok: true }, logs: ["hello"] },
+          },
+        },
       ],
     });
   });
@@ -91,7 +136,11 @@ describe("syncModelApprovals", () => {
   it("R-LC-2: approved on a dashboard, then a new user message: no `Tool result is missing`; the model sees the program and its result", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
-    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const settings = {
+      tools: { codemode: createCodemodeTool(runtime) },
+      toolApproval: { codemode: codemodeToolApproval(runtime) },
+      stopWhen: stepCountIs(5),
+    };
     const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
     const first = await generateText({ model, ...settings, messages });
     messages.push(...first.responseMessages);
@@ -101,10 +150,18 @@ describe("syncModelApprovals", () => {
 
     await expect(generateText({ model, ...settings, messages })).rejects.toSatisfy(MissingToolResultsError.isInstance);
     const synced = await syncModelApprovals(messages, runtime);
-    expect(synced[2]).toMatchObject({ role: "tool", content: [{ type: "tool-result", toolCallId: "call-1", output: { type: "json", value: { status: "completed" } } }] });
+    expect(synced[2]).toMatchObject({
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "call-1", output: { type: "json", value: { status: "completed" } } },
+      ],
+    });
     await generateText({ model, ...settings, messages: synced });
 
-    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({
+      status: "completed",
+      result: { orderId: "ord-1", total: 18 },
+    });
     expect(orders).toHaveLength(1);
     expect(messages).toHaveLength(3);
   });
@@ -112,7 +169,11 @@ describe("syncModelApprovals", () => {
   it("R-AP-2: an approving response nobody sent runs once; a paused result approved elsewhere shows its outcome", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderMugs }]);
-    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const settings = {
+      tools: { codemode: createCodemodeTool(runtime) },
+      toolApproval: { codemode: codemodeToolApproval(runtime) },
+      stopWhen: stepCountIs(5),
+    };
     const first = await generateText({ model, ...settings, prompt: "Order two mugs." });
     const request = first.content.find((part) => part.type === "tool-approval-request")!;
     const messages: ModelMessage[] = [
@@ -122,18 +183,29 @@ describe("syncModelApprovals", () => {
       { role: "user", content: "Go on." },
     ];
     const synced = await syncModelApprovals(messages, runtime);
-    expect(synced[2]).toMatchObject({ role: "tool", content: [{ type: "tool-approval-response" }, { type: "tool-result", output: { value: { status: "completed" } } }] });
+    expect(synced[2]).toMatchObject({
+      role: "tool",
+      content: [
+        { type: "tool-approval-response" },
+        { type: "tool-result", output: { value: { status: "completed" } } },
+      ],
+    });
     await syncModelApprovals(messages, runtime);
     expect(orders).toHaveLength(1);
 
     // A paused tool result (no toolApproval) approved elsewhere: its output is brought up to date.
     const paused = await runtime.execute({ code: orderMugs });
     const history: ModelMessage[] = [
-      { role: "assistant", content: [{ type: "tool-call", toolCallId: "c9", toolName: "codemode", input: { code: orderMugs } }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c9", toolName: "codemode", input: { code: orderMugs } }],
+      },
       approvalToolResult(paused, { toolCallId: "c9", toolName: "codemode" }),
     ];
     await runtime.approve({ executionId: paused.executionId });
-    expect((await syncModelApprovals(history, runtime))[1]).toMatchObject({ content: [{ output: { value: { status: "completed", executionId: paused.executionId } } }] });
+    expect((await syncModelApprovals(history, runtime))[1]).toMatchObject({
+      content: [{ output: { value: { status: "completed", executionId: paused.executionId } } }],
+    });
   });
 
   it("R-AP-11: an approval or denial the client made up for a call reserved to operators is refused; the model reads why, nothing is ordered", async () => {
@@ -149,14 +221,25 @@ describe("syncModelApprovals", () => {
           role: "assistant",
           content: [
             { type: "tool-call", toolCallId: "c1", toolName: "codemode", input: { code: orderMugs } },
-            { type: "tool-approval-request", approvalId: "a1", toolCallId: "c1", reason: `Approve? [codemode execution ${paused.executionId} seq ${seq}]` },
+            {
+              type: "tool-approval-request",
+              approvalId: "a1",
+              toolCallId: "c1",
+              reason: `Approve? [codemode execution ${paused.executionId} seq ${seq}]`,
+            },
           ],
         },
         { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved }] },
         { role: "user", content: "Go on." },
       ];
       const synced = await syncModelApprovals(messages, runtime);
-      expect(synced[2]).toMatchObject({ role: "tool", content: [{ type: "tool-approval-response" }, { type: "tool-result", output: { value: { status: "error", code: "NOT_FOUND" } } }] });
+      expect(synced[2]).toMatchObject({
+        role: "tool",
+        content: [
+          { type: "tool-approval-response" },
+          { type: "tool-result", output: { value: { status: "error", code: "NOT_FOUND" } } },
+        ],
+      });
     }
     expect(orders).toEqual([]);
     expect(await runtime.execution(paused.executionId)).toMatchObject({ status: "paused" });

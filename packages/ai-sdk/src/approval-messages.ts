@@ -13,8 +13,22 @@ import { modelJson } from "./tool-output.js";
  * const outcome = await runtime.approve({ executionId, seq });
  * messages.push(approvalToolResult(outcome, { toolCallId: request.toolCallId, toolName: "codemode" }));
  */
-export function approvalToolResult(outcome: Outcome, call: { toolCallId: string; toolName: string }, options: ModelOutputOptions = {}): ToolModelMessage {
-  return { role: "tool", content: [{ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: modelJson(outcome, options) }] };
+export function approvalToolResult(
+  outcome: Outcome,
+  call: { toolCallId: string; toolName: string },
+  options: ModelOutputOptions = {},
+): ToolModelMessage {
+  return {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: modelJson(outcome, options),
+      },
+    ],
+  };
 }
 
 /**
@@ -37,12 +51,21 @@ export function approvalToolResult(outcome: Outcome, call: { toolCallId: string;
  * messages = continueAfterApproval(messages, outcome);
  * const next = await generateText({ model, tools, messages });
  */
-export function continueAfterApproval(messages: ModelMessage[], outcome: Outcome, options: ModelOutputOptions = {}): ModelMessage[] {
+export function continueAfterApproval(
+  messages: ModelMessage[],
+  outcome: Outcome,
+  options: ModelOutputOptions = {},
+): ModelMessage[] {
   let replacedAt = -1;
   const next = messages.map((message, index): ModelMessage => {
     if (message.role !== "tool") return message;
     const content = message.content.map((part) => {
-      if (part.type !== "tool-result" || part.output.type !== "json" || executionIdOfModelOutput(part.output.value) !== outcome.executionId) return part;
+      if (
+        part.type !== "tool-result" ||
+        part.output.type !== "json" ||
+        executionIdOfModelOutput(part.output.value) !== outcome.executionId
+      )
+        return part;
       replacedAt = index;
       return { ...part, output: modelJson(outcome, options) };
     });
@@ -54,10 +77,24 @@ export function continueAfterApproval(messages: ModelMessage[], outcome: Outcome
   for (const message of messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
     for (const part of message.content) {
-      if (part.type !== "tool-call" || findPauseApproval(messages, part.toolCallId)?.executionId !== outcome.executionId) continue;
-      const answered = messages.some((other) => other.role === "tool" && other.content.some((item) => item.type === "tool-result" && item.toolCallId === part.toolCallId));
+      if (
+        part.type !== "tool-call" ||
+        findPauseApproval(messages, part.toolCallId)?.executionId !== outcome.executionId
+      )
+        continue;
+      const answered = messages.some(
+        (other) =>
+          other.role === "tool" &&
+          other.content.some((item) => item.type === "tool-result" && item.toolCallId === part.toolCallId),
+      );
       if (!answered) return [...messages, approvalToolResult(outcome, part, options)];
     }
   }
-  return [...messages, { role: "user", content: `Code Mode execution ${outcome.executionId} went on after approval: ${JSON.stringify(modelJson(outcome, options).value)}` }];
+  return [
+    ...messages,
+    {
+      role: "user",
+      content: `Code Mode execution ${outcome.executionId} went on after approval: ${JSON.stringify(modelJson(outcome, options).value)}`,
+    },
+  ];
 }

@@ -1,5 +1,11 @@
 import type { CodemodeRuntime } from "@codemode/core";
-import { chatMayDecide, checkChatDecision, decidePendingAction, pauseApprovalReason, signPauseApproval } from "@codemode/core/adapters";
+import {
+  chatMayDecide,
+  checkChatDecision,
+  decidePendingAction,
+  pauseApprovalReason,
+  signPauseApproval,
+} from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
 import { isCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
@@ -60,11 +66,20 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
     const outcome = await prerun(runtime, toolCallId, code).run();
     const action = outcome.status === "paused" ? outcome.pending[0] : undefined;
     if (outcome.status !== "paused" || !action || !chatMayDecide(runtime, action)) return "not-applicable";
-    const signature = signPauseApproval(runtime, { executionId: outcome.executionId, seq: action.seq, toolCallId }, code);
+    const signature = signPauseApproval(
+      runtime,
+      { executionId: outcome.executionId, seq: action.seq, toolCallId },
+      code,
+    );
     return { type: "user-approval", reason: pauseApprovalReason(outcome, { signature }) };
   };
   return (async (first: unknown, second?: unknown): Promise<ToolApprovalStatus> => {
-    if (isPerToolCall(first, second)) return decide(first.code, (second as PerToolApprovalOptions).toolCallId, (second as PerToolApprovalOptions).messages);
+    if (isPerToolCall(first, second))
+      return decide(
+        first.code,
+        (second as PerToolApprovalOptions).toolCallId,
+        (second as PerToolApprovalOptions).messages,
+      );
     if (isGenericCall(first)) {
       const { toolCall, tools, messages } = first;
       const tool = tools?.[toolCall.toolName];
@@ -92,15 +107,29 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
  * messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: false }] });
  * await rejectDeniedExecutions(runtime, messages, { by: user.email });
  */
-export async function rejectDeniedExecutions(runtime: CodemodeRuntime, messages: ModelMessage[], options: { by?: string } = {}): Promise<string[]> {
+export async function rejectDeniedExecutions(
+  runtime: CodemodeRuntime,
+  messages: ModelMessage[],
+  options: { by?: string } = {},
+): Promise<string[]> {
   const last = messages.at(-1);
   if (last?.role !== "tool") return [];
   const rejected: string[] = [];
   for (const part of last.content) {
     if (part.type !== "tool-approval-response" || part.approved) continue;
     const request = pauseApprovals(messages).find((candidate) => candidate.approvalId === part.approvalId);
-    if (!request || (await checkChatDecision(runtime, request, toolCallCode(messages, request.toolCallId), "nothing was rejected"))) continue;
-    const decision = { executionId: request.executionId, seq: request.seq, approved: false, ...(options.by ? { by: options.by } : {}), ...(part.reason ? { reason: part.reason } : {}) };
+    if (
+      !request ||
+      (await checkChatDecision(runtime, request, toolCallCode(messages, request.toolCallId), "nothing was rejected"))
+    )
+      continue;
+    const decision = {
+      executionId: request.executionId,
+      seq: request.seq,
+      approved: false,
+      ...(options.by ? { by: options.by } : {}),
+      ...(part.reason ? { reason: part.reason } : {}),
+    };
     if ((await decidePendingAction(runtime, decision)).status === "rejected") rejected.push(request.executionId);
   }
   return rejected;
@@ -108,15 +137,25 @@ export async function rejectDeniedExecutions(runtime: CodemodeRuntime, messages:
 
 function isPerToolCall(first: unknown, second: unknown): first is { code: string } {
   const options = second as Partial<PerToolApprovalOptions> | undefined;
-  return typeof (first as { code?: unknown } | null)?.code === "string" && typeof options?.toolCallId === "string" && Array.isArray(options.messages);
+  return (
+    typeof (first as { code?: unknown } | null)?.code === "string" &&
+    typeof options?.toolCallId === "string" &&
+    Array.isArray(options.messages)
+  );
 }
 
 function isGenericCall(first: unknown): first is GenericApprovalOptions {
   const candidate = first as Partial<GenericApprovalOptions> | null;
-  return typeof candidate?.toolCall?.toolName === "string" && typeof candidate.toolCall.toolCallId === "string" && Array.isArray(candidate.messages);
+  return (
+    typeof candidate?.toolCall?.toolName === "string" &&
+    typeof candidate.toolCall.toolCallId === "string" &&
+    Array.isArray(candidate.messages)
+  );
 }
 
 function describeArguments(...args: unknown[]): string {
-  const shown = args.filter((arg) => arg !== undefined).map((arg) => (typeof arg === "object" && arg !== null ? `{ ${Object.keys(arg).join(", ")} }` : String(arg)));
+  const shown = args
+    .filter((arg) => arg !== undefined)
+    .map((arg) => (typeof arg === "object" && arg !== null ? `{ ${Object.keys(arg).join(", ")} }` : String(arg)));
   return shown.length > 0 ? `(${shown.join(", ")})` : "no arguments";
 }

@@ -1,5 +1,5 @@
-import { createCodemodeRuntime, type CodemodeRuntime, type Connector } from "@codemode/core";
-import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
+import { type CodemodeRuntime, type Connector, createCodemodeRuntime } from "@codemode/core";
+import { generateText, jsonSchema, type ModelMessage, stepCountIs, type ToolSet, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codemodeToolApproval } from "./codemode-tool-approval.js";
@@ -56,7 +56,10 @@ describe("connectorFromAiSdkTools", () => {
     const runtime = runtimeWith(connectorFromAiSdkTools("billing", tools, { instructions: "Invoices and refunds." }));
 
     const paused = await runtime.execute({ code: refundProgram });
-    expect(paused).toMatchObject({ status: "paused", pending: [{ connector: "billing", method: "refund", args: { invoice: "INV-7", amount: 500 } }] });
+    expect(paused).toMatchObject({
+      status: "paused",
+      pending: [{ connector: "billing", method: "refund", args: { invoice: "INV-7", amount: 500 } }],
+    });
     expect(refunds).toEqual([{ invoice: "INV-7", amount: 20 }]);
     expect(seen).toEqual([{ toolCallId: `${paused.executionId}:0`, messages: [], context: {} }]);
 
@@ -76,7 +79,10 @@ describe("connectorFromAiSdkTools", () => {
         try { await billing.refund({ invoice: "INV-7", amount: -5 }); } catch (error) { return String(error.message); }
       }`,
     });
-    expect(outcome).toMatchObject({ status: "completed", result: expect.stringMatching(/Invalid arguments for billing\.refund[\s\S]*amount/) });
+    expect(outcome).toMatchObject({
+      status: "completed",
+      result: expect.stringMatching(/Invalid arguments for billing\.refund[\s\S]*amount/),
+    });
     expect(refunds).toEqual([]);
   });
 
@@ -97,14 +103,23 @@ describe("connectorFromAiSdkTools", () => {
     const mail = connectorFromAiSdkTools("mail", {
       send: tool({
         description: "Send an email.",
-        inputSchema: jsonSchema<{ to: string }>({ type: "object", properties: { to: { type: "string", format: "email" } }, required: ["to"] }),
+        inputSchema: jsonSchema<{ to: string }>({
+          type: "object",
+          properties: { to: { type: "string", format: "email" } },
+          required: ["to"],
+        }),
         needsApproval: true,
         execute: async ({ to }) => void sent.push(to),
       }),
     });
     const runtime = runtimeWith(mail);
-    expect(await runtime.execute({ code: "async () => mail.send({ to: 'not an address' })" })).toMatchObject({ status: "error", error: expect.stringContaining("Invalid arguments for mail.send") });
-    expect(await runtime.execute({ code: "async () => mail.send({ to: 'ann@acme.test' })" })).toMatchObject({ status: "paused" });
+    expect(await runtime.execute({ code: "async () => mail.send({ to: 'not an address' })" })).toMatchObject({
+      status: "error",
+      error: expect.stringContaining("Invalid arguments for mail.send"),
+    });
+    expect(await runtime.execute({ code: "async () => mail.send({ to: 'ann@acme.test' })" })).toMatchObject({
+      status: "paused",
+    });
     expect(sent).toEqual([]);
     expect(await runtime.describe("mail.send")).toMatchObject({ declaration: expect.stringMatching(/to: string/) });
   });
@@ -112,14 +127,24 @@ describe("connectorFromAiSdkTools", () => {
   it("R-CON-5: a needsApproval that returns a promise cannot be awaited where Code Mode decides, so the call asks", async () => {
     const runtime = runtimeWith(
       connectorFromAiSdkTools("pay", {
-        transfer: tool({ inputSchema: z.object({ cents: z.number() }), needsApproval: async () => false, execute: async ({ cents }) => cents }),
+        transfer: tool({
+          inputSchema: z.object({ cents: z.number() }),
+          needsApproval: async () => false,
+          execute: async ({ cents }) => cents,
+        }),
       }),
     );
-    expect(await runtime.execute({ code: "async () => pay.transfer({ cents: 1 })" })).toMatchObject({ status: "paused" });
+    expect(await runtime.execute({ code: "async () => pay.transfer({ cents: 1 })" })).toMatchObject({
+      status: "paused",
+    });
   });
 
   it("R-CON-5: tools without execute are refused at creation, by name", () => {
-    const clientSide = tool({ description: "Ask the user.", inputSchema: z.object({ question: z.string() }), outputSchema: z.string() });
+    const clientSide = tool({
+      description: "Ask the user.",
+      inputSchema: z.object({ question: z.string() }),
+      outputSchema: z.string(),
+    });
     const { tools } = billingTools();
     expect(() => connectorFromAiSdkTools("ui", { ...tools, askUser: clientSide, confirm: clientSide })).toThrow(
       /connectorFromAiSdkTools\("ui"\): "askUser", "confirm" have no execute function\. Code Mode runs every connector call on the host/,
@@ -138,26 +163,44 @@ describe("connectorFromAiSdkTools", () => {
         }),
       }),
     );
-    expect(await runtime.execute({ code: "async () => weather.get_forecast({ city: 'Lyon' })" })).toMatchObject({ status: "completed", result: { city: "Lyon", status: "done", celsius: 21 } });
+    expect(await runtime.execute({ code: "async () => weather.get_forecast({ city: 'Lyon' })" })).toMatchObject({
+      status: "completed",
+      result: { city: "Lyon", status: "done", celsius: 21 },
+    });
   });
 
   it("R-CON-5 R-AI-1: the converted tools inside a generateText conversation, through the codemode tool and its approvals", async () => {
     const { tools, refunds } = billingTools();
     const runtime = runtimeWith(connectorFromAiSdkTools("billing", tools));
-    const { model, prompts } = scriptedModel([{ code: refundProgram }, (prompt) => ({ text: `Refunded ${JSON.stringify(lastToolResultValue(prompt))}` })]);
-    const settings = { tools: { codemode: createCodemodeTool(runtime) }, toolApproval: { codemode: codemodeToolApproval(runtime) }, stopWhen: stepCountIs(5) };
+    const { model, prompts } = scriptedModel([
+      { code: refundProgram },
+      (prompt) => ({ text: `Refunded ${JSON.stringify(lastToolResultValue(prompt))}` }),
+    ]);
+    const settings = {
+      tools: { codemode: createCodemodeTool(runtime) },
+      toolApproval: { codemode: codemodeToolApproval(runtime) },
+      stopWhen: stepCountIs(5),
+    };
     const messages: ModelMessage[] = [{ role: "user", content: "Refund INV-7: 20 now and 500 after review." }];
 
     const first = await generateText({ model, ...settings, messages });
     const request = first.content.find((part) => part.type === "tool-approval-request");
-    expect(request).toMatchObject({ reason: expect.stringContaining('billing.refund({"invoice":"INV-7","amount":500})') });
-    messages.push(...first.responseMessages, { role: "tool", content: [{ type: "tool-approval-response", approvalId: request!.approvalId, approved: true }] });
+    expect(request).toMatchObject({
+      reason: expect.stringContaining('billing.refund({"invoice":"INV-7","amount":500})'),
+    });
+    messages.push(...first.responseMessages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request!.approvalId, approved: true }],
+    });
     await generateText({ model, ...settings, messages });
 
     expect(refunds).toEqual([
       { invoice: "INV-7", amount: 20 },
       { invoice: "INV-7", amount: 500 },
     ]);
-    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { small: 20, large: 500 } });
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({
+      status: "completed",
+      result: { small: 20, large: 500 },
+    });
   });
 });

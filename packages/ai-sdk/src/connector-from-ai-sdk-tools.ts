@@ -1,4 +1,10 @@
-import { defineConnector, type Connector, type JsonSchema, type StandardSchemaV1, type ToolDefinition } from "@codemode/core";
+import {
+  type Connector,
+  defineConnector,
+  type JsonSchema,
+  type StandardSchemaV1,
+  type ToolDefinition,
+} from "@codemode/core";
 import { methodNamesFor } from "@codemode/core/adapters";
 import type { ToolSet } from "ai";
 
@@ -34,9 +40,15 @@ interface AiSdkTool {
  * const crm = connectorFromAiSdkTools("crm", { findCustomer, sendInvoice }, { instructions: "Customers and invoices." });
  * const runtime = createCodemodeRuntime({ connectors: [crm] });
  */
-export function connectorFromAiSdkTools(name: string, toolSet: ToolSet, options: AiSdkConnectorOptions = {}): Connector {
+export function connectorFromAiSdkTools(
+  name: string,
+  toolSet: ToolSet,
+  options: AiSdkConnectorOptions = {},
+): Connector {
   const entries = Object.entries(toolSet) as Array<[string, AiSdkTool]>;
-  const withoutExecute = entries.filter(([, aiTool]) => typeof aiTool?.execute !== "function").map(([toolName]) => `"${toolName}"`);
+  const withoutExecute = entries
+    .filter(([, aiTool]) => typeof aiTool?.execute !== "function")
+    .map(([toolName]) => `"${toolName}"`);
   if (withoutExecute.length > 0) {
     throw new TypeError(
       `connectorFromAiSdkTools("${name}"): ${withoutExecute.join(", ")} ${withoutExecute.length > 1 ? "have" : "has"} no execute function. ` +
@@ -53,9 +65,11 @@ export function connectorFromAiSdkTools(name: string, toolSet: ToolSet, options:
 function toolDefinition(aiTool: AiSdkTool, context: Record<string, unknown>): ToolDefinition {
   const execute = aiTool.execute!;
   const definition: ToolDefinition = {
-    execute: async (args, toolContext) => lastValue(await execute(args, { toolCallId: toolContext.idempotencyKey, messages: [], context })),
+    execute: async (args, toolContext) =>
+      lastValue(await execute(args, { toolCallId: toolContext.idempotencyKey, messages: [], context })),
   };
-  const description = typeof aiTool.description === "function" ? describeSafely(aiTool.description, context) : aiTool.description;
+  const description =
+    typeof aiTool.description === "function" ? describeSafely(aiTool.description, context) : aiTool.description;
   if (typeof description === "string") definition.description = description;
   const inputSchema = schemaOf(aiTool.inputSchema);
   if (inputSchema) definition.inputSchema = inputSchema;
@@ -84,13 +98,16 @@ function schemaOf(schema: unknown): JsonSchema | StandardSchemaV1 | undefined {
   const json: unknown = schema.jsonSchema;
   if (typeof json === "object" && json !== null && !isPromiseLike(json)) return json as JsonSchema;
   // A JSON Schema that only arrives later: check through the AI SDK schema's own validate.
-  const validate = (schema as { validate?: (value: unknown) => PromiseLike<AiSdkValidation> | AiSdkValidation }).validate;
+  const validate = (schema as { validate?: (value: unknown) => PromiseLike<AiSdkValidation> | AiSdkValidation })
+    .validate;
   return validate ? standardFromValidate(validate) : undefined;
 }
 
 type AiSdkValidation = { success: true; value: unknown } | { success: false; error: Error };
 
-function standardFromValidate(validate: (value: unknown) => PromiseLike<AiSdkValidation> | AiSdkValidation): StandardSchemaV1 {
+function standardFromValidate(
+  validate: (value: unknown) => PromiseLike<AiSdkValidation> | AiSdkValidation,
+): StandardSchemaV1 {
   return {
     "~standard": {
       version: 1,
@@ -103,7 +120,10 @@ function standardFromValidate(validate: (value: unknown) => PromiseLike<AiSdkVal
   };
 }
 
-function describeSafely(describe: (options: { context: Record<string, unknown> }) => unknown, context: Record<string, unknown>): unknown {
+function describeSafely(
+  describe: (options: { context: Record<string, unknown> }) => unknown,
+  context: Record<string, unknown>,
+): unknown {
   try {
     return describe({ context });
   } catch {
@@ -112,7 +132,11 @@ function describeSafely(describe: (options: { context: Record<string, unknown> }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 async function lastValue(result: unknown): Promise<unknown> {

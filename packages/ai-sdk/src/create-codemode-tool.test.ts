@@ -1,4 +1,4 @@
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import { generateText, stepCountIs, streamText, ToolLoopAgent } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
@@ -17,26 +17,43 @@ function shop() {
 
 /** The model writes the search program, then answers with what the tool result told it. */
 function searchThenAnswer() {
-  return scriptedModel([{ code: searchMugs }, (prompt) => ({ text: `Found: ${JSON.stringify((lastToolResultValue(prompt) as { result: unknown }).result)}` })]);
+  return scriptedModel([
+    { code: searchMugs },
+    (prompt) => ({ text: `Found: ${JSON.stringify((lastToolResultValue(prompt) as { result: unknown }).result)}` }),
+  ]);
 }
 
 describe("createCodemodeTool", () => {
   it("R-AI-1: generateText — the model writes code, the tool completes, the model answers", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = await generateText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Which mugs do you sell?" });
+    const result = await generateText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime) },
+      stopWhen: stepCountIs(5),
+      prompt: "Which mugs do you sell?",
+    });
 
     expect(result.text).toBe('Found: ["mug-logo"]');
     expect(prompts).toHaveLength(2);
     const output = result.steps[0]!.toolResults[0]!.output as Outcome;
     expect(output).toMatchObject({ status: "completed", result: ["mug-logo"] });
-    expect(lastToolResultValue(prompts[1]!)).toEqual({ status: "completed", executionId: output.executionId, result: ["mug-logo"] });
+    expect(lastToolResultValue(prompts[1]!)).toEqual({
+      status: "completed",
+      executionId: output.executionId,
+      result: ["mug-logo"],
+    });
   });
 
   it("R-AI-1: streamText — the same loop, streamed", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = streamText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Which mugs do you sell?" });
+    const result = streamText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime) },
+      stopWhen: stepCountIs(5),
+      prompt: "Which mugs do you sell?",
+    });
 
     expect(await result.text).toBe('Found: ["mug-logo"]');
     expect(prompts).toHaveLength(2);
@@ -46,7 +63,11 @@ describe("createCodemodeTool", () => {
   it("R-AI-1: ToolLoopAgent — the agent loop calls the tool and answers", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const agent = new ToolLoopAgent({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5) });
+    const agent = new ToolLoopAgent({
+      model,
+      tools: { codemode: createCodemodeTool(runtime) },
+      stopWhen: stepCountIs(5),
+    });
     const result = await agent.generate({ prompt: "Which mugs do you sell?" });
 
     expect(result.text).toBe('Found: ["mug-logo"]');
@@ -56,26 +77,43 @@ describe("createCodemodeTool", () => {
   it("R-AI-1: by default the tool's output — and so the UI message stream — is the model-facing outcome, without `calls`", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = streamText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Mugs?" });
+    const result = streamText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime) },
+      stopWhen: stepCountIs(5),
+      prompt: "Mugs?",
+    });
     const chunks: unknown[] = [];
     for await (const chunk of result.toUIMessageStream()) chunks.push(chunk);
 
-    const streamed = chunks.find((chunk): chunk is { type: "tool-output-available"; output: unknown } => (chunk as { type: string }).type === "tool-output-available");
+    const streamed = chunks.find(
+      (chunk): chunk is { type: "tool-output-available"; output: unknown } =>
+        (chunk as { type: string }).type === "tool-output-available",
+    );
     const executionId = (streamed!.output as { executionId: string }).executionId;
     expect(streamed!.output).toEqual({ status: "completed", executionId, result: ["mug-logo"] });
     expect(JSON.stringify(chunks)).not.toContain('"calls"');
     expect(lastToolResultValue(prompts[1]!)).toEqual({ status: "completed", executionId, result: ["mug-logo"] });
     // The call log stays on the server.
-    expect((await runtime.execution(executionId))?.log).toEqual([expect.objectContaining({ connector: "catalog", method: "search_products" })]);
+    expect((await runtime.execution(executionId))?.log).toEqual([
+      expect.objectContaining({ connector: "catalog", method: "search_products" }),
+    ]);
   });
 
   it("R-AI-1: includeCalls: true makes the output the full Outcome with `calls`; the model still sees none", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = await generateText({ model, tools: { codemode: createCodemodeTool(runtime, { includeCalls: true }) }, stopWhen: stepCountIs(5), prompt: "Mugs?" });
+    const result = await generateText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime, { includeCalls: true }) },
+      stopWhen: stepCountIs(5),
+      prompt: "Mugs?",
+    });
 
     const output = result.steps[0]!.toolResults[0]!.output as Outcome;
-    expect(output.calls).toEqual([expect.objectContaining({ seq: 0, connector: "catalog", method: "search_products", state: "applied" })]);
+    expect(output.calls).toEqual([
+      expect.objectContaining({ seq: 0, connector: "catalog", method: "search_products", state: "applied" }),
+    ]);
     const shown = toolResultsIn(prompts[1]!)[0]!.output;
     expect(shown).toMatchObject({ type: "json" });
     expect(JSON.stringify(shown)).not.toContain('"calls"');
@@ -90,7 +128,12 @@ describe("createCodemodeTool", () => {
   it("R-AI-1: a pause is a tool result that tells the model to wait, not an exception", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Your order waits for approval." }]);
-    const result = await generateText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Order two mugs." });
+    const result = await generateText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime) },
+      stopWhen: stepCountIs(5),
+      prompt: "Order two mugs.",
+    });
 
     expect(result.text).toBe("Your order waits for approval.");
     expect(orders).toEqual([]);
@@ -103,8 +146,16 @@ describe("createCodemodeTool", () => {
 
   it("R-AI-1: a failing program reaches the model as a tool result with its error code", async () => {
     const { runtime } = shop();
-    const { model, prompts } = scriptedModel([{ code: "async () => { return catalog.search_products({ query: 'mug' }" }, { text: "Let me fix that." }]);
-    const result = await generateText({ model, tools: { codemode: createCodemodeTool(runtime) }, stopWhen: stepCountIs(5), prompt: "Mugs?" });
+    const { model, prompts } = scriptedModel([
+      { code: "async () => { return catalog.search_products({ query: 'mug' }" },
+      { text: "Let me fix that." },
+    ]);
+    const result = await generateText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime) },
+      stopWhen: stepCountIs(5),
+      prompt: "Mugs?",
+    });
 
     expect(result.text).toBe("Let me fix that.");
     expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
@@ -115,14 +166,24 @@ describe("createCodemodeTool", () => {
     runtimes.push(runtime);
     const code = "async () => { for (let i = 0; i < 5; i++) console.log('line ' + i); return 2n ** 70n; }";
     const { model, prompts } = scriptedModel([{ code }, { text: "done" }]);
-    await generateText({ model, tools: { codemode: createCodemodeTool(runtime, { modelOutput: { maxLogLines: 2 } }) }, stopWhen: stepCountIs(5), prompt: "Big number." });
+    await generateText({
+      model,
+      tools: { codemode: createCodemodeTool(runtime, { modelOutput: { maxLogLines: 2 } }) },
+      stopWhen: stepCountIs(5),
+      prompt: "Big number.",
+    });
 
-    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "completed", result: "1180591620717411303424", logs: ["line 0", "line 1", "[3 more log lines not shown]"] });
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({
+      status: "completed",
+      result: "1180591620717411303424",
+      logs: ["line 0", "line 1", "[3 more log lines not shown]"],
+    });
   });
 
   it("R-AI-2: the description comes from the runtime, with per-connector hints, and can be replaced", () => {
     const { runtime } = shop();
-    const described = createCodemodeTool(runtime, { hints: { shop: "Ask before ordering more than 10." } }).description as string;
+    const described = createCodemodeTool(runtime, { hints: { shop: "Ask before ordering more than 10." } })
+      .description as string;
     expect(described).toBe(runtime.modelDescription({ hints: { shop: "Ask before ordering more than 10." } }));
     expect(described).toMatch(/- catalog: Read-only product catalog\. Methods: search_products, live_stock\./);
     expect(described).toContain("Ask before ordering more than 10.");
@@ -134,13 +195,24 @@ describe("createCodemodeTool", () => {
     const sent: string[] = [];
     const mail = defineConnector({
       name: "mail",
-      tools: { send: { requiresApproval: (args: { to: string }) => !args.to.endsWith("@acme.test"), execute: (args: { to: string }) => void sent.push(args.to) } },
+      tools: {
+        send: {
+          requiresApproval: (args: { to: string }) => !args.to.endsWith("@acme.test"),
+          execute: (args: { to: string }) => void sent.push(args.to),
+        },
+      },
     });
     const runtime = createCodemodeRuntime({ connectors: [mail] });
     runtimes.push(runtime);
     const codemode = createCodemodeTool(runtime);
-    const inside = await codemode.execute!({ code: "async () => { await mail.send({ to: 'ann@acme.test' }); return 'ok'; }" }, { toolCallId: "c1", messages: [], context: {} });
-    const outside = await codemode.execute!({ code: "async () => { await mail.send({ to: 'bob@else.test' }); return 'ok'; }" }, { toolCallId: "c2", messages: [], context: {} });
+    const inside = await codemode.execute!(
+      { code: "async () => { await mail.send({ to: 'ann@acme.test' }); return 'ok'; }" },
+      { toolCallId: "c1", messages: [], context: {} },
+    );
+    const outside = await codemode.execute!(
+      { code: "async () => { await mail.send({ to: 'bob@else.test' }); return 'ok'; }" },
+      { toolCallId: "c2", messages: [], context: {} },
+    );
     expect(inside).toMatchObject({ status: "completed" });
     expect(outside).toMatchObject({ status: "paused" });
     expect(sent).toEqual(["ann@acme.test"]);

@@ -1,9 +1,9 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
-import { jsonSchema, tool, type Tool } from "ai";
+import { jsonSchema, type Tool, tool } from "ai";
 import { registerCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval } from "./pause-approvals.js";
 import { prerun, resumeApproved } from "./resume-approved.js";
-import { codemodeToolOutput, modelOutputOf, type CodemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
+import { type CodemodeToolOutput, codemodeToolOutput, modelOutputOf, type ToolOutputOptions } from "./tool-output.js";
 
 /** What the model sends: one program. */
 export interface CodemodeToolInput {
@@ -28,7 +28,12 @@ export interface CodemodeToolOptions extends ToolOutputOptions {
 const inputSchema = jsonSchema<CodemodeToolInput>(
   {
     type: "object",
-    properties: { code: { type: "string", description: "The program: an async arrow function, e.g. `async () => { … return result; }`." } },
+    properties: {
+      code: {
+        type: "string",
+        description: "The program: an async arrow function, e.g. `async () => { … return result; }`.",
+      },
+    },
     required: ["code"],
     additionalProperties: false,
   },
@@ -57,10 +62,22 @@ const inputSchema = jsonSchema<CodemodeToolInput>(
  *   prompt: "How many open issues does acme/web have?",
  * });
  */
-export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeToolOptions & { includeCalls: true }): Tool<CodemodeToolInput, Outcome>;
-export function createCodemodeTool(runtime: CodemodeRuntime, options?: CodemodeToolOptions & { includeCalls?: false }): Tool<CodemodeToolInput, CodemodeToolOutput>;
-export function createCodemodeTool(runtime: CodemodeRuntime, options?: CodemodeToolOptions): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput>;
-export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeToolOptions = {}): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput> {
+export function createCodemodeTool(
+  runtime: CodemodeRuntime,
+  options: CodemodeToolOptions & { includeCalls: true },
+): Tool<CodemodeToolInput, Outcome>;
+export function createCodemodeTool(
+  runtime: CodemodeRuntime,
+  options?: CodemodeToolOptions & { includeCalls?: false },
+): Tool<CodemodeToolInput, CodemodeToolOutput>;
+export function createCodemodeTool(
+  runtime: CodemodeRuntime,
+  options?: CodemodeToolOptions,
+): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput>;
+export function createCodemodeTool(
+  runtime: CodemodeRuntime,
+  options: CodemodeToolOptions = {},
+): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput> {
   const output = (outcome: Outcome) => codemodeToolOutput(outcome, options);
   const codemodeTool = tool({
     description: options.description ?? runtime.modelDescription(options.hints ? { hints: options.hints } : {}),
@@ -75,5 +92,7 @@ export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeTo
     },
     toModelOutput: ({ output: result }) => modelOutputOf(result, options),
   });
-  return registerCodemodeTool(codemodeTool) as Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput>;
+  return registerCodemodeTool(codemodeTool) as
+    | Tool<CodemodeToolInput, Outcome>
+    | Tool<CodemodeToolInput, CodemodeToolOutput>;
 }

@@ -1,9 +1,15 @@
-export { createCodemodeTool, type CodemodeToolInput, type CodemodeToolOptions } from "./create-codemode-tool.js";
-export { codemodeToolApproval, rejectDeniedExecutions, type CodemodeToolApproval, type GenericApprovalOptions, type PerToolApprovalOptions } from "./codemode-tool-approval.js";
-export { approvalToolResult, continueAfterApproval } from "./approval-messages.js";
-export { syncApprovals, type SyncApprovalsOptions } from "./sync-approvals.js";
-export { syncModelApprovals, type SyncModelApprovalsOptions } from "./sync-model-approvals.js";
-export { connectorFromAiSdkTools, type AiSdkConnectorOptions } from "./connector-from-ai-sdk-tools.js";
 // For approval screens: the reason without the `[codemode execution … seq …]` marker adapters read.
 export { approvalReasonText } from "@codemode/core/adapters";
+export { approvalToolResult, continueAfterApproval } from "./approval-messages.js";
+export {
+  type CodemodeToolApproval,
+  codemodeToolApproval,
+  type GenericApprovalOptions,
+  type PerToolApprovalOptions,
+  rejectDeniedExecutions,
+} from "./codemode-tool-approval.js";
+export { type AiSdkConnectorOptions, connectorFromAiSdkTools } from "./connector-from-ai-sdk-tools.js";
+export { type CodemodeToolInput, type CodemodeToolOptions, createCodemodeTool } from "./create-codemode-tool.js";
+export { type SyncApprovalsOptions, syncApprovals } from "./sync-approvals.js";
+export { type SyncModelApprovalsOptions, syncModelApprovals } from "./sync-model-approvals.js";
 export type { CodemodeToolOutput, ToolOutputOptions } from "./tool-output.js";

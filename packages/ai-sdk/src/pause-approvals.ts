@@ -1,4 +1,4 @@
-import { executionIdOfModelOutput, readPauseReference, type PauseReference } from "@codemode/core/adapters";
+import { executionIdOfModelOutput, type PauseReference, readPauseReference } from "@codemode/core/adapters";
 import type { ModelMessage } from "ai";
 
 /** A Code Mode pause carried by an AI SDK approval request, with the answer when there is one. */

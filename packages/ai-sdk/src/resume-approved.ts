@@ -26,20 +26,33 @@ export function prerun(runtime: CodemodeRuntime, toolCallId: string, code: strin
  * chat may approve the action (R-AP-11); each refusal says which check failed and what to do
  * (`checkChatDecision`), and nothing runs.
  */
-export async function resumeApproved(runtime: CodemodeRuntime, approval: PauseApproval, code: unknown, by?: string): Promise<Outcome> {
+export async function resumeApproved(
+  runtime: CodemodeRuntime,
+  approval: PauseApproval,
+  code: unknown,
+  by?: string,
+): Promise<Outcome> {
   const { executionId, seq } = approval;
-  if (approval.approved !== true) return failed(executionId, "NOT_PAUSED", `the approval of execution ${executionId} has no approving response`);
+  if (approval.approved !== true)
+    return failed(executionId, "NOT_PAUSED", `the approval of execution ${executionId} has no approving response`);
   try {
     const refused = await checkChatDecision(runtime, approval, code, "nothing was approved");
     if (refused) return refused;
   } catch (error) {
     // R-RT-3: the store could not say; that is STORAGE_ERROR as data, never NOT_FOUND.
-    if (CodemodeError.isInstance(error)) return { status: "error", executionId, code: error.code, error: error.message, calls: [] };
+    if (CodemodeError.isInstance(error))
+      return { status: "error", executionId, code: error.code, error: error.message, calls: [] };
     throw error;
   }
   const audit = { ...(by ? { by } : {}), ...(approval.reason ? { reason: approval.reason } : {}) };
   const outcome = await decidePendingAction(runtime, { executionId, seq, approved: true, ...audit });
-  return outcome.status === "rejected" ? failed(executionId, "NOT_PAUSED", `execution ${executionId} was rejected at ${outcome.rejected.connector}.${outcome.rejected.method}`) : outcome;
+  return outcome.status === "rejected"
+    ? failed(
+        executionId,
+        "NOT_PAUSED",
+        `execution ${executionId} was rejected at ${outcome.rejected.connector}.${outcome.rejected.method}`,
+      )
+    : outcome;
 }
 
 function failed(executionId: string, code: "NOT_PAUSED" | "NOT_FOUND", error: string): Outcome {

@@ -1,10 +1,19 @@
 import type { CodemodeRuntime } from "@codemode/core";
-import { convertToModelMessages, generateText, MissingToolResultsError, readUIMessageStream, stepCountIs, streamText, type LanguageModel, type UIMessage } from "ai";
+import {
+  convertToModelMessages,
+  generateText,
+  type LanguageModel,
+  MissingToolResultsError,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  type UIMessage,
+} from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { codemodeToolApproval } from "./codemode-tool-approval.js";
 import { createCodemodeTool } from "./create-codemode-tool.js";
 import { syncApprovals } from "./sync-approvals.js";
-import { lastToolResultValue, scriptedModel, toolResultsIn, type Prompt } from "./testing/scripted-model.js";
+import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
 import { createShop, orderMugs } from "./testing/shop.js";
 
 /** A useChat conversation whose Code Mode approvals happen in the chat, on a dashboard, or not yet (R-AI-1, R-LC-2). */
@@ -21,13 +30,26 @@ function shop() {
 
 function settings(runtime: CodemodeRuntime, withApproval = true) {
   const tools = { codemode: createCodemodeTool(runtime) };
-  return { tools, ...(withApproval ? { toolApproval: { codemode: codemodeToolApproval(runtime) } } : {}), stopWhen: stepCountIs(5) };
+  return {
+    tools,
+    ...(withApproval ? { toolApproval: { codemode: codemodeToolApproval(runtime) } } : {}),
+    stopWhen: stepCountIs(5),
+  };
 }
 
 /** One request of a useChat app: UI messages in, the assistant's UI message out (as the browser assembles it). */
-async function chatTurn(model: LanguageModel, runtime: CodemodeRuntime, messages: UIMessage[], withApproval = true): Promise<UIMessage> {
+async function chatTurn(
+  model: LanguageModel,
+  runtime: CodemodeRuntime,
+  messages: UIMessage[],
+  withApproval = true,
+): Promise<UIMessage> {
   const options = settings(runtime, withApproval);
-  const result = streamText({ model, ...options, messages: await convertToModelMessages(messages, { tools: options.tools }) });
+  const result = streamText({
+    model,
+    ...options,
+    messages: await convertToModelMessages(messages, { tools: options.tools }),
+  });
   let assistant: UIMessage | undefined;
   for await (const message of readUIMessageStream({ stream: result.toUIMessageStream() })) assistant = message;
   return assistant!;
@@ -54,17 +76,27 @@ function clicked(message: UIMessage, approved: boolean, reason?: string): UIMess
     parts: message.parts.map((part) => {
       const candidate = part as unknown as CodemodePart;
       if (candidate.state !== "approval-requested") return part;
-      return { ...candidate, state: "approval-responded", approval: { ...candidate.approval!, approved, ...(reason ? { reason } : {}) } } as unknown as UIMessage["parts"][number];
+      return {
+        ...candidate,
+        state: "approval-responded",
+        approval: { ...candidate.approval!, approved, ...(reason ? { reason } : {}) },
+      } as unknown as UIMessage["parts"][number];
     }),
   };
 }
 
 /** The code of every codemode call the model was shown in a prompt. */
 function programsIn(prompt: Prompt): string[] {
-  return prompt.flatMap((message) => (message.role === "assistant" ? message.content.filter((part) => part.type === "tool-call").map((part) => (part.input as { code: string }).code) : []));
+  return prompt.flatMap((message) =>
+    message.role === "assistant"
+      ? message.content.filter((part) => part.type === "tool-call").map((part) => (part.input as { code: string }).code)
+      : [],
+  );
 }
 
-const answerFromResult = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(lastToolResultValue(prompt) ?? null)}` });
+const answerFromResult = (prompt: Prompt) => ({
+  text: `Result: ${JSON.stringify(lastToolResultValue(prompt) ?? null)}`,
+});
 
 describe("syncApprovals", () => {
   it("R-LC-2: approved on a dashboard, then 'did my order go through?': the model sees its program and the order's result, and orders nothing again", async () => {
@@ -85,7 +117,10 @@ describe("syncApprovals", () => {
 
     await chatTurn(model, runtime, await syncApprovals(conversation, runtime));
     expect(programsIn(prompts[2]!)).toEqual([orderMugs]);
-    expect(lastToolResultValue(prompts[2]!)).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
+    expect(lastToolResultValue(prompts[2]!)).toMatchObject({
+      status: "completed",
+      result: { orderId: "ord-1", total: 18 },
+    });
     expect(orders).toEqual([{ sku: "mug-logo", quantity: 2 }]);
     expect((await runtime.executions()).items).toHaveLength(1);
   });
@@ -99,7 +134,10 @@ describe("syncApprovals", () => {
     await runtime.reject({ executionId: pending!.executionId, seq: pending!.seq, reason: "over budget" });
 
     const synced = await syncApprovals([first, assistant, user("u2", "And?")], runtime);
-    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-denied", approval: { approved: false, reason: expect.stringContaining("over budget") } });
+    expect(codemodePart(synced[1]!)).toMatchObject({
+      state: "output-denied",
+      approval: { approved: false, reason: expect.stringContaining("over budget") },
+    });
     await chatTurn(model, runtime, synced);
     expect(JSON.stringify(toolResultsIn(prompts[1]!))).toContain("A human rejected shop.create_order");
     expect(orders).toEqual([]);
@@ -114,18 +152,30 @@ describe("syncApprovals", () => {
 
     // The AI SDK alone cannot continue: the approved call has no result before the new user turn.
     const modelMessages = await convertToModelMessages(conversation, { tools: settings(runtime).tools });
-    await expect(generateText({ model, ...settings(runtime), messages: modelMessages })).rejects.toSatisfy(MissingToolResultsError.isInstance);
+    await expect(generateText({ model, ...settings(runtime), messages: modelMessages })).rejects.toSatisfy(
+      MissingToolResultsError.isInstance,
+    );
 
     const synced = await syncApprovals(conversation, runtime, { by: "ann" });
-    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "completed", result: { orderId: "ord-1" } }, approval: { approved: true } });
+    expect(codemodePart(synced[1]!)).toMatchObject({
+      state: "output-available",
+      output: { status: "completed", result: { orderId: "ord-1" } },
+      approval: { approved: true },
+    });
     await chatTurn(model, runtime, synced);
-    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ status: "completed", result: { orderId: "ord-1", total: 18 } });
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({
+      status: "completed",
+      result: { orderId: "ord-1", total: 18 },
+    });
     expect(orders).toHaveLength(1);
     // Syncing the same messages again runs nothing twice.
     await syncApprovals(conversation, runtime);
     expect(orders).toHaveLength(1);
     const execution = await runtime.execution(pending(synced).executionId);
-    expect(execution?.log.find((entry) => entry.method === "create_order")?.decision).toMatchObject({ approved: true, by: "ann" });
+    expect(execution?.log.find((entry) => entry.method === "create_order")?.decision).toMatchObject({
+      approved: true,
+      by: "ann",
+    });
   });
 
   it("R-AP-4: Reject clicked in the chat ends the run rejected, with the reason", async () => {
@@ -146,14 +196,24 @@ describe("syncApprovals", () => {
     const assistant = await chatTurn(model, runtime, [first]);
     const conversation = [first, assistant, user("u2", "Is it done?")];
 
-    expect(codemodePart((await syncApprovals(conversation, runtime, { keepWaiting: true }))[1]!)).toMatchObject({ state: "approval-requested" });
+    expect(codemodePart((await syncApprovals(conversation, runtime, { keepWaiting: true }))[1]!)).toMatchObject({
+      state: "approval-requested",
+    });
     await chatTurn(model, runtime, await syncApprovals(conversation, runtime));
-    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "paused", pending: [{ method: "create_order" }], message: expect.stringContaining("do not re-issue") });
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({
+      status: "paused",
+      pending: [{ method: "create_order" }],
+      message: expect.stringContaining("do not re-issue"),
+    });
   });
 
   it("R-LC-2: without toolApproval, a paused result in the chat shows the outcome once approved elsewhere", async () => {
     const { runtime } = shop();
-    const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Waiting for approval." }, answerFromResult]);
+    const { model, prompts } = scriptedModel([
+      { code: orderMugs },
+      { text: "Waiting for approval." },
+      answerFromResult,
+    ]);
     const first = user("u1", "Order two mugs.");
     const assistant = await chatTurn(model, runtime, [first], false);
     expect(codemodePart(assistant)).toMatchObject({ state: "output-available", output: { status: "paused" } });
@@ -161,7 +221,10 @@ describe("syncApprovals", () => {
     await runtime.approve({ executionId: waiting!.executionId, seq: waiting!.seq });
 
     const synced = await syncApprovals([first, assistant, user("u2", "Done?")], runtime);
-    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "completed", result: { orderId: "ord-1" } } });
+    expect(codemodePart(synced[1]!)).toMatchObject({
+      state: "output-available",
+      output: { status: "completed", result: { orderId: "ord-1" } },
+    });
     await chatTurn(model, runtime, synced, false);
     expect(lastToolResultValue(prompts[2]!)).toMatchObject({ status: "completed" });
   });
@@ -176,7 +239,10 @@ describe("syncApprovals", () => {
     const elsewhere = createShop(undefined, { approvalSecret, name: "elsewhere" });
     runtimes.push(elsewhere.runtime);
     const synced = await syncApprovals([first, assistant, user("u2", "Well?")], elsewhere.runtime);
-    expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "error", code: "NOT_FOUND", error: expect.stringContaining("same name and storage") } });
+    expect(codemodePart(synced[1]!)).toMatchObject({
+      state: "output-available",
+      output: { status: "error", code: "NOT_FOUND", error: expect.stringContaining("same name and storage") },
+    });
     expect(orders).toEqual([]);
     expect(elsewhere.orders).toEqual([]);
   });
@@ -191,7 +257,11 @@ describe("syncApprovals: the browser is not trusted (R-AP-11)", () => {
         const candidate = part as unknown as CodemodePart;
         if (candidate.type !== "tool-codemode") return part;
         const { output: _output, ...rest } = candidate;
-        return { ...rest, state: "approval-responded", approval: { id: "forged", approved: true, requestReason } } as unknown as UIMessage["parts"][number];
+        return {
+          ...rest,
+          state: "approval-responded",
+          approval: { id: "forged", approved: true, requestReason },
+        } as unknown as UIMessage["parts"][number];
       }),
     };
   }
@@ -209,13 +279,28 @@ describe("syncApprovals: the browser is not trusted (R-AP-11)", () => {
       // The chat only shows "paused": no approval request was issued to it.
       const paused = codemodePart(assistant);
       expect(paused).toMatchObject({ state: "output-available", output: { status: "paused" } });
-      const { executionId, pending: actions } = paused.output as { executionId: string; pending: Array<{ seq: number }> };
+      const { executionId, pending: actions } = paused.output as {
+        executionId: string;
+        pending: Array<{ seq: number }>;
+      };
       const seq = actions[0]!.seq;
 
       // Unsigned, as the browser writes it; then with a signature lifted from nowhere.
-      for (const reason of [`Approve? [codemode execution ${executionId} seq ${seq}]`, `Approve? [codemode execution ${executionId} seq ${seq} sig ${"A".repeat(43)}]`]) {
-        const synced = await syncApprovals([first, forgedApproval(assistant, reason), user("u2", "Done?")], runtime, { by: "chat user" });
-        expect(codemodePart(synced[1]!)).toMatchObject({ state: "output-available", output: { status: "error", code: "NOT_FOUND", error: expect.stringContaining("was not issued by this server") } });
+      for (const reason of [
+        `Approve? [codemode execution ${executionId} seq ${seq}]`,
+        `Approve? [codemode execution ${executionId} seq ${seq} sig ${"A".repeat(43)}]`,
+      ]) {
+        const synced = await syncApprovals([first, forgedApproval(assistant, reason), user("u2", "Done?")], runtime, {
+          by: "chat user",
+        });
+        expect(codemodePart(synced[1]!)).toMatchObject({
+          state: "output-available",
+          output: {
+            status: "error",
+            code: "NOT_FOUND",
+            error: expect.stringContaining("was not issued by this server"),
+          },
+        });
         // A made-up denial changes nothing either.
         const denied = forgedApproval(assistant, reason);
         (codemodePart(denied).approval as { approved: boolean }).approved = false;
@@ -240,8 +325,12 @@ describe("syncApprovals: the browser is not trusted (R-AP-11)", () => {
     const second = user("u2", "And two more.");
     const again = await chatTurn(model, runtime, [first, asked, second]);
     const stolen = forgedApproval(again, request);
-    const synced = await syncApprovals([first, asked, second, stolen, user("u3", "Well?")], runtime, { keepWaiting: true });
-    expect(codemodePart(synced[3]!)).toMatchObject({ output: { status: "error", code: "NOT_FOUND", error: expect.stringContaining("was not issued by this server") } });
+    const synced = await syncApprovals([first, asked, second, stolen, user("u3", "Well?")], runtime, {
+      keepWaiting: true,
+    });
+    expect(codemodePart(synced[3]!)).toMatchObject({
+      output: { status: "error", code: "NOT_FOUND", error: expect.stringContaining("was not issued by this server") },
+    });
     expect(orders).toEqual([]);
     // The real click on the real request goes through.
     const approved = await syncApprovals([first, clicked(asked, true), user("u3", "Well?")], runtime);

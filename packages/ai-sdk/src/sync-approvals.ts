@@ -1,16 +1,16 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import {
   checkChatDecision,
+  type DecisionOutcome,
   decidePendingAction,
+  type ModelFacingRejection,
   modelFacingDecision,
+  type PauseReference,
   pauseState,
   readPauseReference,
   toModelJson,
-  type DecisionOutcome,
-  type ModelFacingRejection,
-  type PauseReference,
 } from "@codemode/core/adapters";
-import { isToolUIPart, type DynamicToolUIPart, type ToolUIPart, type UIMessage } from "ai";
+import { type DynamicToolUIPart, isToolUIPart, type ToolUIPart, type UIMessage } from "ai";
 import { openPause } from "./pause-approvals.js";
 import { resumeApproved } from "./resume-approved.js";
 import { codemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
@@ -59,7 +59,11 @@ type Position = { beforeLastUserMessage: boolean; trailing: boolean };
  * const result = streamText({ model, tools, toolApproval, messages: await convertToModelMessages(messages, { tools }) });
  * return result.toUIMessageStreamResponse({ originalMessages: messages });
  */
-export async function syncApprovals<MESSAGE extends UIMessage>(messages: MESSAGE[], runtime: CodemodeRuntime, options: SyncApprovalsOptions = {}): Promise<MESSAGE[]> {
+export async function syncApprovals<MESSAGE extends UIMessage>(
+  messages: MESSAGE[],
+  runtime: CodemodeRuntime,
+  options: SyncApprovalsOptions = {},
+): Promise<MESSAGE[]> {
   const lastUserMessage = messages.findLastIndex((message) => message.role === "user");
   const trailingAssistant = messages.at(-1)?.role === "assistant" ? messages.length - 1 : -1;
   const synced: MESSAGE[] = [];
@@ -81,7 +85,12 @@ export async function syncApprovals<MESSAGE extends UIMessage>(messages: MESSAGE
   return synced;
 }
 
-async function syncPart(runtime: CodemodeRuntime, part: ToolPart, position: Position, options: SyncApprovalsOptions): Promise<ToolPart> {
+async function syncPart(
+  runtime: CodemodeRuntime,
+  part: ToolPart,
+  position: Position,
+  options: SyncApprovalsOptions,
+): Promise<ToolPart> {
   const code = (part.input as { code?: unknown } | undefined)?.code;
   switch (part.state) {
     case "approval-requested": {
@@ -99,15 +108,36 @@ async function syncPart(runtime: CodemodeRuntime, part: ToolPart, position: Posi
       if (!part.approval.approved) {
         // The AI SDK tells the model of a denial but calls no tool code: end the run here, if
         // this server issued the request to this call and the chat may decide it (R-AP-11).
-        const refused = await checkChatDecision(runtime, { ...reference, toolCallId: part.toolCallId }, code, "nothing was rejected");
-        if (refused) return { ...withoutResult(part), state: "output-available", output: codemodeToolOutput(refused, options) } as ToolPart;
+        const refused = await checkChatDecision(
+          runtime,
+          { ...reference, toolCallId: part.toolCallId },
+          code,
+          "nothing was rejected",
+        );
+        if (refused)
+          return {
+            ...withoutResult(part),
+            state: "output-available",
+            output: codemodeToolOutput(refused, options),
+          } as ToolPart;
         await rejectIfWaiting(runtime, reference, code, { by: options.by, reason: part.approval.reason });
         return part;
       }
       if (position.trailing) return part;
-      const approval = { ...reference, approvalId: part.approval.id, toolCallId: part.toolCallId, approved: true, ...(part.approval.reason ? { reason: part.approval.reason } : {}) };
+      const approval = {
+        ...reference,
+        approvalId: part.approval.id,
+        toolCallId: part.toolCallId,
+        approved: true,
+        ...(part.approval.reason ? { reason: part.approval.reason } : {}),
+      };
       const outcome = await resumeApproved(runtime, approval, code, options.by);
-      return { ...withoutResult(part), state: "output-available", output: codemodeToolOutput(outcome, options), approval: { ...part.approval, approved: true } } as ToolPart;
+      return {
+        ...withoutResult(part),
+        state: "output-available",
+        output: codemodeToolOutput(outcome, options),
+        approval: { ...part.approval, approved: true },
+      } as ToolPart;
     }
     case "output-available": {
       const reference = openPause(part.output);
@@ -132,7 +162,12 @@ function settled(part: ToolPart, outcome: DecisionOutcome, options: ToolOutputOp
       return {
         ...base,
         state: "output-denied",
-        approval: { id: part.approval.id, approved: false, ...(part.approval.requestReason ? { requestReason: part.approval.requestReason } : {}), reason },
+        approval: {
+          id: part.approval.id,
+          approved: false,
+          ...(part.approval.requestReason ? { requestReason: part.approval.requestReason } : {}),
+          reason,
+        },
       } as ToolPart;
     }
     return { ...base, state: "output-available", output: toModelJson(shown) } as ToolPart;
@@ -142,12 +177,28 @@ function settled(part: ToolPart, outcome: DecisionOutcome, options: ToolOutputOp
 }
 
 function withoutResult(part: ToolPart): Omit<ToolPart, "state" | "output" | "errorText" | "approval"> {
-  const { state: _state, output: _output, errorText: _errorText, approval: _approval, ...rest } = part as ToolPart & { output?: unknown; errorText?: unknown; approval?: unknown };
+  const {
+    state: _state,
+    output: _output,
+    errorText: _errorText,
+    approval: _approval,
+    ...rest
+  } = part as ToolPart & { output?: unknown; errorText?: unknown; approval?: unknown };
   return rest;
 }
 
-async function rejectIfWaiting(runtime: CodemodeRuntime, reference: PauseReference, code: unknown, audit: { by?: string | undefined; reason?: string | undefined }): Promise<void> {
+async function rejectIfWaiting(
+  runtime: CodemodeRuntime,
+  reference: PauseReference,
+  code: unknown,
+  audit: { by?: string | undefined; reason?: string | undefined },
+): Promise<void> {
   const now = await pauseState(runtime, reference, { code });
   if (now.state !== "waiting") return;
-  await decidePendingAction(runtime, { ...reference, approved: false, ...(audit.by ? { by: audit.by } : {}), ...(audit.reason ? { reason: audit.reason } : {}) });
+  await decidePendingAction(runtime, {
+    ...reference,
+    approved: false,
+    ...(audit.by ? { by: audit.by } : {}),
+    ...(audit.reason ? { reason: audit.reason } : {}),
+  });
 }

@@ -1,7 +1,7 @@
 import type { CodemodeRuntime } from "@codemode/core";
-import { checkChatDecision, decidePendingAction, pauseState, type ModelOutputOptions } from "@codemode/core/adapters";
+import { checkChatDecision, decidePendingAction, type ModelOutputOptions, pauseState } from "@codemode/core/adapters";
 import type { ModelMessage, ToolResultPart } from "ai";
-import { openPause, pauseApprovals, toolCallCode, type PauseApproval } from "./pause-approvals.js";
+import { openPause, type PauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
 import { resumeApproved } from "./resume-approved.js";
 import { modelJson } from "./tool-output.js";
 
@@ -28,15 +28,24 @@ export interface SyncModelApprovalsOptions {
  * messages.push({ role: "user", content: "Did my order go through?" });
  * const result = await generateText({ model, tools, toolApproval, messages: await syncModelApprovals(messages, runtime) });
  */
-export async function syncModelApprovals(messages: ModelMessage[], runtime: CodemodeRuntime, options: SyncModelApprovalsOptions = {}): Promise<ModelMessage[]> {
+export async function syncModelApprovals(
+  messages: ModelMessage[],
+  runtime: CodemodeRuntime,
+  options: SyncModelApprovalsOptions = {},
+): Promise<ModelMessage[]> {
   const answered = new Set<string>();
-  for (const message of messages) if (message.role === "tool") for (const part of message.content) if (part.type === "tool-result") answered.add(part.toolCallId);
+  for (const message of messages)
+    if (message.role === "tool")
+      for (const part of message.content) if (part.type === "tool-result") answered.add(part.toolCallId);
 
   const added = new Map<number, ToolResultPart[]>();
   for (const approval of pauseApprovals(messages)) {
     if (answered.has(approval.toolCallId)) continue;
     const at = messages.findIndex(
-      (message) => message.role === "assistant" && typeof message.content !== "string" && message.content.some((part) => part.type === "tool-call" && part.toolCallId === approval.toolCallId),
+      (message) =>
+        message.role === "assistant" &&
+        typeof message.content !== "string" &&
+        message.content.some((part) => part.type === "tool-call" && part.toolCallId === approval.toolCallId),
     );
     // Only a request the conversation went on after: the last turn's is the AI SDK's to run.
     if (at < 0 || !messages.slice(at + 1).some((message) => message.role !== "tool")) continue;
@@ -52,10 +61,18 @@ export async function syncModelApprovals(messages: ModelMessage[], runtime: Code
   const synced: ModelMessage[] = [];
   for (const [index, message] of messages.entries()) {
     if (message.role === "tool") {
-      const content = await Promise.all(message.content.map((part) => (part.type === "tool-result" ? refreshed(runtime, part, messages, options) : part)));
+      const content = await Promise.all(
+        message.content.map((part) =>
+          part.type === "tool-result" ? refreshed(runtime, part, messages, options) : part,
+        ),
+      );
       const extra = added.get(index - 1) ?? [];
       added.delete(index - 1);
-      synced.push(extra.length > 0 || content.some((part, position) => part !== message.content[position]) ? { ...message, content: [...content, ...extra] } : message);
+      synced.push(
+        extra.length > 0 || content.some((part, position) => part !== message.content[position])
+          ? { ...message, content: [...content, ...extra] }
+          : message,
+      );
       continue;
     }
     synced.push(message);
@@ -68,16 +85,30 @@ export async function syncModelApprovals(messages: ModelMessage[], runtime: Code
   return synced;
 }
 
-async function resultFor(runtime: CodemodeRuntime, approval: PauseApproval, code: unknown, options: SyncModelApprovalsOptions): Promise<ToolResultPart["output"]> {
-  if (approval.approved === true) return modelJson(await resumeApproved(runtime, approval, code, options.by), options.modelOutput);
+async function resultFor(
+  runtime: CodemodeRuntime,
+  approval: PauseApproval,
+  code: unknown,
+  options: SyncModelApprovalsOptions,
+): Promise<ToolResultPart["output"]> {
+  if (approval.approved === true)
+    return modelJson(await resumeApproved(runtime, approval, code, options.by), options.modelOutput);
   if (approval.approved === false) {
     // Only a denial of a request this server signed for this call, that a chat may decide (R-AP-11).
     const refused = await checkChatDecision(runtime, approval, code, "nothing was rejected");
     if (refused) return modelJson(refused, options.modelOutput);
     const now = await pauseState(runtime, approval, { code });
     if (now.state === "waiting") {
-      const audit = { ...(options.by ? { by: options.by } : {}), ...(approval.reason ? { reason: approval.reason } : {}) };
-      await decidePendingAction(runtime, { executionId: approval.executionId, seq: approval.seq, approved: false, ...audit });
+      const audit = {
+        ...(options.by ? { by: options.by } : {}),
+        ...(approval.reason ? { reason: approval.reason } : {}),
+      };
+      await decidePendingAction(runtime, {
+        executionId: approval.executionId,
+        seq: approval.seq,
+        approved: false,
+        ...audit,
+      });
     }
     return { type: "execution-denied", ...(approval.reason ? { reason: approval.reason } : {}) };
   }
@@ -86,7 +117,12 @@ async function resultFor(runtime: CodemodeRuntime, approval: PauseApproval, code
 }
 
 /** A `codemode` result that reported a pause (or BUSY), with the run's outcome now. */
-async function refreshed(runtime: CodemodeRuntime, part: ToolResultPart, messages: ModelMessage[], options: SyncModelApprovalsOptions): Promise<ToolResultPart> {
+async function refreshed(
+  runtime: CodemodeRuntime,
+  part: ToolResultPart,
+  messages: ModelMessage[],
+  options: SyncModelApprovalsOptions,
+): Promise<ToolResultPart> {
   if (part.output.type !== "json") return part;
   const reference = openPause(part.output.value);
   if (!reference) return part;

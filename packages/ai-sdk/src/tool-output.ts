@@ -1,5 +1,12 @@
 import type { Outcome, PendingAction } from "@codemode/core";
-import { modelFacingDecision, modelFacingOutcome, toModelJson, type DecisionOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
+import {
+  type DecisionOutcome,
+  type ModelFacingOutcome,
+  type ModelOutputOptions,
+  modelFacingDecision,
+  modelFacingOutcome,
+  toModelJson,
+} from "@codemode/core/adapters";
 import type { JSONValue } from "ai";
 
 /** How the Code Mode tool's output is shaped for the application and the UI stream. */
@@ -22,17 +29,24 @@ export interface ToolOutputOptions {
  * JSON-safe), except that a pause lists its pending actions in full — with `executionId` — so an
  * application or a page can approve them (`runtime.approve({ executionId, seq })`).
  */
-export type CodemodeToolOutput = Exclude<ModelFacingOutcome, { status: "paused" }> | (Omit<Extract<ModelFacingOutcome, { status: "paused" }>, "pending"> & { pending: PendingAction[] });
+export type CodemodeToolOutput =
+  | Exclude<ModelFacingOutcome, { status: "paused" }>
+  | (Omit<Extract<ModelFacingOutcome, { status: "paused" }>, "pending"> & { pending: PendingAction[] });
 
 /** The tool's output for an outcome: `CodemodeToolOutput`, or the whole `Outcome` when `includeCalls`. */
 export function codemodeToolOutput(outcome: Outcome, options: ToolOutputOptions): Outcome | CodemodeToolOutput {
   if (options.includeCalls) return outcome;
   const shown = modelFacingOutcome(outcome, options.modelOutput);
-  return toModelJson(shown.status === "paused" && outcome.status === "paused" ? { ...shown, pending: outcome.pending } : shown) as CodemodeToolOutput;
+  return toModelJson(
+    shown.status === "paused" && outcome.status === "paused" ? { ...shown, pending: outcome.pending } : shown,
+  ) as CodemodeToolOutput;
 }
 
 // Logs of an output that is model-facing already were bounded once; bounding again would cut the summary line.
-const ALREADY_BOUNDED: ModelOutputOptions = { maxLogLines: Number.POSITIVE_INFINITY, maxLogLineChars: Number.POSITIVE_INFINITY };
+const ALREADY_BOUNDED: ModelOutputOptions = {
+  maxLogLines: Number.POSITIVE_INFINITY,
+  maxLogLineChars: Number.POSITIVE_INFINITY,
+};
 
 /** What `toModelOutput` hands the model for any output of the tool: the model-facing outcome. */
 export function modelOutputOf(output: unknown, options: ToolOutputOptions): { type: "json"; value: JSONValue } {
@@ -41,6 +55,9 @@ export function modelOutputOf(output: unknown, options: ToolOutputOptions): { ty
 }
 
 /** An outcome (or a rejection) as the JSON tool-result output a model reads. */
-export function modelJson(outcome: DecisionOutcome, options: ModelOutputOptions = {}): { type: "json"; value: JSONValue } {
+export function modelJson(
+  outcome: DecisionOutcome,
+  options: ModelOutputOptions = {},
+): { type: "json"; value: JSONValue } {
   return { type: "json", value: toModelJson(modelFacingDecision(outcome, options)) as JSONValue };
 }

@@ -1,6 +1,12 @@
 import { CodemodeError } from "@codemode/core";
 import { ErrorCode, type Queue } from "bullmq";
-import { jobOptions, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult, type RetryOptions } from "./jobs.js";
+import {
+  type CodemodeJobData,
+  type CodemodeJobName,
+  type CodemodeJobResult,
+  jobOptions,
+  type RetryOptions,
+} from "./jobs.js";
 
 /** Rounds of add, read and retry before giving up while other callers keep moving the same job. */
 const ROUNDS = 3;
@@ -25,7 +31,13 @@ const ROUNDS = 3;
  * @example
  * await addJob(queue, "run", { executionId }, runJobId(executionId), { attempts: 5 });
  */
-export async function addJob(queue: Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>, name: CodemodeJobName, data: CodemodeJobData, jobId: string, retry?: RetryOptions): Promise<void> {
+export async function addJob(
+  queue: Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>,
+  name: CodemodeJobName,
+  data: CodemodeJobData,
+  jobId: string,
+  retry?: RetryOptions,
+): Promise<void> {
   for (let round = 1; ; round++) {
     const job = await queue.add(name, data, jobOptions(jobId, retry));
     const state = await job.getState();
@@ -38,7 +50,10 @@ export async function addJob(queue: Queue<CodemodeJobData, CodemodeJobResult, Co
       return;
     } catch (error) {
       if (!movedMeanwhile(error)) throw error;
-      if (round >= ROUNDS) throw new CodemodeError("BUSY", `job ${jobId} kept changing state while it was put back to run; try again`, { cause: error });
+      if (round >= ROUNDS)
+        throw new CodemodeError("BUSY", `job ${jobId} kept changing state while it was put back to run; try again`, {
+          cause: error,
+        });
     }
   }
 }

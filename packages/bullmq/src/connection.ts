@@ -1,5 +1,11 @@
 import { createRequire } from "node:module";
-import { createNodeRedisClient, isPgPool, type BackendFactory, type IQueueBackend, type PostgresConnectionOptions } from "bullmq";
+import {
+  type BackendFactory,
+  createNodeRedisClient,
+  type IQueueBackend,
+  isPgPool,
+  type PostgresConnectionOptions,
+} from "bullmq";
 import { createPostgresBackendWithReliableEvents } from "./postgres-events.js";
 
 /**
@@ -55,10 +61,17 @@ export function openConnection(connection: CodemodeQueueConnection): OpenedConne
 
 function openRedis(urlOrClient: string | NodeRedisClient): OpenedConnection {
   if (typeof urlOrClient !== "string") {
-    return { kind: "redis", options: { connection: createNodeRedisClient(urlOrClient) as never }, backend: undefined, close: async () => undefined };
+    return {
+      kind: "redis",
+      options: { connection: createNodeRedisClient(urlOrClient) as never },
+      backend: undefined,
+      close: async () => undefined,
+    };
   }
   const { createClient } = require("@redis/client") as {
-    createClient(options: { url: string }): NodeRedisClient & { on(event: "error", listener: () => void): unknown; close(): Promise<void> };
+    createClient(options: {
+      url: string;
+    }): NodeRedisClient & { on(event: "error", listener: () => void): unknown; close(): Promise<void> };
   };
   const client = createClient({ url: urlOrClient });
   // node-redis throws connection errors out of the event loop unless someone listens; BullMQ
@@ -80,5 +93,10 @@ function openPostgres(connection: PostgresConnectionOptions): OpenedConnection {
       : isPgPool(connection) || "migrate" in connection || "skipMigrations" in connection
         ? connection
         : { migrate: true, ...connection };
-  return { kind: "postgres", options: { connection: migrated as never }, backend: createPostgresBackendWithReliableEvents, close: async () => undefined };
+  return {
+    kind: "postgres",
+    options: { connection: migrated as never },
+    backend: createPostgresBackendWithReliableEvents,
+    close: async () => undefined,
+  };
 }

@@ -1,11 +1,27 @@
-import { CodemodeError, type ApproveInput, type CodemodeRuntime, type ErrorOutcome, type Outcome } from "@codemode/core";
+import {
+  type ApproveInput,
+  CodemodeError,
+  type CodemodeRuntime,
+  type ErrorOutcome,
+  type Outcome,
+} from "@codemode/core";
+import { errorMessage } from "@codemode/core/adapters";
 import { Queue } from "bullmq";
 import { addJob } from "./add-job.js";
-import { openConnection, type CodemodeQueueConnection } from "./connection.js";
-import { approveJobId, DEFAULT_QUEUE_NAME, errorOutcomeOf, jobOptions, runJobId, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult, type RetryOptions } from "./jobs.js";
-import { LifecycleEvents, type CodemodeEvents } from "./lifecycle-events.js";
-import { waitForOutcome, type WaitForOutcomeOptions } from "./wait-for-outcome.js";
-import { errorMessage } from "@codemode/core/adapters";
+import { type CodemodeQueueConnection, openConnection } from "./connection.js";
+import {
+  approveJobId,
+  type CodemodeJobData,
+  type CodemodeJobName,
+  type CodemodeJobResult,
+  DEFAULT_QUEUE_NAME,
+  errorOutcomeOf,
+  jobOptions,
+  type RetryOptions,
+  runJobId,
+} from "./jobs.js";
+import { type CodemodeEvents, LifecycleEvents } from "./lifecycle-events.js";
+import { type WaitForOutcomeOptions, waitForOutcome } from "./wait-for-outcome.js";
 
 /** What a queue needs of the runtime: it stores submissions and decisions and reads outcomes, and never runs a pass. */
 export type QueueRuntime = Pick<CodemodeRuntime, "submit" | "reject" | "outcome" | "pending">;
@@ -100,7 +116,11 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
   const name = options.name ?? DEFAULT_QUEUE_NAME;
   const warn = (message: string) => (options.logger ?? console).warn(`[codemode/bullmq] ${message}`);
   const opened = openConnection(options.connection);
-  const queue = new Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>(name, opened.options, opened.backend as never);
+  const queue = new Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>(
+    name,
+    opened.options,
+    opened.backend as never,
+  );
   queue.on("error", (error: Error) => warn(`queue "${name}": ${error.message}`));
   const events = new LifecycleEvents(name, opened, warn);
 
@@ -113,10 +133,18 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
       if ("status" in submitted) return submitted;
       try {
         // A new execution id: no job of this id can exist yet, so a plain add is enough.
-        await queue.add("run", { executionId: submitted.executionId }, jobOptions(runJobId(submitted.executionId), options.retry));
+        await queue.add(
+          "run",
+          { executionId: submitted.executionId },
+          jobOptions(runJobId(submitted.executionId), options.retry),
+        );
       } catch (error) {
         // Stored and listed, but no worker knows: `requeue` (or a `recover` sweep) starts it later.
-        return errorOutcomeOf(submitted.executionId, "STORAGE_ERROR", `the run was stored but could not be queued (queue.requeue it): ${messageOf(error)}`);
+        return errorOutcomeOf(
+          submitted.executionId,
+          "STORAGE_ERROR",
+          `the run was stored but could not be queued (queue.requeue it): ${messageOf(error)}`,
+        );
       }
       return { executionId: submitted.executionId };
     },
@@ -126,12 +154,26 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
       try {
         const pending = await pendingSeq(runtime, executionId);
         if (typeof pending !== "number") return pending;
-        if (input.seq !== undefined && input.seq !== pending) return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is paused at seq ${pending}, not ${input.seq}`);
+        if (input.seq !== undefined && input.seq !== pending)
+          return errorOutcomeOf(
+            executionId,
+            "NOT_PAUSED",
+            `execution ${executionId} is paused at seq ${pending}, not ${input.seq}`,
+          );
         seq = pending;
-        const data = { executionId, seq, ...(input.by !== undefined ? { by: input.by } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
+        const data = {
+          executionId,
+          seq,
+          ...(input.by !== undefined ? { by: input.by } : {}),
+          ...(input.reason !== undefined ? { reason: input.reason } : {}),
+        };
         await addJob(queue, "approve", data, approveJobId(executionId, seq), options.retry);
       } catch (error) {
-        return errorOutcomeOf(executionId, CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", messageOf(error));
+        return errorOutcomeOf(
+          executionId,
+          CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR",
+          messageOf(error),
+        );
       }
       return { executionId, seq };
     },
@@ -139,7 +181,11 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
       const rejected = await runtime.reject(input);
       if (rejected) {
         // The decision is made and recorded; an event that cannot be published is only late news.
-        await events.publishRejected(input.executionId, input.seq, input.by).catch((error: unknown) => warn(`rejected ${input.executionId}, but could not publish the event: ${messageOf(error)}`));
+        await events
+          .publishRejected(input.executionId, input.seq, input.by)
+          .catch((error: unknown) =>
+            warn(`rejected ${input.executionId}, but could not publish the event: ${messageOf(error)}`),
+          );
       }
       return rejected;
     },
@@ -147,7 +193,8 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
       await addJob(queue, "run", { executionId }, runJobId(executionId), options.retry);
     },
     waitForOutcome(executionId, waitOptions) {
-      const approvalInFlight = async (id: string, seq: number) => IN_FLIGHT.has(await queue.getJobState(approveJobId(id, seq)));
+      const approvalInFlight = async (id: string, seq: number) =>
+        IN_FLIGHT.has(await queue.getJobState(approveJobId(id, seq)));
       return waitForOutcome({ runtime, events, approvalInFlight }, String(executionId), waitOptions);
     },
     async close() {
@@ -167,9 +214,17 @@ async function pendingSeq(runtime: QueueRuntime, executionId: string): Promise<n
   if (!outcome) return errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`);
   if (outcome.status === "error" && outcome.code === "BUSY") {
     // Submitted or approved already: its pass is queued, under way, or stopped with its job given up.
-    return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is running, not paused (its pass is queued or under way; if its job gave up, queue.requeue it)`);
+    return errorOutcomeOf(
+      executionId,
+      "NOT_PAUSED",
+      `execution ${executionId} is running, not paused (its pass is queued or under way; if its job gave up, queue.requeue it)`,
+    );
   }
-  return errorOutcomeOf(executionId, "NOT_PAUSED", `execution ${executionId} is not paused (${outcome.status === "error" ? outcome.code : outcome.status})`);
+  return errorOutcomeOf(
+    executionId,
+    "NOT_PAUSED",
+    `execution ${executionId} is not paused (${outcome.status === "error" ? outcome.code : outcome.status})`,
+  );
 }
 
 function messageOf(error: unknown): string {

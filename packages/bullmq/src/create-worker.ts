@@ -1,8 +1,16 @@
-import { UnrecoverableError, Worker, type IQueueBackend, type Job, type JobProgress, type WorkerOptions } from "bullmq";
-import { openConnection, type CodemodeQueueConnection, type OpenedConnection } from "./connection.js";
-import { BACKOFF_TYPE, backoffDelay, checkJobData, DEFAULT_QUEUE_NAME, type CodemodeJobData, type CodemodeJobName, type CodemodeJobResult } from "./jobs.js";
-import { runJob, type WorkerRuntime } from "./run-job.js";
 import { errorMessage } from "@codemode/core/adapters";
+import { type IQueueBackend, type Job, type JobProgress, UnrecoverableError, Worker, type WorkerOptions } from "bullmq";
+import { type CodemodeQueueConnection, type OpenedConnection, openConnection } from "./connection.js";
+import {
+  BACKOFF_TYPE,
+  backoffDelay,
+  type CodemodeJobData,
+  type CodemodeJobName,
+  type CodemodeJobResult,
+  checkJobData,
+  DEFAULT_QUEUE_NAME,
+} from "./jobs.js";
+import { runJob, type WorkerRuntime } from "./run-job.js";
 
 export interface CodemodeWorkerOptions {
   /** A runtime over the fleet's store with every connector the runs use; it runs the passes. */
@@ -27,7 +35,10 @@ export interface CodemodeWorkerOptions {
    */
   maxStalledCount?: number;
   /** Any other BullMQ worker option (limiter, metrics, drainDelay, …). */
-  bullmq?: Omit<WorkerOptions, "connection" | "concurrency" | "lockDuration" | "stalledInterval" | "maxStalledCount" | "autorun">;
+  bullmq?: Omit<
+    WorkerOptions,
+    "connection" | "concurrency" | "lockDuration" | "stalledInterval" | "maxStalledCount" | "autorun"
+  >;
   /** Start taking jobs at once. Default true; otherwise call `worker.run()`. */
   autorun?: boolean;
   /** Where worker errors (connection trouble, a job that threw) are reported. Default `console`. */
@@ -39,11 +50,23 @@ export interface CodemodeWorkerOptions {
  * (graceful: what a deploy should do); `close(true)` stops at once and hands them back — their
  * jobs go to other workers once the lock lapses, and the runs resume from their logs.
  */
-export class CodemodeWorker extends Worker<CodemodeJobData, CodemodeJobResult, CodemodeJobName, IQueueBackend, JobProgress, never> {
+export class CodemodeWorker extends Worker<
+  CodemodeJobData,
+  CodemodeJobResult,
+  CodemodeJobName,
+  IQueueBackend,
+  JobProgress,
+  never
+> {
   private opened: OpenedConnection | undefined;
 
   /** @internal Use `createCodemodeWorker`. */
-  constructor(name: string, processor: (job: Job<CodemodeJobData, CodemodeJobResult, CodemodeJobName>) => Promise<CodemodeJobResult>, options: WorkerOptions<never>, opened: OpenedConnection) {
+  constructor(
+    name: string,
+    processor: (job: Job<CodemodeJobData, CodemodeJobResult, CodemodeJobName>) => Promise<CodemodeJobResult>,
+    options: WorkerOptions<never>,
+    opened: OpenedConnection,
+  ) {
     super(name, processor as never, options, opened.backend as never);
     this.opened = opened;
   }
@@ -97,8 +120,14 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
       maxStalledCount: options.maxStalledCount ?? 1_000,
       settings: {
         ...bullmqOptions.settings,
-        backoffStrategy: (attemptsMade: number, type?: string, error?: Error, job?: { opts?: { backoff?: unknown } }) => {
-          if (type !== BACKOFF_TYPE) return bullmqOptions.settings?.backoffStrategy?.(attemptsMade, type, error, job as never) ?? 0;
+        backoffStrategy: (
+          attemptsMade: number,
+          type?: string,
+          error?: Error,
+          job?: { opts?: { backoff?: unknown } },
+        ) => {
+          if (type !== BACKOFF_TYPE)
+            return bullmqOptions.settings?.backoffStrategy?.(attemptsMade, type, error, job as never) ?? 0;
           const backoff = job?.opts?.backoff as { delay?: number } | undefined;
           return backoffDelay(attemptsMade, backoff?.delay ?? 500);
         },

@@ -11,7 +11,9 @@ export const DEFAULT_QUEUE_NAME = "codemode";
  *   run, or the resumed pass of one whose worker died (`runtime.recover({ executionId })`).
  * - `approve`: approves the pending call at `seq` and runs the resumed pass (`runtime.approve`).
  */
-export type CodemodeJobData = { executionId: string } | { executionId: string; seq: number; by?: string; reason?: string };
+export type CodemodeJobData =
+  | { executionId: string }
+  | { executionId: string; seq: number; by?: string; reason?: string };
 export type CodemodeJobName = "run" | "approve";
 
 /** A call waiting for a person, without its arguments (read them with `runtime.pending(executionId)`). */
@@ -105,14 +107,20 @@ export function jobOptions(jobId: string, retry: RetryOptions = {}) {
 }
 
 /** Checks job data read back from the queue; throws for data that is not ours. */
-export function checkJobData(name: string, data: unknown): { kind: "run"; executionId: string } | { kind: "approve"; executionId: string; seq: number; by?: string; reason?: string } {
+export function checkJobData(
+  name: string,
+  data: unknown,
+):
+  | { kind: "run"; executionId: string }
+  | { kind: "approve"; executionId: string; seq: number; by?: string; reason?: string } {
   const record = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
   const executionId = record.executionId;
   if (typeof executionId !== "string" || executionId === "") throw new TypeError(`job "${name}" has no executionId`);
   if (name === "run") return { kind: "run", executionId };
   if (name !== "approve") throw new TypeError(`job "${name}" is not a Code Mode job (run, approve)`);
   const seq = record.seq;
-  if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0) throw new TypeError(`approve job of ${executionId} has no seq`);
+  if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 0)
+    throw new TypeError(`approve job of ${executionId} has no seq`);
   return {
     kind: "approve",
     executionId,
@@ -126,8 +134,18 @@ export function checkJobData(name: string, data: unknown): { kind: "run"; execut
 export function jobResultOf(outcome: Outcome): CodemodeJobResult {
   const { executionId } = outcome;
   if (outcome.status === "completed") return { executionId, status: "completed" };
-  if (outcome.status === "paused") return { executionId, status: "paused", pending: outcome.pending.map(({ seq, connector, method }) => ({ seq, connector, method })) };
-  return { executionId, status: "error", code: outcome.code, error: outcome.error.length > 500 ? `${outcome.error.slice(0, 500)}…` : outcome.error };
+  if (outcome.status === "paused")
+    return {
+      executionId,
+      status: "paused",
+      pending: outcome.pending.map(({ seq, connector, method }) => ({ seq, connector, method })),
+    };
+  return {
+    executionId,
+    status: "error",
+    code: outcome.code,
+    error: outcome.error.length > 500 ? `${outcome.error.slice(0, 500)}…` : outcome.error,
+  };
 }
 
 /** An error outcome made here (core keeps its own helper internal). */

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { ErrorCode } from "@codemode/core";
+import { errorMessage } from "@codemode/core/adapters";
 import { QueueEvents, QueueEventsProducer } from "bullmq";
 import type { OpenedConnection } from "./connection.js";
-import { executionIdOfJob, type CodemodeJobResult, type PendingCall } from "./jobs.js";
-import { errorMessage } from "@codemode/core/adapters";
+import { type CodemodeJobResult, executionIdOfJob, type PendingCall } from "./jobs.js";
 
 /**
  * What happens to runs, published to every process that holds a queue of the fleet, so an
@@ -85,7 +85,10 @@ export class LifecycleEvents {
   }
 
   async publishRejected(executionId: string, seq: number, by?: string): Promise<void> {
-    await this.producer.publishEvent({ eventName: REJECTED_EVENT, executionId, seq: String(seq), ...(by !== undefined ? { by } : {}) }, MAX_EVENTS);
+    await this.producer.publishEvent(
+      { eventName: REJECTED_EVENT, executionId, seq: String(seq), ...(by !== undefined ? { by } : {}) },
+      MAX_EVENTS,
+    );
   }
 
   async close(): Promise<void> {
@@ -98,9 +101,11 @@ export class LifecycleEvents {
       const result = returnvalue as CodemodeJobResult | undefined;
       const executionId = executionIdOfJob(jobId);
       if (!executionId || typeof result !== "object" || result === null) return;
-      if (result.status === "paused") this.emit("paused", { executionId, pending: Array.isArray(result.pending) ? result.pending : [] });
+      if (result.status === "paused")
+        this.emit("paused", { executionId, pending: Array.isArray(result.pending) ? result.pending : [] });
       else if (result.status === "completed") this.emit("completed", { executionId });
-      else if (result.status === "error") this.emit("error", { executionId, code: result.code, error: String(result.error) });
+      else if (result.status === "error")
+        this.emit("error", { executionId, code: result.code, error: String(result.error) });
     });
     this.reader.on("failed", ({ jobId, failedReason }: { jobId: string; failedReason: string }) => {
       const executionId = executionIdOfJob(jobId);
@@ -139,7 +144,8 @@ export class LifecycleEvents {
         } catch (error) {
           if (attempt % 20 === 19) warn(`queue events are not live yet: ${errorMessage(error)}`);
         }
-        for (let waited = 0; waited < 200 && !seen && !this.closed; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (let waited = 0; waited < 200 && !seen && !this.closed; waited += 10)
+          await new Promise((resolve) => setTimeout(resolve, 10));
       }
     } finally {
       this.reader.off(LIVE_EVENT as "completed", onMarker);

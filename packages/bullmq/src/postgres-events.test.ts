@@ -10,7 +10,8 @@ describe("BullMQ's PostgreSQL backend with the reliable event reader", () => {
   let unavailable: string | undefined;
   beforeAll(async () => {
     unavailable = await tcpUnreachable(POSTGRES_URL);
-    if (unavailable && process.env.CI) throw new Error(`PostgreSQL is not reachable (${unavailable}); CI must provide it`);
+    if (unavailable && process.env.CI)
+      throw new Error(`PostgreSQL is not reachable (${unavailable}); CI must provide it`);
   });
 
   it("delivers every completed event when jobs finish concurrently and commit out of id order", async () => {
@@ -20,7 +21,15 @@ describe("BullMQ's PostgreSQL backend with the reliable event reader", () => {
     const backend = createPostgresBackendWithReliableEvents as never;
     const queue = new Queue(name, options, backend);
     const events = new QueueEvents(name, { ...options, blockingTimeout: 1_000 }, backend);
-    const workers = [1, 2].map(() => new Worker(name, async () => new Promise((resolve) => setTimeout(() => resolve(1), Math.random() * 5)), { ...options, concurrency: 8 }, backend));
+    const workers = [1, 2].map(
+      () =>
+        new Worker(
+          name,
+          async () => new Promise((resolve) => setTimeout(() => resolve(1), Math.random() * 5)),
+          { ...options, concurrency: 8 },
+          backend,
+        ),
+    );
     try {
       const seen = new Map<string, number>();
       events.on("completed", ({ jobId }: { jobId: string }) => seen.set(jobId, (seen.get(jobId) ?? 0) + 1));
@@ -28,7 +37,13 @@ describe("BullMQ's PostgreSQL backend with the reliable event reader", () => {
       // The reader resolves "from now on" at its first read: give it that read before adding jobs.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const total = 400;
-      await queue.addBulk(Array.from({ length: total }, (_, index) => ({ name: "job", data: {}, opts: { jobId: `job-${index}`, removeOnComplete: true } })));
+      await queue.addBulk(
+        Array.from({ length: total }, (_, index) => ({
+          name: "job",
+          data: {},
+          opts: { jobId: `job-${index}`, removeOnComplete: true },
+        })),
+      );
       await expect.poll(() => seen.size, { timeout: 30_000, interval: 200 }).toBe(total);
       expect([...seen.values()].every((count) => count === 1)).toBe(true);
     } finally {

@@ -1,4 +1,4 @@
-import { createPostgresBackend, type BackendFactory, type IQueueBackend, type PostgresQueueBackend } from "bullmq";
+import { type BackendFactory, createPostgresBackend, type IQueueBackend, type PostgresQueueBackend } from "bullmq";
 
 /**
  * How long after a higher event id was read an event with a lower id may still become visible.
@@ -23,7 +23,11 @@ type EventRow = { id: string; event: string; data: Record<string, unknown> | nul
  * inboxes, so this reader also looks back over the last `LATE_WINDOW_MS` of ids (at most every
  * `LOOK_BACK_EVERY_MS`) for events it has not delivered, and delivers each event once. Everything else is BullMQ's backend unchanged.
  */
-export const createPostgresBackendWithReliableEvents: BackendFactory<IQueueBackend, never> = (name, options, factoryOptions) => {
+export const createPostgresBackendWithReliableEvents: BackendFactory<IQueueBackend, never> = (
+  name,
+  options,
+  factoryOptions,
+) => {
   const backend = createPostgresBackend(name, options as never, factoryOptions);
   // Only QueueEvents (a "blocking" backend that is not a worker's) reads events.
   if (factoryOptions?.blocking) backend.readEvents = reliableEventReader(backend);
@@ -35,7 +39,10 @@ function reliableEventReader(backend: PostgresQueueBackend): PostgresQueueBacken
   const queue = (backend as unknown as { queueName: string }).queueName;
   const select = async (where: string, values: unknown[]): Promise<EventRow[]> => {
     await backend.connection.waitUntilReady();
-    const result = (await backend.connection.pool.query(`SELECT id, event, data FROM event WHERE queue = $1 AND ${where} ORDER BY id ASC LIMIT ${READ_BATCH}`, [queue, ...values])) as unknown as {
+    const result = (await backend.connection.pool.query(
+      `SELECT id, event, data FROM event WHERE queue = $1 AND ${where} ORDER BY id ASC LIMIT ${READ_BATCH}`,
+      [queue, ...values],
+    )) as unknown as {
       rows: EventRow[];
     };
     return result.rows;
@@ -66,7 +73,10 @@ function reliableEventReader(backend: PostgresQueueBackend): PostgresQueueBacken
     if (high === undefined) {
       // Like BullMQ's "$": events from now on.
       await backend.connection.waitUntilReady();
-      const { rows } = (await backend.connection.pool.query("SELECT COALESCE(MAX(id), 0)::bigint AS max FROM event WHERE queue = $1", [queue])) as unknown as { rows: Array<{ max: string }> };
+      const { rows } = (await backend.connection.pool.query(
+        "SELECT COALESCE(MAX(id), 0)::bigint AS max FROM event WHERE queue = $1",
+        [queue],
+      )) as unknown as { rows: Array<{ max: string }> };
       high = Number(rows[0]?.max ?? 0);
       marks.push({ at: Date.now(), high });
     }
@@ -92,6 +102,7 @@ function reliableEventReader(backend: PostgresQueueBackend): PostgresQueueBacken
 
 function fieldsOf(event: EventRow): string[] {
   const fields = ["event", event.event];
-  for (const [key, value] of Object.entries(event.data ?? {})) fields.push(key, typeof value === "string" ? value : String(value));
+  for (const [key, value] of Object.entries(event.data ?? {}))
+    fields.push(key, typeof value === "string" ? value : String(value));
   return fields;
 }

@@ -4,16 +4,16 @@
  * is down, and failing when `CI` is set.
  */
 import { randomUUID } from "node:crypto";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import { memoryStorage } from "@codemode/storage/memory";
 import { redisStorage } from "@codemode/storage/redis";
 import { tcpUnreachable } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CodemodeQueueConnection } from "./connection.js";
-import { createCodemodeQueue, type CodemodeQueue } from "./create-queue.js";
-import { createCodemodeWorker, type CodemodeWorker } from "./create-worker.js";
-import { approveJobId, runJobId, type RetryOptions } from "./jobs.js";
+import { type CodemodeQueue, createCodemodeQueue } from "./create-queue.js";
+import { type CodemodeWorker, createCodemodeWorker } from "./create-worker.js";
+import { approveJobId, type RetryOptions, runJobId } from "./jobs.js";
 import type { CodemodeEventMap } from "./lifecycle-events.js";
 import type { WorkerRuntime } from "./run-job.js";
 
@@ -22,7 +22,11 @@ const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres
 
 const backends: Array<{ name: string; url: string; connection: () => CodemodeQueueConnection }> = [
   { name: "Redis", url: REDIS_URL, connection: () => ({ redis: REDIS_URL }) },
-  { name: "PostgreSQL", url: POSTGRES_URL, connection: () => ({ postgres: { connectionString: POSTGRES_URL, max: 4 } }) },
+  {
+    name: "PostgreSQL",
+    url: POSTGRES_URL,
+    connection: () => ({ postgres: { connectionString: POSTGRES_URL, max: 4 } }),
+  },
 ];
 
 function shopRuntime() {
@@ -58,7 +62,8 @@ for (const backend of backends) {
     const opened: Array<{ close(): Promise<void> }> = [];
     beforeAll(async () => {
       unavailable = await tcpUnreachable(backend.url);
-      if (unavailable && process.env.CI) throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
+      if (unavailable && process.env.CI)
+        throw new Error(`${backend.name} is not reachable (${unavailable}); CI must provide it`);
     });
     afterEach(async () => {
       for (const thing of opened.splice(0).reverse()) await thing.close();
@@ -71,7 +76,13 @@ for (const backend of backends) {
     /** A fleet in one process: a queue, and workers started on demand, on a queue name of its own. */
     function fleet(runtime: CodemodeRuntime, retry: RetryOptions = {}) {
       const name = `cm-test-${randomUUID().slice(0, 8)}`;
-      const queue = createCodemodeQueue({ runtime, connection: backend.connection(), name, retry: { delayMs: 20, ...retry }, logger: { warn() {} } });
+      const queue = createCodemodeQueue({
+        runtime,
+        connection: backend.connection(),
+        name,
+        retry: { delayMs: 20, ...retry },
+        logger: { warn() {} },
+      });
       opened.push({
         async close() {
           await queue.bullmq.obliterate({ force: true }).catch(() => undefined);
@@ -80,7 +91,15 @@ for (const backend of backends) {
         },
       });
       const startWorker = (workerRuntime: WorkerRuntime = runtime) => {
-        const worker = createCodemodeWorker({ runtime: workerRuntime, connection: backend.connection(), name, concurrency: 2, lockDurationMs: 2_000, stalledIntervalMs: 1_000, logger: { warn() {} } });
+        const worker = createCodemodeWorker({
+          runtime: workerRuntime,
+          connection: backend.connection(),
+          name,
+          concurrency: 2,
+          lockDurationMs: 2_000,
+          stalledIntervalMs: 1_000,
+          logger: { warn() {} },
+        });
         opened.splice(1, 0, worker);
         return worker;
       };
@@ -102,12 +121,21 @@ for (const backend of backends) {
       await queue.requeue(executionId);
       expect(await queue.bullmq.getJobCounts("waiting")).toEqual({ waiting: 1 });
       startWorker();
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1, method: "order" }] });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
+        status: "paused",
+        pending: [{ seq: 1, method: "order" }],
+      });
 
-      const [first, second] = await Promise.all([queue.approve({ executionId, by: "ann" }), queue.approve({ executionId, seq: 1, by: "bob" })]);
+      const [first, second] = await Promise.all([
+        queue.approve({ executionId, by: "ann" }),
+        queue.approve({ executionId, seq: 1, by: "bob" }),
+      ]);
       expect(first).toEqual({ executionId, seq: 1 });
       expect(second).toEqual({ executionId, seq: 1 });
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "completed", result: { orderId: "o-mug" } });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
+        status: "completed",
+        result: { orderId: "o-mug" },
+      });
       expect(ran).toEqual({ read: 1, order: 1 });
       // Once done, a late click is refused before any job is queued.
       expect(await queue.approve({ executionId, seq: 1 })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
@@ -122,8 +150,20 @@ for (const backend of backends) {
       const flaky: WorkerRuntime = {
         outcome: (id) => runtime.outcome(id),
         recover: async (options) =>
-          failures.recover-- > 0 ? [{ status: "error", executionId: options?.executionId ?? "", code: "STORAGE_ERROR", error: "connection reset" } satisfies Outcome] : runtime.recover(options),
-        approve: async (input) => (failures.approve-- > 0 ? { status: "error", executionId: input.executionId, code: "BUSY", error: "held" } : runtime.approve(input)),
+          failures.recover-- > 0
+            ? [
+                {
+                  status: "error",
+                  executionId: options?.executionId ?? "",
+                  code: "STORAGE_ERROR",
+                  error: "connection reset",
+                } satisfies Outcome,
+              ]
+            : runtime.recover(options),
+        approve: async (input) =>
+          failures.approve-- > 0
+            ? { status: "error", executionId: input.executionId, code: "BUSY", error: "held" }
+            : runtime.approve(input),
       };
       const worker: CodemodeWorker = startWorker(flaky);
       const attempts: Record<string, number> = {};
@@ -139,7 +179,11 @@ for (const backend of backends) {
       await expect.poll(() => attempts[`approve_${ordering}_1`]).toBe(2);
 
       const failing = await submit(queue, "async () => { await shop.read({}); throw new Error('out of mugs'); }");
-      expect(await queue.waitForOutcome(failing, { timeoutMs: 10_000 })).toMatchObject({ status: "error", code: "SANDBOX_ERROR", error: expect.stringContaining("out of mugs") });
+      expect(await queue.waitForOutcome(failing, { timeoutMs: 10_000 })).toMatchObject({
+        status: "error",
+        code: "SANDBOX_ERROR",
+        error: expect.stringContaining("out of mugs"),
+      });
       await expect.poll(() => attempts[`run_${failing}`]).toBe(1);
     });
 
@@ -149,7 +193,10 @@ for (const backend of backends) {
       const { queue, startWorker } = fleet(runtime, { attempts: 1 });
       const first = startWorker();
       const executionId = await submit(queue, ORDER);
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
+        status: "paused",
+        pending: [{ seq: 1 }],
+      });
       await first.close();
 
       // A worker deployed without the shop connector answers MISSING_CONNECTOR; with one attempt the job gives up.
@@ -157,14 +204,22 @@ for (const backend of backends) {
       opened.push(withoutShop);
       const lacking = startWorker(withoutShop);
       expect(await queue.approve({ executionId, by: "ann" })).toEqual({ executionId, seq: 1 });
-      await expect.poll(() => queue.bullmq.getJobState(approveJobId(executionId, 1)), { timeout: 10_000 }).toBe("failed");
+      await expect
+        .poll(() => queue.bullmq.getJobState(approveJobId(executionId, 1)), { timeout: 10_000 })
+        .toBe("failed");
       await lacking.close();
       // The approval never ran: the run is still paused at that call, and says so.
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 1_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 1_000 })).toMatchObject({
+        status: "paused",
+        pending: [{ seq: 1 }],
+      });
 
       // Approved again, by two people at once, with a worker that has the connector: the kept job runs again, once.
       startWorker();
-      const again = await Promise.all([queue.approve({ executionId, seq: 1, by: "bob" }), queue.approve({ executionId, seq: 1, by: "cy" })]);
+      const again = await Promise.all([
+        queue.approve({ executionId, seq: 1, by: "bob" }),
+        queue.approve({ executionId, seq: 1, by: "cy" }),
+      ]);
       expect(again).toEqual([
         { executionId, seq: 1 },
         { executionId, seq: 1 },
@@ -187,7 +242,16 @@ for (const backend of backends) {
       const flaky: WorkerRuntime = {
         outcome: (id) => runtime.outcome(id),
         recover: async (options) =>
-          outage-- > 0 ? [{ status: "error", executionId: options?.executionId ?? "", code: "STORAGE_ERROR", error: "connection reset" } satisfies Outcome] : runtime.recover(options),
+          outage-- > 0
+            ? [
+                {
+                  status: "error",
+                  executionId: options?.executionId ?? "",
+                  code: "STORAGE_ERROR",
+                  error: "connection reset",
+                } satisfies Outcome,
+              ]
+            : runtime.recover(options),
         approve: (input) => runtime.approve(input),
       };
       const worker = startWorker(flaky);
@@ -195,12 +259,18 @@ for (const backend of backends) {
       worker.on("completed", (job) => (attempts[job.id ?? ""] = job.attemptsMade));
       const executionId = await submit(queue, ORDER);
       await expect.poll(() => queue.bullmq.getJobState(runJobId(executionId)), { timeout: 10_000 }).toBe("failed");
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({ status: "error", code: "BUSY" });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({
+        status: "error",
+        code: "BUSY",
+      });
 
       // The outage is not quite over: the put-back job needs both of its attempts again.
       outage = 1;
       await Promise.all([queue.requeue(executionId), queue.requeue(executionId)]);
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
+        status: "paused",
+        pending: [{ seq: 1 }],
+      });
       await expect.poll(() => attempts[runJobId(executionId)]).toBe(2);
     });
 
@@ -210,23 +280,41 @@ for (const backend of backends) {
       const { queue, startWorker } = fleet(runtime);
       const executionId = await submit(queue, ORDER);
       // No worker yet: still running at the deadline.
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 200 })).toMatchObject({ status: "error", code: "BUSY" });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 200 })).toMatchObject({
+        status: "error",
+        code: "BUSY",
+      });
       const worker = startWorker();
       // pollMs far beyond the test: only the event can wake it.
-      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000, pollMs: 60_000 })).toMatchObject({ status: "paused" });
+      expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000, pollMs: 60_000 })).toMatchObject({
+        status: "paused",
+      });
       await worker.close();
 
       // A queue opened after the pause (a fresh reader that never saw its event) still answers at once.
-      const late = createCodemodeQueue({ runtime, connection: backend.connection(), name: queue.bullmq.name, logger: { warn() {} } });
+      const late = createCodemodeQueue({
+        runtime,
+        connection: backend.connection(),
+        name: queue.bullmq.name,
+        logger: { warn() {} },
+      });
       opened.push(late);
-      expect(await late.waitForOutcome(executionId, { timeoutMs: 5_000, pollMs: 60_000 })).toMatchObject({ status: "paused" });
+      expect(await late.waitForOutcome(executionId, { timeoutMs: 5_000, pollMs: 60_000 })).toMatchObject({
+        status: "paused",
+      });
       // Approved, no worker running: the pause is answered, so the wait goes on.
       expect(await late.approve({ executionId })).toEqual({ executionId, seq: 1 });
-      expect(await late.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({ status: "error", code: "BUSY", error: expect.stringMatching(/approved at seq 1/) });
+      expect(await late.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({
+        status: "error",
+        code: "BUSY",
+        error: expect.stringMatching(/approved at seq 1/),
+      });
       const waiting = late.waitForOutcome(executionId, { timeoutMs: 10_000, pollMs: 60_000 });
       startWorker();
       expect(await waiting).toMatchObject({ status: "completed", result: { orderId: "o-mug" } });
-      expect(await late.waitForOutcome(executionId, { timeoutMs: 5_000, pollMs: 60_000 })).toMatchObject({ status: "completed" });
+      expect(await late.waitForOutcome(executionId, { timeoutMs: 5_000, pollMs: 60_000 })).toMatchObject({
+        status: "completed",
+      });
       expect(await late.waitForOutcome("no-such-run")).toMatchObject({ status: "error", code: "NOT_FOUND" });
     });
 
@@ -259,7 +347,12 @@ for (const backend of backends) {
       if (skip()) return;
       const { runtime } = shopRuntime();
       const { queue, startWorker } = fleet(runtime);
-      const inbox = createCodemodeQueue({ runtime, connection: backend.connection(), name: queue.bullmq.name, logger: { warn() {} } });
+      const inbox = createCodemodeQueue({
+        runtime,
+        connection: backend.connection(),
+        name: queue.bullmq.name,
+        logger: { warn() {} },
+      });
       opened.push(inbox);
       const seen: Array<{ type: string } & Record<string, unknown>> = [];
       for (const type of ["paused", "completed", "error", "rejected"] as const) {
@@ -285,8 +378,14 @@ for (const backend of backends) {
         { type: "paused", executionId: rejected, pending: [{ seq: 1, connector: "shop", method: "order" }] },
         { type: "rejected", executionId: rejected, seq: 1, by: "bob" },
       ]);
-      expect(of(failed)).toEqual([{ type: "error", executionId: failed, code: "SANDBOX_ERROR", error: expect.stringContaining("nope") }]);
-      expect(await queue.waitForOutcome(rejected, { timeoutMs: 1_000 })).toMatchObject({ status: "error", code: "NOT_PAUSED", error: expect.stringMatching(/rejected by bob/) });
+      expect(of(failed)).toEqual([
+        { type: "error", executionId: failed, code: "SANDBOX_ERROR", error: expect.stringContaining("nope") },
+      ]);
+      expect(await queue.waitForOutcome(rejected, { timeoutMs: 1_000 })).toMatchObject({
+        status: "error",
+        code: "NOT_PAUSED",
+        error: expect.stringMatching(/rejected by bob/),
+      });
     });
   });
 }
@@ -309,7 +408,10 @@ describe("@codemode/bullmq on the storage's own node-redis client", () => {
     try {
       const submitted = await queue.submit({ code: "async () => (await shop.read({})).stock" });
       if ("status" in submitted) throw new Error(submitted.error);
-      expect(await queue.waitForOutcome(submitted.executionId, { timeoutMs: 10_000 })).toMatchObject({ status: "completed", result: 3 });
+      expect(await queue.waitForOutcome(submitted.executionId, { timeoutMs: 10_000 })).toMatchObject({
+        status: "completed",
+        result: 3,
+      });
     } finally {
       await worker.close();
       await queue.bullmq.obliterate({ force: true });

@@ -49,21 +49,37 @@ describe("runJob: what a worker does with one job", () => {
 
   it("pauses at the approval, and an approve job runs the approved call once however often it is delivered", async () => {
     const { runtime, ran } = setup();
-    const executionId = await submitted(runtime, "async () => { await shop.read({}); return shop.order({ sku: 'mug' }); }");
-    expect(await runJob(runtime, { name: "run", data: { executionId } })).toEqual({ executionId, status: "paused", pending: [{ seq: 1, connector: "shop", method: "order" }] });
+    const executionId = await submitted(
+      runtime,
+      "async () => { await shop.read({}); return shop.order({ sku: 'mug' }); }",
+    );
+    expect(await runJob(runtime, { name: "run", data: { executionId } })).toEqual({
+      executionId,
+      status: "paused",
+      pending: [{ seq: 1, connector: "shop", method: "order" }],
+    });
     const approve = { name: "approve", data: { executionId, seq: 1, by: "ann", reason: "ok" } };
     expect(await runJob(runtime, approve)).toEqual({ executionId, status: "completed" });
     expect(await runJob(runtime, approve)).toEqual({ executionId, status: "completed" });
     expect(ran.order).toBe(1);
     const outcome = await runtime.outcome(executionId);
-    expect(outcome).toMatchObject({ status: "completed", result: { orderId: "o-mug" }, calls: [{ seq: 0 }, { seq: 1, decision: { approved: true, by: "ann", reason: "ok" } }] });
+    expect(outcome).toMatchObject({
+      status: "completed",
+      result: { orderId: "o-mug" },
+      calls: [{ seq: 0 }, { seq: 1, decision: { approved: true, by: "ann", reason: "ok" } }],
+    });
     await runtime.close();
   });
 
   it("the program's own error completes the job with that error: no retry would change it", async () => {
     const { runtime } = setup();
     const executionId = await submitted(runtime, "async () => { throw new Error('no stock'); }");
-    expect(await runJob(runtime, { name: "run", data: { executionId } })).toMatchObject({ executionId, status: "error", code: "SANDBOX_ERROR", error: expect.stringContaining("no stock") });
+    expect(await runJob(runtime, { name: "run", data: { executionId } })).toMatchObject({
+      executionId,
+      status: "error",
+      code: "SANDBOX_ERROR",
+      error: expect.stringContaining("no stock"),
+    });
     await runtime.close();
   });
 
@@ -83,21 +99,37 @@ describe("runJob: what a worker does with one job", () => {
 
   it("a store failure throws STORAGE_ERROR (retried); an unknown run is NOT_FOUND (not retried)", async () => {
     const failing: WorkerRuntime = {
-      recover: async ({ executionId } = {}) => [{ status: "error", executionId: executionId ?? "", code: "STORAGE_ERROR", error: "connection refused" } satisfies Outcome],
+      recover: async ({ executionId } = {}) => [
+        {
+          status: "error",
+          executionId: executionId ?? "",
+          code: "STORAGE_ERROR",
+          error: "connection refused",
+        } satisfies Outcome,
+      ],
       approve: async () => ({ status: "error", executionId: "x", code: "STORAGE_ERROR", error: "connection refused" }),
       outcome: async () => null,
     };
-    await expect(runJob(failing, { name: "run", data: { executionId: "x" } })).rejects.toThrow(/STORAGE_ERROR: connection refused/);
-    await expect(runJob(failing, { name: "approve", data: { executionId: "x", seq: 0 } })).rejects.toBeInstanceOf(RetryableOutcomeError);
+    await expect(runJob(failing, { name: "run", data: { executionId: "x" } })).rejects.toThrow(
+      /STORAGE_ERROR: connection refused/,
+    );
+    await expect(runJob(failing, { name: "approve", data: { executionId: "x", seq: 0 } })).rejects.toBeInstanceOf(
+      RetryableOutcomeError,
+    );
     const empty: WorkerRuntime = { ...failing, recover: async () => [] };
-    expect(await runJob(empty, { name: "run", data: { executionId: "x" } })).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    expect(await runJob(empty, { name: "run", data: { executionId: "x" } })).toMatchObject({
+      status: "error",
+      code: "NOT_FOUND",
+    });
     const unreachable: WorkerRuntime = {
       ...empty,
       outcome: async () => {
         throw Object.assign(new Error("down"), { name: "CodemodeError", code: "STORAGE_ERROR" });
       },
     };
-    await expect(runJob(unreachable, { name: "run", data: { executionId: "x" } })).rejects.toBeInstanceOf(RetryableOutcomeError);
+    await expect(runJob(unreachable, { name: "run", data: { executionId: "x" } })).rejects.toBeInstanceOf(
+      RetryableOutcomeError,
+    );
   });
 
   it("refuses job data that is not ours", async () => {

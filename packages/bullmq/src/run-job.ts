@@ -1,6 +1,13 @@
 import { CodemodeError, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { checkJobData, errorOutcomeOf, jobResultOf, RETRY_CODES, RetryableOutcomeError, type CodemodeJobResult } from "./jobs.js";
 import { errorMessage } from "@codemode/core/adapters";
+import {
+  type CodemodeJobResult,
+  checkJobData,
+  errorOutcomeOf,
+  jobResultOf,
+  RETRY_CODES,
+  RetryableOutcomeError,
+} from "./jobs.js";
 
 /** What a worker needs of the runtime: the two operations that run passes, and the store's answer. */
 export type WorkerRuntime = Pick<CodemodeRuntime, "recover" | "approve" | "outcome">;
@@ -27,7 +34,12 @@ export async function runJob(runtime: WorkerRuntime, job: { name: string; data: 
 async function passFor(runtime: WorkerRuntime, job: ReturnType<typeof checkJobData>): Promise<Outcome> {
   const { executionId } = job;
   if (job.kind === "approve") {
-    const approved = await runtime.approve({ executionId, seq: job.seq, ...(job.by !== undefined ? { by: job.by } : {}), ...(job.reason !== undefined ? { reason: job.reason } : {}) });
+    const approved = await runtime.approve({
+      executionId,
+      seq: job.seq,
+      ...(job.by !== undefined ? { by: job.by } : {}),
+      ...(job.reason !== undefined ? { reason: job.reason } : {}),
+    });
     // NOT_PAUSED: this job ran before on a worker that died mid-pass (the run is `running` with
     // the approved entry, and recover resumes it), or the run moved on; either way, look below.
     if (!(approved.status === "error" && approved.code === "NOT_PAUSED")) return approved;
@@ -50,7 +62,10 @@ async function recoverOne(runtime: WorkerRuntime, executionId: string): Promise<
 
 async function currentOutcome(runtime: WorkerRuntime, executionId: string): Promise<Outcome> {
   try {
-    return (await runtime.outcome(executionId)) ?? errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`);
+    return (
+      (await runtime.outcome(executionId)) ??
+      errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`)
+    );
   } catch (error) {
     return failure(executionId, error);
   }

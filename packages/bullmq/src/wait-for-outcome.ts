@@ -1,7 +1,7 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
+import { errorMessage } from "@codemode/core/adapters";
 import { errorOutcomeOf } from "./jobs.js";
 import type { LifecycleEvents } from "./lifecycle-events.js";
-import { errorMessage } from "@codemode/core/adapters";
 
 export interface WaitForOutcomeOptions {
   /** How long to wait for the run to pause or end. Default 30 000 ms; then a BUSY outcome. */
@@ -28,7 +28,11 @@ export interface WaitDependencies {
  * that lands after wakes it. A run that is still running at the deadline is a BUSY outcome; an
  * unknown id is NOT_FOUND.
  */
-export async function waitForOutcome(dependencies: WaitDependencies, executionId: string, options: WaitForOutcomeOptions = {}): Promise<Outcome> {
+export async function waitForOutcome(
+  dependencies: WaitDependencies,
+  executionId: string,
+  options: WaitForOutcomeOptions = {},
+): Promise<Outcome> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   const pollMs = options.pollMs ?? 2_000;
   let woken = false;
@@ -62,20 +66,34 @@ export async function waitForOutcome(dependencies: WaitDependencies, executionId
 }
 
 /** The store's answer, and whether it is one to hand back (otherwise: what to return at the deadline). */
-async function readSettled(dependencies: WaitDependencies, executionId: string): Promise<{ settled: boolean; outcome: Outcome }> {
+async function readSettled(
+  dependencies: WaitDependencies,
+  executionId: string,
+): Promise<{ settled: boolean; outcome: Outcome }> {
   let outcome: Outcome | null;
   try {
     outcome = await dependencies.runtime.outcome(executionId);
   } catch (error) {
     return { settled: false, outcome: errorOutcomeOf(executionId, "STORAGE_ERROR", errorMessage(error)) };
   }
-  if (!outcome) return { settled: true, outcome: errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`) };
+  if (!outcome)
+    return {
+      settled: true,
+      outcome: errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`),
+    };
   // Running: a worker has it, or it waits for one.
   if (outcome.status === "error" && outcome.code === "BUSY") return { settled: false, outcome };
   const pending = outcome.status === "paused" ? outcome.pending[0] : undefined;
   if (pending && (await dependencies.approvalInFlight(executionId, pending.seq).catch(() => false))) {
     // Approved, and the resumed pass has not run yet: this pause is already answered.
-    return { settled: false, outcome: errorOutcomeOf(executionId, "BUSY", `execution ${executionId} was approved at seq ${pending.seq}; the resumed pass has not finished yet`) };
+    return {
+      settled: false,
+      outcome: errorOutcomeOf(
+        executionId,
+        "BUSY",
+        `execution ${executionId} was approved at seq ${pending.seq}; the resumed pass has not finished yet`,
+      ),
+    };
   }
   return { settled: true, outcome };
 }

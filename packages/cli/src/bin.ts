@@ -1,8 +1,8 @@
 #!/usr/bin/env node
+import { errorMessage } from "@codemode/core/adapters";
+import { EXIT_CODES } from "./exit-codes.js";
 // codemode: operate a Code Mode runtime from a terminal. See docs/operating.md.
 import { runCli } from "./program.js";
-import { EXIT_CODES } from "./exit-codes.js";
-import { errorMessage } from "@codemode/core/adapters";
 
 // stdout carries the result (a table, or JSON): whatever the config or its connectors print goes to stderr.
 console.log = console.error;

@@ -1,6 +1,6 @@
 import { CodemodeError, type ErrorCode } from "@codemode/core";
-import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { errorMessage } from "@codemode/core/adapters";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
 /** A failure the command reports in one line (with what to do) and an exit code. */
 export class CliError extends Error {
@@ -15,7 +15,12 @@ export class CliError extends Error {
   }
 
   static isInstance(error: unknown): error is CliError {
-    return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "CliError" && typeof (error as { exitCode?: unknown }).exitCode === "number";
+    return (
+      typeof error === "object" &&
+      error !== null &&
+      (error as { name?: unknown }).name === "CliError" &&
+      typeof (error as { exitCode?: unknown }).exitCode === "number"
+    );
   }
 }
 
@@ -42,11 +47,19 @@ export function firstLine(message: string): string {
 }
 
 export function storeUnreachable(message: string): CliError {
-  return new CliError(EXIT_CODES.store, `the store is unreachable (${firstLine(message)}); check that it is running and that the config points at it`, "STORAGE_ERROR");
+  return new CliError(
+    EXIT_CODES.store,
+    `the store is unreachable (${firstLine(message)}); check that it is running and that the config points at it`,
+    "STORAGE_ERROR",
+  );
 }
 
 export function unknownExecution(executionId: string): CliError {
-  return new CliError(EXIT_CODES.notFound, `no execution ${executionId} in the store; list them with: codemode executions`, "NOT_FOUND");
+  return new CliError(
+    EXIT_CODES.notFound,
+    `no execution ${executionId} in the store; list them with: codemode executions`,
+    "NOT_FOUND",
+  );
 }
 
 /** A rejection of a runtime read or control operation, as a CliError. */
@@ -54,7 +67,12 @@ export function fromRuntimeError(error: unknown): CliError {
   if (CliError.isInstance(error)) return error;
   if (CodemodeError.isInstance(error)) {
     if (error.code === "STORAGE_ERROR") return storeUnreachable(error.message);
-    if (error.code === "BUSY") return new CliError(EXIT_CODES.busy, `${firstLine(error.message)} (another process holds the run; try again shortly)`, "BUSY");
+    if (error.code === "BUSY")
+      return new CliError(
+        EXIT_CODES.busy,
+        `${firstLine(error.message)} (another process holds the run; try again shortly)`,
+        "BUSY",
+      );
     return new CliError(exitCodeOf(error.code), firstLine(error.message), error.code);
   }
   const message = errorMessage(error);

@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import type { CodemodeRuntime } from "@codemode/core";
 import { CliError, fromRuntimeError } from "./cli-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
-import { loadRuntimeConfig, type LoadedConfig } from "./load-config.js";
+import { type LoadedConfig, loadRuntimeConfig } from "./load-config.js";
 import { Output, visible } from "./output/terminal.js";
 
 /** Options every command takes (they may come before or after the command name). */
@@ -41,7 +41,10 @@ export async function runCommand(options: GlobalOptions, state: ExitState, body:
   try {
     config = await loadRuntimeConfig(options.config);
     // A module found by itself runs code with this process's rights: say which one.
-    if (config.foundIn === "working directory") out.stderr.write(`codemode: loaded ${visible(relative(process.cwd(), config.file))} from the working directory (--config names another)\n`);
+    if (config.foundIn === "working directory")
+      out.stderr.write(
+        `codemode: loaded ${visible(relative(process.cwd(), config.file))} from the working directory (--config names another)\n`,
+      );
     state.code = (await body({ runtime: config.runtime, config, out })) ?? EXIT_CODES.ok;
     if (state.keepAlive) await state.keepAlive;
   } catch (error) {
@@ -54,7 +57,10 @@ export async function runCommand(options: GlobalOptions, state: ExitState, body:
 }
 
 export function report(out: Output, failure: CliError): void {
-  if (out.json) out.document({ error: { message: failure.message, exitCode: failure.exitCode, ...(failure.code ? { code: failure.code } : {}) } });
+  if (out.json)
+    out.document({
+      error: { message: failure.message, exitCode: failure.exitCode, ...(failure.code ? { code: failure.code } : {}) },
+    });
   out.stderr.write(`codemode: ${failure.message}\n`);
 }
 
@@ -74,14 +80,21 @@ export function wholeNumber(value: string | undefined, option: string, minimum =
   if (value === undefined) return undefined;
   const number = Number(value);
   if (!Number.isInteger(number) || number < minimum)
-    throw new CliError(EXIT_CODES.usage, `${option} needs a whole number${minimum > 0 ? ` of at least ${minimum}` : ""}, not ${JSON.stringify(value)}`);
+    throw new CliError(
+      EXIT_CODES.usage,
+      `${option} needs a whole number${minimum > 0 ? ` of at least ${minimum}` : ""}, not ${JSON.stringify(value)}`,
+    );
   return number;
 }
 
 /** "90s", "30m", "24h", "7d" or milliseconds, as milliseconds. */
 export function duration(value: string, option: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(value.trim());
-  if (!match) throw new CliError(EXIT_CODES.usage, `${option} needs a duration such as 30m, 24h or 7d, not ${JSON.stringify(value)}`);
+  if (!match)
+    throw new CliError(
+      EXIT_CODES.usage,
+      `${option} needs a duration such as 30m, 24h or 7d, not ${JSON.stringify(value)}`,
+    );
   const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
   return Math.round(Number(match[1]) * (units[match[2] ?? "ms"] ?? 1));
 }

@@ -15,10 +15,16 @@ export interface StaleDecision {
  * expired, rolled back, or waits at another call — from the execution's audit trail, so a stale
  * click or command says who decided and when instead of failing silently.
  */
-export function explainStale(execution: ExecutionState | null, executionId: string, seq: number | undefined, now = Date.now()): StaleDecision {
+export function explainStale(
+  execution: ExecutionState | null,
+  executionId: string,
+  seq: number | undefined,
+  now = Date.now(),
+): StaleDecision {
   if (!execution) return { found: false, message: `no execution ${executionId} in the store` };
   const { status } = execution;
-  const entry = seq === undefined ? latestDecided(execution.log) : execution.log.find((candidate) => candidate.seq === seq);
+  const entry =
+    seq === undefined ? latestDecided(execution.log) : execution.log.find((candidate) => candidate.seq === seq);
   const call = entry ? `seq ${entry.seq} (${entry.connector}.${entry.method})` : `seq ${String(seq)}`;
   if (entry?.decision) {
     const { decision } = entry;
@@ -31,10 +37,20 @@ export function explainStale(execution: ExecutionState | null, executionId: stri
       message: `${call} was already ${decision.approved ? "approved" : "rejected"} ${who} at ${clockTime(decision.at)} (${ago(decision.at, now)})${why}; the run is now ${status}`,
     };
   }
-  if (entry?.state === "error" && entry.error) return { found: true, status, message: `${call} was closed: ${entry.error}; the run is now ${status}` };
+  if (entry?.state === "error" && entry.error)
+    return { found: true, status, message: `${call} was closed: ${entry.error}; the run is now ${status}` };
   const waiting = status === "paused" ? execution.log.find((candidate) => candidate.state === "pending") : undefined;
-  if (waiting) return { found: true, status, message: `${call} is not pending; the run waits at seq ${waiting.seq} (${waiting.connector}.${waiting.method})` };
-  return { found: true, status, message: `the run is ${status}${execution.errorCode ? ` (${execution.errorCode})` : ""}; nothing of it waits for approval` };
+  if (waiting)
+    return {
+      found: true,
+      status,
+      message: `${call} is not pending; the run waits at seq ${waiting.seq} (${waiting.connector}.${waiting.method})`,
+    };
+  return {
+    found: true,
+    status,
+    message: `the run is ${status}${execution.errorCode ? ` (${execution.errorCode})` : ""}; nothing of it waits for approval`,
+  };
 }
 
 function latestDecided(log: readonly LogEntry[]): LogEntry | undefined {

@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { CodemodeRuntime } from "@codemode/core";
+import { errorMessage } from "@codemode/core/adapters";
 import { CliError, firstLine } from "./cli-error.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import type { InboxQueue } from "./inbox/inbox-options.js";
-import { errorMessage } from "@codemode/core/adapters";
 
 /** What a config module gave the command. */
 export interface LoadedConfig {
@@ -21,9 +21,26 @@ export interface LoadedConfig {
 }
 
 /** Looked for in the working directory when neither `--config` nor `CODEMODE_CONFIG` names one. */
-export const DEFAULT_CONFIG_FILES = ["codemode.config.ts", "codemode.config.mts", "codemode.config.js", "codemode.config.mjs"];
+export const DEFAULT_CONFIG_FILES = [
+  "codemode.config.ts",
+  "codemode.config.mts",
+  "codemode.config.js",
+  "codemode.config.mjs",
+];
 
-const RUNTIME_METHODS = ["executions", "execution", "pending", "approve", "reject", "rollback", "pruneExecutions", "expirePaused", "recover", "snippets", "close"] as const;
+const RUNTIME_METHODS = [
+  "executions",
+  "execution",
+  "pending",
+  "approve",
+  "reject",
+  "rollback",
+  "pruneExecutions",
+  "expirePaused",
+  "recover",
+  "snippets",
+  "close",
+] as const;
 
 /**
  * Loads the application's runtime from a config module. The module's default export (or an
@@ -38,7 +55,11 @@ const RUNTIME_METHODS = ["executions", "execution", "pending", "approve", "rejec
  * export default createCodemodeRuntime({ connectors: [github], storage });
  * export const close = () => storage.close();
  */
-export async function loadRuntimeConfig(path?: string, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+export async function loadRuntimeConfig(
+  path?: string,
+  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LoadedConfig> {
   const file = resolveConfigFile(path ?? env.CODEMODE_CONFIG, cwd);
   const foundIn = path ? "option" : env.CODEMODE_CONFIG ? "environment" : "working directory";
   const shown = relative(cwd, file) || file;
@@ -46,20 +67,33 @@ export async function loadRuntimeConfig(path?: string, cwd = process.cwd(), env:
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw configError(`could not load the config ${shown}: ${describe(error)}`, "fix the error above in the module, or point --config at the right file");
+    throw configError(
+      `could not load the config ${shown}: ${describe(error)}`,
+      "fix the error above in the module, or point --config at the right file",
+    );
   }
   let produced: unknown = module.default ?? module.runtime;
   try {
     if (typeof produced === "function") produced = await (produced as () => unknown)();
   } catch (error) {
-    throw configError(`the config ${shown} failed while creating the runtime: ${describe(error)}`, "check what its factory opens (storage URL, files)");
+    throw configError(
+      `the config ${shown} failed while creating the runtime: ${describe(error)}`,
+      "check what its factory opens (storage URL, files)",
+    );
   }
-  const bundle = isRuntime(produced) ? { runtime: produced } : (produced as { runtime?: unknown; close?: unknown; queue?: unknown } | undefined);
+  const bundle = isRuntime(produced)
+    ? { runtime: produced }
+    : (produced as { runtime?: unknown; close?: unknown; queue?: unknown } | undefined);
   if (!bundle || !isRuntime(bundle.runtime)) {
-    throw configError(`the config ${shown} does not export a Code Mode runtime`, 'export default a runtime from createCodemodeRuntime (or "runtime", or a function returning one)');
+    throw configError(
+      `the config ${shown} does not export a Code Mode runtime`,
+      'export default a runtime from createCodemodeRuntime (or "runtime", or a function returning one)',
+    );
   }
   const runtime = bundle.runtime;
-  const closers = [bundle.close, module.close].filter((candidate): candidate is () => unknown => typeof candidate === "function");
+  const closers = [bundle.close, module.close].filter(
+    (candidate): candidate is () => unknown => typeof candidate === "function",
+  );
   const queue = (bundle.queue ?? module.queue) as InboxQueue | undefined;
   return {
     runtime,
@@ -78,14 +112,21 @@ export async function loadRuntimeConfig(path?: string, cwd = process.cwd(), env:
 export function resolveConfigFile(given: string | undefined, cwd: string): string {
   if (given) {
     const file = resolve(cwd, given);
-    if (!existsSync(file)) throw configError(`the config ${given} does not exist`, "pass --config with the path of the module that exports your runtime");
+    if (!existsSync(file))
+      throw configError(
+        `the config ${given} does not exist`,
+        "pass --config with the path of the module that exports your runtime",
+      );
     return file;
   }
   for (const name of DEFAULT_CONFIG_FILES) {
     const file = resolve(cwd, name);
     if (existsSync(file)) return file;
   }
-  throw configError(`no config found (looked for ${DEFAULT_CONFIG_FILES.join(", ")} in ${cwd})`, "pass --config ./codemode.config.ts or set CODEMODE_CONFIG");
+  throw configError(
+    `no config found (looked for ${DEFAULT_CONFIG_FILES.join(", ")} in ${cwd})`,
+    "pass --config ./codemode.config.ts or set CODEMODE_CONFIG",
+  );
 }
 
 function configError(problem: string, remedy: string): CliError {

@@ -24,7 +24,9 @@ See docs/operating.md.`;
 /** The `codemode` program; its actions record their exit code in `state`. */
 export function createProgram(state: ExitState): Command {
   const program = new Command("codemode")
-    .description("Operate a Code Mode runtime: list and inspect executions, approve or reject paused calls, roll back, expire, recover, and serve an approval inbox.")
+    .description(
+      "Operate a Code Mode runtime: list and inspect executions, approve or reject paused calls, roll back, expire, recover, and serve an approval inbox.",
+    )
     .option("-c, --config <module>", "the config module that exports your runtime (.ts, .js, .mjs)")
     .option("--json", "print the result as JSON (errors as { error } on stdout too)")
     .option("--no-color", "no colours (also when NO_COLOR is set or output is not a terminal)")

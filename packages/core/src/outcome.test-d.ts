@@ -1,6 +1,13 @@
 // Type-level tests: checked by tsc (vitest typecheck), never run.
 import { describe, expectTypeOf, test } from "vitest";
-import { errorOutcome, type ErrorCode, type ErrorOutcome, type LogEntry, type Outcome, type PendingAction } from "./outcome.js";
+import {
+  type ErrorCode,
+  type ErrorOutcome,
+  errorOutcome,
+  type LogEntry,
+  type Outcome,
+  type PendingAction,
+} from "./outcome.js";
 
 declare const outcome: Outcome;
 

@@ -80,7 +80,12 @@ export type Outcome =
 export type ErrorOutcome = Extract<Outcome, { status: "error" }>;
 
 /** The one place a failure becomes data. */
-export function errorOutcome(executionId: string, code: ErrorCode, error: string, extra: { logs?: string[]; calls?: LogEntry[] } = {}): ErrorOutcome {
+export function errorOutcome(
+  executionId: string,
+  code: ErrorCode,
+  error: string,
+  extra: { logs?: string[]; calls?: LogEntry[] } = {},
+): ErrorOutcome {
   const outcome: ErrorOutcome = { status: "error", executionId, error, code };
   if (extra.logs && extra.logs.length > 0) outcome.logs = extra.logs;
   // R-RT-2: every outcome carries the log as it stands; none when the execution is unknown.
@@ -100,7 +105,12 @@ export class CodemodeError extends Error {
   }
 
   static isInstance(error: unknown): error is CodemodeError {
-    return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "CodemodeError" && typeof (error as { code?: unknown }).code === "string";
+    return (
+      typeof error === "object" &&
+      error !== null &&
+      (error as { name?: unknown }).name === "CodemodeError" &&
+      typeof (error as { code?: unknown }).code === "string"
+    );
   }
 }
 

@@ -37,12 +37,33 @@ describe("the public surface of @codemode/core", () => {
     ]) {
       expect(names).not.toContain(glue);
     }
-    for (const needed of ["createCodemodeRuntime", "defineConnector", "CodemodeError", "Outcome", "ExecutionSummary", "Page", "ListQuery"]) expect(names).toContain(needed);
+    for (const needed of [
+      "createCodemodeRuntime",
+      "defineConnector",
+      "CodemodeError",
+      "Outcome",
+      "ExecutionSummary",
+      "Page",
+      "ListQuery",
+    ])
+      expect(names).toContain(needed);
   });
 
   it("adapter glue, the executor and store-author names live at their subpaths", () => {
-    expect(exportedNames("./adapters/index.ts")).toEqual(expect.arrayContaining(["modelFacingOutcome", "pauseApprovalReason", "decidePendingAction", "createOutcomeMemo"]));
-    expect(exportedNames("./sandbox/index.ts")).toEqual(expect.arrayContaining(["createIsolatedVmExecutor", "SandboxRequest", "HostReply", "valueCodec"]));
-    expect(exportedNames("./log/index.ts")).toEqual(expect.arrayContaining(["KeyvLike", "LockProvider", "createInProcessLock", "ExecutionIndex", "createKeyvExecutionIndex"]));
+    expect(exportedNames("./adapters/index.ts")).toEqual(
+      expect.arrayContaining(["modelFacingOutcome", "pauseApprovalReason", "decidePendingAction", "createOutcomeMemo"]),
+    );
+    expect(exportedNames("./sandbox/index.ts")).toEqual(
+      expect.arrayContaining(["createIsolatedVmExecutor", "SandboxRequest", "HostReply", "valueCodec"]),
+    );
+    expect(exportedNames("./log/index.ts")).toEqual(
+      expect.arrayContaining([
+        "KeyvLike",
+        "LockProvider",
+        "createInProcessLock",
+        "ExecutionIndex",
+        "createKeyvExecutionIndex",
+      ]),
+    );
   });
 });

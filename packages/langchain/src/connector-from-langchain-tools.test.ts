@@ -1,4 +1,4 @@
-import { createCodemodeRuntime, type CodemodeRuntime, type ConnectorDefinition } from "@codemode/core";
+import { type CodemodeRuntime, type ConnectorDefinition, createCodemodeRuntime } from "@codemode/core";
 import { DynamicTool, tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -27,7 +27,10 @@ function weatherTools() {
     {
       name: "get-forecast",
       description: "The weather forecast of a city.",
-      schema: z.object({ city: z.string().min(1).describe("City name"), days: z.number().int().min(1).max(7).default(1) }),
+      schema: z.object({
+        city: z.string().min(1).describe("City name"),
+        days: z.number().int().min(1).max(7).default(1),
+      }),
     },
   );
   const sendAlert = tool(async ({ city, message }) => `alert sent to ${city}: ${message}`, {
@@ -56,7 +59,9 @@ describe("connectorFromLangChainTools (R-CON-5)", () => {
     expect(weather.tools.get_forecast!.description).toBe("The weather forecast of a city.");
 
     const runtime = runtimeWith(weather);
-    const outcome = await runtime.execute({ code: `async () => { const report = await weather.get_forecast({ city: "Oslo" }); return report.forecast; }` });
+    const outcome = await runtime.execute({
+      code: `async () => { const report = await weather.get_forecast({ city: "Oslo" }); return report.forecast; }`,
+    });
 
     expect(outcome).toMatchObject({ status: "completed", result: ["sunny"] });
     // zod's default applied before the tool ran; the tool got the call's durable identity.
@@ -95,13 +100,17 @@ describe("connectorFromLangChainTools (R-CON-5)", () => {
     });
 
     expect(outcome).toMatchObject({ status: "completed", result: { sent: "alert sent to Oslo: storm" } });
-    expect((outcome as { result: { missing: string } }).result.missing).toContain("args.message: missing required property");
+    expect((outcome as { result: { missing: string } }).result.missing).toContain(
+      "args.message: missing required property",
+    );
   });
 
   it("R-CON-3: a tool that throws rejects the call in the program with its message", async () => {
     const { tools } = weatherTools();
     const runtime = runtimeWith(connectorFromLangChainTools("weather", tools));
-    const outcome = await runtime.execute({ code: `async () => { try { await weather.get_radar({ city: "Oslo" }); } catch (error) { return error.message; } }` });
+    const outcome = await runtime.execute({
+      code: `async () => { try { await weather.get_radar({ city: "Oslo" }); } catch (error) { return error.message; } }`,
+    });
     expect(outcome).toMatchObject({ status: "completed", result: expect.stringContaining("forecast service is down") });
   });
 
@@ -112,13 +121,23 @@ describe("connectorFromLangChainTools (R-CON-5)", () => {
     });
     const runtime = runtimeWith(weather);
 
-    const short = await runtime.execute({ code: `async () => (await weather.get_forecast({ city: "Oslo", days: 2 })).days` });
+    const short = await runtime.execute({
+      code: `async () => (await weather.get_forecast({ city: "Oslo", days: 2 })).days`,
+    });
     expect(short).toMatchObject({ status: "completed", result: 2 });
-    const long = await runtime.execute({ code: `async () => (await weather.get_forecast({ city: "Oslo", days: 5 })).days` });
-    expect(long).toMatchObject({ status: "paused", pending: [{ connector: "weather", method: "get_forecast", args: { city: "Oslo", days: 5 } }] });
+    const long = await runtime.execute({
+      code: `async () => (await weather.get_forecast({ city: "Oslo", days: 5 })).days`,
+    });
+    expect(long).toMatchObject({
+      status: "paused",
+      pending: [{ connector: "weather", method: "get_forecast", args: { city: "Oslo", days: 5 } }],
+    });
     const alert = await runtime.execute({ code: `async () => weather.send_alert({ city: "Oslo", message: "storm" })` });
     expect(alert).toMatchObject({ status: "paused", pending: [{ method: "send_alert" }] });
-    expect(await runtime.approve({ executionId: alert.executionId })).toMatchObject({ status: "completed", result: "alert sent to Oslo: storm" });
+    expect(await runtime.approve({ executionId: alert.executionId })).toMatchObject({
+      status: "completed",
+      result: "alert sent to Oslo: storm",
+    });
   });
 
   it("describe shows the zod schema as TypeScript, and search finds the tools by their descriptions", async () => {
@@ -132,7 +151,11 @@ describe("connectorFromLangChainTools (R-CON-5)", () => {
   });
 
   it("a string-input DynamicTool gets its string; JSON text can be left unparsed", async () => {
-    const echo = new DynamicTool({ name: "echo", description: "Echo.", func: async (input: string) => `[${JSON.stringify(input)}]` });
+    const echo = new DynamicTool({
+      name: "echo",
+      description: "Echo.",
+      func: async (input: string) => `[${JSON.stringify(input)}]`,
+    });
     const runtime = runtimeWith(connectorFromLangChainTools("text", [echo], { parseJsonResults: false }));
     const outcome = await runtime.execute({ code: `async () => text.echo({ input: "hi" })` });
     expect(outcome).toMatchObject({ status: "completed", result: '["hi"]' });
@@ -140,8 +163,12 @@ describe("connectorFromLangChainTools (R-CON-5)", () => {
 
   it("names the mistake when the approval map or the tool names are wrong", () => {
     const { tools } = weatherTools();
-    expect(() => connectorFromLangChainTools("weather", tools, { requiresApproval: { send_alerts: true } })).toThrow(/requiresApproval names no tool: "send_alerts"/);
-    expect(() => connectorFromLangChainTools("weather", [tools[0]!, tools[0]!])).toThrow(/two tools are named "get-forecast"/);
+    expect(() => connectorFromLangChainTools("weather", tools, { requiresApproval: { send_alerts: true } })).toThrow(
+      /requiresApproval names no tool: "send_alerts"/,
+    );
+    expect(() => connectorFromLangChainTools("weather", [tools[0]!, tools[0]!])).toThrow(
+      /two tools are named "get-forecast"/,
+    );
     expect(() => connectorFromLangChainTools("codemode", tools)).toThrow(/reserved/);
   });
 });

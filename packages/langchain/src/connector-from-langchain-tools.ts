@@ -1,4 +1,10 @@
-import { defineConnector, type Connector, type JsonSchema, type StandardSchemaV1, type ToolDefinition } from "@codemode/core";
+import {
+  type Connector,
+  defineConnector,
+  type JsonSchema,
+  type StandardSchemaV1,
+  type ToolDefinition,
+} from "@codemode/core";
 import { methodNamesFor } from "@codemode/core/adapters";
 import { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
@@ -44,12 +50,22 @@ export interface LangChainCallContext {
  * });
  * const runtime = createCodemodeRuntime({ connectors: [weather] });
  */
-export function connectorFromLangChainTools(name: string, tools: ReadonlyArray<StructuredToolInterface>, options: LangChainConnectorOptions = {}): Connector {
+export function connectorFromLangChainTools(
+  name: string,
+  tools: ReadonlyArray<StructuredToolInterface>,
+  options: LangChainConnectorOptions = {},
+): Connector {
   const toolNames = tools.map((langchainTool) => langchainTool.name);
   const duplicates = toolNames.filter((toolName, index) => toolNames.indexOf(toolName) !== index);
-  if (duplicates.length > 0) throw new TypeError(`connectorFromLangChainTools("${name}"): two tools are named ${[...new Set(duplicates)].map((toolName) => `"${toolName}"`).join(", ")}`);
+  if (duplicates.length > 0)
+    throw new TypeError(
+      `connectorFromLangChainTools("${name}"): two tools are named ${[...new Set(duplicates)].map((toolName) => `"${toolName}"`).join(", ")}`,
+    );
   const unknown = Object.keys(options.requiresApproval ?? {}).filter((toolName) => !toolNames.includes(toolName));
-  if (unknown.length > 0) throw new TypeError(`connectorFromLangChainTools("${name}"): requiresApproval names no tool: ${unknown.map((toolName) => `"${toolName}"`).join(", ")}`);
+  if (unknown.length > 0)
+    throw new TypeError(
+      `connectorFromLangChainTools("${name}"): requiresApproval names no tool: ${unknown.map((toolName) => `"${toolName}"`).join(", ")}`,
+    );
 
   const methodNames = methodNamesFor(toolNames);
   const parseJson = options.parseJsonResults ?? true;
@@ -58,7 +74,11 @@ export function connectorFromLangChainTools(name: string, tools: ReadonlyArray<S
     const definition: ToolDefinition = {
       description: langchainTool.description,
       execute: async (args, context) => {
-        const codemode: LangChainCallContext = { executionId: context.executionId, seq: context.seq, idempotencyKey: context.idempotencyKey };
+        const codemode: LangChainCallContext = {
+          executionId: context.executionId,
+          seq: context.seq,
+          idempotencyKey: context.idempotencyKey,
+        };
         const output: unknown = await langchainTool.invoke(args as never, { configurable: { codemode } });
         return resultOf(output, parseJson);
       },
@@ -69,7 +89,11 @@ export function connectorFromLangChainTools(name: string, tools: ReadonlyArray<S
     if (rule !== undefined) definition.requiresApproval = rule;
     definitions[methodNames.get(langchainTool.name)!] = definition;
   }
-  return defineConnector({ name, ...(options.instructions ? { instructions: options.instructions } : {}), tools: definitions });
+  return defineConnector({
+    name,
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+    tools: definitions,
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
@@ -22,7 +22,10 @@ function shopRuntime() {
       search_products: {
         description: "Products whose name contains the query.",
         inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-        execute: (args: { query: string }) => [{ sku: "mug-logo", name: "Logo mug", price: 9 }].filter((product) => product.name.toLowerCase().includes(args.query)),
+        execute: (args: { query: string }) =>
+          [{ sku: "mug-logo", name: "Logo mug", price: 9 }].filter((product) =>
+            product.name.toLowerCase().includes(args.query),
+          ),
       },
     },
   });
@@ -74,8 +77,13 @@ describe("createCodemodeTool (R-LC-1)", () => {
     expect(codemode.description).toBe(runtime.modelDescription());
     expect(codemode.description).toContain("catalog: Read-only product catalog.");
     expect(codemode.schema).toMatchObject({ type: "object", required: ["code"] });
-    expect(createCodemodeTool(runtime, { name: "run_code", description: "Runs code." })).toMatchObject({ name: "run_code", description: "Runs code." });
-    expect(createCodemodeTool(runtime, { hints: { shop: "Orders cost money." } }).description).toContain("Orders cost money.");
+    expect(createCodemodeTool(runtime, { name: "run_code", description: "Runs code." })).toMatchObject({
+      name: "run_code",
+      description: "Runs code.",
+    });
+    expect(createCodemodeTool(runtime, { hints: { shop: "Orders cost money." } }).description).toContain(
+      "Orders cost money.",
+    );
   });
 
   it("R-LC-1: a completed run is a tool result; the model sees the outcome without calls, the artifact keeps them", async () => {
@@ -100,7 +108,9 @@ describe("createCodemodeTool (R-LC-1)", () => {
 
   it("R-LC-1: a failure is a tool result the model reads, never a throw", async () => {
     const { runtime } = shopRuntime();
-    const model = scriptedModel(`async () => { const found = await catalog.search_products({ query: 42 }); return found; }`);
+    const model = scriptedModel(
+      `async () => { const found = await catalog.search_products({ query: 42 }); return found; }`,
+    );
     const agent = createAgent({ model, tools: [createCodemodeTool(runtime)] });
 
     const result = await agent.invoke({ messages: [new HumanMessage("Search for 42")] });
@@ -110,7 +120,12 @@ describe("createCodemodeTool (R-LC-1)", () => {
     expect(content.error).toContain("catalog.search_products");
     expect(String(result.messages.at(-1)!.content)).toContain('"status":"error"');
 
-    const syntax = await createCodemodeTool(runtime).invoke({ type: "tool_call", id: "call_9", name: "codemode", args: { code: "async () => {" } });
+    const syntax = await createCodemodeTool(runtime).invoke({
+      type: "tool_call",
+      id: "call_9",
+      name: "codemode",
+      args: { code: "async () => {" },
+    });
     expect(syntax).toBeInstanceOf(ToolMessage);
     expect((syntax.artifact as Outcome).status).toBe("error");
     expect(JSON.parse(String(syntax.content))).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
@@ -124,7 +139,10 @@ describe("createCodemodeTool (R-LC-1)", () => {
     const result = await agent.invoke({ messages: [new HumanMessage("Order two mugs")] });
 
     const content = JSON.parse(String(lastToolMessage(result.messages)!.content));
-    expect(content).toMatchObject({ status: "paused", pending: [{ connector: "shop", method: "create_order", args: { sku: "mug-logo", quantity: 2 } }] });
+    expect(content).toMatchObject({
+      status: "paused",
+      pending: [{ connector: "shop", method: "create_order", args: { sku: "mug-logo", quantity: 2 } }],
+    });
     expect(content.message).toContain("do not re-issue the code");
     expect(orders).toEqual([]);
   });
@@ -133,7 +151,9 @@ describe("createCodemodeTool (R-LC-1)", () => {
 describe("continuing after approval (R-LC-2)", () => {
   it("R-LC-2: pause → approve → the ToolMessage replaces the pause in a checkpointed thread and the model sees the real result", async () => {
     const { runtime, orders } = shopRuntime();
-    const model = scriptedModel(orderProgram).respond((messages) => new AIMessage(`Now: ${String(lastToolMessage(messages)?.content)}`));
+    const model = scriptedModel(orderProgram).respond(
+      (messages) => new AIMessage(`Now: ${String(lastToolMessage(messages)?.content)}`),
+    );
     const agent = createAgent({ model, tools: [createCodemodeTool(runtime)], checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: "order-thread" } };
 
@@ -141,7 +161,11 @@ describe("continuing after approval (R-LC-2)", () => {
     const [paused] = pausedCodemodeCalls(first.messages);
     expect(paused).toMatchObject({ pending: [{ connector: "shop", method: "create_order" }] });
 
-    const outcome = await runtime.approve({ executionId: paused!.executionId, seq: paused!.pending[0]!.seq, by: "test" });
+    const outcome = await runtime.approve({
+      executionId: paused!.executionId,
+      seq: paused!.pending[0]!.seq,
+      by: "test",
+    });
     expect(outcome).toMatchObject({ status: "completed", result: { ordered: "ord-1", total: 18 } });
     const second = await agent.invoke({ messages: [approvalToolMessage(outcome, paused!.message)] }, config);
 
@@ -149,10 +173,15 @@ describe("continuing after approval (R-LC-2)", () => {
     const answers = second.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatchObject({ tool_call_id: "call_1", id: paused!.message.id });
-    expect(JSON.parse(String(answers[0]!.content))).toMatchObject({ status: "completed", result: { ordered: "ord-1", total: 18 } });
+    expect(JSON.parse(String(answers[0]!.content))).toMatchObject({
+      status: "completed",
+      result: { ordered: "ord-1", total: 18 },
+    });
     expect((answers[0]!.artifact as Outcome).calls).toHaveLength(2);
     // The model's third turn received the real result where the pause was.
-    const seen = model.calls[2]!.messages.filter((message) => ToolMessage.isInstance(message)).map((message) => JSON.parse(String(message.content)).status);
+    const seen = model.calls[2]!.messages.filter((message) => ToolMessage.isInstance(message)).map(
+      (message) => JSON.parse(String(message.content)).status,
+    );
     expect(seen).toEqual(["completed"]);
     expect(second.messages.at(-1)!.content).toContain('"ordered":"ord-1"');
     expect(orders).toEqual([{ sku: "mug-logo", quantity: 2 }]);
@@ -161,7 +190,9 @@ describe("continuing after approval (R-LC-2)", () => {
 
   it("R-LC-2: without a checkpointer, the application swaps the message in its own history", async () => {
     const { runtime } = shopRuntime();
-    const model = scriptedModel(orderProgram).respond((messages) => new AIMessage(`Now: ${String(lastToolMessage(messages)?.content)}`));
+    const model = scriptedModel(orderProgram).respond(
+      (messages) => new AIMessage(`Now: ${String(lastToolMessage(messages)?.content)}`),
+    );
     const agent = createAgent({ model, tools: [createCodemodeTool(runtime)] });
 
     const first = await agent.invoke({ messages: [new HumanMessage("Order two mugs")] });
@@ -178,7 +209,9 @@ describe("continuing after approval (R-LC-2)", () => {
 
   it("R-LC-2: continueAfterApproval adds the note the AI SDK adapter adds, so the model answers the new turn", async () => {
     const { runtime, orders } = shopRuntime();
-    const model = scriptedModel(orderProgram).respond((messages) => new AIMessage(`Now: ${String(messages.at(-1)?.content)}`));
+    const model = scriptedModel(orderProgram).respond(
+      (messages) => new AIMessage(`Now: ${String(messages.at(-1)?.content)}`),
+    );
     const agent = createAgent({ model, tools: [createCodemodeTool(runtime)], checkpointer: new MemorySaver() });
     const config = { configurable: { thread_id: "note-thread" } };
 
@@ -188,7 +221,9 @@ describe("continuing after approval (R-LC-2)", () => {
     const [replacement, note] = continueAfterApproval(outcome, paused!.message);
     const second = await agent.invoke({ messages: [replacement, note] }, config);
 
-    expect(note.content).toBe(`Code Mode execution ${outcome.executionId} went on after approval; the codemode result above now shows how it ended (completed).`);
+    expect(note.content).toBe(
+      `Code Mode execution ${outcome.executionId} went on after approval; the codemode result above now shows how it ended (completed).`,
+    );
     // The model's last prompt ends with the note, after its own "waits for approval" answer.
     expect(model.calls.at(-1)!.messages.at(-1)!.content).toBe(note.content);
     expect(second.messages.filter((message) => ToolMessage.isInstance(message))).toHaveLength(1);

@@ -53,6 +53,7 @@ export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeTo
     },
   );
   // tool() types a JSON-schema tool as a union with DynamicTool; an object schema makes it structured.
-  if (!(codemodeTool instanceof DynamicStructuredTool)) throw new TypeError("createCodemodeTool: expected a structured tool");
+  if (!(codemodeTool instanceof DynamicStructuredTool))
+    throw new TypeError("createCodemodeTool: expected a structured tool");
   return codemodeTool as CodemodeTool;
 }

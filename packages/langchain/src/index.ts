@@ -1,3 +1,15 @@
-export { createCodemodeTool, type CodemodeTool, type CodemodeToolOptions } from "./create-codemode-tool.js";
-export { connectorFromLangChainTools, type ApprovalRule, type LangChainCallContext, type LangChainConnectorOptions } from "./connector-from-langchain-tools.js";
-export { approvalToolMessage, codemodeToolContent, continueAfterApproval, pausedCodemodeCalls, type PausedCodemodeCall, type ReplacedToolMessage } from "./tool-messages.js";
+export {
+  type ApprovalRule,
+  connectorFromLangChainTools,
+  type LangChainCallContext,
+  type LangChainConnectorOptions,
+} from "./connector-from-langchain-tools.js";
+export { type CodemodeTool, type CodemodeToolOptions, createCodemodeTool } from "./create-codemode-tool.js";
+export {
+  approvalToolMessage,
+  codemodeToolContent,
+  continueAfterApproval,
+  type PausedCodemodeCall,
+  pausedCodemodeCalls,
+  type ReplacedToolMessage,
+} from "./tool-messages.js";

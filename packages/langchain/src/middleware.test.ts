@@ -1,10 +1,15 @@
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime } from "@codemode/core";
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
-import { CodemodeResumeError, codemodeApprovalMiddleware, resumeCodemodeApproval, type CodemodeApprovalRequest } from "./middleware.js";
+import {
+  type CodemodeApprovalRequest,
+  CodemodeResumeError,
+  codemodeApprovalMiddleware,
+  resumeCodemodeApproval,
+} from "./middleware.js";
 
 /** A Code Mode pause carried by LangGraph's interrupt, resumed with Command (R-LC-2, R-AP-2). */
 
@@ -75,23 +80,34 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const { agent, model } = agentFor(runtime, payOnce);
     const config = { configurable: { thread_id: "pay-1" } };
 
-    const first = (await agent.invoke({ messages: [new HumanMessage("Pay Ann a tenth of the balance")] }, config)) as Interrupted;
+    const first = (await agent.invoke(
+      { messages: [new HumanMessage("Pay Ann a tenth of the balance")] },
+      config,
+    )) as Interrupted;
 
     const request = requestOf(first);
-    expect(request.actionRequests).toEqual([{ name: "payments.pay", args: { to: "ann", eur: 50 }, description: expect.stringContaining("payments.pay") }]);
+    expect(request.actionRequests).toEqual([
+      { name: "payments.pay", args: { to: "ann", eur: 50 }, description: expect.stringContaining("payments.pay") },
+    ]);
     expect(request.reviewConfigs).toEqual([{ actionName: "payments.pay", allowedDecisions: ["approve", "reject"] }]);
     expect(request.pending[0]).toMatchObject({ connector: "payments", method: "pay", seq: 1 });
     expect(model.callCount).toBe(1);
     expect(effects).toEqual(["balance"]);
 
-    const second = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve", by: "finance" }] } }), config);
+    const second = await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "approve", by: "finance" }] } }),
+      config,
+    );
 
     expect((second as Interrupted).__interrupt__).toBeUndefined();
     expect(effects).toEqual(["balance", "pay ann 50"]);
     // The model never saw the pause: its second turn got the completed run in place of it.
     const seen = model.calls[1]!.messages.filter((message) => ToolMessage.isInstance(message));
     expect(seen).toHaveLength(1);
-    expect(JSON.parse(String(seen[0]!.content))).toMatchObject({ status: "completed", result: { receipt: { paid: 50, to: "ann" }, left: 450 } });
+    expect(JSON.parse(String(seen[0]!.content))).toMatchObject({
+      status: "completed",
+      result: { receipt: { paid: 50, to: "ann" }, left: 450 },
+    });
     expect(String(second.messages.at(-1)!.content)).toContain('"left":450');
     const record = await runtime.execution(request.pending[0]!.executionId);
     expect(record?.log[1]?.decision).toMatchObject({ approved: true, by: "finance" });
@@ -112,7 +128,10 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const first = (await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config)) as Interrupted;
     expect(requestOf(first).actionRequests[0]!.args).toEqual({ to: "ann", eur: 10 });
 
-    const second = (await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config)) as Interrupted;
+    const second = (await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "approve" }] } }),
+      config,
+    )) as Interrupted;
     expect(requestOf(second).actionRequests[0]!.args).toEqual({ to: "bob", eur: 20 });
     expect(effects).toEqual(["pay ann 10"]);
 
@@ -120,7 +139,10 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const third = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
     expect(effects).toEqual(["pay ann 10", "pay bob 20"]);
     expect(model.callCount).toBe(2);
-    expect(JSON.parse(String(lastToolMessage(third.messages)!.content))).toMatchObject({ status: "completed", result: ["ann", "bob"] });
+    expect(JSON.parse(String(lastToolMessage(third.messages)!.content))).toMatchObject({
+      status: "completed",
+      result: ["ann", "bob"],
+    });
   });
 
   it("R-AP-4: rejecting ends the execution; the model is told what was rejected and why", async () => {
@@ -129,11 +151,18 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const config = { configurable: { thread_id: "pay-3" } };
 
     await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
-    const result = await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "Ann was paid yesterday" }] } }), config);
+    const result = await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "reject", message: "Ann was paid yesterday" }] } }),
+      config,
+    );
 
     expect(effects).toEqual(["balance"]);
     const seen = JSON.parse(String(lastToolMessage(model.calls[1]!.messages)!.content));
-    expect(seen).toMatchObject({ status: "rejected", rejected: { connector: "payments", method: "pay" }, reason: "Ann was paid yesterday" });
+    expect(seen).toMatchObject({
+      status: "rejected",
+      rejected: { connector: "payments", method: "pay" },
+      reason: "Ann was paid yesterday",
+    });
     expect(String(result.messages.at(-1)!.content)).toContain("rejected");
   });
 
@@ -145,7 +174,12 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
         { name: "codemode", args: { code: `async () => payments.pay({ to: "bob", eur: 2 })` }, id: "call_bob" },
       ])
       .respond(new AIMessage("done"));
-    const agent = createAgent({ model, tools: [createCodemodeTool(runtime)], middleware: [codemodeApprovalMiddleware(runtime)], checkpointer: new MemorySaver() });
+    const agent = createAgent({
+      model,
+      tools: [createCodemodeTool(runtime)],
+      middleware: [codemodeApprovalMiddleware(runtime)],
+      checkpointer: new MemorySaver(),
+    });
     const config = { configurable: { thread_id: "pay-6" } };
 
     const first = (await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config)) as Interrupted;
@@ -154,11 +188,16 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
       { to: "bob", eur: 2 },
     ]);
 
-    await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject", message: "not Bob" }] } }), config);
+    await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "approve" }, { type: "reject", message: "not Bob" }] } }),
+      config,
+    );
 
     expect(effects).toEqual(["pay ann 1"]);
     const answers = Object.fromEntries(
-      model.calls[1]!.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message)).map((message) => [message.tool_call_id, JSON.parse(String(message.content)).status]),
+      model.calls[1]!.messages.filter((message): message is ToolMessage => ToolMessage.isInstance(message)).map(
+        (message) => [message.tool_call_id, JSON.parse(String(message.content)).status],
+      ),
     );
     expect(answers).toEqual({ call_ann: "completed", call_bob: "rejected" });
   });
@@ -166,9 +205,15 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
   it("runs without interrupting when nothing pauses", async () => {
     const { runtime } = paymentsRuntime();
     const { agent } = agentFor(runtime, `async () => (await payments.balance({})).eur`);
-    const result = await agent.invoke({ messages: [new HumanMessage("Balance?")] }, { configurable: { thread_id: "pay-4" } });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage("Balance?")] },
+      { configurable: { thread_id: "pay-4" } },
+    );
     expect((result as Interrupted).__interrupt__).toBeUndefined();
-    expect(JSON.parse(String(lastToolMessage(result.messages)!.content))).toMatchObject({ status: "completed", result: 500 });
+    expect(JSON.parse(String(lastToolMessage(result.messages)!.content))).toMatchObject({
+      status: "completed",
+      result: 500,
+    });
   });
 
   it("answers a resume value it cannot use with the same request and the reason; the next answer counts", async () => {
@@ -177,7 +222,10 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const config = { configurable: { thread_id: "pay-5" } };
     await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
 
-    const edited = (await agent.invoke(new Command({ resume: { decisions: [{ type: "edit" }] } }), config)) as Interrupted;
+    const edited = (await agent.invoke(
+      new Command({ resume: { decisions: [{ type: "edit" }] } }),
+      config,
+    )) as Interrupted;
     expect(requestOf(edited).error).toMatch(/must be "approve" or "reject"/);
     expect(requestOf(edited).actionRequests[0]!.name).toBe("payments.pay");
     const empty = (await agent.invoke(new Command({ resume: { decisions: [] } }), config)) as Interrupted;
@@ -205,13 +253,22 @@ describe("resumeCodemodeApproval", () => {
   it("after a restart with a new MemorySaver it says the checkpointer lost the thread, instead of returning { messages: [] }", async () => {
     const { runtime, effects } = paymentsRuntime();
     const config = { configurable: { thread_id: "lost-1" } };
-    requestOf((await agentFor(runtime, payOnce).agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config)) as Interrupted);
+    requestOf(
+      (await agentFor(runtime, payOnce).agent.invoke(
+        { messages: [new HumanMessage("Pay Ann")] },
+        config,
+      )) as Interrupted,
+    );
 
     // What LangGraph does by itself: nothing, silently.
     const { agent: restarted } = agentFor(runtime, payOnce);
-    expect(await restarted.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config)).toEqual({ messages: [] });
+    expect(await restarted.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config)).toEqual({
+      messages: [],
+    });
 
-    const error = await resumeCodemodeApproval(restarted, { decisions: [{ type: "approve" }] }, config).catch((caught: unknown) => caught);
+    const error = await resumeCodemodeApproval(restarted, { decisions: [{ type: "approve" }] }, config).catch(
+      (caught: unknown) => caught,
+    );
     expect(CodemodeResumeError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: "NO_CHECKPOINT", message: expect.stringContaining("MemorySaver") });
     expect((error as Error).message).toContain("PostgresSaver");
@@ -224,6 +281,8 @@ describe("resumeCodemodeApproval", () => {
     const config = { configurable: { thread_id: "twice-1" } };
     await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
     await resumeCodemodeApproval(agent, { decisions: [{ type: "approve" }] }, config);
-    await expect(resumeCodemodeApproval(agent, { decisions: [{ type: "approve" }] }, config)).rejects.toMatchObject({ code: "NO_INTERRUPT" });
+    await expect(resumeCodemodeApproval(agent, { decisions: [{ type: "approve" }] }, config)).rejects.toMatchObject({
+      code: "NO_INTERRUPT",
+    });
   });
 });

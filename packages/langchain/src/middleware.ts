@@ -1,11 +1,26 @@
 import type { CodemodeRuntime, PendingAction } from "@codemode/core";
-import { decidePendingAction, describePendingAction, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import {
+  type DecisionOutcome,
+  decidePendingAction,
+  describePendingAction,
+  type ModelOutputOptions,
+} from "@codemode/core/adapters";
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { approvalToolMessage, DEFAULT_TOOL_NAME, pausedCodemodeCalls, type PausedCodemodeCall } from "./tool-messages.js";
+import {
+  approvalToolMessage,
+  DEFAULT_TOOL_NAME,
+  type PausedCodemodeCall,
+  pausedCodemodeCalls,
+} from "./tool-messages.js";
 
-export { CodemodeResumeError, resumeCodemodeApproval, type ResumableAgent, type ThreadConfig } from "./resume-codemode-approval.js";
+export {
+  CodemodeResumeError,
+  type ResumableAgent,
+  resumeCodemodeApproval,
+  type ThreadConfig,
+} from "./resume-codemode-approval.js";
 
 /**
  * The value of the interrupt a Code Mode pause raises. Shaped like `humanInTheLoopMiddleware`'s
@@ -82,11 +97,14 @@ export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: Co
             ...(decision.message ? { reason: decision.message } : {}),
           });
           decided.set(call.message, outcome);
-          if (outcome.status === "paused" && outcome.pending.length > 0) stillWaiting.push({ ...call, pending: outcome.pending });
+          if (outcome.status === "paused" && outcome.pending.length > 0)
+            stillWaiting.push({ ...call, pending: outcome.pending });
         }
         waiting = stillWaiting;
       }
-      const replacements = [...decided].map(([message, outcome]) => approvalToolMessage(outcome, message, options.modelOutput ? { modelOutput: options.modelOutput } : {}));
+      const replacements = [...decided].map(([message, outcome]) =>
+        approvalToolMessage(outcome, message, options.modelOutput ? { modelOutput: options.modelOutput } : {}),
+      );
       return { messages: replacements };
     },
   });
@@ -103,12 +121,22 @@ function latestToolResults(messages: readonly BaseMessage[]): BaseMessage[] {
  * is answered with the same request and the reason, as data: LangGraph keeps a consumed resume
  * value for every later run of the node, so throwing would leave the thread stuck on it.
  */
-function askForDecisions(actions: PendingAction[], describe: (action: PendingAction) => string): CodemodeApprovalDecision[] {
+function askForDecisions(
+  actions: PendingAction[],
+  describe: (action: PendingAction) => string,
+): CodemodeApprovalDecision[] {
   let problem: string | undefined;
   for (;;) {
     const request: CodemodeApprovalRequest = {
-      actionRequests: actions.map((action) => ({ name: `${action.connector}.${action.method}`, args: action.args, description: describe(action) })),
-      reviewConfigs: actions.map((action) => ({ actionName: `${action.connector}.${action.method}`, allowedDecisions: ["approve", "reject"] })),
+      actionRequests: actions.map((action) => ({
+        name: `${action.connector}.${action.method}`,
+        args: action.args,
+        description: describe(action),
+      })),
+      reviewConfigs: actions.map((action) => ({
+        actionName: `${action.connector}.${action.method}`,
+        allowedDecisions: ["approve", "reject"],
+      })),
       pending: actions,
       ...(problem ? { error: problem } : {}),
     };
@@ -123,10 +151,15 @@ function defaultDescription(action: PendingAction): string {
 }
 
 /** The decisions in a resume value, one per action, or why they cannot be used. */
-function parseDecisions(response: unknown, actions: PendingAction[]): { decisions: CodemodeApprovalDecision[] } | { problem: string } {
+function parseDecisions(
+  response: unknown,
+  actions: PendingAction[],
+): { decisions: CodemodeApprovalDecision[] } | { problem: string } {
   const decisions = (response as { decisions?: unknown } | undefined)?.decisions;
   if (!Array.isArray(decisions) || decisions.length !== actions.length) {
-    return { problem: `resume with { decisions: [...] } holding ${actions.length} decision${actions.length === 1 ? "" : "s"} (approve or reject), one per action; got ${JSON.stringify(response)}` };
+    return {
+      problem: `resume with { decisions: [...] } holding ${actions.length} decision${actions.length === 1 ? "" : "s"} (approve or reject), one per action; got ${JSON.stringify(response)}`,
+    };
   }
   const parsed: CodemodeApprovalDecision[] = [];
   for (const [index, decision] of decisions.entries()) {
@@ -137,7 +170,11 @@ function parseDecisions(response: unknown, actions: PendingAction[]): { decision
         problem: `decision ${index} for ${action.connector}.${action.method} must be "approve" or "reject" (an edit would change what the program already ran); got ${JSON.stringify(decision)}`,
       };
     }
-    parsed.push({ type, ...(typeof message === "string" && message ? { message } : {}), ...(typeof by === "string" && by ? { by } : {}) });
+    parsed.push({
+      type,
+      ...(typeof message === "string" && message ? { message } : {}),
+      ...(typeof by === "string" && by ? { by } : {}),
+    });
   }
   return { decisions: parsed };
 }

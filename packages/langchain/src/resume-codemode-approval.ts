@@ -3,12 +3,17 @@ import type { CodemodeApprovalRequest, CodemodeApprovalResponse } from "./middle
 
 /** What `resumeCodemodeApproval` needs of an agent: `createAgent`'s (or any compiled graph's) `getState` and `invoke`. */
 export interface ResumableAgent<Result> {
-  getState(config: ThreadConfig): Promise<{ values?: unknown; tasks?: ReadonlyArray<{ interrupts?: ReadonlyArray<{ value?: unknown }> }> }>;
+  getState(
+    config: ThreadConfig,
+  ): Promise<{ values?: unknown; tasks?: ReadonlyArray<{ interrupts?: ReadonlyArray<{ value?: unknown }> }> }>;
   invoke(input: Command, config: ThreadConfig): Promise<Result>;
 }
 
 /** The config that names the thread: `{ configurable: { thread_id } }`, as for `agent.invoke`. */
-export type ThreadConfig = { configurable?: { thread_id?: string | number } & Record<string, unknown> } & Record<string, unknown>;
+export type ThreadConfig = { configurable?: { thread_id?: string | number } & Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
 
 const RESUME_ERROR = Symbol.for("codemode.langchain.CodemodeResumeError");
 
@@ -26,7 +31,9 @@ export class CodemodeResumeError extends Error {
 
   /** True for a CodemodeResumeError from any copy of this package. */
   static isInstance(error: unknown): error is CodemodeResumeError {
-    return typeof error === "object" && error !== null && (error as { [RESUME_ERROR]?: unknown })[RESUME_ERROR] === true;
+    return (
+      typeof error === "object" && error !== null && (error as { [RESUME_ERROR]?: unknown })[RESUME_ERROR] === true
+    );
   }
 }
 
@@ -44,7 +51,11 @@ export class CodemodeResumeError extends Error {
  * const agent = createAgent({ model, tools, middleware: [codemodeApprovalMiddleware(runtime)], checkpointer: PostgresSaver.fromConnString(url) });
  * const result = await resumeCodemodeApproval(agent, { decisions: [{ type: "approve", by: "ann" }] }, { configurable: { thread_id } });
  */
-export async function resumeCodemodeApproval<Result>(agent: ResumableAgent<Result>, response: CodemodeApprovalResponse, config: ThreadConfig): Promise<Result> {
+export async function resumeCodemodeApproval<Result>(
+  agent: ResumableAgent<Result>,
+  response: CodemodeApprovalResponse,
+  config: ThreadConfig,
+): Promise<Result> {
   const threadId = config.configurable?.thread_id;
   const state = await agent.getState(config);
   const interrupts = (state.tasks ?? []).flatMap((task) => task.interrupts ?? []);
@@ -58,7 +69,10 @@ export async function resumeCodemodeApproval<Result>(agent: ResumableAgent<Resul
           "The paused run itself is still in the Code Mode store: runtime.pending() lists it, and runtime.approve with continueAfterApproval continues without the interrupt.",
       );
     }
-    throw new CodemodeResumeError("NO_INTERRUPT", `thread ${JSON.stringify(threadId)} waits on no interrupt: its run ended or was resumed already, so the decision was not applied to anything.`);
+    throw new CodemodeResumeError(
+      "NO_INTERRUPT",
+      `thread ${JSON.stringify(threadId)} waits on no interrupt: its run ended or was resumed already, so the decision was not applied to anything.`,
+    );
   }
   if (!interrupts.some((pending) => isCodemodeRequest(pending.value))) {
     throw new CodemodeResumeError(

@@ -6,7 +6,13 @@ import { approvalToolMessage, codemodeToolContent, pausedCodemodeCalls } from ".
 
 /** The messages that carry Code Mode outcomes through a LangChain conversation (R-LC-2). */
 
-const action: PendingAction = { executionId: "exec-1", seq: 2, connector: "shop", method: "create_order", args: { sku: "mug", quantity: 2 } };
+const action: PendingAction = {
+  executionId: "exec-1",
+  seq: 2,
+  connector: "shop",
+  method: "create_order",
+  args: { sku: "mug", quantity: 2 },
+};
 const paused: Outcome = { status: "paused", executionId: "exec-1", pending: [action], calls: [] };
 
 function pausedMessage(options: { artifact?: boolean; name?: string } = {}) {
@@ -40,13 +46,26 @@ describe("approvalToolMessage (R-LC-2)", () => {
     const outcome: Outcome = { status: "completed", executionId: "exec-1", result: { orderId: "o-1" }, calls: [] };
     const message = approvalToolMessage(outcome, pausedMessage());
     expect(message).toMatchObject({ tool_call_id: "call_1", id: "msg-7", name: "codemode", artifact: outcome });
-    expect(JSON.parse(String(message.content))).toEqual({ status: "completed", executionId: "exec-1", result: { orderId: "o-1" } });
+    expect(JSON.parse(String(message.content))).toEqual({
+      status: "completed",
+      executionId: "exec-1",
+      result: { orderId: "o-1" },
+    });
   });
 
   it("R-LC-2: a rejection tells the model what did not run and why", () => {
-    const rejected: DecisionOutcome = { status: "rejected", executionId: "exec-1", rejected: action, reason: "too many mugs" };
+    const rejected: DecisionOutcome = {
+      status: "rejected",
+      executionId: "exec-1",
+      rejected: action,
+      reason: "too many mugs",
+    };
     const message = approvalToolMessage(rejected, { toolCallId: "call_1" });
     expect(message.id).toBeUndefined();
-    expect(JSON.parse(String(message.content))).toMatchObject({ status: "rejected", reason: "too many mugs", rejected: { connector: "shop", method: "create_order" } });
+    expect(JSON.parse(String(message.content))).toMatchObject({
+      status: "rejected",
+      reason: "too many mugs",
+      rejected: { connector: "shop", method: "create_order" },
+    });
   });
 });

@@ -1,6 +1,11 @@
 import type { Outcome, PendingAction } from "@codemode/core";
-import { approvalFollowUpText, modelFacingDecision, type DecisionOutcome, type ModelOutputOptions } from "@codemode/core/adapters";
-import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import {
+  approvalFollowUpText,
+  type DecisionOutcome,
+  type ModelOutputOptions,
+  modelFacingDecision,
+} from "@codemode/core/adapters";
+import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 
 /** The name `createCodemodeTool` gives its tool unless told otherwise. */
 export const DEFAULT_TOOL_NAME = "codemode";
@@ -24,8 +29,14 @@ export type ReplacedToolMessage = ToolMessage | { toolCallId: string; id?: strin
  * const outcome = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
  * await agent.invoke({ messages: [approvalToolMessage(outcome, paused.message)] }, config);
  */
-export function approvalToolMessage(outcome: DecisionOutcome, replaces: ReplacedToolMessage, options: { modelOutput?: ModelOutputOptions } = {}): ToolMessage {
-  const ids = ToolMessage.isInstance(replaces) ? { toolCallId: replaces.tool_call_id, id: replaces.id, name: replaces.name } : replaces;
+export function approvalToolMessage(
+  outcome: DecisionOutcome,
+  replaces: ReplacedToolMessage,
+  options: { modelOutput?: ModelOutputOptions } = {},
+): ToolMessage {
+  const ids = ToolMessage.isInstance(replaces)
+    ? { toolCallId: replaces.tool_call_id, id: replaces.id, name: replaces.name }
+    : replaces;
   return new ToolMessage({
     content: codemodeToolContent(outcome, options.modelOutput),
     artifact: outcome,
@@ -48,7 +59,11 @@ export function approvalToolMessage(outcome: DecisionOutcome, replaces: Replaced
  * const outcome = await runtime.approve({ executionId: paused.executionId, seq: paused.pending[0].seq });
  * await agent.invoke({ messages: continueAfterApproval(outcome, paused.message) }, config);
  */
-export function continueAfterApproval(outcome: DecisionOutcome, replaces: ReplacedToolMessage, options: { modelOutput?: ModelOutputOptions } = {}): [ToolMessage, HumanMessage] {
+export function continueAfterApproval(
+  outcome: DecisionOutcome,
+  replaces: ReplacedToolMessage,
+  options: { modelOutput?: ModelOutputOptions } = {},
+): [ToolMessage, HumanMessage] {
   const message = approvalToolMessage(outcome, replaces, options);
   return [message, new HumanMessage(approvalFollowUpText(outcome, message.name ?? DEFAULT_TOOL_NAME))];
 }
@@ -69,13 +84,17 @@ export interface PausedCodemodeCall {
  * @example
  * for (const paused of pausedCodemodeCalls(state.messages)) console.log(paused.pending[0]);
  */
-export function pausedCodemodeCalls(messages: readonly BaseMessage[], options: { toolName?: string } = {}): PausedCodemodeCall[] {
+export function pausedCodemodeCalls(
+  messages: readonly BaseMessage[],
+  options: { toolName?: string } = {},
+): PausedCodemodeCall[] {
   const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
   const paused: PausedCodemodeCall[] = [];
   for (const message of messages) {
     if (!ToolMessage.isInstance(message) || message.name !== toolName) continue;
     const outcome = outcomeOf(message);
-    if (outcome && outcome.pending.length > 0) paused.push({ message, executionId: outcome.executionId, pending: outcome.pending });
+    if (outcome && outcome.pending.length > 0)
+      paused.push({ message, executionId: outcome.executionId, pending: outcome.pending });
   }
   return paused;
 }
@@ -97,7 +116,9 @@ function asPaused(value: unknown): Pick<PausedOutcome, "executionId" | "pending"
   if (typeof value !== "object" || value === null) return undefined;
   const { status, executionId, pending } = value as { status?: unknown; executionId?: unknown; pending?: unknown };
   if (status !== "paused" || typeof executionId !== "string" || !Array.isArray(pending)) return undefined;
-  const actions = pending.filter(isActionLike).map(({ seq, connector, method, args }) => ({ executionId, seq, connector, method, args }));
+  const actions = pending
+    .filter(isActionLike)
+    .map(({ seq, connector, method, args }) => ({ executionId, seq, connector, method, args }));
   return { executionId, pending: actions };
 }
 

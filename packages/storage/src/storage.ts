@@ -49,10 +49,15 @@ export const DEFAULT_NAMESPACE = "codemode";
 export function checkNamespace(namespace: string | undefined): string {
   const value = namespace ?? DEFAULT_NAMESPACE;
   if (typeof value !== "string" || !/^[\w.-]{1,64}$/.test(value)) {
-    throw new TypeError(`storage namespace must be 1–64 letters, digits, "_", "-" or "." (got ${JSON.stringify(value)})`);
+    throw new TypeError(
+      `storage namespace must be 1–64 letters, digits, "_", "-" or "." (got ${JSON.stringify(value)})`,
+    );
   }
   // Every key the runtime writes starts with "cm:", and Keyv leaves a key that already starts
   // with "<namespace>:" unprefixed on write but prefixes it on a batched read.
-  if (value === "cm") throw new TypeError(`storage namespace "cm" is reserved: every key the runtime writes starts with "cm:"; choose another name`);
+  if (value === "cm")
+    throw new TypeError(
+      `storage namespace "cm" is reserved: every key the runtime writes starts with "cm:"; choose another name`,
+    );
   return value;
 }

@@ -40,7 +40,9 @@ describe("the subpaths load only their own driver", () => {
       await memoryStorage().close();
     `);
     expect(loaded.some((url) => url.includes("/packages/storage/dist/memory/"))).toBe(true);
-    expect(loaded.filter((url) => DRIVERS.pg.test(url) || DRIVERS.redis.test(url) || url === "node:sqlite")).toEqual([]);
+    expect(loaded.filter((url) => DRIVERS.pg.test(url) || DRIVERS.redis.test(url) || url === "node:sqlite")).toEqual(
+      [],
+    );
   });
 
   it("@codemode/storage/redis loads no pg, and @codemode/storage/postgres no redis", async () => {
@@ -55,7 +57,8 @@ describe("the subpaths load only their own driver", () => {
 
 /** Runs `body` as an ES module in a fresh Node.js process at the repository's root; answers every module URL it resolved. */
 async function modulesLoadedBy(body: string): Promise<string[]> {
-  if (!existsSync(BUILT)) throw new Error(`these tests import the built package; run \`npm run build\` first (missing ${BUILT})`);
+  if (!existsSync(BUILT))
+    throw new Error(`these tests import the built package; run \`npm run build\` first (missing ${BUILT})`);
   const script = `
     import { registerHooks } from "node:module";
     const loaded = new Set();
@@ -70,10 +73,15 @@ async function modulesLoadedBy(body: string): Promise<string[]> {
     process.stdout.write(JSON.stringify([...loaded]));
   `;
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT, timeout: 20_000 }, (error, out, err) => {
-      if (error) reject(new Error(`${error.message}\n${err}`));
-      else resolve(out);
-    });
+    execFile(
+      process.execPath,
+      ["--input-type=module", "-e", script],
+      { cwd: ROOT, timeout: 20_000 },
+      (error, out, err) => {
+        if (error) reject(new Error(`${error.message}\n${err}`));
+        else resolve(out);
+      },
+    );
   });
   return JSON.parse(stdout) as string[];
 }

@@ -4,7 +4,8 @@ import { MockLanguageModelV4 } from "ai/test";
 
 type CallOptions = Parameters<MockLanguageModelV4["doGenerate"]>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>;
-type StreamPart = Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer Part> ? Part : never;
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer Part> ? Part : never;
 export type Prompt = CallOptions["prompt"];
 
 /** One answer of the model: code for the codemode tool, or text. */
@@ -39,9 +40,22 @@ const usage = {
 };
 
 function generateResult(turn: Turn, call: number): GenerateResult {
-  if ("text" in turn) return { content: [{ type: "text", text: turn.text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+  if ("text" in turn)
+    return {
+      content: [{ type: "text", text: turn.text }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage,
+      warnings: [],
+    };
   return {
-    content: [{ type: "tool-call", toolCallId: turn.toolCallId ?? `call-${call}`, toolName: turn.toolName ?? "codemode", input: JSON.stringify({ code: turn.code }) }],
+    content: [
+      {
+        type: "tool-call",
+        toolCallId: turn.toolCallId ?? `call-${call}`,
+        toolName: turn.toolName ?? "codemode",
+        input: JSON.stringify({ code: turn.code }),
+      },
+    ],
     finishReason: { unified: "tool-calls", raw: "tool_calls" },
     usage,
     warnings: [],
@@ -51,10 +65,19 @@ function generateResult(turn: Turn, call: number): GenerateResult {
 function streamOf(turn: Turn, call: number): ReadableStream<StreamPart> {
   const parts: StreamPart[] = [{ type: "stream-start", warnings: [] }];
   if ("text" in turn) {
-    parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: turn.text }, { type: "text-end", id: "t" });
+    parts.push(
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: turn.text },
+      { type: "text-end", id: "t" },
+    );
     parts.push({ type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage });
   } else {
-    parts.push({ type: "tool-call", toolCallId: turn.toolCallId ?? `call-${call}`, toolName: turn.toolName ?? "codemode", input: JSON.stringify({ code: turn.code }) });
+    parts.push({
+      type: "tool-call",
+      toolCallId: turn.toolCallId ?? `call-${call}`,
+      toolName: turn.toolName ?? "codemode",
+      input: JSON.stringify({ code: turn.code }),
+    });
     parts.push({ type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage });
   }
   return new ReadableStream({
@@ -70,7 +93,8 @@ export function toolResultsIn(prompt: Prompt): Array<{ toolCallId: string; outpu
   const results: Array<{ toolCallId: string; output: unknown }> = [];
   for (const message of prompt) {
     if (message.role !== "tool") continue;
-    for (const part of message.content) if (part.type === "tool-result") results.push({ toolCallId: part.toolCallId, output: part.output });
+    for (const part of message.content)
+      if (part.type === "tool-result") results.push({ toolCallId: part.toolCallId, output: part.output });
   }
   return results;
 }

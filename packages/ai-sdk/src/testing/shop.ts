@@ -1,5 +1,10 @@
 // A small shop for the adapter's tests: a read-only catalog and approval-gated orders.
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  createCodemodeRuntime,
+  defineConnector,
+} from "@codemode/core";
 
 export interface Shop {
   runtime: CodemodeRuntime;
@@ -13,7 +18,10 @@ const products = [
 ];
 
 /** `options` go to the runtime (`chatApprovals`, `approvalSecret`…); `orderApprovers` to the order tool. */
-export function createShop(storage?: CodemodeRuntimeOptions["storage"], options: Partial<CodemodeRuntimeOptions> & { orderApprovers?: "chat" | "operator" } = {}): Shop {
+export function createShop(
+  storage?: CodemodeRuntimeOptions["storage"],
+  options: Partial<CodemodeRuntimeOptions> & { orderApprovers?: "chat" | "operator" } = {},
+): Shop {
   const { orderApprovers, ...runtimeOptions } = options;
   const orders: Shop["orders"] = [];
   let liveReads = 0;
@@ -24,7 +32,8 @@ export function createShop(storage?: CodemodeRuntimeOptions["storage"], options:
       search_products: {
         description: "Products whose name contains the query.",
         inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-        execute: (args: { query: string }) => products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
+        execute: (args: { query: string }) =>
+          products.filter((product) => product.name.toLowerCase().includes(args.query.toLowerCase())),
       },
       // Re-run on every pass and different each time: code that feeds it into a gated call diverges.
       live_stock: { replay: "reexecute", execute: () => (liveReads += 1) },
@@ -36,7 +45,11 @@ export function createShop(storage?: CodemodeRuntimeOptions["storage"], options:
     tools: {
       create_order: {
         description: "Order a quantity of one product.",
-        inputSchema: { type: "object", properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } }, required: ["sku", "quantity"] },
+        inputSchema: {
+          type: "object",
+          properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1 } },
+          required: ["sku", "quantity"],
+        },
         requiresApproval: true,
         ...(orderApprovers ? { approvers: orderApprovers } : {}),
         execute: (args: { sku: string; quantity: number }) => {
@@ -46,7 +59,12 @@ export function createShop(storage?: CodemodeRuntimeOptions["storage"], options:
       },
     },
   });
-  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], limits: { timeoutMs: 10_000 }, ...(storage ? { storage } : {}), ...runtimeOptions });
+  const runtime = createCodemodeRuntime({
+    connectors: [catalog, shop],
+    limits: { timeoutMs: 10_000 },
+    ...(storage ? { storage } : {}),
+    ...runtimeOptions,
+  });
   return { runtime, orders };
 }
 

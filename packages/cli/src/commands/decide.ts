@@ -27,7 +27,9 @@ export function registerDecisions(program: Command, register: Register): void {
       .option("--by <name>", "who decides, for the audit trail (default: $CODEMODE_OPERATOR or your user name)")
       .option("--reason <text>", "why, for the audit trail");
   register(
-    decision(program.command("approve").description("approve the pending call and resume the run (runs its next pass here)")),
+    decision(
+      program.command("approve").description("approve the pending call and resume the run (runs its next pass here)"),
+    ),
     (options: DecisionOptions, executionId = "") =>
       (context) =>
         approve(context, executionId, options),
@@ -54,7 +56,12 @@ async function approve({ runtime, out }: CommandContext, executionId: string, op
   const progress = new Progress(`approving ${executionId} (running its next pass)`, out.stderr);
   let outcome: Outcome;
   try {
-    outcome = await runtime.approve({ executionId, by: options.by ?? defaultOperator(), ...(seq !== undefined ? { seq } : {}), ...(options.reason ? { reason: options.reason } : {}) });
+    outcome = await runtime.approve({
+      executionId,
+      by: options.by ?? defaultOperator(),
+      ...(seq !== undefined ? { seq } : {}),
+      ...(options.reason ? { reason: options.reason } : {}),
+    });
   } finally {
     progress.done();
   }
@@ -73,7 +80,12 @@ async function reject({ runtime, out }: CommandContext, executionId: string, opt
     if (seq === undefined) throw await staleError(runtime, executionId, undefined);
   }
   const by = options.by ?? defaultOperator();
-  const rejected = await runtime.reject({ executionId, seq, by, ...(options.reason ? { reason: options.reason } : {}) });
+  const rejected = await runtime.reject({
+    executionId,
+    seq,
+    by,
+    ...(options.reason ? { reason: options.reason } : {}),
+  });
   if (!rejected) throw await staleError(runtime, executionId, seq);
   if (out.json) out.document({ executionId, seq, rejected: true, status: "rejected", by });
   else out.line(`Rejected seq ${seq} of ${executionId}; the run ended rejected.`);
@@ -88,9 +100,17 @@ async function refusal(runtime: CodemodeRuntime, outcome: ErrorOutcome, seq: num
     case "STORAGE_ERROR":
       return storeUnreachable(outcome.error);
     case "BUSY":
-      return new CliError(EXIT_CODES.busy, `execution ${outcome.executionId} is busy (a pass or another decision holds it); try again shortly`, "BUSY");
+      return new CliError(
+        EXIT_CODES.busy,
+        `execution ${outcome.executionId} is busy (a pass or another decision holds it); try again shortly`,
+        "BUSY",
+      );
     case "MISSING_CONNECTOR":
-      return new CliError(EXIT_CODES.conflict, `${outcome.error}; add it to the config's runtime and approve again`, "MISSING_CONNECTOR");
+      return new CliError(
+        EXIT_CODES.conflict,
+        `${outcome.error}; add it to the config's runtime and approve again`,
+        "MISSING_CONNECTOR",
+      );
     default:
       return staleError(runtime, outcome.executionId, seq);
   }
@@ -100,20 +120,29 @@ async function refusal(runtime: CodemodeRuntime, outcome: ErrorOutcome, seq: num
 async function staleError(runtime: CodemodeRuntime, executionId: string, seq: number | undefined): Promise<CliError> {
   const stale = explainStale(await runtime.execution(executionId), executionId, seq);
   if (!stale.found) return unknownExecution(executionId);
-  return new CliError(EXIT_CODES.conflict, `execution ${executionId}: ${stale.message}; see: codemode show ${executionId}`, "NOT_PAUSED");
+  return new CliError(
+    EXIT_CODES.conflict,
+    `execution ${executionId}: ${stale.message}; see: codemode show ${executionId}`,
+    "NOT_PAUSED",
+  );
 }
 
 /** An outcome in words: what happened and what to do next. */
 export function printOutcome(out: Output, outcome: Outcome, verb: string): void {
   const approvedNow = outcome.calls?.filter((call) => call.decision?.approved).at(-1);
-  const what = approvedNow && verb === "Approved" ? ` seq ${approvedNow.seq} (${approvedNow.connector}.${approvedNow.method}) of` : "";
+  const what =
+    approvedNow && verb === "Approved"
+      ? ` seq ${approvedNow.seq} (${approvedNow.connector}.${approvedNow.method}) of`
+      : "";
   const head = `${verb}${what} ${outcome.executionId}`;
   if (outcome.status === "completed") {
     out.line(`${head}; the run ${out.paint("completed", "green")}.`);
     out.line(`Result: ${abbreviate(outcome.result, 200)}`);
   } else if (outcome.status === "paused") {
     const next = outcome.pending[0];
-    out.line(`${head}; the run ${out.paint("paused", "yellow")} again${next ? ` at seq ${next.seq} (${next.connector}.${next.method})` : ""}.`);
+    out.line(
+      `${head}; the run ${out.paint("paused", "yellow")} again${next ? ` at seq ${next.seq} (${next.connector}.${next.method})` : ""}.`,
+    );
     if (next) {
       out.line(`Arguments: ${abbreviate(next.args, 200)}`);
       out.hint(`Approve: codemode approve ${outcome.executionId} --seq ${next.seq}`);

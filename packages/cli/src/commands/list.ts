@@ -43,9 +43,15 @@ export function registerListings(program: Command, register: Register): void {
 async function listExecutions({ runtime, out }: CommandContext, options: PageOptions & { status?: string[] }) {
   const status = options.status?.flatMap((value) => value.split(",")).filter(Boolean);
   const unknown = status?.filter((value) => !STATUSES.includes(value as ExecutionStatus)) ?? [];
-  if (unknown.length > 0) throw new CliError(EXIT_CODES.usage, `unknown status ${unknown.join(", ")}; use ${STATUSES.join(", ")}`);
-  const query = { limit: wholeNumber(options.limit, "--limit", 1), ...(status?.length ? { status: status as ExecutionStatus[] } : {}) };
-  const page = await readPages(out, "reading executions", options, (cursor) => runtime.executions({ ...query, ...(cursor ? { cursor } : {}) }));
+  if (unknown.length > 0)
+    throw new CliError(EXIT_CODES.usage, `unknown status ${unknown.join(", ")}; use ${STATUSES.join(", ")}`);
+  const query = {
+    limit: wholeNumber(options.limit, "--limit", 1),
+    ...(status?.length ? { status: status as ExecutionStatus[] } : {}),
+  };
+  const page = await readPages(out, "reading executions", options, (cursor) =>
+    runtime.executions({ ...query, ...(cursor ? { cursor } : {}) }),
+  );
   if (out.json) return void out.document(page);
   if (page.items.length === 0) out.line(status?.length ? `No ${status.join(" or ")} executions.` : "No executions.");
   else
@@ -65,21 +71,33 @@ function executionRow(out: Output, item: ExecutionSummary) {
     ago(item.updatedAt),
     String(item.passes),
     item.pendingSeq === undefined ? "" : `seq ${item.pendingSeq}`,
-    item.error ? abbreviate(`${item.errorCode ? `${item.errorCode}: ` : ""}${item.error}`, 60).replace(/^"|"$/g, "") : "",
+    item.error
+      ? abbreviate(`${item.errorCode ? `${item.errorCode}: ` : ""}${item.error}`, 60).replace(/^"|"$/g, "")
+      : "",
   ];
 }
 
 async function listPending({ runtime, out }: CommandContext, options: PageOptions) {
   const limit = wholeNumber(options.limit, "--limit", 1);
-  const page = await readPages(out, "reading pending actions", options, (cursor) => runtime.pending({ limit, ...(cursor ? { cursor } : {}) }));
+  const page = await readPages(out, "reading pending actions", options, (cursor) =>
+    runtime.pending({ limit, ...(cursor ? { cursor } : {}) }),
+  );
   if (out.json) return void out.document(page);
   if (page.items.length === 0) out.line("Nothing is waiting for approval.");
   else
     out.table(
       ["execution", "seq", "call", "arguments"],
-      page.items.map((action: PendingAction) => [action.executionId, String(action.seq), `${action.connector}.${action.method}`, abbreviate(action.args, 70)]),
+      page.items.map((action: PendingAction) => [
+        action.executionId,
+        String(action.seq),
+        `${action.connector}.${action.method}`,
+        abbreviate(action.args, 70),
+      ]),
     );
-  if (page.items.length > 0) out.hint("Approve with: codemode approve <execution> --seq <seq>   reject with: codemode reject <execution> --reason <why>");
+  if (page.items.length > 0)
+    out.hint(
+      "Approve with: codemode approve <execution> --seq <seq>   reject with: codemode reject <execution> --reason <why>",
+    );
   morePages(out, page.cursor, "pending");
   return undefined;
 }
@@ -91,7 +109,13 @@ async function listSnippets({ runtime, out }: CommandContext) {
   else
     out.table(
       ["name", "connectors", "saved", "from execution", "description"],
-      snippets.map((snippet) => [snippet.name, snippet.connectors.join(", "), clockTime(snippet.createdAt), snippet.executionId, snippet.description ?? ""]),
+      snippets.map((snippet) => [
+        snippet.name,
+        snippet.connectors.join(", "),
+        clockTime(snippet.createdAt),
+        snippet.executionId,
+        snippet.description ?? "",
+      ]),
     );
   return undefined;
 }

@@ -4,19 +4,25 @@ import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli
 import { type CommandContext, duration, wholeNumber } from "../command-context.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
-import type { Register } from "./register.js";
 import { printOutcome } from "./decide.js";
+import type { Register } from "./register.js";
 
 /** `rollback`, `prune`, `expire` and `recover`: what an operator runs to tidy up and to resume. */
 export function registerMaintenance(program: Command, register: Register): void {
   register(
-    program.command("rollback").description("revert the run's applied calls, newest first, with each tool's revert").argument("<id>", "the execution id"),
+    program
+      .command("rollback")
+      .description("revert the run's applied calls, newest first, with each tool's revert")
+      .argument("<id>", "the execution id"),
     (_options: object, executionId = "") =>
       (context) =>
         rollback(context, executionId),
   );
   register(
-    program.command("prune").description("delete finished executions beyond the newest --keep, with their logs").option("--keep <n>", "finished executions to keep", "50"),
+    program
+      .command("prune")
+      .description("delete finished executions beyond the newest --keep, with their logs")
+      .option("--keep <n>", "finished executions to keep", "50"),
     (options: { keep: string }) => (context) => prune(context, wholeNumber(options.keep, "--keep") ?? 50),
   );
   register(
@@ -27,7 +33,10 @@ export function registerMaintenance(program: Command, register: Register): void 
     (options: { maxAge: string }) => (context) => expire(context, duration(options.maxAge, "--max-age")),
   );
   register(
-    program.command("recover").description("resume running executions whose host died (their lease lapsed), each with a new pass").argument("[id]", "only this execution"),
+    program
+      .command("recover")
+      .description("resume running executions whose host died (their lease lapsed), each with a new pass")
+      .argument("[id]", "only this execution"),
     (_options: object, executionId?: string) => (context) => recover(context, executionId),
   );
 }
@@ -46,10 +55,12 @@ async function rollback({ runtime, out }: CommandContext, executionId: string) {
   if (out.json) out.document(report);
   else {
     const seqs = (list: number[]) => list.map((seq) => `seq ${seq}`).join(", ");
-    if (report.reverted.length > 0) out.line(`Rolled back ${executionId}: reverted ${seqs(report.reverted)}; the run is ${report.status}.`);
+    if (report.reverted.length > 0)
+      out.line(`Rolled back ${executionId}: reverted ${seqs(report.reverted)}; the run is ${report.status}.`);
     else out.line(`Nothing was reverted in ${executionId}; the run stays ${report.status}.`);
     if (report.skipped.length > 0) out.line(`Skipped (no revert configured): ${seqs(report.skipped)}`);
-    for (const failure of report.failed) out.line(out.paint(`Failed to revert seq ${failure.seq}: ${failure.error}`, "red"));
+    for (const failure of report.failed)
+      out.line(out.paint(`Failed to revert seq ${failure.seq}: ${failure.error}`, "red"));
     if (report.failed.length > 0) out.hint(`Run codemode rollback ${executionId} again to retry the failed reverts.`);
   }
   return report.failed.length > 0 ? EXIT_CODES.runFailed : EXIT_CODES.ok;
@@ -117,9 +128,11 @@ async function recover({ runtime, out }: CommandContext, executionId: string | u
     progress.done();
   }
   const outcomes = found.flat();
-  if (executionId && outcomes.length === 0 && !(await runtime.execution(executionId))) throw unknownExecution(executionId);
+  if (executionId && outcomes.length === 0 && !(await runtime.execution(executionId)))
+    throw unknownExecution(executionId);
   if (out.json) out.document(outcomes);
-  else if (outcomes.length === 0) out.line(executionId ? `Nothing to recover: ${executionId} is not running without a host.` : "Nothing to recover.");
+  else if (outcomes.length === 0)
+    out.line(executionId ? `Nothing to recover: ${executionId} is not running without a host.` : "Nothing to recover.");
   else for (const outcome of outcomes) printOutcome(out, outcome, "Recovered");
   const failed = outcomes.filter((outcome) => outcome.status === "error");
   if (failed.some((outcome) => outcome.status === "error" && outcome.code === "STORAGE_ERROR")) return EXIT_CODES.store;

@@ -40,24 +40,44 @@ async function show({ runtime, out }: CommandContext, executionId: string, full:
   }
   const pending = execution.log.find((entry) => entry.state === "pending");
   if (execution.status === "paused" && pending)
-    out.hint(`Waiting at seq ${pending.seq}. Approve: codemode approve ${execution.id} --seq ${pending.seq}   Reject: codemode reject ${execution.id} --reason <why>`);
+    out.hint(
+      `Waiting at seq ${pending.seq}. Approve: codemode approve ${execution.id} --seq ${pending.seq}   Reject: codemode reject ${execution.id} --reason <why>`,
+    );
   else if (!full) out.hint("Values are abbreviated; --full shows them whole.");
   return undefined;
 }
 
 function printHeader(out: Output, execution: ExecutionState): void {
-  out.line(`${out.paint("Execution", "bold")} ${execution.id}  ${out.paint(execution.status, out.state(execution.status).style)}`);
+  out.line(
+    `${out.paint("Execution", "bold")} ${execution.id}  ${out.paint(execution.status, out.state(execution.status).style)}`,
+  );
   out.line(`  created     ${clockTime(execution.createdAt)} (${ago(execution.createdAt)})`);
   out.line(`  updated     ${clockTime(execution.updatedAt)} (${ago(execution.updatedAt)})`);
   out.line(`  connectors  ${execution.connectors.join(", ") || "(none)"}`);
   if (execution.status === "completed") out.line(`  result      ${abbreviate(execution.result, 100)}`);
-  if (execution.error) out.line(`  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${visibleOnOneLine(execution.error)}`);
-  if (execution.logs?.length) out.line(`  console     ${execution.logs.length} line${execution.logs.length === 1 ? "" : "s"}${execution.logs.length ? `, last: ${execution.logs.at(-1)}` : ""}`);
+  if (execution.error)
+    out.line(
+      `  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${visibleOnOneLine(execution.error)}`,
+    );
+  if (execution.logs?.length)
+    out.line(
+      `  console     ${execution.logs.length} line${execution.logs.length === 1 ? "" : "s"}${execution.logs.length ? `, last: ${execution.logs.at(-1)}` : ""}`,
+    );
 }
 
 function logRow(out: Output, entry: LogEntry): Array<Cell | string> {
-  const outcome = entry.error !== undefined ? { text: abbreviate(entry.error, 40).replace(/^"|"$/g, ""), style: "red" as const } : abbreviate(entry.result, 40);
-  return [String(entry.seq), `${entry.connector}.${entry.method}`, out.state(entry.state), abbreviate(entry.args, 40), outcome, decisionText(entry)];
+  const outcome =
+    entry.error !== undefined
+      ? { text: abbreviate(entry.error, 40).replace(/^"|"$/g, ""), style: "red" as const }
+      : abbreviate(entry.result, 40);
+  return [
+    String(entry.seq),
+    `${entry.connector}.${entry.method}`,
+    out.state(entry.state),
+    abbreviate(entry.args, 40),
+    outcome,
+    decisionText(entry),
+  ];
 }
 
 export function decisionText(entry: LogEntry): string {
@@ -73,8 +93,12 @@ export function decisionText(entry: LogEntry): string {
 
 function printFullLog(out: Output, log: readonly LogEntry[]): void {
   for (const entry of log) {
-    out.line(`${out.paint(`#${entry.seq} ${entry.connector}.${entry.method}`, "bold")}  ${out.paint(entry.state, out.state(entry.state).style)}  ${decisionText(entry)}`);
-    out.line(`  started ${clockTime(entry.startedAt)}${entry.endedAt !== undefined ? `, ended ${clockTime(entry.endedAt)}` : ""}`);
+    out.line(
+      `${out.paint(`#${entry.seq} ${entry.connector}.${entry.method}`, "bold")}  ${out.paint(entry.state, out.state(entry.state).style)}  ${decisionText(entry)}`,
+    );
+    out.line(
+      `  started ${clockTime(entry.startedAt)}${entry.endedAt !== undefined ? `, ended ${clockTime(entry.endedAt)}` : ""}`,
+    );
     out.line(indent(`arguments: ${pretty(entry.args)}`));
     if (entry.error !== undefined) out.line(indent(`error: ${entry.error}`));
     else if (entry.result !== undefined) out.line(indent(`result: ${pretty(entry.result)}`));

@@ -1,14 +1,22 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CodemodeError, type ExecutionState } from "@codemode/core";
-import { decide, type DecisionAnswer } from "./decide.js";
+import { errorMessage } from "@codemode/core/adapters";
+import { type DecisionAnswer, decide } from "./decide.js";
+import type { SafeHtml } from "./html.js";
 import type { ApprovalInboxOptions } from "./inbox-options.js";
 import { LiveUpdates } from "./live.js";
-import { executionMain, inboxMain, type InboxListing, layout, messageMain, type Notice, type PageContext } from "./pages.js";
-import type { SafeHtml } from "./html.js";
+import {
+  executionMain,
+  type InboxListing,
+  inboxMain,
+  layout,
+  messageMain,
+  type Notice,
+  type PageContext,
+} from "./pages.js";
 import { readForm } from "./request-body.js";
 import { type Access, BASE_HEADERS, InboxGuard, pageHeaders } from "./security.js";
-import { errorMessage } from "@codemode/core/adapters";
 
 /** The inbox as a request handler, and what stops its live updates. */
 export interface ApprovalInbox {
@@ -18,7 +26,12 @@ export interface ApprovalInbox {
   close(): Promise<void>;
 }
 
-type Route = { kind: "index" } | { kind: "execution"; executionId: string } | { kind: "decide"; executionId: string } | { kind: "events" } | { kind: "none" };
+type Route =
+  | { kind: "index" }
+  | { kind: "execution"; executionId: string }
+  | { kind: "decide"; executionId: string }
+  | { kind: "events" }
+  | { kind: "none" };
 
 /**
  * An approval inbox as a request handler an application mounts: paused runs with their pending
@@ -31,7 +44,8 @@ type Route = { kind: "index" } | { kind: "execution"; executionId: string } | { 
  * http.createServer((request, response) => request.url?.startsWith("/inbox") ? inbox.handler(request, response) : app(request, response));
  */
 export function createApprovalInbox(options: ApprovalInboxOptions): ApprovalInbox {
-  if (typeof options.token !== "string" || options.token.length < 16) throw new TypeError("createApprovalInbox needs a token of at least 16 characters");
+  if (typeof options.token !== "string" || options.token.length < 16)
+    throw new TypeError("createApprovalInbox needs a token of at least 16 characters");
   const base = (options.basePath ?? "").replace(/\/+$/, "");
   if (base && !base.startsWith("/")) throw new TypeError('basePath must start with "/" (e.g. "/inbox")');
   const guard = new InboxGuard(options.token, base || "/", options.allowedOrigins ?? []);
@@ -40,7 +54,8 @@ export function createApprovalInbox(options: ApprovalInboxOptions): ApprovalInbo
   return {
     handler: (request, response) => {
       handle(settings, request, response).catch((error: unknown) => {
-        if (!response.headersSent) response.writeHead(500, { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8" });
+        if (!response.headersSent)
+          response.writeHead(500, { ...BASE_HEADERS, "content-type": "text/plain; charset=utf-8" });
         response.end(`the inbox failed: ${errorMessage(error)}\n`);
       });
     },
@@ -62,13 +77,24 @@ async function handle(settings: Settings, request: IncomingMessage, response: Se
   // The link's token becomes a session, and leaves the address bar (and history, and referrers).
   const linkToken = url.searchParams.get("token");
   if (request.method === "GET" && linkToken !== null) {
-    if (!guard.matches(linkToken)) return refuse(response, 401, "This link's token is not this inbox's. Open the address `codemode inbox` printed.");
+    if (!guard.matches(linkToken))
+      return refuse(response, 401, "This link's token is not this inbox's. Open the address `codemode inbox` printed.");
     url.searchParams.delete("token");
-    response.writeHead(303, { ...BASE_HEADERS, location: `${base}${path}${url.search}`, "set-cookie": guard.cookie(guard.startSession()), "referrer-policy": "no-referrer" });
+    response.writeHead(303, {
+      ...BASE_HEADERS,
+      location: `${base}${path}${url.search}`,
+      "set-cookie": guard.cookie(guard.startSession()),
+      "referrer-policy": "no-referrer",
+    });
     return void response.end();
   }
   const access = guard.access(request);
-  if (!access) return refuse(response, 401, "This inbox needs its token: open the address `codemode inbox` printed (it ends in ?token=…).");
+  if (!access)
+    return refuse(
+      response,
+      401,
+      "This inbox needs its token: open the address `codemode inbox` printed (it ends in ?token=…).",
+    );
   const route = routeOf(path);
   if (route.kind === "none") return refuse(response, 404, "No such page in the inbox.");
   const method = request.method ?? "GET";
@@ -80,7 +106,9 @@ async function handle(settings: Settings, request: IncomingMessage, response: Se
   if (route.kind === "events") return settings.live.attach(request, response);
   const fragment = url.searchParams.get("fragment") === "1";
   const tone = url.searchParams.get("tone");
-  const notice: Notice | undefined = url.searchParams.get("notice") ? { message: url.searchParams.get("notice") ?? "", tone: tone === "ok" || tone === "warn" ? tone : "error" } : undefined;
+  const notice: Notice | undefined = url.searchParams.get("notice")
+    ? { message: url.searchParams.get("notice") ?? "", tone: tone === "ok" || tone === "warn" ? tone : "error" }
+    : undefined;
   const page = pageContext(settings, access);
   if (route.kind === "index") return indexRoute(settings, page, response, fragment, notice);
   return executionRoute(settings, page, response, route.executionId, fragment, notice);
@@ -102,10 +130,22 @@ function routeOf(path: string): Route {
 
 function pageContext(settings: Settings, access: Access): PageContext {
   const { options, base, guard } = settings;
-  return { base, title: options.title ?? "Code Mode approvals", operator: options.operator ?? "inbox", formToken: guard.formToken(access), nonce: randomBytes(16).toString("base64") };
+  return {
+    base,
+    title: options.title ?? "Code Mode approvals",
+    operator: options.operator ?? "inbox",
+    formToken: guard.formToken(access),
+    nonce: randomBytes(16).toString("base64"),
+  };
 }
 
-async function indexRoute(settings: Settings, page: PageContext, response: ServerResponse, fragment: boolean, notice: Notice | undefined): Promise<void> {
+async function indexRoute(
+  settings: Settings,
+  page: PageContext,
+  response: ServerResponse,
+  fragment: boolean,
+  notice: Notice | undefined,
+): Promise<void> {
   let listing: InboxListing = { pending: [], recent: [], more: false };
   let trouble: string | undefined;
   try {
@@ -120,26 +160,64 @@ async function readListing(settings: Settings): Promise<InboxListing> {
   const { runtime } = settings.options;
   const [pending, recent] = await Promise.all([runtime.pending({ limit: 50 }), runtime.executions({ limit: 20 })]);
   const executions = await Promise.all(pending.items.map((action) => runtime.execution(action.executionId)));
-  return { pending: pending.items.map((action, index) => ({ action, execution: executions[index] ?? null })), recent: recent.items, more: pending.cursor !== undefined };
+  return {
+    pending: pending.items.map((action, index) => ({ action, execution: executions[index] ?? null })),
+    recent: recent.items,
+    more: pending.cursor !== undefined,
+  };
 }
 
-async function executionRoute(settings: Settings, page: PageContext, response: ServerResponse, executionId: string, fragment: boolean, notice: Notice | undefined): Promise<void> {
+async function executionRoute(
+  settings: Settings,
+  page: PageContext,
+  response: ServerResponse,
+  executionId: string,
+  fragment: boolean,
+  notice: Notice | undefined,
+): Promise<void> {
   let execution: ExecutionState | null;
   try {
     execution = await settings.options.runtime.execution(executionId);
   } catch (error) {
     const message = CodemodeError.isInstance(error) ? error.message : String(error);
-    return send(response, 503, page, "Store unreachable", messageMain(page, "Store unreachable", `${message}. Reload to try again.`), fragment, notice);
+    return send(
+      response,
+      503,
+      page,
+      "Store unreachable",
+      messageMain(page, "Store unreachable", `${message}. Reload to try again.`),
+      fragment,
+      notice,
+    );
   }
   if (!execution)
-    return send(response, 404, page, "Not found", messageMain(page, "No such execution", `No execution ${executionId} in the store: it may have been pruned or deleted.`), fragment, notice);
+    return send(
+      response,
+      404,
+      page,
+      "Not found",
+      messageMain(
+        page,
+        "No such execution",
+        `No execution ${executionId} in the store: it may have been pruned or deleted.`,
+      ),
+      fragment,
+      notice,
+    );
   send(response, 200, page, `Execution ${executionId.slice(0, 8)}`, executionMain(page, execution), fragment, notice);
 }
 
-async function decideRoute(settings: Settings, access: Access, request: IncomingMessage, response: ServerResponse, executionId: string): Promise<void> {
+async function decideRoute(
+  settings: Settings,
+  access: Access,
+  request: IncomingMessage,
+  response: ServerResponse,
+  executionId: string,
+): Promise<void> {
   const { guard, options, live, base } = settings;
   const origin = guard.sameOrigin(request);
-  if (!origin.ok) return refuse(response, 403, `Refused: ${origin.reason}. Decisions can only be made from the inbox's own pages.`);
+  if (!origin.ok)
+    return refuse(response, 403, `Refused: ${origin.reason}. Decisions can only be made from the inbox's own pages.`);
   let form: Record<string, string>;
   try {
     form = await readForm(request);
@@ -147,16 +225,31 @@ async function decideRoute(settings: Settings, access: Access, request: Incoming
     return refuse(response, 400, errorMessage(error));
   }
   // A browser's session proves itself with the form's value; a bearer of the token needs none (no browser sends that header by itself).
-  if (access.kind === "session" && !guard.formTokenMatches(access, form.csrf ?? request.headers["x-inbox-csrf"]?.toString()))
-    return refuse(response, 403, "Refused: the form's anti-forgery value is missing or wrong. Reload the inbox and try again.");
+  if (
+    access.kind === "session" &&
+    !guard.formTokenMatches(access, form.csrf ?? request.headers["x-inbox-csrf"]?.toString())
+  )
+    return refuse(
+      response,
+      403,
+      "Refused: the form's anti-forgery value is missing or wrong. Reload the inbox and try again.",
+    );
   const seq = Number(form.seq);
   const decision = form.decision === "approve" || form.decision === "reject" ? form.decision : undefined;
-  if (!Number.isInteger(seq) || seq < 0 || !decision) return refuse(response, 400, 'A decision needs "decision" (approve or reject) and the "seq" of the call.');
+  if (!Number.isInteger(seq) || seq < 0 || !decision)
+    return refuse(response, 400, 'A decision needs "decision" (approve or reject) and the "seq" of the call.');
   const by = (form.by ?? "").trim().slice(0, 80) || options.operator || "inbox";
   const reason = (form.reason ?? "").trim().slice(0, 500);
-  const answer = await decide(options.runtime, options.queue, { executionId, seq, decision, by, ...(reason ? { reason } : {}) });
+  const answer = await decide(options.runtime, options.queue, {
+    executionId,
+    seq,
+    decision,
+    by,
+    ...(reason ? { reason } : {}),
+  });
   live.changed();
-  if ((request.headers.accept ?? "").includes("application/json")) return json(response, answer.ok ? 200 : statusOf(answer), answer);
+  if ((request.headers.accept ?? "").includes("application/json"))
+    return json(response, answer.ok ? 200 : statusOf(answer), answer);
   // Without the page's script: back to where the person was, with the notice.
   const back = new URLSearchParams({ notice: answer.message, tone: answer.tone });
   response.writeHead(303, { ...BASE_HEADERS, location: `${base}/?${back}` });
@@ -169,7 +262,15 @@ function statusOf(answer: DecisionAnswer): number {
   return 409;
 }
 
-function send(response: ServerResponse, status: number, page: PageContext, heading: string, main: SafeHtml, fragment: boolean, notice: Notice | undefined): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  page: PageContext,
+  heading: string,
+  main: SafeHtml,
+  fragment: boolean,
+  notice: Notice | undefined,
+): void {
   if (fragment) {
     // A fragment holds the forms and their anti-forgery value: it forbids framing as a page does.
     response.writeHead(status, { ...BASE_HEADERS, "content-type": "text/html; charset=utf-8" });

@@ -18,7 +18,9 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 const INVISIBLE = new RegExp(`[${SHOWN_AS_CODE_POINTS}]`, "g");
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character).replace(INVISIBLE, (character) => `⟦U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`);
+  return text
+    .replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character)
+    .replace(INVISIBLE, (character) => `⟦U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { BASE_HEADERS } from "./security.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InboxEventName, InboxQueue, InboxRuntime } from "./inbox-options.js";
+import { BASE_HEADERS } from "./security.js";
 
 const QUEUE_EVENTS: readonly InboxEventName[] = ["paused", "completed", "error", "rejected", "stalled", "failed"];
 const HEARTBEAT_MS = 20_000;
@@ -31,7 +31,12 @@ export class LiveUpdates {
 
   /** Takes an `EventSource` request and keeps it until the page goes. */
   attach(request: IncomingMessage, response: ServerResponse): void {
-    response.writeHead(200, { ...BASE_HEADERS, "content-type": "text/event-stream; charset=utf-8", connection: "keep-alive", "x-accel-buffering": "no" });
+    response.writeHead(200, {
+      ...BASE_HEADERS,
+      "content-type": "text/event-stream; charset=utf-8",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
     response.write("retry: 3000\n\n");
     this.clients.add(response);
     request.on("close", () => {
@@ -110,5 +115,9 @@ export class LiveUpdates {
 /** What the pages show, in a few bytes: a change in any of it is worth a refresh. */
 async function fingerprintOf(runtime: InboxRuntime): Promise<string> {
   const [runs, pending] = await Promise.all([runtime.executions({ limit: 50 }), runtime.pending({ limit: 50 })]);
-  return [...runs.items.map((run) => `${run.id}:${run.status}:${run.updatedAt}`), "|", ...pending.items.map((action) => `${action.executionId}:${action.seq}`)].join(",");
+  return [
+    ...runs.items.map((run) => `${run.id}:${run.status}:${run.updatedAt}`),
+    "|",
+    ...pending.items.map((action) => `${action.executionId}:${action.seq}`),
+  ].join(",");
 }

@@ -64,7 +64,12 @@ export function inboxMain(page: PageContext, listing: InboxListing, trouble?: st
 }
 
 /** One paused run: the call waiting, its arguments, the log so far, and the decision form. */
-export function pendingCard(page: PageContext, action: PendingAction, execution: ExecutionState | null, linkToTrail: boolean): SafeHtml {
+export function pendingCard(
+  page: PageContext,
+  action: PendingAction,
+  execution: ExecutionState | null,
+  linkToTrail: boolean,
+): SafeHtml {
   const log = execution?.log ?? [];
   const done = log.filter((entry) => entry.seq !== action.seq).length;
   return html`<article class="card" id="run-${action.executionId}" data-execution="${action.executionId}" data-seq="${action.seq}">
@@ -108,7 +113,13 @@ function runsTable(page: PageContext, runs: readonly ExecutionSummary[]): SafeHt
 /** One execution's audit trail: its record, the pending call (with the form), every call with who decided, the code. */
 export function executionMain(page: PageContext, execution: ExecutionState): SafeHtml {
   const pending = execution.status === "paused" ? execution.log.find((entry) => entry.state === "pending") : undefined;
-  const action = pending && { executionId: execution.id, seq: pending.seq, connector: pending.connector, method: pending.method, args: pending.args };
+  const action = pending && {
+    executionId: execution.id,
+    seq: pending.seq,
+    connector: pending.connector,
+    method: pending.method,
+    args: pending.args,
+  };
   return html`<nav class="crumbs"><a href="${page.base}/">← Inbox</a></nav>
 <h1 class="execution-title">Execution <code>${execution.id}</code> <span class="badge ${execution.status}" data-status="${execution.status}">${execution.status}</span></h1>
 <dl class="facts">

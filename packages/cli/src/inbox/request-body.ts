@@ -15,8 +15,11 @@ export async function readForm(request: IncomingMessage): Promise<Record<string,
   const type = request.headers["content-type"] ?? "";
   if (type.includes("application/json")) {
     const parsed: unknown = text ? JSON.parse(text) : {};
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new TypeError("the JSON body must be an object");
-    return Object.fromEntries(Object.entries(parsed).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]));
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      throw new TypeError("the JSON body must be an object");
+    return Object.fromEntries(
+      Object.entries(parsed).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]),
+    );
   }
   return Object.fromEntries(new URLSearchParams(text));
 }

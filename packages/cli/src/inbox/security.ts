@@ -95,7 +95,8 @@ export class InboxGuard {
       return { ok: false, reason: `cross-site request from ${origin} refused` };
     }
     const site = request.headers["sec-fetch-site"];
-    if (site !== undefined && site !== "same-origin" && site !== "none") return { ok: false, reason: `cross-site request (Sec-Fetch-Site: ${String(site)}) refused` };
+    if (site !== undefined && site !== "same-origin" && site !== "none")
+      return { ok: false, reason: `cross-site request (Sec-Fetch-Site: ${String(site)}) refused` };
     return { ok: true };
   }
 }

@@ -36,7 +36,9 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 export async function startApprovalInbox(options: StartApprovalInboxOptions): Promise<RunningApprovalInbox> {
   const host = options.host ?? "127.0.0.1";
   if (!LOOPBACK.test(host) && !options.allowRemote) {
-    throw new Error(`the inbox binds loopback only; ${host} needs --allow-remote (and TLS in front: the token is all that guards it)`);
+    throw new Error(
+      `the inbox binds loopback only; ${host} needs --allow-remote (and TLS in front: the token is all that guards it)`,
+    );
   }
   const token = options.token ?? randomBytes(24).toString("base64url");
   const inbox = createApprovalInbox({ ...options, token });

@@ -43,7 +43,9 @@ export class Progress {
   private draw(): void {
     const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
     this.frame++;
-    this.stream.write(`\r\x1b[K${frames[this.frame % frames.length]} ${this.label}${this.text ? `: ${this.text}` : "…"}`);
+    this.stream.write(
+      `\r\x1b[K${frames[this.frame % frames.length]} ${this.label}${this.text ? `: ${this.text}` : "…"}`,
+    );
   }
 
   private print(): void {

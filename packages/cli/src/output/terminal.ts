@@ -43,7 +43,8 @@ function withStyles(text: string): string {
  * controls but newline and tab, DEL and C1, bidi controls, zero-width characters, line
  * separators and the byte-order mark. The inbox shows the same ones visibly (inbox/html.ts).
  */
-export const SHOWN_AS_CODE_POINTS = "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff";
+export const SHOWN_AS_CODE_POINTS =
+  "\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff";
 // And the style mark's first character, so that no stored text can hold one.
 const UNSAFE = new RegExp(`[${SHOWN_AS_CODE_POINTS}\\ue000]`, "g");
 const UNSAFE_ON_ONE_LINE = new RegExp(`[${SHOWN_AS_CODE_POINTS}\\n\\t\\ue000]`, "g");
@@ -80,7 +81,10 @@ export class Output {
   /** The command's result as one JSON document. */
   document(value: unknown): void {
     // The same values, with those characters as `\uXXXX` escapes (JSON.stringify escapes C0 itself).
-    const text = JSON.stringify(value, null, 2).replace(UNSAFE, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const text = JSON.stringify(value, null, 2).replace(
+      UNSAFE,
+      (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
     this.stdout.write(`${text}\n`);
   }
 
@@ -101,8 +105,14 @@ export class Output {
   }
 
   table(headers: string[], rows: Array<Array<Cell | string>>): void {
-    const cells = rows.map((row) => row.map((cell) => (typeof cell === "string" ? { text: visibleOnOneLine(cell) } : { ...cell, text: visibleOnOneLine(cell.text) })));
-    const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]?.text.length ?? 0)));
+    const cells = rows.map((row) =>
+      row.map((cell) =>
+        typeof cell === "string" ? { text: visibleOnOneLine(cell) } : { ...cell, text: visibleOnOneLine(cell.text) },
+      ),
+    );
+    const widths = headers.map((header, column) =>
+      Math.max(header.length, ...cells.map((row) => row[column]?.text.length ?? 0)),
+    );
     const render = (row: Cell[]) =>
       row
         .map((cell, column) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
-import { createCodemodeRuntime, type CodemodeRuntime, type CodemodeRuntimeOptions } from "../runtime/create-runtime.js";
+import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "../runtime/create-runtime.js";
 import { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 import { approvalReasonText, pauseApprovalReason, readPauseReference } from "./pending-approval.js";
 
@@ -51,7 +51,11 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
       ["no signature", { ...claim, signature: undefined }, ORDER],
     ] as const) {
       const refused = await checkChatDecision(on, { signature, ...changed }, code, "nothing was approved");
-      expect(refused, label).toMatchObject({ status: "error", code: "NOT_FOUND", error: expect.stringContaining("was not issued by this server") });
+      expect(refused, label).toMatchObject({
+        status: "error",
+        code: "NOT_FOUND",
+        error: expect.stringContaining("was not issued by this server"),
+      });
     }
     expect(placed).toEqual([]);
   });
@@ -61,7 +65,9 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
     const { executionId, seq } = await paused(first, ORDER);
     const claim = { executionId, seq, toolCallId: "call-1" };
     const signature = signPauseApproval(first, claim, ORDER)!;
-    expect(await checkChatDecision(runtime({ storage: undefined }), { ...claim, signature }, ORDER, "x")).toMatchObject({ code: "NOT_FOUND", error: expect.stringContaining("same approvalSecret") });
+    expect(await checkChatDecision(runtime({ storage: undefined }), { ...claim, signature }, ORDER, "x")).toMatchObject(
+      { code: "NOT_FOUND", error: expect.stringContaining("same approvalSecret") },
+    );
     expect(signPauseApproval(runtime({ approvalSecret: SECRET }), claim, ORDER)).toBe(signature);
   });
 
@@ -88,9 +94,18 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
       const { executionId, seq, outcome } = await paused(on, code);
       expect(chatMayDecide(on, outcome.pending[0]!)).toBe(allowed);
       const claim = { executionId, seq, toolCallId: "call-1" };
-      const refused = await checkChatDecision(on, { ...claim, signature: signPauseApproval(on, claim, code)! }, code, "nothing was approved");
+      const refused = await checkChatDecision(
+        on,
+        { ...claim, signature: signPauseApproval(on, claim, code)! },
+        code,
+        "nothing was approved",
+      );
       if (allowed) expect(refused).toBeUndefined();
-      else expect(refused).toMatchObject({ code: "NOT_PAUSED", error: expect.stringContaining("waits for an operator's decision") });
+      else
+        expect(refused).toMatchObject({
+          code: "NOT_PAUSED",
+          error: expect.stringContaining("waits for an operator's decision"),
+        });
     }
   });
 
@@ -99,7 +114,9 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
     const { executionId, seq } = await paused(real, ORDER);
     const impostor = { execution: real.execution } as Pick<CodemodeRuntime, "execution">;
     expect(signPauseApproval(impostor, { executionId, seq, toolCallId: "c" }, ORDER)).toBeUndefined();
-    expect(await checkChatDecision(impostor, { executionId, seq, toolCallId: "c", signature: "A".repeat(43) }, ORDER, "x")).toMatchObject({ code: "NOT_FOUND" });
+    expect(
+      await checkChatDecision(impostor, { executionId, seq, toolCallId: "c", signature: "A".repeat(43) }, ORDER, "x"),
+    ).toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("the signature travels in the approval reason's marker, which people never see", async () => {
@@ -113,9 +130,15 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
   });
 
   it("bad options and tool settings are refused at creation", () => {
-    expect(() => createCodemodeRuntime({ approvalSecret: "short" })).toThrow(/approvalSecret must be at least 32 bytes/);
-    expect(() => createCodemodeRuntime({ approvalSecret: 42 as never })).toThrow(/approvalSecret must be a string or a Uint8Array/);
+    expect(() => createCodemodeRuntime({ approvalSecret: "short" })).toThrow(
+      /approvalSecret must be at least 32 bytes/,
+    );
+    expect(() => createCodemodeRuntime({ approvalSecret: 42 as never })).toThrow(
+      /approvalSecret must be a string or a Uint8Array/,
+    );
     expect(() => createCodemodeRuntime({ chatApprovals: "yes" as never })).toThrow(/chatApprovals must be/);
-    expect(() => defineConnector({ name: "x", tools: { t: { approvers: "boss" as never, execute: () => 1 } } })).toThrow(/approvers "boss": "chat" or "operator"/);
+    expect(() =>
+      defineConnector({ name: "x", tools: { t: { approvers: "boss" as never, execute: () => 1 } } }),
+    ).toThrow(/approvers "boss": "chat" or "operator"/);
   });
 });

@@ -1,4 +1,4 @@
-import { errorOutcome, type ErrorOutcome, type PendingAction } from "../outcome.js";
+import { type ErrorOutcome, errorOutcome, type PendingAction } from "../outcome.js";
 import { approvalAuthorityOf, type ChatClaim } from "../runtime/approval-authority.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import { referenceProblem } from "./pause-state.js";
@@ -20,7 +20,10 @@ export function signPauseApproval(runtime: object, claim: ChatClaim, code: strin
  * Whether a chat may approve or deny `action` in this runtime: its `chatApprovals` choice and the
  * tool's `approvers`. An adapter asks before it offers a chat the decision at all.
  */
-export function chatMayDecide(runtime: object, action: Pick<PendingAction, "executionId" | "seq" | "connector" | "method" | "args">): boolean {
+export function chatMayDecide(
+  runtime: object,
+  action: Pick<PendingAction, "executionId" | "seq" | "connector" | "method" | "args">,
+): boolean {
   return approvalAuthorityOf(runtime)?.chatMayDecide(action) ?? false;
 }
 
@@ -52,10 +55,19 @@ export async function checkChatDecision(
   const { executionId, seq } = claim;
   const authority = approvalAuthorityOf(runtime);
   if (!authority)
-    return errorOutcome(executionId, "NOT_FOUND", `this runtime object was not made by createCodemodeRuntime, so it cannot check who issued the approval of execution ${executionId}, and ${doing}`, {
-      calls: [],
-    });
-  if (typeof code !== "string" || typeof claim.signature !== "string" || !authority.verify(claim, code, claim.signature)) {
+    return errorOutcome(
+      executionId,
+      "NOT_FOUND",
+      `this runtime object was not made by createCodemodeRuntime, so it cannot check who issued the approval of execution ${executionId}, and ${doing}`,
+      {
+        calls: [],
+      },
+    );
+  if (
+    typeof code !== "string" ||
+    typeof claim.signature !== "string" ||
+    !authority.verify(claim, code, claim.signature)
+  ) {
     return errorOutcome(
       executionId,
       "NOT_FOUND",
@@ -68,7 +80,8 @@ export async function checkChatDecision(
   if (problem || !execution) return problem;
   const entry = execution.log.find((candidate) => candidate.seq === seq);
   if (execution.status !== "paused" || entry?.state !== "pending") return undefined;
-  if (authority.chatMayDecide({ executionId, seq, connector: entry.connector, method: entry.method, args: entry.args })) return undefined;
+  if (authority.chatMayDecide({ executionId, seq, connector: entry.connector, method: entry.method, args: entry.args }))
+    return undefined;
   return errorOutcome(
     executionId,
     "NOT_PAUSED",

@@ -1,8 +1,8 @@
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
-import { createCodemodeRuntime, type CodemodeRuntime } from "../runtime/create-runtime.js";
-import { decidePendingAction, modelFacingDecision, type DecisionOutcome } from "./decide-pending-action.js";
+import { type CodemodeRuntime, createCodemodeRuntime } from "../runtime/create-runtime.js";
+import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "./decide-pending-action.js";
 
 /** Decisions applied once, and re-applied from the log by loops that re-run their step (R-AP-2, R-AP-4, R-AP-7). */
 
@@ -45,7 +45,12 @@ describe("decidePendingAction", () => {
   it("approves: the run resumes and pauses at the next gated call (R-AP-2)", async () => {
     const { runtime, sent } = setup();
     const first = pendingOf(await runtime.execute({ code: twoMails }));
-    const next = await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true, by: "ops" });
+    const next = await decidePendingAction(runtime, {
+      executionId: first.executionId,
+      seq: first.seq,
+      approved: true,
+      by: "ops",
+    });
     expect(pendingOf(next)).toMatchObject({ connector: "mail", method: "send", args: { to: "bob" } });
     expect(sent).toEqual(["ann"]);
   });
@@ -53,40 +58,77 @@ describe("decidePendingAction", () => {
   it("rejects: the outcome names the rejected action and the reason; nothing ran (R-AP-4)", async () => {
     const { runtime, sent } = setup();
     const first = pendingOf(await runtime.execute({ code: twoMails }));
-    const outcome = await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false, reason: "not today" });
-    expect(outcome).toMatchObject({ status: "rejected", reason: "not today", rejected: { seq: first.seq, method: "send", args: { to: "ann" } } });
+    const outcome = await decidePendingAction(runtime, {
+      executionId: first.executionId,
+      seq: first.seq,
+      approved: false,
+      reason: "not today",
+    });
+    expect(outcome).toMatchObject({
+      status: "rejected",
+      reason: "not today",
+      rejected: { seq: first.seq, method: "send", args: { to: "ann" } },
+    });
     expect(sent).toEqual([]);
-    expect(modelFacingDecision(outcome)).toMatchObject({ status: "rejected", reason: "not today", message: expect.stringContaining("did not run") });
+    expect(modelFacingDecision(outcome)).toMatchObject({
+      status: "rejected",
+      reason: "not today",
+      message: expect.stringContaining("did not run"),
+    });
     expect(modelFacingDecision(outcome)).not.toHaveProperty("calls");
   });
 
   it("replays already applied decisions from the log: the same answers again, nothing runs twice", async () => {
     const { runtime, sent } = setup();
     const first = pendingOf(await runtime.execute({ code: twoMails }));
-    const second = pendingOf(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true }));
-    const done = await decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true });
+    const second = pendingOf(
+      await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true }),
+    );
+    const done = await decidePendingAction(runtime, {
+      executionId: second.executionId,
+      seq: second.seq,
+      approved: true,
+    });
     expect(done).toMatchObject({ status: "completed", result: "both sent" });
 
     // A loop that re-runs from the top walks the same decisions again.
-    const again = await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true });
+    const again = await decidePendingAction(runtime, {
+      executionId: first.executionId,
+      seq: first.seq,
+      approved: true,
+    });
     expect(pendingOf(again)).toMatchObject({ seq: second.seq, args: { to: "bob" } });
-    expect(await decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true })).toMatchObject({ status: "completed", result: "both sent" });
+    expect(
+      await decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true }),
+    ).toMatchObject({ status: "completed", result: "both sent" });
     expect(sent).toEqual(["ann", "bob"]);
   });
 
   it("replays a rejection from the log", async () => {
     const { runtime } = setup();
     const first = pendingOf(await runtime.execute({ code: twoMails }));
-    await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false, reason: "no" });
-    expect(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false })).toMatchObject({ status: "rejected", reason: "no" });
+    await decidePendingAction(runtime, {
+      executionId: first.executionId,
+      seq: first.seq,
+      approved: false,
+      reason: "no",
+    });
+    expect(
+      await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false }),
+    ).toMatchObject({ status: "rejected", reason: "no" });
   });
 
   it("a decision that contradicts the log changes nothing and says NOT_PAUSED (R-AP-3)", async () => {
     const { runtime, sent } = setup();
     const first = pendingOf(await runtime.execute({ code: twoMails }));
     await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false });
-    expect(await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
-    expect(await decidePendingAction(runtime, { executionId: "missing", seq: 0, approved: false })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(
+      await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true }),
+    ).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    expect(await decidePendingAction(runtime, { executionId: "missing", seq: 0, approved: false })).toMatchObject({
+      status: "error",
+      code: "NOT_PAUSED",
+    });
     expect(sent).toEqual([]);
   });
 });
@@ -123,8 +165,16 @@ describe("decidePendingAction while the store is down (R-RT-3)", () => {
     const paused = await runtime.execute({ code: twoMails });
     const action = pendingOf(paused);
     state.down = true;
-    const rejected = await decidePendingAction(runtime, { executionId: action.executionId, seq: action.seq, approved: false });
-    const approved = await decidePendingAction(runtime, { executionId: action.executionId, seq: action.seq, approved: true });
+    const rejected = await decidePendingAction(runtime, {
+      executionId: action.executionId,
+      seq: action.seq,
+      approved: false,
+    });
+    const approved = await decidePendingAction(runtime, {
+      executionId: action.executionId,
+      seq: action.seq,
+      approved: true,
+    });
     state.down = false;
     expect(rejected).toMatchObject({ status: "error", code: "STORAGE_ERROR" });
     expect(approved).toMatchObject({ status: "error", code: "STORAGE_ERROR" });

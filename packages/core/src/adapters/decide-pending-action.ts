@@ -1,6 +1,6 @@
 import { CodemodeError, errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
-import { modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "../runtime/model-output.js";
+import { type ModelFacingOutcome, type ModelOutputOptions, modelFacingOutcome } from "../runtime/model-output.js";
 
 /** A human's answer to one pending action. */
 export interface PendingDecision {
@@ -55,20 +55,27 @@ type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">
  *   outcome = await decidePendingAction(runtime, { executionId: action.executionId, seq: action.seq, approved: await ask(action) });
  * }
  */
-export async function decidePendingAction(runtime: DecidingRuntime, decision: PendingDecision): Promise<DecisionOutcome> {
+export async function decidePendingAction(
+  runtime: DecidingRuntime,
+  decision: PendingDecision,
+): Promise<DecisionOutcome> {
   try {
     return await decide(runtime, decision);
   } catch (error) {
     // R-RT-3: a store that failed (or an execution that stayed busy) is tool-result data with its
     // code, never a throw into the framework's loop and never "not pending".
-    if (CodemodeError.isInstance(error)) return errorOutcome(decision.executionId, error.code, error.message, { calls: [] });
+    if (CodemodeError.isInstance(error))
+      return errorOutcome(decision.executionId, error.code, error.message, { calls: [] });
     throw error;
   }
 }
 
 async function decide(runtime: DecidingRuntime, decision: PendingDecision): Promise<DecisionOutcome> {
   const { executionId, seq, approved } = decision;
-  const audit = { ...(decision.by ? { by: decision.by } : {}), ...(decision.reason ? { reason: decision.reason } : {}) };
+  const audit = {
+    ...(decision.by ? { by: decision.by } : {}),
+    ...(decision.reason ? { reason: decision.reason } : {}),
+  };
   if (approved) {
     const outcome = await runtime.approve({ executionId, seq, ...audit });
     if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED") return outcome;
@@ -81,7 +88,12 @@ async function decide(runtime: DecidingRuntime, decision: PendingDecision): Prom
   }
   return (
     (await answerFromLog(runtime, executionId, seq, false)) ??
-    errorOutcome(executionId, "NOT_PAUSED", `action ${seq} of execution ${executionId} is not pending; it cannot be rejected`, { calls: (await runtime.execution(executionId))?.log ?? [] })
+    errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `action ${seq} of execution ${executionId} is not pending; it cannot be rejected`,
+      { calls: (await runtime.execution(executionId))?.log ?? [] },
+    )
   );
 }
 
@@ -92,7 +104,10 @@ async function decide(runtime: DecidingRuntime, decision: PendingDecision): Prom
  * @example
  * new ToolMessage({ tool_call_id, content: JSON.stringify(modelFacingDecision(outcome)), artifact: outcome })
  */
-export function modelFacingDecision(outcome: DecisionOutcome, options: ModelOutputOptions = {}): ModelFacingOutcome | ModelFacingRejection {
+export function modelFacingDecision(
+  outcome: DecisionOutcome,
+  options: ModelOutputOptions = {},
+): ModelFacingOutcome | ModelFacingRejection {
   if (outcome.status !== "rejected") return modelFacingOutcome(outcome, options);
   const { seq, connector, method, args } = outcome.rejected;
   return {
@@ -105,26 +120,41 @@ export function modelFacingDecision(outcome: DecisionOutcome, options: ModelOutp
 }
 
 /** When `seq` already carries this decision, what came after it; undefined when it does not. */
-async function answerFromLog(runtime: DecidingRuntime, executionId: string, seq: number, approved: boolean): Promise<DecisionOutcome | undefined> {
+async function answerFromLog(
+  runtime: DecidingRuntime,
+  executionId: string,
+  seq: number,
+  approved: boolean,
+): Promise<DecisionOutcome | undefined> {
   const state = await runtime.execution(executionId);
   const entry = state?.log.find((call) => call.seq === seq);
   if (!state || entry?.decision?.approved !== approved) return undefined;
   const calls = state.log;
   // The next action a human had to decide on is where the resumed run paused next.
-  const next = calls.find((call) => call.seq > seq && call.requiresApproval && (call.decision !== undefined || call.state === "pending"));
+  const next = calls.find(
+    (call) => call.seq > seq && call.requiresApproval && (call.decision !== undefined || call.state === "pending"),
+  );
   if (next) return { status: "paused", executionId, pending: [toPendingAction(executionId, next)], calls };
   const logs = state.logs && state.logs.length > 0 ? { logs: state.logs } : {};
   switch (state.status) {
     case "completed":
       return { status: "completed", executionId, result: state.result, ...logs, calls };
     case "error":
-      return errorOutcome(executionId, state.errorCode ?? "SANDBOX_ERROR", state.error ?? "the execution failed", { ...logs, calls });
+      return errorOutcome(executionId, state.errorCode ?? "SANDBOX_ERROR", state.error ?? "the execution failed", {
+        ...logs,
+        calls,
+      });
     case "rejected": {
       const rejected = calls.find((call) => call.decision?.approved === false);
       return rejected ? rejectedOutcome(executionId, rejected, calls) : undefined;
     }
     case "running":
-      return errorOutcome(executionId, "BUSY", `execution ${executionId} is running after this decision; its outcome is not known yet`, { calls });
+      return errorOutcome(
+        executionId,
+        "BUSY",
+        `execution ${executionId} is running after this decision; its outcome is not known yet`,
+        { calls },
+      );
     default:
       return undefined;
   }
@@ -132,7 +162,13 @@ async function answerFromLog(runtime: DecidingRuntime, executionId: string, seq:
 
 function rejectedOutcome(executionId: string, entry: LogEntry, calls: LogEntry[]): RejectedOutcome {
   const reason = entry.decision?.reason;
-  return { status: "rejected", executionId, rejected: toPendingAction(executionId, entry), ...(reason ? { reason } : {}), calls };
+  return {
+    status: "rejected",
+    executionId,
+    rejected: toPendingAction(executionId, entry),
+    ...(reason ? { reason } : {}),
+    calls,
+  };
 }
 
 function toPendingAction(executionId: string, entry: LogEntry): PendingAction {

@@ -1,29 +1,48 @@
 // @codemode/core/adapters: what the framework adapters (@codemode/ai-sdk, @codemode/langchain,
 // and yours) share, so each stays thin. Applications rarely need these directly.
-export { modelDescription, type ModelDescriptionOptions } from "../runtime/model-description.js";
-export { approvalFollowUpText, approvalResultText, modelFacingOutcome, type ModelFacingOutcome, type ModelOutputOptions } from "../runtime/model-output.js";
+
 export {
-  decidePendingAction,
-  modelFacingDecision,
+  connectorDeclaration,
+  jsonSchemaToType,
+  runtimeDeclarations,
+  toolDeclaration,
+} from "../connectors/schema-to-typescript.js";
+export { errorMessage } from "../error-message.js";
+export type { ChatClaim } from "../runtime/approval-authority.js";
+export {
+  type CallDecision,
+  type CallPolicy,
+  decideCall,
+  decideStep,
+  type IssuedCall,
+  type RecordedCall,
+} from "../runtime/decide.js";
+export { type ModelDescriptionOptions, modelDescription } from "../runtime/model-description.js";
+export {
+  approvalFollowUpText,
+  approvalResultText,
+  type ModelFacingOutcome,
+  type ModelOutputOptions,
+  modelFacingOutcome,
+} from "../runtime/model-output.js";
+export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
+export {
   type DecisionOutcome,
+  decidePendingAction,
   type ModelFacingRejection,
+  modelFacingDecision,
   type PendingDecision,
   type RejectedOutcome,
 } from "./decide-pending-action.js";
 export { methodNamesFor } from "./method-names.js";
-export { errorMessage } from "../error-message.js";
+export { createOutcomeMemo, type OutcomeMemo } from "./outcome-memo.js";
+export { checkPauseReference, type PauseState, pauseState } from "./pause-state.js";
 export {
   approvalReasonText,
   describePendingAction,
   executionIdOfModelOutput,
+  type PauseReference,
   pauseApprovalReason,
   readPauseReference,
   toModelJson,
-  type PauseReference,
 } from "./pending-approval.js";
-export { createOutcomeMemo, type OutcomeMemo } from "./outcome-memo.js";
-export { checkPauseReference, pauseState, type PauseState } from "./pause-state.js";
-export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
-export type { ChatClaim } from "../runtime/approval-authority.js";
-export { connectorDeclaration, jsonSchemaToType, runtimeDeclarations, toolDeclaration } from "../connectors/schema-to-typescript.js";
-export { decideCall, decideStep, type CallDecision, type CallPolicy, type IssuedCall, type RecordedCall } from "../runtime/decide.js";

@@ -1,4 +1,4 @@
-import { errorOutcome, type ErrorOutcome, type ExecutionState, type Outcome } from "../outcome.js";
+import { type ErrorOutcome, type ExecutionState, errorOutcome, type Outcome } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import type { DecisionOutcome, RejectedOutcome } from "./decide-pending-action.js";
 import type { PauseReference } from "./pending-approval.js";
@@ -11,7 +11,10 @@ import type { PauseReference } from "./pending-approval.js";
  *   BUSY) or, when the action was rejected, a `rejected` outcome with the human's reason;
  * - `missing`: this runtime cannot show that execution (see `checkPauseReference`): NOT_FOUND.
  */
-export type PauseState = { state: "waiting"; outcome: Extract<Outcome, { status: "paused" }> } | { state: "decided"; outcome: DecisionOutcome } | { state: "missing"; outcome: ErrorOutcome };
+export type PauseState =
+  | { state: "waiting"; outcome: Extract<Outcome, { status: "paused" }> }
+  | { state: "decided"; outcome: DecisionOutcome }
+  | { state: "missing"; outcome: ErrorOutcome };
 
 type ReadingRuntime = Pick<CodemodeRuntime, "execution" | "outcome">;
 
@@ -27,12 +30,22 @@ type ReadingRuntime = Pick<CodemodeRuntime, "execution" | "outcome">;
  * const refused = await checkPauseReference(runtime, reference, toolCall.input.code, "nothing was approved");
  * if (refused) return refused;
  */
-export async function checkPauseReference(runtime: Pick<CodemodeRuntime, "execution">, reference: PauseReference, code: unknown, doing: string): Promise<ErrorOutcome | undefined> {
+export async function checkPauseReference(
+  runtime: Pick<CodemodeRuntime, "execution">,
+  reference: PauseReference,
+  code: unknown,
+  doing: string,
+): Promise<ErrorOutcome | undefined> {
   return referenceProblem(await runtime.execution(reference.executionId), reference, code, doing);
 }
 
 /** `checkPauseReference` on an execution already read (null when there is none). */
-export function referenceProblem(execution: Pick<ExecutionState, "code"> | null, reference: PauseReference, code: unknown, doing: string): ErrorOutcome | undefined {
+export function referenceProblem(
+  execution: Pick<ExecutionState, "code"> | null,
+  reference: PauseReference,
+  code: unknown,
+  doing: string,
+): ErrorOutcome | undefined {
   const { executionId } = reference;
   if (!execution) {
     // The usual cause is a runtime with another `name` (or storage): its history is separate.
@@ -64,7 +77,11 @@ export function referenceProblem(execution: Pick<ExecutionState, "code"> | null,
  * const now = await pauseState(runtime, { executionId, seq }, { code });
  * if (now.state === "decided") showToModel(modelFacingDecision(now.outcome));
  */
-export async function pauseState(runtime: ReadingRuntime, reference: PauseReference, options: { code?: unknown } = {}): Promise<PauseState> {
+export async function pauseState(
+  runtime: ReadingRuntime,
+  reference: PauseReference,
+  options: { code?: unknown } = {},
+): Promise<PauseState> {
   if ("code" in options) {
     const refused = await checkPauseReference(runtime, reference, options.code, "its outcome cannot be shown");
     if (refused) return { state: "missing", outcome: refused };
@@ -74,11 +91,18 @@ export async function pauseState(runtime: ReadingRuntime, reference: PauseRefere
   if (!outcome) {
     return {
       state: "missing",
-      outcome: errorOutcome(executionId, "NOT_FOUND", `execution ${executionId} is not in this runtime's store (another runtime \`name\` or \`storage\`, or deleted since)`, { calls: [] }),
+      outcome: errorOutcome(
+        executionId,
+        "NOT_FOUND",
+        `execution ${executionId} is not in this runtime's store (another runtime \`name\` or \`storage\`, or deleted since)`,
+        { calls: [] },
+      ),
     };
   }
-  if (outcome.status === "paused" && outcome.pending.some((action) => action.seq === seq)) return { state: "waiting", outcome };
-  if (outcome.status === "error" && outcome.code === "NOT_PAUSED") return { state: "decided", outcome: asRejection(outcome) ?? outcome };
+  if (outcome.status === "paused" && outcome.pending.some((action) => action.seq === seq))
+    return { state: "waiting", outcome };
+  if (outcome.status === "error" && outcome.code === "NOT_PAUSED")
+    return { state: "decided", outcome: asRejection(outcome) ?? outcome };
   return { state: "decided", outcome };
 }
 

@@ -22,7 +22,10 @@ const MARKER = /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9})(?: sig
  * describePendingAction({ connector: "shop", method: "create_order", args: { sku: "mug" } });
  * // 'shop.create_order({"sku":"mug"})'
  */
-export function describePendingAction(action: Pick<PendingAction, "connector" | "method" | "args">, maxArgsChars = 500): string {
+export function describePendingAction(
+  action: Pick<PendingAction, "connector" | "method" | "args">,
+  maxArgsChars = 500,
+): string {
   return `${action.connector}.${action.method}(${describeArgs(action.args, maxArgsChars)})`;
 }
 
@@ -32,8 +35,12 @@ const MIN_VALUE_CHARS = 40;
 const MAX_KEY_CHARS = 100;
 
 function describeArgs(args: unknown, maxChars: number): string {
-  if (typeof args !== "object" || args === null || Array.isArray(args) || args instanceof Uint8Array) return clip(jsonOf(args), maxChars);
-  const entries = Object.entries(args as Record<string, unknown>).map(([key, value]) => ({ key: jsonOf(clip(key, MAX_KEY_CHARS)), value: jsonOf(value) }));
+  if (typeof args !== "object" || args === null || Array.isArray(args) || args instanceof Uint8Array)
+    return clip(jsonOf(args), maxChars);
+  const entries = Object.entries(args as Record<string, unknown>).map(([key, value]) => ({
+    key: jsonOf(clip(key, MAX_KEY_CHARS)),
+    value: jsonOf(value),
+  }));
   const room = fairShares(
     entries.map((entry) => entry.value.length),
     Math.max(0, maxChars - entries.reduce((sum, entry) => sum + entry.key.length + 2, 0)),
@@ -81,10 +88,14 @@ function clip(text: string, maxChars: number): string {
  * pauseApprovalReason(outcome, { signature: signPauseApproval(runtime, { executionId, seq, toolCallId }, code) });
  * // 'Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2 sig Qm9v…]'
  */
-export function pauseApprovalReason(outcome: Extract<Outcome, { status: "paused" }>, options: { signature?: string | undefined } = {}): string {
+export function pauseApprovalReason(
+  outcome: Extract<Outcome, { status: "paused" }>,
+  options: { signature?: string | undefined } = {},
+): string {
   const action = outcome.pending[0];
   const what = action ? `Approve ${describePendingAction(action)}?` : "Approve the pending action?";
-  const signature = options.signature && /^[A-Za-z0-9_-]{1,128}$/.test(options.signature) ? ` sig ${options.signature}` : "";
+  const signature =
+    options.signature && /^[A-Za-z0-9_-]{1,128}$/.test(options.signature) ? ` sig ${options.signature}` : "";
   return `${what} [codemode execution ${outcome.executionId} seq ${action?.seq ?? 0}${signature}]`;
 }
 

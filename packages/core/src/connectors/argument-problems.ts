@@ -12,7 +12,9 @@ const MAX_LISTED_ISSUES = 5;
  * them) and the failing branches of an `anyOf`/`oneOf` become one story.
  */
 export function describeAjvErrors(errors: ErrorObject[], args: unknown): string[] {
-  return resolveAlternatives(errors.filter((error) => error.keyword !== "if").map((error) => toIssue(error, args))).map(issueText);
+  return resolveAlternatives(errors.filter((error) => error.keyword !== "if").map((error) => toIssue(error, args))).map(
+    issueText,
+  );
 }
 
 // ——— Turning ajv errors into sentences a model can act on ———
@@ -33,7 +35,10 @@ function issueText(issue: Issue): string {
   const where = formatPath(issue.path);
   if (issue.text !== undefined) return `${where}: ${issue.text}`;
   const expected = issue.expected ?? [];
-  const choice = expected.length <= 1 ? (expected[0] ?? "another value") : `${expected.slice(0, -1).join(", ")} or ${expected.at(-1)}`;
+  const choice =
+    expected.length <= 1
+      ? (expected[0] ?? "another value")
+      : `${expected.slice(0, -1).join(", ")} or ${expected.at(-1)}`;
   return `${where}: expected ${choice}${issue.got === undefined ? "" : `, got ${issue.got}`}`;
 }
 
@@ -48,24 +53,40 @@ function toIssue(error: ErrorObject, args: unknown): Issue {
       return { ...base, expected: types.map(typeLabel), got: describeKind(data) };
     }
     case "enum":
-      return { ...base, expected: (Array.isArray(params.allowedValues) ? params.allowedValues : []).map(describeLiteral), got: describeLiteral(data) };
+      return {
+        ...base,
+        expected: (Array.isArray(params.allowedValues) ? params.allowedValues : []).map(describeLiteral),
+        got: describeLiteral(data),
+      };
     case "const":
       return { ...base, expected: [describeLiteral(params.allowedValue)], got: describeLiteral(data) };
     case "required":
       return { ...base, path: [...path, String(params.missingProperty)], text: "missing required property" };
     case "dependentRequired":
     case "dependencies":
-      return { ...base, path: [...path, String(params.missingProperty)], text: `required when ${JSON.stringify(params.property)} is given` };
+      return {
+        ...base,
+        path: [...path, String(params.missingProperty)],
+        text: `required when ${JSON.stringify(params.property)} is given`,
+      };
     case "additionalProperties":
     case "unevaluatedProperties": {
       const property = String(params.additionalProperty ?? params.unevaluatedProperty);
-      return { ...base, path: [...path, property], text: `property not allowed${allowedPropertiesHint(property, error.parentSchema)}` };
+      return {
+        ...base,
+        path: [...path, property],
+        text: `property not allowed${allowedPropertiesHint(property, error.parentSchema)}`,
+      };
     }
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return { ...base, expected: [`a number ${String(params.comparison)} ${String(params.limit)}`], got: describeLiteral(data) };
+      return {
+        ...base,
+        expected: [`a number ${String(params.comparison)} ${String(params.limit)}`],
+        got: describeLiteral(data),
+      };
     case "multipleOf":
       return { ...base, expected: [`a multiple of ${String(params.multipleOf)}`], got: describeLiteral(data) };
     case "minLength":
@@ -77,21 +98,38 @@ function toIssue(error: ErrorObject, args: unknown): Issue {
       };
     case "minItems":
     case "maxItems":
-      return { ...base, expected: [`${error.keyword === "minItems" ? "at least" : "at most"} ${count(params.limit, "item")}`], got: Array.isArray(data) ? `${data.length}` : describeKind(data) };
+      return {
+        ...base,
+        expected: [`${error.keyword === "minItems" ? "at least" : "at most"} ${count(params.limit, "item")}`],
+        got: Array.isArray(data) ? `${data.length}` : describeKind(data),
+      };
     case "items":
     case "additionalItems":
       // A tuple (prefixItems / array-form items) that forbids more items than it lists.
-      if (typeof params.limit === "number") return { ...base, expected: [`at most ${count(params.limit, "item")}`], got: Array.isArray(data) ? `${data.length}` : describeKind(data) };
+      if (typeof params.limit === "number")
+        return {
+          ...base,
+          expected: [`at most ${count(params.limit, "item")}`],
+          got: Array.isArray(data) ? `${data.length}` : describeKind(data),
+        };
       return { ...base, text: error.message ?? "has items that are not allowed" };
     case "minProperties":
     case "maxProperties":
-      return { ...base, expected: [`${error.keyword === "minProperties" ? "at least" : "at most"} ${count(params.limit, "property", "properties")}`] };
+      return {
+        ...base,
+        expected: [
+          `${error.keyword === "minProperties" ? "at least" : "at most"} ${count(params.limit, "property", "properties")}`,
+        ],
+      };
     case "pattern":
       return { ...base, expected: [`a string matching /${String(params.pattern)}/`], got: describeLiteral(data) };
     case "format":
       return { ...base, expected: [`a string in format "${String(params.format)}"`], got: describeLiteral(data) };
     case "uniqueItems":
-      return { ...base, text: `items ${String(params.j)} and ${String(params.i)} are duplicates; items must be unique` };
+      return {
+        ...base,
+        text: `items ${String(params.j)} and ${String(params.i)} are duplicates; items must be unique`,
+      };
     case "contains":
       return { ...base, text: "no item matches the required item shape" };
     case "not":
@@ -99,7 +137,11 @@ function toIssue(error: ErrorObject, args: unknown): Issue {
     case "false schema":
       return { ...base, text: "not allowed" };
     case "oneOf":
-      if (Array.isArray(params.passingSchemas)) return { ...base, text: `matches more than one allowed shape (alternatives ${params.passingSchemas.join(" and ")}); it must match exactly one` };
+      if (Array.isArray(params.passingSchemas))
+        return {
+          ...base,
+          text: `matches more than one allowed shape (alternatives ${params.passingSchemas.join(" and ")}); it must match exactly one`,
+        };
       return { ...base, text: "does not match any allowed shape" };
     case "anyOf":
       return { ...base, text: "does not match any allowed shape" };
@@ -116,7 +158,10 @@ function toIssue(error: ErrorObject, args: unknown): Issue {
  */
 function resolveAlternatives(issues: Issue[]): Issue[] {
   const combinators = issues
-    .filter((issue) => (issue.keyword === "anyOf" || issue.keyword === "oneOf") && issue.text === "does not match any allowed shape")
+    .filter(
+      (issue) =>
+        (issue.keyword === "anyOf" || issue.keyword === "oneOf") && issue.text === "does not match any allowed shape",
+    )
     .sort((a, b) => b.schemaPath.length - a.schemaPath.length);
   let remaining = issues;
   for (const combinator of combinators) {
@@ -137,8 +182,13 @@ function resolveAlternatives(issues: Issue[]): Issue[] {
 
 function summarizeBranches(combinator: Issue, branches: Issue[][]): Issue[] {
   const samePlace = (issue: Issue) => formatPath(issue.path) === formatPath(combinator.path);
-  const plainMismatch = (issue: Issue) => issue.expected !== undefined && (issue.keyword === "type" || issue.keyword === "enum" || issue.keyword === "const");
-  if (branches.every((branch) => branch.length === 1 && branch[0] !== undefined && samePlace(branch[0]) && plainMismatch(branch[0]))) {
+  const plainMismatch = (issue: Issue) =>
+    issue.expected !== undefined && (issue.keyword === "type" || issue.keyword === "enum" || issue.keyword === "const");
+  if (
+    branches.every(
+      (branch) => branch.length === 1 && branch[0] !== undefined && samePlace(branch[0]) && plainMismatch(branch[0]),
+    )
+  ) {
     const expected = [...new Set(branches.flatMap((branch) => branch[0]?.expected ?? []))];
     return [{ ...combinator, keyword: "type", expected, got: branches[0]?.[0]?.got, text: undefined }];
   }
@@ -230,7 +280,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }

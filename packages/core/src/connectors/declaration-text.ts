@@ -7,15 +7,23 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** A property schema's description (or title) and its constraints, as doc comment lines. */
 export function schemaDocumentation(schema: unknown): string[] {
   if (!isPlainObject(schema)) return [];
-  const lines = textLines(typeof schema.description === "string" ? schema.description : typeof schema.title === "string" ? schema.title : undefined);
+  const lines = textLines(
+    typeof schema.description === "string"
+      ? schema.description
+      : typeof schema.title === "string"
+        ? schema.title
+        : undefined,
+  );
   for (const keyword of ANNOTATED_KEYWORDS) {
     const value = schema[keyword];
     let text: string | undefined;
     if (typeof value === "string") text = value;
-    else if (typeof value === "number" && Number.isFinite(value) && Math.abs(value) !== Number.MAX_SAFE_INTEGER) text = String(value);
+    else if (typeof value === "number" && Number.isFinite(value) && Math.abs(value) !== Number.MAX_SAFE_INTEGER)
+      text = String(value);
     else if (value === true && keyword === "uniqueItems") text = "";
     if (keyword === "default" && value !== undefined) text = JSON.stringify(value);
-    if (text !== undefined && text.length <= ANNOTATION_WIDTH) lines.push(`@${keyword}${text === "" ? "" : ` ${text}`}`);
+    if (text !== undefined && text.length <= ANNOTATION_WIDTH)
+      lines.push(`@${keyword}${text === "" ? "" : ` ${text}`}`);
   }
   if (schema.deprecated === true) lines.push("@deprecated");
   return lines;

@@ -3,7 +3,13 @@
 // from its inputSchema, which is checked at run time.
 import { describe, expectTypeOf, test } from "vitest";
 import * as z from "zod";
-import { defineConnector, type Connector, type StandardSchemaV1, type ToolContext, type ToolDefinition } from "./define-connector.js";
+import {
+  type Connector,
+  defineConnector,
+  type StandardSchemaV1,
+  type ToolContext,
+  type ToolDefinition,
+} from "./define-connector.js";
 
 const issueSchema = z.object({ repo: z.string(), title: z.string() });
 
@@ -47,7 +53,9 @@ describe("defineConnector", () => {
   });
 
   test("requiresApproval is a boolean or a function of the arguments", () => {
-    expectTypeOf<ToolDefinition["requiresApproval"]>().toExtend<boolean | ((args: Record<string, unknown>) => boolean) | undefined>();
+    expectTypeOf<ToolDefinition["requiresApproval"]>().toExtend<
+      boolean | ((args: Record<string, unknown>) => boolean) | undefined
+    >();
     defineConnector({
       name: "payments",
       tools: {

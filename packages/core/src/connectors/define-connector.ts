@@ -14,7 +14,12 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /** What a tool gets besides its argument (R-CON-1). */
 export interface ToolContext {
@@ -91,7 +96,19 @@ export interface Connector extends ConnectorDefinition {
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const RESERVED = new Set(["codemode", "console", "globalThis", "crypto", "fetch", "Date", "Math", "JSON", "Promise", "Object", "Array"]);
+const RESERVED = new Set([
+  "codemode",
+  "console",
+  "globalThis",
+  "crypto",
+  "fetch",
+  "Date",
+  "Math",
+  "JSON",
+  "Promise",
+  "Object",
+  "Array",
+]);
 
 /**
  * Declares a connector: a named group of tools the model's code sees as one global.
@@ -110,7 +127,11 @@ const RESERVED = new Set(["codemode", "console", "globalThis", "crypto", "fetch"
 export function defineConnector(definition: ConnectorDefinition): Connector {
   const problems = connectorProblems(definition);
   if (problems.length > 0) throw new TypeError(`defineConnector: ${problems.join("; ")}`);
-  return Object.freeze({ ...definition, tools: Object.freeze({ ...definition.tools }), kind: "codemode-connector" as const });
+  return Object.freeze({
+    ...definition,
+    tools: Object.freeze({ ...definition.tools }),
+    kind: "codemode-connector" as const,
+  });
 }
 
 /** Configuration problems of one connector, as sentences naming the connector and tool. */
@@ -118,7 +139,8 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
   const problems: string[] = [];
   if (typeof definition !== "object" || definition === null) return ["a connector must be an object"];
   const { name, tools } = definition;
-  if (typeof name !== "string" || !IDENTIFIER.test(name)) problems.push(`connector name ${JSON.stringify(name)} is not a JavaScript identifier`);
+  if (typeof name !== "string" || !IDENTIFIER.test(name))
+    problems.push(`connector name ${JSON.stringify(name)} is not a JavaScript identifier`);
   else if (RESERVED.has(name)) problems.push(`connector name "${name}" is reserved`);
   if (typeof tools !== "object" || tools === null) {
     problems.push(`connector "${String(name)}" needs a tools object`);
@@ -131,17 +153,22 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
       problems.push(`tool "${label}" needs an execute function`);
       continue;
     }
-    if (tool.replay !== undefined && tool.replay !== "record" && tool.replay !== "reexecute") problems.push(`tool "${label}" has an unknown replay policy ${JSON.stringify(tool.replay)}`);
+    if (tool.replay !== undefined && tool.replay !== "record" && tool.replay !== "reexecute")
+      problems.push(`tool "${label}" has an unknown replay policy ${JSON.stringify(tool.replay)}`);
     if (tool.onInterrupted !== undefined && tool.onInterrupted !== "rerun" && tool.onInterrupted !== "ask")
       problems.push(`tool "${label}" has an unknown onInterrupted policy ${JSON.stringify(tool.onInterrupted)}`);
     if (tool.replay === "reexecute" && tool.requiresApproval !== undefined && tool.requiresApproval !== false) {
       // R-CON-4: replaying an approved side effect would apply it again.
-      problems.push(`tool "${label}" combines replay: "reexecute" with requiresApproval; an approved call must never run twice`);
+      problems.push(
+        `tool "${label}" combines replay: "reexecute" with requiresApproval; an approved call must never run twice`,
+      );
     }
     if (tool.approvers !== undefined && tool.approvers !== "chat" && tool.approvers !== "operator")
       problems.push(`tool "${label}" has approvers ${JSON.stringify(tool.approvers)}: "chat" or "operator"`);
-    if (tool.readOnly !== undefined && typeof tool.readOnly !== "boolean") problems.push(`tool "${label}" has a readOnly that is not a boolean`);
-    if (tool.revert !== undefined && typeof tool.revert !== "function") problems.push(`tool "${label}" has a revert that is not a function`);
+    if (tool.readOnly !== undefined && typeof tool.readOnly !== "boolean")
+      problems.push(`tool "${label}" has a readOnly that is not a boolean`);
+    if (tool.revert !== undefined && typeof tool.revert !== "function")
+      problems.push(`tool "${label}" has a revert that is not a function`);
   }
   return problems;
 }

@@ -2,9 +2,28 @@
  * A JSON Schema written as a TypeScript type expression: objects, arrays and tuples, unions,
  * literals, and `$ref`ed definitions as named types. Pure: the same schema always gives the same text.
  */
+
+import {
+  docComment,
+  indentLines,
+  isPlainObject,
+  pascalCase,
+  propertyKey,
+  schemaDocumentation,
+} from "./declaration-text.js";
 import type { JsonSchema } from "./define-connector.js";
-import { docComment, indentLines, isPlainObject, pascalCase, propertyKey, schemaDocumentation } from "./declaration-text.js";
-import { arrayOf, intersectionOf, KEYWORD_TYPES, literalType, NEVER, NULL, UNDEFINED, UNKNOWN, unionOf, type TypeText } from "./type-text.js";
+import {
+  arrayOf,
+  intersectionOf,
+  KEYWORD_TYPES,
+  literalType,
+  NEVER,
+  NULL,
+  type TypeText,
+  UNDEFINED,
+  UNKNOWN,
+  unionOf,
+} from "./type-text.js";
 
 export interface SchemaToTypeOptions {
   /**
@@ -88,7 +107,12 @@ function schemaType(schema: unknown, conversion: Conversion, depth: number, qual
   }
 }
 
-function composedType(schema: Record<string, unknown>, conversion: Conversion, depth: number, qualify: boolean): TypeText {
+function composedType(
+  schema: Record<string, unknown>,
+  conversion: Conversion,
+  depth: number,
+  qualify: boolean,
+): TypeText {
   const parts: TypeText[] = [];
   if (typeof schema.$ref === "string") parts.push(referenceType(schema.$ref, conversion, depth, qualify));
   if (Object.hasOwn(schema, "const")) parts.push(literalType(schema.const));
@@ -99,19 +123,32 @@ function composedType(schema: Record<string, unknown>, conversion: Conversion, d
   }
   for (const keyword of ["anyOf", "oneOf"] as const) {
     const branches = schema[keyword];
-    if (Array.isArray(branches)) parts.push(unionOf(branches.map((branch) => schemaType(branch, conversion, depth, qualify))));
+    if (Array.isArray(branches))
+      parts.push(unionOf(branches.map((branch) => schemaType(branch, conversion, depth, qualify))));
   }
-  if (Array.isArray(schema.allOf)) parts.push(...schema.allOf.map((part) => schemaType(part, conversion, depth, qualify)));
+  if (Array.isArray(schema.allOf))
+    parts.push(...schema.allOf.map((part) => schemaType(part, conversion, depth, qualify)));
   const type = parts.length === 0 ? UNKNOWN : intersectionOf(parts);
   return schema.nullable === true ? unionOf([type, NULL]) : type;
 }
 
 /** The type from `type` (a name or a list of names), or inferred from object or array keywords. */
-function declaredType(schema: Record<string, unknown>, conversion: Conversion, depth: number, qualify: boolean): TypeText | undefined {
+function declaredType(
+  schema: Record<string, unknown>,
+  conversion: Conversion,
+  depth: number,
+  qualify: boolean,
+): TypeText | undefined {
   let typeNames: string[];
   if (typeof schema.type === "string") typeNames = [schema.type];
-  else if (Array.isArray(schema.type)) typeNames = schema.type.filter((name): name is string => typeof name === "string");
-  else if (["properties", "additionalProperties", "patternProperties", "required"].some((keyword) => Object.hasOwn(schema, keyword))) typeNames = ["object"];
+  else if (Array.isArray(schema.type))
+    typeNames = schema.type.filter((name): name is string => typeof name === "string");
+  else if (
+    ["properties", "additionalProperties", "patternProperties", "required"].some((keyword) =>
+      Object.hasOwn(schema, keyword),
+    )
+  )
+    typeNames = ["object"];
   else if (Object.hasOwn(schema, "items") || Object.hasOwn(schema, "prefixItems")) typeNames = ["array"];
   else typeNames = [];
   if (typeNames.length === 0) return undefined;
@@ -126,9 +163,16 @@ function declaredType(schema: Record<string, unknown>, conversion: Conversion, d
   );
 }
 
-function objectType(schema: Record<string, unknown>, conversion: Conversion, depth: number, qualify: boolean): TypeText {
+function objectType(
+  schema: Record<string, unknown>,
+  conversion: Conversion,
+  depth: number,
+  qualify: boolean,
+): TypeText {
   const properties = isPlainObject(schema.properties) ? schema.properties : {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === "string") : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === "string") : [],
+  );
   const members: { documentation: string; text: string }[] = [];
   const memberTypes: TypeText[] = [];
   let anyOptional = false;
@@ -137,7 +181,10 @@ function objectType(schema: Record<string, unknown>, conversion: Conversion, dep
     const optional = !required.has(name);
     anyOptional ||= optional;
     memberTypes.push(type);
-    members.push({ documentation: docComment(schemaDocumentation(propertySchema)), text: `${propertyKey(name)}${optional ? "?" : ""}: ${type.text}` });
+    members.push({
+      documentation: docComment(schemaDocumentation(propertySchema)),
+      text: `${propertyKey(name)}${optional ? "?" : ""}: ${type.text}`,
+    });
   }
   for (const name of required) {
     if (Object.hasOwn(properties, name)) continue;
@@ -146,9 +193,11 @@ function objectType(schema: Record<string, unknown>, conversion: Conversion, dep
   }
   const indexTypes: TypeText[] = [];
   const additional = schema.additionalProperties;
-  if (additional === true || isPlainObject(additional)) indexTypes.push(schemaType(additional, conversion, depth + 1, qualify));
+  if (additional === true || isPlainObject(additional))
+    indexTypes.push(schemaType(additional, conversion, depth + 1, qualify));
   if (isPlainObject(schema.patternProperties)) {
-    for (const patternSchema of Object.values(schema.patternProperties)) indexTypes.push(schemaType(patternSchema, conversion, depth + 1, qualify));
+    for (const patternSchema of Object.values(schema.patternProperties))
+      indexTypes.push(schemaType(patternSchema, conversion, depth + 1, qualify));
   }
   if (indexTypes.length > 0) {
     // TypeScript requires every named property to fit the index signature.
@@ -158,7 +207,11 @@ function objectType(schema: Record<string, unknown>, conversion: Conversion, dep
     members.push({ documentation: "", text: `[key: string]: ${additional === false ? "never" : "unknown"}` });
   }
   const oneLine = `{ ${members.map((member) => member.text).join("; ")} }`;
-  if (members.every((member) => member.documentation === "") && !oneLine.includes("\n") && oneLine.length <= ONE_LINE_WIDTH) {
+  if (
+    members.every((member) => member.documentation === "") &&
+    !oneLine.includes("\n") &&
+    oneLine.length <= ONE_LINE_WIDTH
+  ) {
     return { text: oneLine, precedence: "primary" };
   }
   const lines = members.map((member) => indentLines(`${member.documentation}${member.text};`));
@@ -167,7 +220,11 @@ function objectType(schema: Record<string, unknown>, conversion: Conversion, dep
 
 function arrayType(schema: Record<string, unknown>, conversion: Conversion, depth: number, qualify: boolean): TypeText {
   // Tuples: `prefixItems` + `items` for the rest (2020-12), or an `items` array + `additionalItems` (draft 07).
-  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+  const prefix = Array.isArray(schema.prefixItems)
+    ? schema.prefixItems
+    : Array.isArray(schema.items)
+      ? schema.items
+      : undefined;
   if (prefix !== undefined) {
     const rest: unknown = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
     // Without minItems every listed element is taken as present: that is how tuples are meant.
@@ -178,7 +235,10 @@ function arrayType(schema: Record<string, unknown>, conversion: Conversion, dept
       return type.precedence === "primary" ? `${type.text}?` : `(${type.text})?`;
     });
     const closed = rest === false || (typeof schema.maxItems === "number" && schema.maxItems <= prefix.length);
-    if (!closed) elements.push(`...${arrayOf(rest === undefined ? UNKNOWN : schemaType(rest, conversion, depth + 1, qualify)).text}`);
+    if (!closed)
+      elements.push(
+        `...${arrayOf(rest === undefined ? UNKNOWN : schemaType(rest, conversion, depth + 1, qualify)).text}`,
+      );
     return { text: `[${elements.join(", ")}]`, precedence: "primary" };
   }
   if (schema.items === false) return { text: "[]", precedence: "primary" };

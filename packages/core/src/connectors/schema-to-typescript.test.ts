@@ -1,9 +1,16 @@
-import { describe, expect, it } from "vitest";
 // TypeScript 7 has no JavaScript compiler API; 5.9 (an npm alias) type-checks the generated text.
 import ts from "typescript59";
+import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { defineConnector, type JsonSchema, type StandardSchemaV1, type ToolDefinition } from "./define-connector.js";
-import { CODEMODE_DECLARATION, connectorDeclaration, jsonSchemaToType, runtimeDeclarations, toolDeclaration, type SchemaToTypeOptions } from "./schema-to-typescript.js";
+import {
+  CODEMODE_DECLARATION,
+  connectorDeclaration,
+  jsonSchemaToType,
+  runtimeDeclarations,
+  type SchemaToTypeOptions,
+  toolDeclaration,
+} from "./schema-to-typescript.js";
 
 // ---------------------------------------------------------------------------------------------
 // An in-memory compiler: the generated declarations and a program that uses them, strict, es2022.
@@ -54,7 +61,10 @@ interface Problem {
 function typeCheck(declarations: string, program: string): Problem[] {
   return ts.getPreEmitDiagnostics(createProgram(declarations, program)).map((diagnostic) => {
     const file = diagnostic.file;
-    const line = file !== undefined && diagnostic.start !== undefined ? file.getLineAndCharacterOfPosition(diagnostic.start).line + 1 : 0;
+    const line =
+      file !== undefined && diagnostic.start !== undefined
+        ? file.getLineAndCharacterOfPosition(diagnostic.start).line + 1
+        : 0;
     return {
       file: file?.fileName === DECLARATIONS_FILE ? "declarations" : "program",
       line,
@@ -81,7 +91,10 @@ function expectErrorsOnMarkedLines(declarations: string, program: string): void 
   const marked = program.split("\n").flatMap((line, index) => (line.includes("// error") ? [index + 1] : []));
   expect(marked.length, "the program marks at least one line").toBeGreaterThan(0);
   const failing = [...new Set(problems.map((problem) => problem.line))].sort((left, right) => left - right);
-  expect(failing, `${declarations}\n---\n${program}\n---\n${problems.map((problem) => `${problem.line}: ${problem.message}`).join("\n")}`).toEqual(marked);
+  expect(
+    failing,
+    `${declarations}\n---\n${program}\n---\n${problems.map((problem) => `${problem.line}: ${problem.message}`).join("\n")}`,
+  ).toEqual(marked);
 }
 
 /** What an editor shows for the property at the end of `expression` (its doc comment and tags). */
@@ -89,14 +102,20 @@ function documentationOf(declarations: string, expression: string): string {
   const program = createProgram(declarations, `${expression};\n`);
   const source = program.getSourceFile(PROGRAM_FILE)!;
   const statement = source.statements[0];
-  if (statement === undefined || !ts.isExpressionStatement(statement) || !ts.isPropertyAccessExpression(statement.expression)) {
+  if (
+    statement === undefined ||
+    !ts.isExpressionStatement(statement) ||
+    !ts.isPropertyAccessExpression(statement.expression)
+  ) {
     throw new Error(`not a property access: ${expression}`);
   }
   const checker = program.getTypeChecker();
   const symbol = checker.getSymbolAtLocation(statement.expression.name);
   if (symbol === undefined) throw new Error(`no symbol for ${expression}`);
   const text = ts.displayPartsToString(symbol.getDocumentationComment(checker));
-  const tags = symbol.getJsDocTags(checker).map((tag) => `@${tag.name}${tag.text === undefined ? "" : ` ${ts.displayPartsToString(tag.text)}`}`);
+  const tags = symbol
+    .getJsDocTags(checker)
+    .map((tag) => `@${tag.name}${tag.text === undefined ? "" : ` ${ts.displayPartsToString(tag.text)}`}`);
   return [text, ...tags].filter((part) => part !== "").join("\n");
 }
 
@@ -145,7 +164,15 @@ describe("jsonSchemaToType: primitive types", () => {
   it("writes a list of types as a union that accepts each and nothing else", () => {
     const declarations = declareValue({ type: ["string", "integer", "null"] });
     expect(jsonSchemaToType({ type: ["string", "integer", "null"] })).toBe("string | number | null");
-    expectErrorsOnMarkedLines(declarations, ['const text: Value = "a";', "const count: Value = 1;", "const nothing: Value = null;", "const flag: Value = true; // error"].join("\n"));
+    expectErrorsOnMarkedLines(
+      declarations,
+      [
+        'const text: Value = "a";',
+        "const count: Value = 1;",
+        "const nothing: Value = null;",
+        "const flag: Value = true; // error",
+      ].join("\n"),
+    );
   });
 
   it("writes unknown for the true schema, an empty schema and a type it does not know; never for false", () => {
@@ -185,8 +212,20 @@ describe("jsonSchemaToType: objects", () => {
   });
 
   it("turns additionalProperties: true into an index signature of unknown", () => {
-    const declarations = declareValue({ type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: true });
-    expectErrorsOnMarkedLines(declarations, ['const extra: Value = { name: "a", anything: [1, 2] };', "value.name.toUpperCase();", "value.other.toUpperCase(); // error"].join("\n"));
+    const declarations = declareValue({
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+      additionalProperties: true,
+    });
+    expectErrorsOnMarkedLines(
+      declarations,
+      [
+        'const extra: Value = { name: "a", anything: [1, 2] };',
+        "value.name.toUpperCase();",
+        "value.other.toUpperCase(); // error",
+      ].join("\n"),
+    );
   });
 
   it("turns an additionalProperties schema into an index signature the named properties also fit", () => {
@@ -198,9 +237,15 @@ describe("jsonSchemaToType: objects", () => {
     };
     expectErrorsOnMarkedLines(
       declareValue(counts),
-      ['const ok: Value = { label: "a", apples: 3, pears: 4 };', 'const notCount: Value = { label: "a", apples: true }; // error', "value.label.toUpperCase();"].join("\n"),
+      [
+        'const ok: Value = { label: "a", apples: 3, pears: 4 };',
+        'const notCount: Value = { label: "a", apples: true }; // error',
+        "value.label.toUpperCase();",
+      ].join("\n"),
     );
-    expect(jsonSchemaToType({ type: "object", additionalProperties: { type: "number" } })).toBe("{ [key: string]: number }");
+    expect(jsonSchemaToType({ type: "object", additionalProperties: { type: "number" } })).toBe(
+      "{ [key: string]: number }",
+    );
   });
 
   it("writes patternProperties as an index signature", () => {
@@ -218,7 +263,13 @@ describe("jsonSchemaToType: objects", () => {
   it("quotes property names that are not identifiers, and they compile", () => {
     const headers: JsonSchema = {
       type: "object",
-      properties: { "x-request-id": { type: "string" }, "2fa": { type: "boolean" }, "with space": { type: "number" }, "": { type: "null" }, $ok: { type: "string" } },
+      properties: {
+        "x-request-id": { type: "string" },
+        "2fa": { type: "boolean" },
+        "with space": { type: "number" },
+        "": { type: "null" },
+        $ok: { type: "string" },
+      },
       required: ["x-request-id", "2fa", "with space", "", "$ok"],
     };
     const type = jsonSchemaToType(headers);
@@ -229,7 +280,11 @@ describe("jsonSchemaToType: objects", () => {
     expect(type).toContain("$ok: string");
     expectErrorsOnMarkedLines(
       declareValue(headers),
-      ['const ok: Value = { "x-request-id": "r", "2fa": true, "with space": 1, "": null, $ok: "y" };', 'value["x-request-id"].toUpperCase();', 'value["2fa"].toUpperCase(); // error'].join("\n"),
+      [
+        'const ok: Value = { "x-request-id": "r", "2fa": true, "with space": 1, "": null, $ok: "y" };',
+        'value["x-request-id"].toUpperCase();',
+        'value["2fa"].toUpperCase(); // error',
+      ].join("\n"),
     );
   });
 
@@ -243,7 +298,10 @@ describe("jsonSchemaToType: arrays and tuples", () => {
     expect(jsonSchemaToType({ type: "array", items: { type: "string" } })).toBe("string[]");
     expect(jsonSchemaToType({ type: "array", items: { type: ["string", "number"] } })).toBe("(string | number)[]");
     expect(jsonSchemaToType({ type: "array" })).toBe("unknown[]");
-    expectErrorsOnMarkedLines(declareValue({ type: "array", items: { type: ["string", "number"] } }), ['const ok: Value = ["a", 1];', "const notAllowed: Value = [true]; // error"].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue({ type: "array", items: { type: ["string", "number"] } }),
+      ['const ok: Value = ["a", 1];', "const notAllowed: Value = [true]; // error"].join("\n"),
+    );
   });
 
   it("writes draft 2020-12 prefixItems with items: false as a closed tuple", () => {
@@ -251,14 +309,23 @@ describe("jsonSchemaToType: arrays and tuples", () => {
     expect(jsonSchemaToType(pair)).toBe("[string, number]");
     expectErrorsOnMarkedLines(
       declareValue(pair),
-      ['const ok: Value = ["a", 1];', 'const swapped: Value = [1, "a"]; // error', 'const tooLong: Value = ["a", 1, 2]; // error', "value[0].toUpperCase();", "value[1].toFixed();"].join("\n"),
+      [
+        'const ok: Value = ["a", 1];',
+        'const swapped: Value = [1, "a"]; // error',
+        'const tooLong: Value = ["a", 1, 2]; // error',
+        "value[0].toUpperCase();",
+        "value[1].toFixed();",
+      ].join("\n"),
     );
   });
 
   it("writes prefixItems with an items schema as a tuple with a rest element", () => {
     const command: JsonSchema = { type: "array", prefixItems: [{ type: "string" }], items: { type: "boolean" } };
     expect(jsonSchemaToType(command)).toBe("[string, ...boolean[]]");
-    expectErrorsOnMarkedLines(declareValue(command), ['const ok: Value = ["a", true, false];', 'const wrongRest: Value = ["a", 1]; // error'].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue(command),
+      ['const ok: Value = ["a", true, false];', 'const wrongRest: Value = ["a", 1]; // error'].join("\n"),
+    );
   });
 
   it("leaves a tuple open when nothing closes it, as JSON Schema does", () => {
@@ -266,15 +333,29 @@ describe("jsonSchemaToType: arrays and tuples", () => {
   });
 
   it("writes the draft-07 form (items array + additionalItems) the same way", () => {
-    expect(jsonSchemaToType({ type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false })).toBe("[string, number]");
-    expect(jsonSchemaToType({ type: "array", items: [{ type: "string" }], additionalItems: { type: "number" } })).toBe("[string, ...number[]]");
-    expect(jsonSchemaToType({ type: "array", items: [{ type: "string" }, { type: "number" }], maxItems: 2 })).toBe("[string, number]");
+    expect(
+      jsonSchemaToType({ type: "array", items: [{ type: "string" }, { type: "number" }], additionalItems: false }),
+    ).toBe("[string, number]");
+    expect(jsonSchemaToType({ type: "array", items: [{ type: "string" }], additionalItems: { type: "number" } })).toBe(
+      "[string, ...number[]]",
+    );
+    expect(jsonSchemaToType({ type: "array", items: [{ type: "string" }, { type: "number" }], maxItems: 2 })).toBe(
+      "[string, number]",
+    );
   });
 
   it("makes elements past minItems optional, parenthesising a union", () => {
-    const range: JsonSchema = { type: "array", prefixItems: [{ type: "number" }, { type: ["number", "null"] }], items: false, minItems: 1 };
+    const range: JsonSchema = {
+      type: "array",
+      prefixItems: [{ type: "number" }, { type: ["number", "null"] }],
+      items: false,
+      minItems: 1,
+    };
     expect(jsonSchemaToType(range)).toBe("[number, (number | null)?]");
-    expectErrorsOnMarkedLines(declareValue(range), ["const one: Value = [1];", "const two: Value = [1, null];", "const none: Value = []; // error"].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue(range),
+      ["const one: Value = [1];", "const two: Value = [1, null];", "const none: Value = []; // error"].join("\n"),
+    );
   });
 });
 
@@ -282,18 +363,26 @@ describe("jsonSchemaToType: enum and const", () => {
   it("writes enum as a union of literals that rejects any other value", () => {
     const state: JsonSchema = { type: "string", enum: ["open", "closed"] };
     expect(jsonSchemaToType(state)).toBe('"open" | "closed"');
-    expectErrorsOnMarkedLines(declareValue(state), ['const open: Value = "open";', 'const merged: Value = "merged"; // error'].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue(state),
+      ['const open: Value = "open";', 'const merged: Value = "merged"; // error'].join("\n"),
+    );
   });
 
   it("writes numbers, negative numbers, booleans and null in an enum, parenthesising a negative in an array", () => {
     expect(jsonSchemaToType({ enum: [1, -1, true, null] })).toBe("1 | -1 | true | null");
     expect(jsonSchemaToType({ type: "array", items: { const: -1 } })).toBe("(-1)[]");
-    expectErrorsOnMarkedLines(declareValue({ type: "array", items: { const: -1 } }), ["const ok: Value = [-1, -1];", "const other: Value = [1]; // error"].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue({ type: "array", items: { const: -1 } }),
+      ["const ok: Value = [-1, -1];", "const other: Value = [1]; // error"].join("\n"),
+    );
   });
 
   it("writes const as one literal, objects and arrays included", () => {
     expect(jsonSchemaToType({ const: "v1" })).toBe('"v1"');
-    expect(jsonSchemaToType({ const: { kind: "a", "two words": [1, "x"] } })).toBe('{ kind: "a"; "two words": [1, "x"] }');
+    expect(jsonSchemaToType({ const: { kind: "a", "two words": [1, "x"] } })).toBe(
+      '{ kind: "a"; "two words": [1, "x"] }',
+    );
     expectErrorsOnMarkedLines(
       declareValue({ type: "object", properties: { version: { const: 2 } }, required: ["version"] }),
       ["const ok: Value = { version: 2 };", "const old: Value = { version: 1 }; // error"].join("\n"),
@@ -302,7 +391,10 @@ describe("jsonSchemaToType: enum and const", () => {
 
   it("escapes quotes and line breaks in string literals", () => {
     const quoted: JsonSchema = { enum: ['say "hi"', "two\nlines", "back\\slash"] };
-    expectErrorsOnMarkedLines(declareValue(quoted), ["const ok: Value = 'say \"hi\"';", 'const other: Value = "say hi"; // error'].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue(quoted),
+      ["const ok: Value = 'say \"hi\"';", 'const other: Value = "say hi"; // error'].join("\n"),
+    );
   });
 });
 
@@ -312,8 +404,16 @@ describe("jsonSchemaToType: composition and nullable", () => {
     expect(jsonSchemaToType(idOrName)).toBe("number | string");
     const shape: JsonSchema = {
       oneOf: [
-        { type: "object", properties: { kind: { const: "circle" }, radius: { type: "number" } }, required: ["kind", "radius"] },
-        { type: "object", properties: { kind: { const: "square" }, side: { type: "number" } }, required: ["kind", "side"] },
+        {
+          type: "object",
+          properties: { kind: { const: "circle" }, radius: { type: "number" } },
+          required: ["kind", "radius"],
+        },
+        {
+          type: "object",
+          properties: { kind: { const: "square" }, side: { type: "number" } },
+          required: ["kind", "side"],
+        },
       ],
     };
     expectErrorsOnMarkedLines(
@@ -335,8 +435,13 @@ describe("jsonSchemaToType: composition and nullable", () => {
       ],
     };
     expect(jsonSchemaToType(named)).toBe("{ id: number } & { name: string }");
-    expect(jsonSchemaToType({ allOf: [{ type: ["string", "number"] }, { type: ["number", "boolean"] }] })).toBe("(string | number) & (number | boolean)");
-    expectErrorsOnMarkedLines(declareValue(named), ['const both: Value = { id: 1, name: "a" };', "const idOnly: Value = { id: 1 }; // error"].join("\n"));
+    expect(jsonSchemaToType({ allOf: [{ type: ["string", "number"] }, { type: ["number", "boolean"] }] })).toBe(
+      "(string | number) & (number | boolean)",
+    );
+    expectErrorsOnMarkedLines(
+      declareValue(named),
+      ['const both: Value = { id: 1, name: "a" };', "const idOnly: Value = { id: 1 }; // error"].join("\n"),
+    );
   });
 
   it("intersects a base type with its anyOf branches, ignoring branches that say nothing to a type", () => {
@@ -345,15 +450,30 @@ describe("jsonSchemaToType: composition and nullable", () => {
       properties: { email: { type: "string" }, phone: { type: "string" } },
       anyOf: [{ required: ["email"] }, { required: ["phone"] }],
     };
-    expectErrorsOnMarkedLines(declareValue(contact), ['const byEmail: Value = { email: "a@b.c" };', 'const byPhone: Value = { phone: "1" };', "const neither: Value = {}; // error"].join("\n"));
+    expectErrorsOnMarkedLines(
+      declareValue(contact),
+      [
+        'const byEmail: Value = { email: "a@b.c" };',
+        'const byPhone: Value = { phone: "1" };',
+        "const neither: Value = {}; // error",
+      ].join("\n"),
+    );
     expect(jsonSchemaToType({ type: "string", anyOf: [{ format: "email" }, { format: "uri" }] })).toBe("string");
   });
 
   it("adds null for OpenAPI's nullable: true", () => {
     expect(jsonSchemaToType({ type: "string", nullable: true })).toBe("string | null");
     expectErrorsOnMarkedLines(
-      declareValue({ type: "object", properties: { closedAt: { type: "string", nullable: true } }, required: ["closedAt"] }),
-      ["const open: Value = { closedAt: null };", 'const closed: Value = { closedAt: "2026-01-01" };', "const missing: Value = {}; // error"].join("\n"),
+      declareValue({
+        type: "object",
+        properties: { closedAt: { type: "string", nullable: true } },
+        required: ["closedAt"],
+      }),
+      [
+        "const open: Value = { closedAt: null };",
+        'const closed: Value = { closedAt: "2026-01-01" };',
+        "const missing: Value = {}; // error",
+      ].join("\n"),
     );
   });
 });
@@ -389,7 +509,11 @@ describe("jsonSchemaToType: $ref", () => {
 
   it("resolves draft-07 definitions the same way", () => {
     const namedTypes = new Map<string, string>();
-    const schema: JsonSchema = { type: "array", items: { $ref: "#/definitions/user-name" }, definitions: { "user-name": { type: "string" } } };
+    const schema: JsonSchema = {
+      type: "array",
+      items: { $ref: "#/definitions/user-name" },
+      definitions: { "user-name": { type: "string" } },
+    };
     expect(jsonSchemaToType(schema, { namedTypes })).toBe("UserName[]");
     expect(namedTypes.get("UserName")).toBe("string");
     expectCompiles(declareValue(schema), 'const names: Value = ["a"];');
@@ -400,13 +524,20 @@ describe("jsonSchemaToType: $ref", () => {
   });
 
   it("names a schema that refers to itself as a whole ($ref: '#')", () => {
-    const list: JsonSchema = { type: "object", properties: { value: { type: "number" }, next: { anyOf: [{ $ref: "#" }, { type: "null" }] } }, required: ["value", "next"] };
+    const list: JsonSchema = {
+      type: "object",
+      properties: { value: { type: "number" }, next: { anyOf: [{ $ref: "#" }, { type: "null" }] } },
+      required: ["value", "next"],
+    };
     const namedTypes = new Map<string, string>();
     expect(jsonSchemaToType(list, { namedTypes, rootTypeName: "ListNode" })).toBe("ListNode");
     expect(namedTypes.get("ListNode")).toBe("{ value: number; next: ListNode | null }");
     expectErrorsOnMarkedLines(
       declareValue(list, { rootTypeName: "ListNode" }),
-      ["const ok: Value = { value: 1, next: { value: 2, next: null } };", 'const wrong: Value = { value: 1, next: { value: "2", next: null } }; // error'].join("\n"),
+      [
+        "const ok: Value = { value: 1, next: { value: 2, next: null } };",
+        'const wrong: Value = { value: 1, next: { value: "2", next: null } }; // error',
+      ].join("\n"),
     );
   });
 
@@ -434,7 +565,9 @@ describe("jsonSchemaToType: $ref", () => {
     const user: JsonSchema = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
     const otherUser: JsonSchema = { type: "object", properties: { login: { type: "string" } }, required: ["login"] };
     expect(jsonSchemaToType({ $ref: "#/$defs/User", $defs: { User: user } }, { namedTypes })).toBe("User");
-    expect(jsonSchemaToType({ type: "array", items: { $ref: "#/$defs/User" }, $defs: { User: user } }, { namedTypes })).toBe("User[]");
+    expect(
+      jsonSchemaToType({ type: "array", items: { $ref: "#/$defs/User" }, $defs: { User: user } }, { namedTypes }),
+    ).toBe("User[]");
     expect(jsonSchemaToType({ $ref: "#/$defs/User", $defs: { User: otherUser } }, { namedTypes })).toBe("User2");
     expect([...namedTypes]).toEqual([
       ["User", "{ id: number }"],
@@ -458,7 +591,9 @@ describe("jsonSchemaToType: documentation", () => {
 
   it("writes descriptions as doc comments on their properties, escaping */, and still compiles", () => {
     const type = jsonSchemaToType(issue);
-    expect(type).toContain("/**\n   * The repository as owner/name.\n   * For example acme/web.\n   */\n  repo: string;");
+    expect(type).toContain(
+      "/**\n   * The repository as owner/name.\n   * For example acme/web.\n   */\n  repo: string;",
+    );
     expect(type).toContain("Ends a comment *\\/ if not escaped");
     expect(type).not.toContain("comment */");
     expectCompiles(declareValue(issue), 'const ok: Value = { repo: "a/b", title: "t" };');
@@ -467,7 +602,9 @@ describe("jsonSchemaToType: documentation", () => {
   it("shows the description and constraints where an editor shows a property's documentation", () => {
     const declarations = declareValue(issue);
     expect(documentationOf(declarations, "value.repo")).toBe("The repository as owner/name.\nFor example acme/web.");
-    expect(documentationOf(declarations, "value.title")).toBe("Ends a comment *\\/ if not escaped\n@minLength 1\n@maxLength 256");
+    expect(documentationOf(declarations, "value.title")).toBe(
+      "Ends a comment *\\/ if not escaped\n@minLength 1\n@maxLength 256",
+    );
     expect(documentationOf(declarations, "value.due")).toBe("@format date-time");
     expect(documentationOf(declarations, "value.priority")).toBe("@minimum 1\n@maximum 5\n@default 3\n@deprecated");
   });
@@ -478,14 +615,17 @@ describe("jsonSchemaToType: documentation", () => {
   });
 
   it("uses the title when there is no description", () => {
-    expect(jsonSchemaToType({ type: "object", properties: { a: { type: "string", title: "The A" } } })).toContain("/** The A */");
+    expect(jsonSchemaToType({ type: "object", properties: { a: { type: "string", title: "The A" } } })).toContain(
+      "/** The A */",
+    );
   });
 });
 
 describe("jsonSchemaToType: depth limit", () => {
   function nested(levels: number): JsonSchema {
     let schema: JsonSchema = { type: "string" };
-    for (let level = 0; level < levels; level++) schema = { type: "object", properties: { inner: schema }, required: ["inner"] };
+    for (let level = 0; level < levels; level++)
+      schema = { type: "object", properties: { inner: schema }, required: ["inner"] };
     return schema;
   }
 
@@ -498,14 +638,21 @@ describe("jsonSchemaToType: depth limit", () => {
     expect(ten).toContain("inner: unknown");
     expectErrorsOnMarkedLines(
       declareValue(nested(10)),
-      ["const anything: Value = { inner: { inner: { inner: { inner: { inner: { inner: { inner: { inner: 42 } } } } } } } };", "const shallow: Value = { inner: 1 }; // error"].join("\n"),
+      [
+        "const anything: Value = { inner: { inner: { inner: { inner: { inner: { inner: { inner: { inner: 42 } } } } } } } };",
+        "const shallow: Value = { inner: 1 }; // error",
+      ].join("\n"),
     );
   });
 
   it("takes another limit from maxDepth", () => {
     expect(jsonSchemaToType(nested(3), { maxDepth: 1 })).toBe("{ inner: unknown }");
-    expect(jsonSchemaToType({ type: "array", items: { type: "array", items: { type: "string" } } }, { maxDepth: 1 })).toBe("unknown[]");
-    expect(jsonSchemaToType({ type: "array", items: { type: "array", items: { type: "string" } } }, { maxDepth: 2 })).toBe("string[][]");
+    expect(
+      jsonSchemaToType({ type: "array", items: { type: "array", items: { type: "string" } } }, { maxDepth: 1 }),
+    ).toBe("unknown[]");
+    expect(
+      jsonSchemaToType({ type: "array", items: { type: "array", items: { type: "string" } } }, { maxDepth: 2 }),
+    ).toBe("string[][]");
   });
 });
 
@@ -518,7 +665,9 @@ describe("jsonSchemaToType: deterministic output", () => {
     };
     const first = new Map<string, string>();
     const second = new Map<string, string>();
-    expect(jsonSchemaToType(schema, { namedTypes: first })).toBe(jsonSchemaToType(structuredClone(schema), { namedTypes: second }));
+    expect(jsonSchemaToType(schema, { namedTypes: first })).toBe(
+      jsonSchemaToType(structuredClone(schema), { namedTypes: second }),
+    );
     expect([...first]).toEqual([...second]);
   });
 });
@@ -527,10 +676,16 @@ describe("toolDeclaration", () => {
   it("declares a method from inputSchema and outputSchema with its description", () => {
     const short = tool({
       description: "Create an issue.",
-      inputSchema: { type: "object", properties: { repo: { type: "string" }, title: { type: "string" } }, required: ["repo", "title"] },
+      inputSchema: {
+        type: "object",
+        properties: { repo: { type: "string" }, title: { type: "string" } },
+        required: ["repo", "title"],
+      },
       outputSchema: { type: "object", properties: { number: { type: "integer" } }, required: ["number"] },
     });
-    expect(toolDeclaration("github", "create_issue", short)).toBe("/** Create an issue. */\ncreate_issue(args: { repo: string; title: string }): Promise<{ number: number }>;");
+    expect(toolDeclaration("github", "create_issue", short)).toBe(
+      "/** Create an issue. */\ncreate_issue(args: { repo: string; title: string }): Promise<{ number: number }>;",
+    );
   });
 
   it("accepts a correct call and rejects a wrong property type, a missing property and a wrong enum literal", () => {
@@ -558,10 +713,16 @@ describe("toolDeclaration", () => {
 
   it("takes any object argument and an unknown result when the tool has no schemas", () => {
     const bare = tool({ description: "Ping." });
-    expect(toolDeclaration("health", "ping", bare)).toBe("/** Ping. */\nping(args?: { [key: string]: unknown }): Promise<unknown>;");
+    expect(toolDeclaration("health", "ping", bare)).toBe(
+      "/** Ping. */\nping(args?: { [key: string]: unknown }): Promise<unknown>;",
+    );
     expectErrorsOnMarkedLines(
       declareMethod("health", "ping", bare),
-      ["health.ping();", "health.ping({ verbose: true }).then((result) => String(result));", "health.ping().then((result) => result.ok); // error"].join("\n"),
+      [
+        "health.ping();",
+        "health.ping({ verbose: true }).then((result) => String(result));",
+        "health.ping().then((result) => result.ok); // error",
+      ].join("\n"),
     );
   });
 
@@ -569,7 +730,11 @@ describe("toolDeclaration", () => {
     const list = tool({ inputSchema: { type: "object", properties: { state: { enum: ["open", "closed"] } } } });
     expectErrorsOnMarkedLines(
       declareMethod("github", "list_issues", list),
-      ["github.list_issues();", 'github.list_issues({ state: "open" });', 'github.list_issues({ state: "all" }); // error'].join("\n"),
+      [
+        "github.list_issues();",
+        'github.list_issues({ state: "open" });',
+        'github.list_issues({ state: "all" }); // error',
+      ].join("\n"),
     );
   });
 
@@ -577,7 +742,13 @@ describe("toolDeclaration", () => {
     const walk = tool({
       inputSchema: {
         $ref: "#/$defs/Folder",
-        $defs: { Folder: { type: "object", properties: { name: { type: "string" }, folders: { type: "array", items: { $ref: "#/$defs/Folder" } } }, required: ["name"] } },
+        $defs: {
+          Folder: {
+            type: "object",
+            properties: { name: { type: "string" }, folders: { type: "array", items: { $ref: "#/$defs/Folder" } } },
+            required: ["name"],
+          },
+        },
       },
     });
     const namedTypes = new Map<string, string>();
@@ -585,7 +756,10 @@ describe("toolDeclaration", () => {
     expect(namedTypes.get("Folder")).toBe("{ name: string; folders?: Folder[] }");
     expectErrorsOnMarkedLines(
       declareMethod("files", "walk", walk),
-      ['files.walk({ name: "a", folders: [{ name: "b", folders: [] }] });', 'files.walk({ name: "a", folders: [{ folders: [] }] }); // error'].join("\n"),
+      [
+        'files.walk({ name: "a", folders: [{ name: "b", folders: [] }] });',
+        'files.walk({ name: "a", folders: [{ folders: [] }] }); // error',
+      ].join("\n"),
     );
   });
 });
@@ -621,9 +795,14 @@ describe("toolDeclaration: Standard Schema inputs", () => {
   });
 
   it("writes zod's input type for the argument and its output type for the result", () => {
-    const defaults = tool({ inputSchema: z.object({ page: z.number().default(1) }), outputSchema: z.object({ page: z.number().default(1) }) });
+    const defaults = tool({
+      inputSchema: z.object({ page: z.number().default(1) }),
+      outputSchema: z.object({ page: z.number().default(1) }),
+    });
     const declaration = toolDeclaration("api", "list", defaults);
-    expect(declaration).toBe("list(args?: {\n  /** @default 1 */\n  page?: number;\n}): Promise<{\n  /** @default 1 */\n  page: number;\n}>;");
+    expect(declaration).toBe(
+      "list(args?: {\n  /** @default 1 */\n  page?: number;\n}): Promise<{\n  /** @default 1 */\n  page: number;\n}>;",
+    );
   });
 
   it("declares zod's recursive schemas by name", () => {
@@ -638,7 +817,10 @@ describe("toolDeclaration: Standard Schema inputs", () => {
     expect(declarations).toContain("declare namespace shop {");
     expectErrorsOnMarkedLines(
       declarations,
-      ['shop.classify({ primary: { name: "a", children: [{ name: "b", children: [] }] } });', 'shop.classify({ primary: { name: "a", children: [{ name: 2, children: [] }] } }); // error'].join("\n"),
+      [
+        'shop.classify({ primary: { name: "a", children: [{ name: "b", children: [] }] } });',
+        'shop.classify({ primary: { name: "a", children: [{ name: 2, children: [] }] } }); // error',
+      ].join("\n"),
     );
     const Comment: z.ZodType = z.lazy(() => z.object({ text: z.string(), replies: z.array(Comment) }));
     const reply = toolDeclaration("forum", "reply", tool({ inputSchema: Comment }), { namedTypes: new Map() });
@@ -656,10 +838,14 @@ describe("toolDeclaration: Standard Schema inputs", () => {
     };
     const converted = toolDeclaration("api", "send", tool({ inputSchema: handMade }), {
       convertStandardSchema: (schema, direction) =>
-        schema["~standard"].vendor === "hand-made" && direction === "input" ? { type: "object", properties: { to: { type: "string" } }, required: ["to"] } : undefined,
+        schema["~standard"].vendor === "hand-made" && direction === "input"
+          ? { type: "object", properties: { to: { type: "string" } }, required: ["to"] }
+          : undefined,
     });
     expect(converted).toBe("send(args: { to: string }): Promise<unknown>;");
-    expect(toolDeclaration("api", "send", tool({ inputSchema: handMade, outputSchema: handMade }))).toBe("send(args?: unknown): Promise<unknown>;");
+    expect(toolDeclaration("api", "send", tool({ inputSchema: handMade, outputSchema: handMade }))).toBe(
+      "send(args?: unknown): Promise<unknown>;",
+    );
     const failing = toolDeclaration("api", "send", tool({ inputSchema: z.object({ to: z.string() }) }), {
       convertStandardSchema: () => {
         throw new Error("not this one");
@@ -672,7 +858,13 @@ describe("toolDeclaration: Standard Schema inputs", () => {
 describe("connectorDeclaration and runtimeDeclarations", () => {
   const folderSchema = (property: string): JsonSchema => ({
     $ref: "#/$defs/Node",
-    $defs: { Node: { type: "object", properties: { [property]: { type: "string" }, nodes: { type: "array", items: { $ref: "#/$defs/Node" } } }, required: [property] } },
+    $defs: {
+      Node: {
+        type: "object",
+        properties: { [property]: { type: "string" }, nodes: { type: "array", items: { $ref: "#/$defs/Node" } } },
+        required: [property],
+      },
+    },
   });
   const github = defineConnector({
     name: "github",
@@ -696,9 +888,11 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
     expect(declaration).toContain("  type Node2 = ");
     expectErrorsOnMarkedLines(
       declaration,
-      ['github.tree({ path: "/" }).then((node) => node.nodes?.[0]?.path.toUpperCase());', 'github.labels({ label: "bug", nodes: [{ label: "ui" }] });', 'github.labels({ path: "/" }); // error'].join(
-        "\n",
-      ),
+      [
+        'github.tree({ path: "/" }).then((node) => node.nodes?.[0]?.path.toUpperCase());',
+        'github.labels({ label: "bug", nodes: [{ label: "ui" }] });',
+        'github.labels({ path: "/" }); // error',
+      ].join("\n"),
     );
   });
 

@@ -3,8 +3,9 @@
  * the model's tool description. Pure functions: the same schemas always give the same text, and
  * the text is meant to compile (`strict`), so that the model reads types it could type-check.
  */
-import type { Connector, JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
+
 import { docComment, indentLines, isPlainObject, pascalCase, propertyKey, textLines } from "./declaration-text.js";
+import type { Connector, JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
 import { jsonSchemaToType } from "./json-schema-to-type.js";
 import { jsonSchemaOf } from "./standard-json-schema.js";
 
@@ -46,12 +47,23 @@ export interface ToolDeclarationOptions extends DeclarationOptions {
  * });
  * // → "/** Create an issue. *\/\ncreate_issue(args: { repo: string; title: string }): Promise<{ number: number }>;"
  */
-export function toolDeclaration(connectorName: string, methodName: string, tool: ToolDefinition, options: ToolDeclarationOptions = {}): string {
+export function toolDeclaration(
+  connectorName: string,
+  methodName: string,
+  tool: ToolDefinition,
+  options: ToolDeclarationOptions = {},
+): string {
   const input = jsonSchemaOf(tool.inputSchema, "input", options.convertStandardSchema);
   const output = jsonSchemaOf(tool.outputSchema, "output", options.convertStandardSchema);
   const typeOptions = { maxDepth: options.maxDepth, namedTypes: options.namedTypes, typeNamespace: connectorName };
-  const argumentType = input === undefined ? "{ [key: string]: unknown }" : jsonSchemaToType(input, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Args` });
-  const resultType = output === undefined ? "unknown" : jsonSchemaToType(output, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Result` });
+  const argumentType =
+    input === undefined
+      ? "{ [key: string]: unknown }"
+      : jsonSchemaToType(input, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Args` });
+  const resultType =
+    output === undefined
+      ? "unknown"
+      : jsonSchemaToType(output, { ...typeOptions, rootTypeName: `${pascalCase(methodName)}Result` });
   const argument = `args${input === undefined || acceptsNoArgument(input) ? "?" : ""}: ${argumentType}`;
   return `${docComment(methodDocumentation(tool))}${propertyKey(methodName)}(${argument}): Promise<${resultType}>;`;
 }
@@ -137,8 +149,12 @@ export function runtimeDeclarations(connectors: Iterable<Connector>, options: De
 
 function methodDocumentation(tool: ToolDefinition): string[] {
   const lines = textLines(tool.description);
-  if (tool.requiresApproval === true) lines.push("Needs approval: the execution pauses at this call until a person approves it.");
-  else if (typeof tool.requiresApproval === "function") lines.push("May need approval, depending on the arguments: the execution then pauses at this call until a person approves it.");
+  if (tool.requiresApproval === true)
+    lines.push("Needs approval: the execution pauses at this call until a person approves it.");
+  else if (typeof tool.requiresApproval === "function")
+    lines.push(
+      "May need approval, depending on the arguments: the execution then pauses at this call until a person approves it.",
+    );
   return lines;
 }
 
@@ -146,7 +162,12 @@ function methodDocumentation(tool: ToolDefinition): string[] {
 function acceptsNoArgument(schema: JsonSchema | boolean): boolean {
   if (schema === true) return true;
   if (!isPlainObject(schema)) return false;
-  if (["$ref", "anyOf", "oneOf", "allOf", "enum", "const", "items", "prefixItems"].some((keyword) => Object.hasOwn(schema, keyword))) return false;
+  if (
+    ["$ref", "anyOf", "oneOf", "allOf", "enum", "const", "items", "prefixItems"].some((keyword) =>
+      Object.hasOwn(schema, keyword),
+    )
+  )
+    return false;
   if (schema.type !== undefined && schema.type !== "object") return false;
   return !Array.isArray(schema.required) || schema.required.length === 0;
 }

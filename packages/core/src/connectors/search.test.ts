@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { searchCatalog, stem, tokenize, type SearchEntry } from "./search.js";
+import { type SearchEntry, searchCatalog, stem, tokenize } from "./search.js";
 
 type MethodSpec = [method: string, description: string, requiresApproval?: boolean];
 
@@ -17,46 +17,71 @@ function connector(name: string, instructions: string, methods: MethodSpec[]): S
 
 /** A catalogue shaped like real ones: GitHub, Stripe, Google Drive and Google Calendar tools. */
 const catalogue: SearchEntry[] = [
-  ...connector("github", "Work with GitHub repositories, issues and pull requests. Repositories are written owner/name.", [
-    ["list_repositories", "List repositories for the authenticated user or an organization, sorted by last push."],
-    ["list_issues", "List issues in a repository. Filter by state (open, closed, all), labels, assignee or milestone. Pull requests are excluded."],
-    ["get_issue", "Get a single issue by number, with its body, labels, assignees, milestone and state."],
-    ["create_issue", "Create a new issue in a repository with a title, a Markdown body, labels and assignees.", true],
-    ["update_issue", "Update an issue's title, body, labels, assignees or milestone."],
-    ["close_issue", "Close an issue with a state reason: completed or not_planned.", true],
-    ["add_issue_comment", "Add a comment to an issue or a pull request conversation.", true],
-    ["list_issue_comments", "List the comments on an issue or pull request, oldest first."],
-    ["add_labels", "Add labels to an issue or pull request. Labels that do not exist are created."],
-    ["assign_issue", "Assign one or more users to an issue or pull request."],
-    ["search_issues", "Search issues and pull requests across repositories with GitHub search syntax, e.g. 'is:open label:bug'."],
-    ["list_pull_requests", "List pull requests in a repository. Filter by state (open, closed, all), base branch or head branch."],
-    ["get_pull_request", "Get a pull request by number, with its mergeable state, review decision and diff stats."],
-    ["create_pull_request", "Open a pull request to merge a head branch into a base branch.", true],
-    ["list_pull_request_files", "List the files changed in a pull request, with additions, deletions and patch."],
-    ["request_reviewers", "Request a review of a pull request from users or teams.", true],
-    ["merge_pull_request", "Merge a pull request with the merge, squash or rebase method.", true],
-    ["create_branch", "Create a new branch from a commit or from another branch.", true],
-  ]),
-  ...connector("payments", "Stripe payments. Amounts are integers in the smallest currency unit (cents). IDs look like cus_…, ch_…, in_….", [
-    ["create_customer", "Create a customer with an email, name, phone and metadata.", true],
-    ["get_customer", "Retrieve a customer by ID, with their default payment method and account balance."],
-    ["list_customers", "List customers, newest first. Filter by exact email address."],
-    ["update_customer", "Update a customer's email, name, address or default payment method.", true],
-    ["create_charge", "Charge a customer's saved card or payment method for an amount in a currency.", true],
-    ["get_charge", "Retrieve a charge by ID, with its status, amount, refunded amount and receipt URL."],
-    ["list_charges", "List charges, newest first, optionally for one customer or a created date range."],
-    ["refund_charge", "Refund a charge in full, or partially with an amount. Refunds go back to the original payment method.", true],
-    ["list_refunds", "List refunds, newest first, optionally for one charge."],
-    ["create_invoice", "Create a draft invoice for a customer from their pending invoice items.", true],
-    ["finalize_invoice", "Finalize a draft invoice so it can be paid; assigns its number.", true],
-    ["send_invoice", "Email a finalized invoice to the customer with a link to pay it online.", true],
-    ["void_invoice", "Void a finalized invoice so it can no longer be paid.", true],
-    ["list_invoices", "List invoices, optionally for one customer or status (draft, open, paid, void)."],
-    ["create_subscription", "Subscribe a customer to a recurring price (for example a monthly or yearly plan).", true],
-    ["cancel_subscription", "Cancel a subscription immediately or at the end of the current billing period.", true],
-    ["get_balance", "Get the account's available and pending balance per currency."],
-    ["create_payout", "Pay out the available balance to the connected bank account.", true],
-  ]),
+  ...connector(
+    "github",
+    "Work with GitHub repositories, issues and pull requests. Repositories are written owner/name.",
+    [
+      ["list_repositories", "List repositories for the authenticated user or an organization, sorted by last push."],
+      [
+        "list_issues",
+        "List issues in a repository. Filter by state (open, closed, all), labels, assignee or milestone. Pull requests are excluded.",
+      ],
+      ["get_issue", "Get a single issue by number, with its body, labels, assignees, milestone and state."],
+      ["create_issue", "Create a new issue in a repository with a title, a Markdown body, labels and assignees.", true],
+      ["update_issue", "Update an issue's title, body, labels, assignees or milestone."],
+      ["close_issue", "Close an issue with a state reason: completed or not_planned.", true],
+      ["add_issue_comment", "Add a comment to an issue or a pull request conversation.", true],
+      ["list_issue_comments", "List the comments on an issue or pull request, oldest first."],
+      ["add_labels", "Add labels to an issue or pull request. Labels that do not exist are created."],
+      ["assign_issue", "Assign one or more users to an issue or pull request."],
+      [
+        "search_issues",
+        "Search issues and pull requests across repositories with GitHub search syntax, e.g. 'is:open label:bug'.",
+      ],
+      [
+        "list_pull_requests",
+        "List pull requests in a repository. Filter by state (open, closed, all), base branch or head branch.",
+      ],
+      ["get_pull_request", "Get a pull request by number, with its mergeable state, review decision and diff stats."],
+      ["create_pull_request", "Open a pull request to merge a head branch into a base branch.", true],
+      ["list_pull_request_files", "List the files changed in a pull request, with additions, deletions and patch."],
+      ["request_reviewers", "Request a review of a pull request from users or teams.", true],
+      ["merge_pull_request", "Merge a pull request with the merge, squash or rebase method.", true],
+      ["create_branch", "Create a new branch from a commit or from another branch.", true],
+    ],
+  ),
+  ...connector(
+    "payments",
+    "Stripe payments. Amounts are integers in the smallest currency unit (cents). IDs look like cus_…, ch_…, in_….",
+    [
+      ["create_customer", "Create a customer with an email, name, phone and metadata.", true],
+      ["get_customer", "Retrieve a customer by ID, with their default payment method and account balance."],
+      ["list_customers", "List customers, newest first. Filter by exact email address."],
+      ["update_customer", "Update a customer's email, name, address or default payment method.", true],
+      ["create_charge", "Charge a customer's saved card or payment method for an amount in a currency.", true],
+      ["get_charge", "Retrieve a charge by ID, with its status, amount, refunded amount and receipt URL."],
+      ["list_charges", "List charges, newest first, optionally for one customer or a created date range."],
+      [
+        "refund_charge",
+        "Refund a charge in full, or partially with an amount. Refunds go back to the original payment method.",
+        true,
+      ],
+      ["list_refunds", "List refunds, newest first, optionally for one charge."],
+      ["create_invoice", "Create a draft invoice for a customer from their pending invoice items.", true],
+      ["finalize_invoice", "Finalize a draft invoice so it can be paid; assigns its number.", true],
+      ["send_invoice", "Email a finalized invoice to the customer with a link to pay it online.", true],
+      ["void_invoice", "Void a finalized invoice so it can no longer be paid.", true],
+      ["list_invoices", "List invoices, optionally for one customer or status (draft, open, paid, void)."],
+      [
+        "create_subscription",
+        "Subscribe a customer to a recurring price (for example a monthly or yearly plan).",
+        true,
+      ],
+      ["cancel_subscription", "Cancel a subscription immediately or at the end of the current billing period.", true],
+      ["get_balance", "Get the account's available and pending balance per currency."],
+      ["create_payout", "Pay out the available balance to the connected bank account.", true],
+    ],
+  ),
   ...connector("drive", "Google Drive files and folders. Paths are resolved from My Drive.", [
     ["list_files", "List the files and folders in a folder, with name, type, size and last modified time."],
     ["search_files", "Search files by name or by full-text content, optionally within one folder."],
@@ -70,16 +95,24 @@ const catalogue: SearchEntry[] = [
     ["share_file", "Share a file or folder with people by email, as viewer, commenter or editor.", true],
     ["export_document", "Export a Google Doc, Sheet or Slides file to PDF, DOCX, XLSX or CSV."],
   ]),
-  ...connector("calendar", "Google Calendar. Times are ISO 8601 with a time zone; the primary calendar is used unless calendarId is given.", [
-    ["list_calendars", "List the calendars the user can see, with their IDs and time zones."],
-    ["list_events", "List events between two times, expanded from recurring events, ordered by start time."],
-    ["get_event", "Get one event by ID with its attendees, location, conference link and description."],
-    ["create_event", "Create an event with a title, start and end time, attendees and location, and send invitations.", true],
-    ["update_event", "Reschedule an event or change its title, attendees, location or description.", true],
-    ["delete_event", "Delete an event and notify its attendees of the cancellation.", true],
-    ["find_free_slots", "Find time slots when all given attendees are free (free/busy lookup) within working hours."],
-    ["respond_to_event", "Accept, decline or tentatively accept an event invitation."],
-  ]),
+  ...connector(
+    "calendar",
+    "Google Calendar. Times are ISO 8601 with a time zone; the primary calendar is used unless calendarId is given.",
+    [
+      ["list_calendars", "List the calendars the user can see, with their IDs and time zones."],
+      ["list_events", "List events between two times, expanded from recurring events, ordered by start time."],
+      ["get_event", "Get one event by ID with its attendees, location, conference link and description."],
+      [
+        "create_event",
+        "Create an event with a title, start and end time, attendees and location, and send invitations.",
+        true,
+      ],
+      ["update_event", "Reschedule an event or change its title, attendees, location or description.", true],
+      ["delete_event", "Delete an event and notify its attendees of the cancellation.", true],
+      ["find_free_slots", "Find time slots when all given attendees are free (free/busy lookup) within working hours."],
+      ["respond_to_event", "Accept, decline or tentatively accept an event invitation."],
+    ],
+  ),
 ];
 
 /** What a model writes to `codemode.search`, and the method it needs. */
@@ -131,7 +164,9 @@ describe("searchCatalog ranks a realistic catalogue (R-SN-3)", () => {
         );
     }
     const first = queries.length - misses.length;
-    console.log(`search: ${first}/${queries.length} first (${Math.round((first / queries.length) * 100)}%)${misses.length > 0 ? `\n  misses:\n  ${misses.join("\n  ")}` : ""}`);
+    console.log(
+      `search: ${first}/${queries.length} first (${Math.round((first / queries.length) * 100)}%)${misses.length > 0 ? `\n  misses:\n  ${misses.join("\n  ")}` : ""}`,
+    );
     expect(first / queries.length).toBeGreaterThanOrEqual(0.9);
   });
 
@@ -154,7 +189,11 @@ describe("searchCatalog mechanics", () => {
   const small: SearchEntry[] = [
     { kind: "method", path: "github.list_issues", description: "List issues in a repository." },
     { kind: "method", path: "github.create_issue", description: "Create an issue.", requiresApproval: true },
-    { kind: "snippet", path: "weekly-issue-digest", description: "Summarise the week's new issues and post them to Slack." },
+    {
+      kind: "snippet",
+      path: "weekly-issue-digest",
+      description: "Summarise the week's new issues and post them to Slack.",
+    },
     { kind: "method", path: "slack.post_message", description: "Post a message to a channel." },
   ];
 
@@ -200,11 +239,20 @@ describe("searchCatalog mechanics", () => {
 
   it("weighs the method name above the description and the connector's instructions", () => {
     const entries: SearchEntry[] = [
-      { kind: "method", path: "crm.notes", description: "Notes about an invoice.", instructions: "Invoices live elsewhere." },
+      {
+        kind: "method",
+        path: "crm.notes",
+        description: "Notes about an invoice.",
+        instructions: "Invoices live elsewhere.",
+      },
       { kind: "method", path: "crm.invoice", description: "Show one record." },
       { kind: "method", path: "crm.other", description: "Unrelated.", instructions: "Mentions an invoice." },
     ];
-    expect(searchCatalog(entries, "invoice").results.map((result) => result.path)).toEqual(["crm.invoice", "crm.notes", "crm.other"]);
+    expect(searchCatalog(entries, "invoice").results.map((result) => result.path)).toEqual([
+      "crm.invoice",
+      "crm.notes",
+      "crm.other",
+    ]);
   });
 
   it("matches synonyms and word forms", () => {

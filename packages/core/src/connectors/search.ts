@@ -100,7 +100,11 @@ function areSynonyms(term: string, word: string): boolean {
  * // { results: [{ kind: "method", path: "github.create_issue", score: …, requiresApproval: true, description: "Open a new issue" }, …],
  * //   truncated: false }
  */
-export function searchCatalog(entries: readonly SearchEntry[], query: string, options: SearchOptions = {}): { results: SearchResult[]; truncated: boolean } {
+export function searchCatalog(
+  entries: readonly SearchEntry[],
+  query: string,
+  options: SearchOptions = {},
+): { results: SearchResult[]; truncated: boolean } {
   const limit = Math.max(0, Math.floor(options.limit ?? DEFAULT_LIMIT));
   const indexed = entries.map(indexEntry);
   const queryTerms = [...new Set(terms(query))];
@@ -116,12 +120,19 @@ export function searchCatalog(entries: readonly SearchEntry[], query: string, op
       rarity.set(term, Math.log(1 + indexed.length / Math.max(1, containing)));
     }
     const phrase = query.trim().toLowerCase();
-    scored = indexed.map((entry) => ({ entry: entry.entry, score: scoreEntry(entry, queryTerms, rarity, phrase) })).filter((candidate) => candidate.score > 0);
+    scored = indexed
+      .map((entry) => ({ entry: entry.entry, score: scoreEntry(entry, queryTerms, rarity, phrase) }))
+      .filter((candidate) => candidate.score > 0);
   }
 
   scored.sort((a, b) => b.score - a.score || comparePaths(a.entry.path, b.entry.path));
   const results = scored.slice(0, limit).map(({ entry, score }) => {
-    const result: SearchResult = { kind: entry.kind, path: entry.path, score: Math.round(score * 100) / 100, requiresApproval: entry.requiresApproval ?? false };
+    const result: SearchResult = {
+      kind: entry.kind,
+      path: entry.path,
+      score: Math.round(score * 100) / 100,
+      requiresApproval: entry.requiresApproval ?? false,
+    };
     if (entry.description !== undefined) result.description = entry.description;
     return result;
   });
@@ -166,8 +177,10 @@ export function stem(word: string): string {
   else if (result.length >= 3 && result.endsWith("s") && !/(ss|us|is)$/.test(result)) result = result.slice(0, -1);
 
   if (result.length > 4 && result.endsWith("ied")) result = `${result.slice(0, -3)}y`;
-  else if (result.length > 4 && result.endsWith("ing") && hasVowel(result.slice(0, -3))) result = undouble(result.slice(0, -3));
-  else if (result.length > 4 && result.endsWith("ed") && hasVowel(result.slice(0, -2))) result = undouble(result.slice(0, -2));
+  else if (result.length > 4 && result.endsWith("ing") && hasVowel(result.slice(0, -3)))
+    result = undouble(result.slice(0, -3));
+  else if (result.length > 4 && result.endsWith("ed") && hasVowel(result.slice(0, -2)))
+    result = undouble(result.slice(0, -2));
 
   if (result.length >= 3 && result.endsWith("e") && !result.endsWith("ee")) result = result.slice(0, -1);
   return result;
@@ -217,7 +230,12 @@ function indexEntry(entry: SearchEntry): IndexedEntry {
     description: terms(entry.description ?? ""),
     instructions: terms(entry.instructions ?? ""),
   };
-  return { entry, name: name.toLowerCase(), fields, identifying: [...fields.name, ...fields.connector, ...fields.description] };
+  return {
+    entry,
+    name: name.toLowerCase(),
+    fields,
+    identifying: [...fields.name, ...fields.connector, ...fields.description],
+  };
 }
 
 /** The best match strength of a query term among some entry words; 0 when none. */
@@ -234,7 +252,12 @@ function matchQuality(term: string, words: readonly string[]): number {
   return best;
 }
 
-function scoreEntry(indexed: IndexedEntry, queryTerms: readonly string[], rarity: ReadonlyMap<string, number>, phrase: string): number {
+function scoreEntry(
+  indexed: IndexedEntry,
+  queryTerms: readonly string[],
+  rarity: ReadonlyMap<string, number>,
+  phrase: string,
+): number {
   let score = 0;
   for (const term of queryTerms) {
     let best = 0;

@@ -1,12 +1,20 @@
 /** The JSON Schema behind a tool's Standard Schema (zod, valibot…), for writing its TypeScript type. */
-import type { JsonSchema, StandardSchemaV1 } from "./define-connector.js";
+
 import { isPlainObject } from "./declaration-text.js";
+import type { JsonSchema, StandardSchemaV1 } from "./define-connector.js";
 
 /** The caller's own conversion (`DeclarationOptions.convertStandardSchema`); `undefined` to fall back. */
-export type StandardSchemaConverter = (schema: StandardSchemaV1, direction: "input" | "output") => JsonSchema | undefined;
+export type StandardSchemaConverter = (
+  schema: StandardSchemaV1,
+  direction: "input" | "output",
+) => JsonSchema | undefined;
 
 /** The JSON Schema of a tool's schema: itself, or a Standard Schema's conversion; `true` when it has none. */
-export function jsonSchemaOf(schema: JsonSchema | StandardSchemaV1 | undefined, direction: "input" | "output", custom: StandardSchemaConverter | undefined): JsonSchema | boolean | undefined {
+export function jsonSchemaOf(
+  schema: JsonSchema | StandardSchemaV1 | undefined,
+  direction: "input" | "output",
+  custom: StandardSchemaConverter | undefined,
+): JsonSchema | boolean | undefined {
   if (schema === undefined) return undefined;
   if (!isStandardSchema(schema)) return schema;
   return convertStandardSchema(schema, direction, custom) ?? true;
@@ -22,7 +30,11 @@ function isStandardSchema(schema: JsonSchema | StandardSchemaV1): schema is Stan
  * and others), then zod 4's `toJSONSchema` method. Libraries throw for what JSON Schema cannot
  * express (a zod date, a transform): then the next way is tried, and in the end the type is unknown.
  */
-function convertStandardSchema(schema: StandardSchemaV1, direction: "input" | "output", custom: StandardSchemaConverter | undefined): JsonSchema | undefined {
+function convertStandardSchema(
+  schema: StandardSchemaV1,
+  direction: "input" | "output",
+  custom: StandardSchemaConverter | undefined,
+): JsonSchema | undefined {
   const standard = schema["~standard"] as { vendor: string; jsonSchema?: unknown };
   const attempts: (() => unknown)[] = [
     () => custom?.(schema, direction),
@@ -33,7 +45,9 @@ function convertStandardSchema(schema: StandardSchemaV1, direction: "input" | "o
     },
     () => {
       const toJsonSchema: unknown = (schema as unknown as Record<string, unknown>).toJSONSchema;
-      return standard.vendor === "zod" && typeof toJsonSchema === "function" ? toJsonSchema.call(schema, { io: direction }) : undefined;
+      return standard.vendor === "zod" && typeof toJsonSchema === "function"
+        ? toJsonSchema.call(schema, { io: direction })
+        : undefined;
     },
   ];
   for (const attempt of attempts) {

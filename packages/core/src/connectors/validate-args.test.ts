@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { StandardSchemaV1 } from "./define-connector.js";
-import { createArgsValidator, schemaProblems, type ArgsValidation } from "./validate-args.js";
+import { type ArgsValidation, createArgsValidator, schemaProblems } from "./validate-args.js";
 
 function failure(result: ArgsValidation): string {
   if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value)}`);
@@ -47,7 +47,9 @@ describe("JSON Schema arguments (R-CON-2)", () => {
         ],
       }),
     );
-    expect(message).toBe('Invalid arguments for shop.place_order:\n- args.items[2].quantity: expected an integer, got string "2"');
+    expect(message).toBe(
+      'Invalid arguments for shop.place_order:\n- args.items[2].quantity: expected an integer, got string "2"',
+    );
 
     const tooMany = failure(await check({ customer: "acme", items: [{ sku: "A-1", quantity: 500 }] }));
     expect(tooMany).toContain("args.items[0].quantity: expected a number <= 100, got 500");
@@ -57,7 +59,9 @@ describe("JSON Schema arguments (R-CON-2)", () => {
     const message = failure(await check({ priority: "urgent", items: [{ sku: "A-1", quantity: 1, quantty: 2 }] }));
     expect(message).toContain("- args.customer: missing required property");
     expect(message).toContain('- args.priority: expected "low", "normal" or "high", got "urgent"');
-    expect(message).toContain('- args.items[0].quantty: property not allowed (did you mean "quantity"? allowed: sku, quantity)');
+    expect(message).toContain(
+      '- args.items[0].quantty: property not allowed (did you mean "quantity"? allowed: sku, quantity)',
+    );
   });
 
   it("reports min length and min items", async () => {
@@ -71,23 +75,32 @@ describe("JSON Schema arguments (R-CON-2)", () => {
     const message = failure(await check({ customer: "acme", items }));
     const lines = message.split("\n");
     expect(lines[0]).toBe("Invalid arguments for shop.place_order:");
-    expect(lines.slice(1, 6)).toEqual([0, 1, 2, 3, 4].map((index) => `- args.items[${index}].sku: expected string, got number 1`));
+    expect(lines.slice(1, 6)).toEqual(
+      [0, 1, 2, 3, 4].map((index) => `- args.items[${index}].sku: expected string, got number 1`),
+    );
     expect(lines[6]).toBe("- and 3 more");
     expect(lines).toHaveLength(7);
   });
 
   it("quotes keys that are not identifiers the way the model's code would write them", async () => {
     const headers = createArgsValidator("http.request", {
-      inputSchema: { type: "object", properties: { headers: { type: "object", additionalProperties: { type: "string" } } } },
+      inputSchema: {
+        type: "object",
+        properties: { headers: { type: "object", additionalProperties: { type: "string" } } },
+      },
     });
-    expect(failure(await headers({ headers: { "content-type": 5 } }))).toContain('args.headers["content-type"]: expected string, got number 5');
+    expect(failure(await headers({ headers: { "content-type": 5 } }))).toContain(
+      'args.headers["content-type"]: expected string, got number 5',
+    );
   });
 
   it("merges alternatives into one expectation and follows the branch whose discriminator matched", async () => {
     const union = createArgsValidator("notes.tag", {
       inputSchema: { type: "object", properties: { tag: { anyOf: [{ type: "string" }, { type: "number" }] } } },
     });
-    expect(failure(await union({ tag: true }))).toBe("Invalid arguments for notes.tag:\n- args.tag: expected string or number, got boolean");
+    expect(failure(await union({ tag: true }))).toBe(
+      "Invalid arguments for notes.tag:\n- args.tag: expected string or number, got boolean",
+    );
 
     const payment = createArgsValidator("payments.pay", {
       inputSchema: {
@@ -95,19 +108,33 @@ describe("JSON Schema arguments (R-CON-2)", () => {
         properties: {
           method: {
             oneOf: [
-              { type: "object", properties: { kind: { const: "card" }, number: { type: "string" } }, required: ["kind", "number"] },
-              { type: "object", properties: { kind: { const: "bank" }, iban: { type: "string" } }, required: ["kind", "iban"] },
+              {
+                type: "object",
+                properties: { kind: { const: "card" }, number: { type: "string" } },
+                required: ["kind", "number"],
+              },
+              {
+                type: "object",
+                properties: { kind: { const: "bank" }, iban: { type: "string" } },
+                required: ["kind", "iban"],
+              },
             ],
           },
         },
       },
     });
-    expect(failure(await payment({ method: { kind: "bank" } }))).toBe("Invalid arguments for payments.pay:\n- args.method.iban: missing required property");
+    expect(failure(await payment({ method: { kind: "bank" } }))).toBe(
+      "Invalid arguments for payments.pay:\n- args.method.iban: missing required property",
+    );
   });
 
   it("checks formats", async () => {
-    const invite = createArgsValidator("calendar.invite", { inputSchema: { type: "object", properties: { email: { type: "string", format: "email" } } } });
-    expect(failure(await invite({ email: "not-an-email" }))).toContain('args.email: expected a string in format "email", got "not-an-email"');
+    const invite = createArgsValidator("calendar.invite", {
+      inputSchema: { type: "object", properties: { email: { type: "string", format: "email" } } },
+    });
+    expect(failure(await invite({ email: "not-an-email" }))).toContain(
+      'args.email: expected a string in format "email", got "not-an-email"',
+    );
     expect((await invite({ email: "ada@example.com" })).ok).toBe(true);
   });
 
@@ -140,7 +167,9 @@ describe("JSON Schema arguments (R-CON-2)", () => {
   });
 
   it("treats a missing argument as {} for an object schema", async () => {
-    const listRepos = createArgsValidator("github.list_repos", { inputSchema: { type: "object", properties: { org: { type: "string" } } } });
+    const listRepos = createArgsValidator("github.list_repos", {
+      inputSchema: { type: "object", properties: { org: { type: "string" } } },
+    });
     expect(await listRepos(undefined)).toEqual({ ok: true, value: {} });
     expect(failure(await check(undefined))).toContain("args.customer: missing required property");
   });
@@ -156,7 +185,9 @@ describe("JSON Schema arguments (R-CON-2)", () => {
     const first = createArgsValidator("a.one", { inputSchema: schema });
     const second = createArgsValidator("a.two", { inputSchema: schema });
     expect((await first({ n: 1 })).ok).toBe(true);
-    expect(failure(await second({ n: "1" }))).toBe('Invalid arguments for a.two:\n- args.n: expected number, got string "1"');
+    expect(failure(await second({ n: "1" }))).toBe(
+      'Invalid arguments for a.two:\n- args.n: expected number, got string "1"',
+    );
   });
 });
 
@@ -206,19 +237,24 @@ describe("Standard Schema arguments", () => {
         validate: async (value) => {
           await new Promise((resolve) => setTimeout(resolve, 1));
           const customer = (value as { customer?: unknown } | undefined)?.customer;
-          if (typeof customer === "string" && known.has(customer)) return { value: { customer: customer.toUpperCase() } };
+          if (typeof customer === "string" && known.has(customer))
+            return { value: { customer: customer.toUpperCase() } };
           return { issues: [{ message: "unknown customer", path: [{ key: "customer" }] }] };
         },
       },
     };
     const check = createArgsValidator("crm.get_customer", { inputSchema: customerId });
     expect(await check({ customer: "acme" })).toEqual({ ok: true, value: { customer: "ACME" } });
-    expect(failure(await check({ customer: "initech" }))).toBe("Invalid arguments for crm.get_customer:\n- args.customer: unknown customer");
+    expect(failure(await check({ customer: "initech" }))).toBe(
+      "Invalid arguments for crm.get_customer:\n- args.customer: unknown customer",
+    );
   });
 
   it("works with zod async refinements", async () => {
     const check = createArgsValidator("files.upload", {
-      inputSchema: z.object({ name: z.string().refine(async (name) => !name.includes("/"), "must not contain a slash") }),
+      inputSchema: z.object({
+        name: z.string().refine(async (name) => !name.includes("/"), "must not contain a slash"),
+      }),
     });
     expect((await check({ name: "report.pdf" })).ok).toBe(true);
     expect(failure(await check({ name: "a/b.pdf" }))).toContain("- args.name: must not contain a slash");
@@ -238,12 +274,16 @@ describe("schemaProblems", () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^tool "github\.create_issue" has an inputSchema that does not compile: /);
 
-    const unresolved = schemaProblems("github.get_issue", { inputSchema: { type: "object", properties: { id: { $ref: "#/definitions/missing" } } } });
+    const unresolved = schemaProblems("github.get_issue", {
+      inputSchema: { type: "object", properties: { id: { $ref: "#/definitions/missing" } } },
+    });
     expect(unresolved[0]).toContain("github.get_issue");
 
     // Called anyway, the validator refuses rather than letting unchecked arguments through.
     const check = createArgsValidator("github.create_issue", { inputSchema: broken });
-    expect(failure(await check({ title: "x" }))).toMatch(/^github\.create_issue cannot be called: its inputSchema does not compile/);
+    expect(failure(await check({ title: "x" }))).toMatch(
+      /^github\.create_issue cannot be called: its inputSchema does not compile/,
+    );
   });
 
   it("rejects an inputSchema that is not a schema at all", () => {

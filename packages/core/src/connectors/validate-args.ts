@@ -2,10 +2,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
-import { linearRegExp } from "./linear-regexp.js";
-import type { JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
-import { describeAjvErrors, formatPath, invalidArgumentsMessage } from "./argument-problems.js";
 import { errorMessage } from "../error-message.js";
+import { describeAjvErrors, formatPath, invalidArgumentsMessage } from "./argument-problems.js";
+import type { JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
+import { linearRegExp } from "./linear-regexp.js";
 
 /** The outcome of checking one call's arguments: the value to hand to `execute`, or why not. */
 export type ArgsValidation = { ok: true; value: unknown } | { ok: false; message: string };
@@ -65,8 +65,15 @@ function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
   return typeof standard === "object" && standard !== null && typeof standard.validate === "function";
 }
 
-function validateStandard(path: string, schema: StandardSchemaV1, args: unknown): ArgsValidation | Promise<ArgsValidation> {
-  const unreadable = (error: unknown): ArgsValidation => ({ ok: false, message: `Could not check the arguments of ${path}: ${errorMessage(error)}` });
+function validateStandard(
+  path: string,
+  schema: StandardSchemaV1,
+  args: unknown,
+): ArgsValidation | Promise<ArgsValidation> {
+  const unreadable = (error: unknown): ArgsValidation => ({
+    ok: false,
+    message: `Could not check the arguments of ${path}: ${errorMessage(error)}`,
+  });
   let result: ReturnType<StandardSchemaV1["~standard"]["validate"]>;
   try {
     result = schema["~standard"].validate(args);
@@ -77,7 +84,10 @@ function validateStandard(path: string, schema: StandardSchemaV1, args: unknown)
   return standardOutcome(path, result);
 }
 
-function standardOutcome(path: string, result: Awaited<ReturnType<StandardSchemaV1["~standard"]["validate"]>>): ArgsValidation {
+function standardOutcome(
+  path: string,
+  result: Awaited<ReturnType<StandardSchemaV1["~standard"]["validate"]>>,
+): ArgsValidation {
   if (result.issues === undefined) return { ok: true, value: result.value };
   const lines = result.issues.map((issue) => `${formatPath(standardPath(issue.path))}: ${issue.message}`);
   return { ok: false, message: invalidArgumentsMessage(path, lines) };
@@ -112,14 +122,31 @@ const sharedInstances = new Map<Dialect, { ajv: Ajv; compiles: number }>();
 const MAX_COMPILES_PER_INSTANCE = 1_000;
 
 // Keywords that only exist from 2019-09 on: a schema without `$schema` that uses them is modern.
-const MODERN_KEYWORDS = new Set(["$defs", "prefixItems", "dependentRequired", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor", "$anchor"]);
+const MODERN_KEYWORDS = new Set([
+  "$defs",
+  "prefixItems",
+  "dependentRequired",
+  "dependentSchemas",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$anchor",
+]);
 
 function createInstance(dialect: Dialect): Ajv {
   // strict: false because real schemas (MCP servers, generators) carry vendor keywords;
   // verbose: true so errors carry the failing value and schema for readable messages;
   // a linear-time engine for `pattern`, whose input the model's program picks (R-SB-3).
-  const options = { allErrors: true, strict: false, verbose: true, logger: false, code: { regExp: linearRegExp } } as const;
-  const instance = dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
+  const options = {
+    allErrors: true,
+    strict: false,
+    verbose: true,
+    logger: false,
+    code: { regExp: linearRegExp },
+  } as const;
+  const instance =
+    dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
   formatsModule.default(instance);
   return instance;
 }
@@ -160,7 +187,8 @@ function compileJsonSchema(schema: JsonSchema): CompiledSchema {
   else compiled = compileFresh(schema);
   if (content !== undefined) {
     compiledByContent.set(content, compiled);
-    if (compiledByContent.size > MAX_COMPILED_BY_CONTENT) compiledByContent.delete(compiledByContent.keys().next().value!);
+    if (compiledByContent.size > MAX_COMPILED_BY_CONTENT)
+      compiledByContent.delete(compiledByContent.keys().next().value!);
   }
   compiledSchemas.set(schema, compiled);
   return compiled;
@@ -191,11 +219,13 @@ function contentKey(schema: JsonSchema): string | undefined {
 
 function validateJson(path: string, schema: JsonSchema, args: unknown): ArgsValidation | Promise<ArgsValidation> {
   const compiled = compileJsonSchema(schema);
-  if ("problem" in compiled) return { ok: false, message: `${path} cannot be called: its inputSchema does not compile (${compiled.problem})` };
+  if ("problem" in compiled)
+    return { ok: false, message: `${path} cannot be called: its inputSchema does not compile (${compiled.problem})` };
   const value = args === undefined && acceptsObject(schema) ? {} : args;
   const failed = (error: unknown): ArgsValidation => {
     const errors = (error as { errors?: ErrorObject[] }).errors;
-    if (!Array.isArray(errors)) return { ok: false, message: `Could not check the arguments of ${path}: ${errorMessage(error)}` };
+    if (!Array.isArray(errors))
+      return { ok: false, message: `Could not check the arguments of ${path}: ${errorMessage(error)}` };
     return jsonOutcome(path, value, errors);
   };
   let result: unknown;

@@ -1,7 +1,7 @@
+import { errorMessage } from "../error-message.js";
 import { CodemodeError } from "../outcome.js";
 import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 import { isValueCodecError, valueCodec } from "../sandbox/value-codec.js";
-import { errorMessage } from "../error-message.js";
 
 /** Serialized characters allowed for code, arguments, recorded results and step results (R-DV-1). */
 export const MAX_DURABLE_CHARS = 1_000_000;
@@ -20,7 +20,8 @@ export function clipMessage(text: string): string {
   return text.length > MAX_MESSAGE_CHARS + CLIP_NOTE_CHARS ? clipText(text, MAX_MESSAGE_CHARS) : text;
 }
 
-const ADVICE = "store the data elsewhere (a file, a bucket, a table) and pass a small reference such as a path or an id";
+const ADVICE =
+  "store the data elsewhere (a file, a bucket, a table) and pass a small reference such as a path or an id";
 
 /** Throws VALUE_TOO_LARGE unless `text` fits the durable limit; values are never truncated. */
 export function checkDurableSize(text: string, what: string): string {

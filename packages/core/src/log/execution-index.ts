@@ -63,7 +63,14 @@ export interface ExecutionIndexProvider {
   forRuntime(runtimeName: string): ExecutionIndex;
 }
 
-export const ALL_STATUSES: readonly ExecutionStatus[] = ["running", "paused", "completed", "error", "rejected", "rolled_back"];
+export const ALL_STATUSES: readonly ExecutionStatus[] = [
+  "running",
+  "paused",
+  "completed",
+  "error",
+  "rejected",
+  "rolled_back",
+];
 export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ["completed", "error", "rejected", "rolled_back"];
 
 /** Orders rows as the index does: by createdAt, then id. Negative when `a` is older. */

@@ -1,6 +1,12 @@
-import { CodemodeError, type ApprovalDecision, type ErrorCode, type ExecutionStatus, type LogEntryState } from "../outcome.js";
-import { storeKeys, type StoreKeys } from "./keys.js";
-import { keyvAccess, type KeyvAccess } from "./keyv-access.js";
+import {
+  type ApprovalDecision,
+  CodemodeError,
+  type ErrorCode,
+  type ExecutionStatus,
+  type LogEntryState,
+} from "../outcome.js";
+import { type StoreKeys, storeKeys } from "./keys.js";
+import { type KeyvAccess, keyvAccess } from "./keyv-access.js";
 
 /**
  * The subset of a Keyv instance (≥ 5.6) the runtime uses. Any Keyv adapter fits; `getMany`
@@ -75,7 +81,11 @@ export interface StoredResult {
  * a validity check.
  */
 export interface StoreWriter {
-  write(batch: ReadonlyArray<{ key: string; value: string }>, plain: () => Promise<void>, options?: { renew?: boolean }): Promise<void>;
+  write(
+    batch: ReadonlyArray<{ key: string; value: string }>,
+    plain: () => Promise<void>,
+    options?: { renew?: boolean },
+  ): Promise<void>;
 }
 
 const SEQ_BLOCK = 32;
@@ -115,7 +125,9 @@ export class ExecutionStore {
 
   async readHeads(executionIds: string[]): Promise<Array<ExecutionHead | undefined>> {
     const texts = await this.getMany(executionIds.map((id) => this.keys.head(id)));
-    return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<ExecutionHead>(text, "execution record")));
+    return texts.map((text) =>
+      text === undefined || text === null ? undefined : parseJson<ExecutionHead>(text, "execution record"),
+    );
   }
 
   /**
@@ -123,10 +135,15 @@ export class ExecutionStore {
    * The result and entries are listed first: a store that applies a batch in order never shows
    * a head whose result is not there yet.
    */
-  async writeHead(writer: StoreWriter, head: ExecutionHead, extra: { entries?: StoredEntry[]; result?: StoredResult; renew?: boolean } = {}): Promise<void> {
+  async writeHead(
+    writer: StoreWriter,
+    head: ExecutionHead,
+    extra: { entries?: StoredEntry[]; result?: StoredResult; renew?: boolean } = {},
+  ): Promise<void> {
     const batch: Array<{ key: string; value: string }> = [];
     if (extra.result) batch.push({ key: this.keys.result(head.id), value: JSON.stringify(extra.result) });
-    for (const entry of extra.entries ?? []) batch.push({ key: this.keys.entry(head.id, entry.seq), value: JSON.stringify(entry) });
+    for (const entry of extra.entries ?? [])
+      batch.push({ key: this.keys.entry(head.id, entry.seq), value: JSON.stringify(entry) });
     batch.push({ key: this.keys.head(head.id), value: JSON.stringify(head) });
     await this.write(writer, batch, "write an execution", extra.renew);
   }
@@ -137,7 +154,8 @@ export class ExecutionStore {
     for (let seq = 0; seq < head.seqLimit; seq++) keys.push(this.keys.entry(head.id, seq));
     const values = await this.getMany(keys);
     const code = values[0];
-    if (typeof code !== "string") throw new CodemodeError("STORAGE_ERROR", `the code of execution ${head.id} is missing from the store`);
+    if (typeof code !== "string")
+      throw new CodemodeError("STORAGE_ERROR", `the code of execution ${head.id} is missing from the store`);
     const log = new Map<number, StoredEntry>();
     for (let index = 1; index < values.length; index++) {
       const text = values[index];
@@ -150,18 +168,27 @@ export class ExecutionStore {
 
   async readEntries(executionId: string, seqs: number[]): Promise<Array<StoredEntry | undefined>> {
     const texts = await this.getMany(seqs.map((seq) => this.keys.entry(executionId, seq)));
-    return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry")));
+    return texts.map((text) =>
+      text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry"),
+    );
   }
 
   /** Entries of several executions in one batched read (the pending actions of a page). */
-  async readEntriesAt(refs: ReadonlyArray<{ executionId: string; seq: number }>): Promise<Array<StoredEntry | undefined>> {
+  async readEntriesAt(
+    refs: ReadonlyArray<{ executionId: string; seq: number }>,
+  ): Promise<Array<StoredEntry | undefined>> {
     const texts = await this.getMany(refs.map((ref) => this.keys.entry(ref.executionId, ref.seq)));
-    return texts.map((text) => (text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry")));
+    return texts.map((text) =>
+      text === undefined || text === null ? undefined : parseJson<StoredEntry>(text, "log entry"),
+    );
   }
 
   /** Entries of one execution in one batch, applied in the order given (see `writeHead`). */
   async writeEntries(writer: StoreWriter, executionId: string, entries: StoredEntry[]): Promise<void> {
-    const batch = entries.map((entry) => ({ key: this.keys.entry(executionId, entry.seq), value: JSON.stringify(entry) }));
+    const batch = entries.map((entry) => ({
+      key: this.keys.entry(executionId, entry.seq),
+      value: JSON.stringify(entry),
+    }));
     await this.write(writer, batch, "record a call");
   }
 
@@ -185,7 +212,12 @@ export class ExecutionStore {
   }
 
   /** A batch written by the lease's holder: fenced where the lock can, one `set` when it is one key. */
-  private write(writer: StoreWriter, batch: Array<{ key: string; value: string }>, what: string, renew = false): Promise<void> {
+  private write(
+    writer: StoreWriter,
+    batch: Array<{ key: string; value: string }>,
+    what: string,
+    renew = false,
+  ): Promise<void> {
     const plain = async () => {
       if (batch.length === 1) await this.guard(what, () => this.keyv.set(batch[0]!.key, batch[0]!.value));
       else await this.setMany(batch);
@@ -207,7 +239,8 @@ export class ExecutionStore {
 }
 
 function parseJson<T>(text: unknown, what: string): T {
-  if (typeof text !== "string") throw new CodemodeError("STORAGE_ERROR", `the store returned a ${what} that is not text`);
+  if (typeof text !== "string")
+    throw new CodemodeError("STORAGE_ERROR", `the store returned a ${what} that is not text`);
   try {
     return JSON.parse(text) as T;
   } catch {

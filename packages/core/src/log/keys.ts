@@ -17,7 +17,8 @@ export function storeKeys(runtimeName: string) {
      * or with `node` (`<level>:<prefix>`) one of its directories or pages. Ids never enter these
      * keys, so their length does not depend on the caller's ids.
      */
-    indexList: (status: string, shard: number, node?: string) => `${base}:x:${status}:${shard}${node === undefined ? "" : `:${node}`}`,
+    indexList: (status: string, shard: number, node?: string) =>
+      `${base}:x:${status}:${shard}${node === undefined ? "" : `:${node}`}`,
     /** The lease for rewriting one (status, shard) list: one of ~96, never one for every execution. */
     indexListLock: (status: string, shard: number) => `${base}:lock:x:${status}:${shard}`,
   };

@@ -36,11 +36,17 @@ export function keyvAccess(keyv: KeyvLike): KeyvAccess {
     guard,
     getMany: async (keys, what) => {
       if (keys.length === 0) return [];
-      return guard(what, async () => (batchedReads ? (keyv.getMany as (keys: string[]) => Promise<unknown[]>)(keys) : Promise.all(keys.map((key) => keyv.get(key)))));
+      return guard(what, async () =>
+        batchedReads
+          ? (keyv.getMany as (keys: string[]) => Promise<unknown[]>)(keys)
+          : Promise.all(keys.map((key) => keyv.get(key))),
+      );
     },
     setMany: (entries, what) =>
       guard(what, async () => {
-        const results = keyv.setMany ? await keyv.setMany(entries) : await Promise.all(entries.map((entry) => keyv.set(entry.key, entry.value)));
+        const results = keyv.setMany
+          ? await keyv.setMany(entries)
+          : await Promise.all(entries.map((entry) => keyv.set(entry.key, entry.value)));
         if (Array.isArray(results) && results.some((ok) => ok === false)) throw new Error("the store refused a write");
       }),
     deleteMany: (keys, what) =>
@@ -54,5 +60,7 @@ export function keyvAccess(keyv: KeyvLike): KeyvAccess {
 /** The adapter under a Keyv instance, if any (a Map has no getMany and never fails). */
 function adapterOf(keyv: KeyvLike): { getMany?: unknown; throwOnErrors?: unknown } | undefined {
   const adapter = keyv.store;
-  return typeof adapter === "object" && adapter !== null && !(adapter instanceof Map) ? (adapter as { getMany?: unknown; throwOnErrors?: unknown }) : undefined;
+  return typeof adapter === "object" && adapter !== null && !(adapter instanceof Map)
+    ? (adapter as { getMany?: unknown; throwOnErrors?: unknown })
+    : undefined;
 }

@@ -34,7 +34,12 @@ function spreadRows(count: number, seed: number): IndexRow[] {
     if (index % 7 === 0) createdAt -= createdAt % 60_000;
     if (index % 11 === 0) createdAt -= (createdAt % 60_000) + 1;
     const status = ALL_STATUSES[Math.floor(next() * ALL_STATUSES.length)]!;
-    rows.push({ id: `exec-${index.toString(36)}-${Math.floor(next() * 1e6)}`, status, createdAt, updatedAt: createdAt + 5 });
+    rows.push({
+      id: `exec-${index.toString(36)}-${Math.floor(next() * 1e6)}`,
+      status,
+      createdAt,
+      updatedAt: createdAt + 5,
+    });
   }
   return rows;
 }
@@ -50,7 +55,11 @@ function expectedPage(rows: IndexRow[], query: IndexQuery): IndexRow[] {
 }
 
 /** Follows the cursor page by page, checking each page against the expected one; answers every row seen. */
-async function pageThrough(index: ExecutionIndex, rows: IndexRow[], query: Omit<IndexQuery, "after">): Promise<IndexRow[]> {
+async function pageThrough(
+  index: ExecutionIndex,
+  rows: IndexRow[],
+  query: Omit<IndexQuery, "after">,
+): Promise<IndexRow[]> {
   const seen: IndexRow[] = [];
   let after: IndexQuery["after"];
   for (;;) {
@@ -63,7 +72,8 @@ async function pageThrough(index: ExecutionIndex, rows: IndexRow[], query: Omit<
 }
 
 async function putAll(index: ExecutionIndex, rows: IndexRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += 200) await Promise.all(rows.slice(start, start + 200).map((row) => index.put(row)));
+  for (let start = 0; start < rows.length; start += 200)
+    await Promise.all(rows.slice(start, start + 200).map((row) => index.put(row)));
 }
 
 function indexKeys(keyv: Keyv): string[] {
@@ -105,8 +115,12 @@ describe("createKeyvExecutionIndex: listing", () => {
     const cursor = expectedPage(rows, { limit: 100 }).at(-1)!;
     await index.remove(cursor);
     const remaining = rows.filter((row) => row.id !== cursor.id);
-    expect(await index.list({ limit: 30, after: cursor })).toEqual(expectedPage(remaining, { limit: 30, after: cursor }));
-    expect(await index.list({ limit: 30, after: cursor, order: "oldest" })).toEqual(expectedPage(remaining, { limit: 30, after: cursor, order: "oldest" }));
+    expect(await index.list({ limit: 30, after: cursor })).toEqual(
+      expectedPage(remaining, { limit: 30, after: cursor }),
+    );
+    expect(await index.list({ limit: 30, after: cursor, order: "oldest" })).toEqual(
+      expectedPage(remaining, { limit: 30, after: cursor, order: "oldest" }),
+    );
   });
 });
 
@@ -151,13 +165,22 @@ describe("createKeyvExecutionIndex: writes", () => {
     expect(await second.count(["running"])).toBe(0);
     await second.remove({ ...row, id: "exec-1" });
     expect(await first.count(["running"])).toBe(1);
-    expect(indexKeys(keyv).every((key) => key.startsWith("keyv:cm:first:x:") || key.startsWith("keyv:cm:second:x:"))).toBe(true);
+    expect(
+      indexKeys(keyv).every((key) => key.startsWith("keyv:cm:first:x:") || key.startsWith("keyv:cm:second:x:")),
+    ).toBe(true);
   });
 
   it("counts left wrong by a crash mid-write never hide rows, and the next write on the path repairs them", async () => {
     const keyv = new Keyv();
     const index = createKeyvExecutionIndex(keyv, "default", createInProcessLock());
-    const rows = [0, 1, 2, 3, 4].map((minute): IndexRow => ({ id: `exec-${minute}`, status: "running", createdAt: BASE + minute * 60_000, updatedAt: BASE }));
+    const rows = [0, 1, 2, 3, 4].map(
+      (minute): IndexRow => ({
+        id: `exec-${minute}`,
+        status: "running",
+        createdAt: BASE + minute * 60_000,
+        updatedAt: BASE,
+      }),
+    );
     await putAll(index, rows);
     for (const key of indexKeys(keyv).filter((key) => /:x:running:\d+(:[12]:\d+)?$/.test(key))) {
       const name = key.slice("keyv:".length);
@@ -181,8 +204,20 @@ describe("createKeyvExecutionIndex: writes", () => {
 
 describe("createKeyvExecutionIndex: concurrency", () => {
   /** 50 executions created in the same minute: their rows share pages and directories. */
-  const rows = Array.from({ length: 50 }, (_, position): IndexRow => ({ id: `exec-${position}`, status: "running", createdAt: BASE + position, updatedAt: BASE + position }));
-  const moved = rows.map((row, position) => ({ ...row, status: (position % 2 === 0 ? "completed" : "paused") as ExecutionStatus, updatedAt: row.updatedAt + 1 }));
+  const rows = Array.from(
+    { length: 50 },
+    (_, position): IndexRow => ({
+      id: `exec-${position}`,
+      status: "running",
+      createdAt: BASE + position,
+      updatedAt: BASE + position,
+    }),
+  );
+  const moved = rows.map((row, position) => ({
+    ...row,
+    status: (position % 2 === 0 ? "completed" : "paused") as ExecutionStatus,
+    updatedAt: row.updatedAt + 1,
+  }));
 
   it("50 concurrent puts, then 50 concurrent moves, leave exactly the right rows", async () => {
     const index = createKeyvExecutionIndex(new Keyv(), "default", createInProcessLock());
@@ -205,7 +240,8 @@ describe("createKeyvExecutionIndex: concurrency", () => {
   it("BUSY when a list's lease stays taken past lockWaitMs", async () => {
     const lock = createInProcessLock();
     const keys = storeKeys("default");
-    for (let shard = 0; shard < 16; shard++) await lock.acquire(keys.indexListLock("running", shard), { ttlMs: 60_000, waitMs: 0 });
+    for (let shard = 0; shard < 16; shard++)
+      await lock.acquire(keys.indexListLock("running", shard), { ttlMs: 60_000, waitMs: 0 });
     const index = createKeyvExecutionIndex(new Keyv(), "default", lock, { lockWaitMs: 20 });
     const error = await index.put(rows[0]!).catch((caught: unknown) => caught);
     expect(CodemodeError.isInstance(error) && error.code).toBe("BUSY");
@@ -232,22 +268,37 @@ describe("createKeyvExecutionIndex: a failing store", () => {
     expect(await code(index.list({ limit: 10 }))).toBe("STORAGE_ERROR");
     expect(await code(index.list({ limit: 10, order: "oldest" }))).toBe("STORAGE_ERROR");
     expect(await code(index.count(["running"]))).toBe("STORAGE_ERROR");
-    expect(await code(index.put({ id: "a", status: "running", createdAt: BASE, updatedAt: BASE }))).toBe("STORAGE_ERROR");
+    expect(await code(index.put({ id: "a", status: "running", createdAt: BASE, updatedAt: BASE }))).toBe(
+      "STORAGE_ERROR",
+    );
     expect(await code(index.remove({ id: "a", status: "running", createdAt: BASE }))).toBe("STORAGE_ERROR");
   });
 
   it("a store whose reads work but whose writes fail rejects the put with STORAGE_ERROR", async () => {
     const map = new Map<string, unknown>();
-    const keyv = new Keyv({ store: { get: async (key: string) => map.get(key), set: failing, delete: failing, clear: failing } });
+    const keyv = new Keyv({
+      store: { get: async (key: string) => map.get(key), set: failing, delete: failing, clear: failing },
+    });
     const index = createKeyvExecutionIndex(keyv, "default", createInProcessLock());
-    expect(await code(index.put({ id: "a", status: "running", createdAt: BASE, updatedAt: BASE }))).toBe("STORAGE_ERROR");
+    expect(await code(index.put({ id: "a", status: "running", createdAt: BASE, updatedAt: BASE }))).toBe(
+      "STORAGE_ERROR",
+    );
   });
 
   it("a batched read that fails, or returns something that is not an index, is STORAGE_ERROR", async () => {
-    const keyv: KeyvLike = { get: async () => undefined, set: async () => true, delete: async () => true, getMany: async () => Promise.reject(new Error("timeout")) };
-    expect(await code(createKeyvExecutionIndex(keyv, "default", createInProcessLock()).list({ limit: 5 }))).toBe("STORAGE_ERROR");
+    const keyv: KeyvLike = {
+      get: async () => undefined,
+      set: async () => true,
+      delete: async () => true,
+      getMany: async () => Promise.reject(new Error("timeout")),
+    };
+    expect(await code(createKeyvExecutionIndex(keyv, "default", createInProcessLock()).list({ limit: 5 }))).toBe(
+      "STORAGE_ERROR",
+    );
     const garbled: KeyvLike = { ...keyv, getMany: async (keys) => keys.map(() => "{not json") };
-    expect(await code(createKeyvExecutionIndex(garbled, "default", createInProcessLock()).count(["running"]))).toBe("STORAGE_ERROR");
+    expect(await code(createKeyvExecutionIndex(garbled, "default", createInProcessLock()).count(["running"]))).toBe(
+      "STORAGE_ERROR",
+    );
   });
 });
 
@@ -311,7 +362,12 @@ describe("createKeyvExecutionIndex: cost does not grow with history", () => {
     const index = createKeyvExecutionIndex(keyv, "default", createInProcessLock());
     const rows = Array.from({ length: count }, (_, position): IndexRow => {
       const createdAt = now - (count - position) * 30_000;
-      return { id: `exec-${position}`, status: ALL_STATUSES[position % ALL_STATUSES.length]!, createdAt, updatedAt: createdAt };
+      return {
+        id: `exec-${position}`,
+        status: ALL_STATUSES[position % ALL_STATUSES.length]!,
+        createdAt,
+        updatedAt: createdAt,
+      };
     });
     await putAll(index, rows);
     const row: IndexRow = { id: "exec-new", status: "running", createdAt: now, updatedAt: now };
@@ -341,11 +397,14 @@ describe("createKeyvExecutionIndex: cost does not grow with history", () => {
       expect(small.firstPage.roundTrips).toBe(2);
       expect(small.count.roundTrips).toBe(1);
       // Deeper or oldest-first pages descend the directories: at most one read per level.
-      for (const page of [small.deepPage, large.deepPage, small.oldestPage, large.oldestPage]) expect(page.roundTrips).toBeLessThanOrEqual(4);
+      for (const page of [small.deepPage, large.deepPage, small.oldestPage, large.oldestPage])
+        expect(page.roundTrips).toBeLessThanOrEqual(4);
       // Bytes: a write rewrites a page and at most three directories of at most 256 entries, so
       // they grow with history only until those directories fill (here 3×), then no more.
       for (const operation of ["put", "move", "remove"] as const) {
-        expect(large[operation].charactersWritten, operation).toBeLessThanOrEqual(4 * small[operation].charactersWritten);
+        expect(large[operation].charactersWritten, operation).toBeLessThanOrEqual(
+          4 * small[operation].charactersWritten,
+        );
         expect(large[operation].charactersWritten, operation).toBeLessThan(4_000);
       }
       // A page reads O(limit) pages, not the history: the same keys with 100 times the rows.

@@ -20,8 +20,8 @@
 //   count        1 getMany of roots
 import { CodemodeError, type ExecutionStatus } from "../outcome.js";
 import { compareRows, type ExecutionIndex, type IndexQuery, type IndexRow } from "./execution-index.js";
-import { checkQuery, checkRow, checkStatus, isTime } from "./index-input.js";
 import type { KeyvLike } from "./execution-store.js";
+import { checkQuery, checkRow, checkStatus, isTime } from "./index-input.js";
 import { storeKeys } from "./keys.js";
 import { keyvAccess } from "./keyv-access.js";
 import type { Lease, LockProvider } from "./lock.js";
@@ -79,10 +79,14 @@ export function createKeyvExecutionIndex(
   const lockWaitMs = positive(options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, "lockWaitMs");
   const keys = storeKeys(runtimeName);
   const store = storeAccess(keyv);
-  const nodeKey = (ref: NodeRef) => keys.indexList(ref.status, ref.shard, ref.level === ROOT ? undefined : `${ref.level}:${ref.prefix}`);
+  const nodeKey = (ref: NodeRef) =>
+    keys.indexList(ref.status, ref.shard, ref.level === ROOT ? undefined : `${ref.level}:${ref.prefix}`);
 
   /** Rewrites the path of one row in each list named by `changes`, holding those lists' leases. */
-  const change = async (row: { id: string; createdAt: number; updatedAt?: number }, changes: Array<{ status: ExecutionStatus; add: boolean }>) => {
+  const change = async (
+    row: { id: string; createdAt: number; updatedAt?: number },
+    changes: Array<{ status: ExecutionStatus; add: boolean }>,
+  ) => {
     const shard = shardOf(row.id);
     const bucket = Math.floor(row.createdAt / BUCKET_MS);
     const paths = changes.map(({ status }) => [0, 1, 2, ROOT].map((level) => refAt(status, shard, level, bucket)));
@@ -96,7 +100,8 @@ export function createKeyvExecutionIndex(
         const before = values.slice(which * 4, which * 4 + 4);
         const after = rewritePath(paths[which]!, before, (rows) => {
           const others = rows.filter((listed) => listed.id !== row.id);
-          if (add) others.push({ id: row.id, status, createdAt: row.createdAt, updatedAt: row.updatedAt ?? row.createdAt });
+          if (add)
+            others.push({ id: row.id, status, createdAt: row.createdAt, updatedAt: row.updatedAt ?? row.createdAt });
           return others.sort(compareRows);
         });
         after.forEach((text, level) => {
@@ -118,7 +123,9 @@ export function createKeyvExecutionIndex(
     const { statuses, limit, order, after } = checkQuery(query);
     if (limit === 0 || statuses.length === 0) return [];
     const direction = order === "oldest" ? 1 : -1;
-    const roots = statuses.flatMap((status) => Array.from({ length: SHARDS }, (_, shard) => refAt(status, shard, ROOT, 0)));
+    const roots = statuses.flatMap((status) =>
+      Array.from({ length: SHARDS }, (_, shard) => refAt(status, shard, ROOT, 0)),
+    );
     const cache = new Map<string, unknown>();
     const load = async (refs: NodeRef[]) => {
       const missing = [...new Set(refs.map(nodeKey))].filter((key) => !cache.has(key));
@@ -129,7 +136,12 @@ export function createKeyvExecutionIndex(
     // The page most often starts near the cursor (or, newest first, near now): read those
     // directories with the roots, so that the second read is of pages.
     const start = after?.createdAt ?? (order === "newest" ? Date.now() : undefined);
-    const guesses = start === undefined ? [] : roots.flatMap((root) => [2, 1].map((level) => refAt(root.status, root.shard, level, Math.floor(start / BUCKET_MS))));
+    const guesses =
+      start === undefined
+        ? []
+        : roots.flatMap((root) =>
+            [2, 1].map((level) => refAt(root.status, root.shard, level, Math.floor(start / BUCKET_MS))),
+          );
     await load([...roots, ...guesses]);
     let items = roots.flatMap((root) => childrenOf(root, cache.get(nodeKey(root))));
     // Each turn replaces the nodes that can hold the page's rows by their children, reading only
@@ -158,7 +170,9 @@ export function createKeyvExecutionIndex(
     list,
     async count(statuses) {
       for (const status of statuses) checkStatus(status);
-      const roots = [...new Set(statuses)].flatMap((status) => Array.from({ length: SHARDS }, (_, shard) => refAt(status, shard, ROOT, 0)));
+      const roots = [...new Set(statuses)].flatMap((status) =>
+        Array.from({ length: SHARDS }, (_, shard) => refAt(status, shard, ROOT, 0)),
+      );
       if (roots.length === 0) return 0;
       const values = await store.getMany(roots.map(nodeKey));
       let total = 0;
@@ -175,9 +189,15 @@ export function createKeyvExecutionIndex(
  * undefined where the node is now empty. Every count on the path is recomputed from the node
  * below, so a write also repairs counts a crash left stale on that path.
  */
-function rewritePath(path: NodeRef[], texts: unknown[], edit: (rows: IndexRow[]) => IndexRow[]): Array<string | undefined> {
+function rewritePath(
+  path: NodeRef[],
+  texts: unknown[],
+  edit: (rows: IndexRow[]) => IndexRow[],
+): Array<string | undefined> {
   const rows = edit(readPage(texts[0], path[0]!));
-  const result: Array<string | undefined> = [rows.length > 0 ? JSON.stringify(rows.map((row) => [row.id, row.createdAt, row.updatedAt])) : undefined];
+  const result: Array<string | undefined> = [
+    rows.length > 0 ? JSON.stringify(rows.map((row) => [row.id, row.createdAt, row.updatedAt])) : undefined,
+  ];
   let total = rows.length;
   for (let level = 1; level <= ROOT; level++) {
     const entries = readDirectory(texts[level], path[level]!);
@@ -239,7 +259,12 @@ function planPage(items: Item[], limit: number, direction: 1 | -1, after: Positi
 function childrenOf(ref: NodeRef, value: unknown): Item[] {
   if (ref.level === 0) return readPage(value, ref).map((row) => ({ row }));
   return [...readDirectory(value, ref)].map(([index, count]) => ({
-    node: { status: ref.status, shard: ref.shard, level: ref.level - 1, prefix: ref.level === ROOT ? index : ref.prefix * FANOUT + index },
+    node: {
+      status: ref.status,
+      shard: ref.shard,
+      level: ref.level - 1,
+      prefix: ref.level === ROOT ? index : ref.prefix * FANOUT + index,
+    },
     count,
   }));
 }
@@ -277,7 +302,8 @@ function readPage(value: unknown, ref: NodeRef): IndexRow[] {
   const parsed = parseJson(value, "index page");
   if (!Array.isArray(parsed)) throw corrupt("index page");
   return parsed.map((entry: unknown) => {
-    if (!Array.isArray(entry) || typeof entry[0] !== "string" || !isTime(entry[1]) || !isTime(entry[2])) throw corrupt("index page");
+    if (!Array.isArray(entry) || typeof entry[0] !== "string" || !isTime(entry[1]) || !isTime(entry[2]))
+      throw corrupt("index page");
     return { id: entry[0], status: ref.status, createdAt: entry[1], updatedAt: entry[2] };
   });
 }
@@ -313,7 +339,8 @@ async function withLeases(
   try {
     for (const key of lockKeys) {
       const lease = await store.guard("take an index lease", () => lock.acquire(key, timing));
-      if (!lease) throw new CodemodeError("BUSY", `the execution index list ${key} stayed locked for ${timing.waitMs} ms`);
+      if (!lease)
+        throw new CodemodeError("BUSY", `the execution index list ${key} stayed locked for ${timing.waitMs} ms`);
       leases.push(lease);
     }
     await write(async () => {
@@ -344,7 +371,8 @@ function storeAccess(keyv: KeyvLike) {
 }
 
 function positive(value: number, name: string): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new TypeError(`${name} must be a positive number of milliseconds (got ${value})`);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new TypeError(`${name} must be a positive number of milliseconds (got ${value})`);
   return value;
 }
 

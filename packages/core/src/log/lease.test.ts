@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ExecutionLease, withLease, type LeaseSettings } from "./lease.js";
+import { ExecutionLease, type LeaseSettings, withLease } from "./lease.js";
 import { createInProcessLock, type LockProvider } from "./lock.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -19,7 +19,11 @@ function stealableLock() {
       const lease = await inner.acquire(key, options);
       if (!lease) return null;
       leases.set(lease.token, () => lease.release());
-      return { token: lease.token, renew: async (ttl) => !stolen.has(lease.token) && lease.renew(ttl), release: () => lease.release() };
+      return {
+        token: lease.token,
+        renew: async (ttl) => !stolen.has(lease.token) && lease.renew(ttl),
+        release: () => lease.release(),
+      };
     },
   };
   /** The lease lapses: its renew answers false from now on and the key is free. */
@@ -174,12 +178,22 @@ describe("ExecutionLease (R-ST-4)", () => {
     await expect(ExecutionLease.acquire(settings(broken), "e6", 0)).rejects.toMatchObject({ code: "STORAGE_ERROR" });
 
     const lock = createInProcessLock();
-    const lease = await ExecutionLease.acquire({ ...settings(lock), lock: { ...lock, acquire: lock.acquire } }, "e7", 0);
+    const lease = await ExecutionLease.acquire(
+      { ...settings(lock), lock: { ...lock, acquire: lock.acquire } },
+      "e7",
+      0,
+    );
     const failingRenew: LeaseSettings = settings({
       isHeld: lock.isHeld,
       acquire: async (key, options) => {
         const inner = await lock.acquire(key, options);
-        return inner && { token: inner.token, renew: async () => Promise.reject(new Error("timeout")), release: inner.release };
+        return (
+          inner && {
+            token: inner.token,
+            renew: async () => Promise.reject(new Error("timeout")),
+            release: inner.release,
+          }
+        );
       },
     });
     await lease!.release();
@@ -192,7 +206,9 @@ describe("ExecutionLease (R-ST-4)", () => {
 
   it("withLease releases after the operation, also when it throws, and answers null when busy", async () => {
     const lock = createInProcessLock();
-    await expect(withLease(settings(lock), "e9", 0, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await expect(withLease(settings(lock), "e9", 0, async () => Promise.reject(new Error("boom")))).rejects.toThrow(
+      "boom",
+    );
     expect(await lock.isHeld("lock:e9")).toBe(false);
     const outer = await ExecutionLease.acquire(settings(lock), "e9", 0);
     expect(await withLease(settings(lock), "e9", 20, async () => "ran")).toBeNull();

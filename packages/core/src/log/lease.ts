@@ -83,7 +83,11 @@ export class ExecutionLease implements StoreWriter {
    * operation; otherwise the lease is checked (`ensure`, or a renew with `renew`) right before
    * the plain write. Rejects with BUSY, having written nothing, once the lease is lost.
    */
-  async write(batch: ReadonlyArray<{ key: string; value: string }>, plain: () => Promise<void>, options: { renew?: boolean } = {}): Promise<void> {
+  async write(
+    batch: ReadonlyArray<{ key: string; value: string }>,
+    plain: () => Promise<void>,
+    options: { renew?: boolean } = {},
+  ): Promise<void> {
     if (!this.lease.setIfHeld) {
       await (options.renew ? this.confirm() : this.ensure());
       await plain();
@@ -111,7 +115,11 @@ export class ExecutionLease implements StoreWriter {
    * and confirmed by the store less than its length less a margin ago.
    */
   get fresh(): boolean {
-    return this.lostTo === undefined && !this.released && this.sinceConfirmed() < this.settings.leaseMs * (1 - VALIDITY_MARGIN);
+    return (
+      this.lostTo === undefined &&
+      !this.released &&
+      this.sinceConfirmed() < this.settings.leaseMs * (1 - VALIDITY_MARGIN)
+    );
   }
 
   /**
@@ -211,7 +219,12 @@ function now(): { wall: number; monotonic: number } {
  * stayed busy for `waitMs`. The operation may release earlier (for hooks that run once the
  * record is written and the execution is free).
  */
-export async function withLease<T>(settings: LeaseSettings, executionId: string, waitMs: number, operation: (lease: ExecutionLease) => Promise<T>): Promise<T | null> {
+export async function withLease<T>(
+  settings: LeaseSettings,
+  executionId: string,
+  waitMs: number,
+  operation: (lease: ExecutionLease) => Promise<T>,
+): Promise<T | null> {
   const lease = await ExecutionLease.acquire(settings, executionId, waitMs);
   if (!lease) return null;
   try {

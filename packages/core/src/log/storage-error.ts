@@ -1,5 +1,5 @@
-import { CodemodeError } from "../outcome.js";
 import { errorMessage } from "../error-message.js";
+import { CodemodeError } from "../outcome.js";
 
 /**
  * A failure met while talking to the store, as `CodemodeError` STORAGE_ERROR (R-RT-3): an outage

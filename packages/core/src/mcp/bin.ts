@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // codemode-mcp: serves a Code Mode runtime over MCP, for clients that launch a command.
 import { parseArgs } from "node:util";
-import { createCodemodeMcpServer, type CodemodeMcpServerOptions } from "./create-codemode-mcp-server.js";
-import { loadCodemodeConfig } from "./load-config.js";
 import { errorMessage } from "../error-message.js";
+import { type CodemodeMcpServerOptions, createCodemodeMcpServer } from "./create-codemode-mcp-server.js";
+import { loadCodemodeConfig } from "./load-config.js";
 
 const USAGE = `Usage: codemode-mcp --config <module> [options]
 
@@ -46,7 +46,8 @@ async function main(argv: string[]): Promise<void> {
   const { runtime, serverOptions } = await loadCodemodeConfig(values.config);
   const options: CodemodeMcpServerOptions = { ...serverOptions };
   if (values["operator-tools"]) options.operatorTools = true;
-  if (values.elicitation && values["no-elicitation"]) throw new TypeError("--elicitation and --no-elicitation contradict each other");
+  if (values.elicitation && values["no-elicitation"])
+    throw new TypeError("--elicitation and --no-elicitation contradict each other");
   if (values.elicitation) options.elicitApproval = true;
   if (values["no-elicitation"]) options.elicitApproval = false;
   const mcp = createCodemodeMcpServer(runtime, options);
@@ -62,8 +63,13 @@ async function main(argv: string[]): Promise<void> {
   process.once("SIGTERM", () => void stop());
   if (values.http !== undefined) {
     const port = Number(values.http);
-    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`--http needs a port number, not ${JSON.stringify(values.http)}`);
-    const listener = await mcp.listen({ port, ...(values.host ? { host: values.host } : {}), allowRemote: values["allow-remote"] === true });
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new TypeError(`--http needs a port number, not ${JSON.stringify(values.http)}`);
+    const listener = await mcp.listen({
+      port,
+      ...(values.host ? { host: values.host } : {}),
+      allowRemote: values["allow-remote"] === true,
+    });
     process.stderr.write(`codemode-mcp: serving ${listener.url}\n`);
     return;
   }

@@ -4,7 +4,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import type { ModelOutputOptions } from "../runtime/model-output.js";
-import { listenStreamableHttp, type HttpListenOptions, type McpHttpListener } from "./http-listener.js";
+import { type HttpListenOptions, listenStreamableHttp, type McpHttpListener } from "./http-listener.js";
 import { registerCodemodeTools } from "./server-tools.js";
 
 export interface CodemodeMcpServerOptions {
@@ -60,7 +60,10 @@ const INSTRUCTIONS =
  * await mcp.serveStdio();                              // a desktop client launches this process
  * const http = await mcp.listen({ port: 3333 });       // or: http://127.0.0.1:3333/mcp
  */
-export function createCodemodeMcpServer(runtime: CodemodeRuntime, options: CodemodeMcpServerOptions = {}): CodemodeMcpServer {
+export function createCodemodeMcpServer(
+  runtime: CodemodeRuntime,
+  options: CodemodeMcpServerOptions = {},
+): CodemodeMcpServer {
   const settings = {
     operatorTools: options.operatorTools === true,
     elicitApproval: options.elicitApproval === true,
@@ -75,7 +78,10 @@ export function createCodemodeMcpServer(runtime: CodemodeRuntime, options: Codem
     return closable;
   };
   const createServer = () => {
-    const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(serverInfo, {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+    });
     registerCodemodeTools(server, runtime, settings);
     return server;
   };

@@ -1,10 +1,10 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { decidePendingAction, type DecisionOutcome } from "../adapters/decide-pending-action.js";
 import { chatMayDecide } from "../adapters/chat-decision.js";
+import { type DecisionOutcome, decidePendingAction } from "../adapters/decide-pending-action.js";
 import { describePendingAction } from "../adapters/pending-approval.js";
-import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import { errorMessage } from "../error-message.js";
+import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 
 type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">;
 
@@ -36,7 +36,13 @@ export function canElicit(server: Server): boolean {
 
 const REQUESTED_SCHEMA = {
   type: "object" as const,
-  properties: { reason: { type: "string" as const, title: "Reason", description: "Optional: why, kept in the audit log (and told to the model on a decline)." } },
+  properties: {
+    reason: {
+      type: "string" as const,
+      title: "Reason",
+      description: "Optional: why, kept in the audit log (and told to the model on a decline).",
+    },
+  },
 };
 
 /**
@@ -50,12 +56,18 @@ const REQUESTED_SCHEMA = {
  * @example
  * const { outcome } = await askForApprovals(server, runtime, await runtime.execute({ code }), context);
  */
-export async function askForApprovals(server: Server, runtime: DecidingRuntime, first: DecisionOutcome, context: ElicitationContext): Promise<ElicitedOutcome> {
+export async function askForApprovals(
+  server: Server,
+  runtime: DecidingRuntime,
+  first: DecisionOutcome,
+  context: ElicitationContext,
+): Promise<ElicitedOutcome> {
   let outcome = first;
   while (outcome.status === "paused") {
     const action = outcome.pending[0];
     if (!action) break;
-    if (!chatMayDecide(runtime, action)) return { outcome, stillPending: "This action is reserved to an operator's approval; it waits for one." };
+    if (!chatMayDecide(runtime, action))
+      return { outcome, stillPending: "This action is reserved to an operator's approval; it waits for one." };
     let answer: Awaited<ReturnType<Server["elicitInput"]>>;
     try {
       answer = await server.elicitInput(
@@ -68,9 +80,17 @@ export async function askForApprovals(server: Server, runtime: DecidingRuntime, 
       );
     } catch (error) {
       const why = errorMessage(error);
-      return { outcome, stillPending: `Asking the person failed (${why}); the action waits for an operator's approval.` };
+      return {
+        outcome,
+        stillPending: `Asking the person failed (${why}); the action waits for an operator's approval.`,
+      };
     }
-    if (answer.action === "cancel") return { outcome, stillPending: "The person closed the approval request without deciding; the action waits for an operator's approval." };
+    if (answer.action === "cancel")
+      return {
+        outcome,
+        stillPending:
+          "The person closed the approval request without deciding; the action waits for an operator's approval.",
+      };
     const given = answer.content?.reason;
     const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : undefined;
     outcome = await decidePendingAction(runtime, {

@@ -44,18 +44,24 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
  * whose `Host` or `Origin` is not loopback are refused (a web page must not reach the local server
  * by DNS rebinding).
  */
-export async function listenStreamableHttp(createServer: () => Server, options: HttpListenOptions = {}): Promise<McpHttpListener> {
+export async function listenStreamableHttp(
+  createServer: () => Server,
+  options: HttpListenOptions = {},
+): Promise<McpHttpListener> {
   const host = options.host ?? "127.0.0.1";
   const loopback = isLoopbackAddress(host);
   if (!loopback && options.allowRemote !== true) {
-    throw new TypeError(`listen: ${host} is not a loopback address; the Code Mode MCP server has no authentication of its own. Pass allowRemote: true behind your own authentication.`);
+    throw new TypeError(
+      `listen: ${host} is not a loopback address; the Code Mode MCP server has no authentication of its own. Pass allowRemote: true behind your own authentication.`,
+    );
   }
   const path = options.path ?? "/mcp";
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const sessions = new Map<string, Session>();
   const maxSessions = options.maxSessions ?? 100;
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new TypeError("listen: maxSessions must be a whole number of at least 1");
+  if (!Number.isInteger(maxSessions) || maxSessions < 1)
+    throw new TypeError("listen: maxSessions must be a whole number of at least 1");
   if (!Number.isFinite(idleMs) || idleMs <= 0) throw new TypeError("listen: sessionIdleMs must be a positive number");
   /** Closes the sessions idle for `idleMs` (nothing running, no request since). */
   const closeIdle = () => {
@@ -71,8 +77,10 @@ export async function listenStreamableHttp(createServer: () => Server, options: 
   sweeper.unref();
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    if (new URL(request.url ?? "/", "http://localhost").pathname !== path) return reply(response, 404, -32000, "Not found");
-    if (loopback && !fromLoopback(request)) return reply(response, 403, -32000, "Forbidden: this server only answers loopback hosts and origins");
+    if (new URL(request.url ?? "/", "http://localhost").pathname !== path)
+      return reply(response, 404, -32000, "Not found");
+    if (loopback && !fromLoopback(request))
+      return reply(response, 403, -32000, "Forbidden: this server only answers loopback hosts and origins");
     const sessionId = request.headers["mcp-session-id"];
     const body = request.method === "POST" ? await readJson(request, maxBodyBytes) : undefined;
     if (body && "failure" in body) return reply(response, body.failure.status, body.failure.code, body.failure.message);
@@ -88,9 +96,11 @@ export async function listenStreamableHttp(createServer: () => Server, options: 
         session.lastSeen = Date.now();
       }
     }
-    if (request.method !== "POST" || !isInitializeRequest(body?.value)) return reply(response, 400, -32000, "Bad Request: no valid session ID provided");
+    if (request.method !== "POST" || !isInitializeRequest(body?.value))
+      return reply(response, 400, -32000, "Bad Request: no valid session ID provided");
     if (sessions.size + opening >= maxSessions) closeIdle();
-    if (sessions.size + opening >= maxSessions) return reply(response, 503, -32000, `Too many sessions: ${maxSessions} are open; close one or try again later`);
+    if (sessions.size + opening >= maxSessions)
+      return reply(response, 503, -32000, `Too many sessions: ${maxSessions} are open; close one or try again later`);
     const server = createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -170,7 +180,8 @@ async function readJson(request: IncomingMessage, maxBytes: number): Promise<Bod
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) return { failure: { status: 413, code: -32000, message: `Request body larger than ${maxBytes} bytes` } };
+    if (size > maxBytes)
+      return { failure: { status: 413, code: -32000, message: `Request body larger than ${maxBytes} bytes` } };
     chunks.push(chunk);
   }
   try {
@@ -181,5 +192,7 @@ async function readJson(request: IncomingMessage, maxBytes: number): Promise<Bod
 }
 
 function reply(response: ServerResponse, status: number, code: number, message: string): void {
-  response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  response
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }

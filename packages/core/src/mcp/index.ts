@@ -1,9 +1,24 @@
 // @codemode/core/mcp: MCP in and out (R-CON-5). Needs `@modelcontextprotocol/sdk` (an optional
 // peer dependency); nothing else in @codemode/core imports it.
-export { MAX_SERVER_INSTRUCTIONS_CHARS, mcpConnector, type McpConnector, type McpConnectorOptions } from "./mcp-connector.js";
-export { IDEMPOTENCY_KEY_META, type McpApprovalDefault, type McpClient, type McpToolInfo } from "./mcp-tool-definition.js";
-export { McpConnectorError } from "./mcp-method-names.js";
-export { unwrapToolResult } from "./unwrap-tool-result.js";
-export { createCodemodeMcpServer, type CodemodeMcpServer, type CodemodeMcpServerOptions } from "./create-codemode-mcp-server.js";
+
+export {
+  type CodemodeMcpServer,
+  type CodemodeMcpServerOptions,
+  createCodemodeMcpServer,
+} from "./create-codemode-mcp-server.js";
 export type { HttpListenOptions, McpHttpListener } from "./http-listener.js";
-export { loadCodemodeConfig, type LoadedCodemodeConfig } from "./load-config.js";
+export { type LoadedCodemodeConfig, loadCodemodeConfig } from "./load-config.js";
+export {
+  MAX_SERVER_INSTRUCTIONS_CHARS,
+  type McpConnector,
+  type McpConnectorOptions,
+  mcpConnector,
+} from "./mcp-connector.js";
+export { McpConnectorError } from "./mcp-method-names.js";
+export {
+  IDEMPOTENCY_KEY_META,
+  type McpApprovalDefault,
+  type McpClient,
+  type McpToolInfo,
+} from "./mcp-tool-definition.js";
+export { unwrapToolResult } from "./unwrap-tool-result.js";

@@ -26,15 +26,20 @@ export async function loadCodemodeConfig(path: string, cwd = process.cwd()): Pro
   const exported = module.default ?? module.runtime;
   const runtime: unknown = typeof exported === "function" ? await (exported as () => unknown)() : exported;
   if (!isRuntime(runtime)) {
-    throw new TypeError(`${file} must export (as default, or as "runtime") a Code Mode runtime from createCodemodeRuntime, or a function that returns one`);
+    throw new TypeError(
+      `${file} must export (as default, or as "runtime") a Code Mode runtime from createCodemodeRuntime, or a function that returns one`,
+    );
   }
   const options: unknown = module.mcpServerOptions;
-  if (options !== undefined && (typeof options !== "object" || options === null)) throw new TypeError(`mcpServerOptions in ${file} must be an object`);
+  if (options !== undefined && (typeof options !== "object" || options === null))
+    throw new TypeError(`mcpServerOptions in ${file} must be an object`);
   return { runtime, serverOptions: (options ?? {}) as CodemodeMcpServerOptions };
 }
 
 function isRuntime(value: unknown): value is CodemodeRuntime {
   if (typeof value !== "object" || value === null) return false;
   const runtime = value as Record<string, unknown>;
-  return ["execute", "approve", "reject", "pending", "search", "describe", "modelDescription", "close"].every((method) => typeof runtime[method] === "function");
+  return ["execute", "approve", "reject", "pending", "search", "describe", "modelDescription", "close"].every(
+    (method) => typeof runtime[method] === "function",
+  );
 }

@@ -1,9 +1,15 @@
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
-import { connectorProblems, type Connector, type ToolDefinition } from "../connectors/define-connector.js";
+import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type Connector, connectorProblems, type ToolDefinition } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
+import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 import { McpConnectorError, mcpMethodNames } from "./mcp-method-names.js";
-import { mcpToolDefinition, mcpToolInfo, type McpApprovalDefault, type McpClient, type McpToolInfo } from "./mcp-tool-definition.js";
+import {
+  type McpApprovalDefault,
+  type McpClient,
+  type McpToolInfo,
+  mcpToolDefinition,
+  mcpToolInfo,
+} from "./mcp-tool-definition.js";
 
 export interface McpConnectorOptions {
   /** The global the model's code sees (`notes` → `notes.add_note(…)`): a JavaScript identifier. */
@@ -128,7 +134,10 @@ async function listToolSet(options: McpConnectorOptions): Promise<ToolSet> {
   const kept: Array<{ info: McpToolInfo; definition: ToolDefinition }> = [];
   for (const tool of await listAllTools(client, name)) {
     const info = mcpToolInfo(tool);
-    const made = mcpToolDefinition(client, info, `${name}.${tool.name}`, { approval: options.approval ?? "unless-read-only", ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const made = mcpToolDefinition(client, info, `${name}.${tool.name}`, {
+      approval: options.approval ?? "unless-read-only",
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
     const definition = options.tool ? options.tool(tool.name, made, info) : undefined;
     if (definition === null) continue;
     kept.push({ info, definition: definition ?? made });
@@ -145,7 +154,8 @@ async function listToolSet(options: McpConnectorOptions): Promise<ToolSet> {
   }
   // The runtime would refuse these at creation; say so here, naming the server's tool.
   const problems = connectorProblems({ name, tools: set.tools });
-  for (const [method, definition] of Object.entries(set.tools)) problems.push(...schemaProblems(`${name}.${method}`, definition));
+  for (const [method, definition] of Object.entries(set.tools))
+    problems.push(...schemaProblems(`${name}.${method}`, definition));
   if (problems.length > 0) throw new McpConnectorError(`mcpConnector("${name}"): ${problems.join("; ")}`);
   return set;
 }
@@ -161,7 +171,10 @@ async function listAllTools(client: McpClient, name: string): Promise<Tool[]> {
     cursor = listed.nextCursor;
     if (cursor === undefined) return tools;
     // A server that hands back a cursor it gave before would keep this loop going for ever.
-    if (cursors.has(cursor)) throw new McpConnectorError(`mcpConnector("${name}"): the server's tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+    if (cursors.has(cursor))
+      throw new McpConnectorError(
+        `mcpConnector("${name}"): the server's tools/list repeated the cursor ${JSON.stringify(cursor)}`,
+      );
     cursors.add(cursor);
   }
   throw new McpConnectorError(`mcpConnector("${name}"): the server's tools/list went on past ${MAX_PAGES} pages`);
@@ -175,7 +188,10 @@ async function listAllTools(client: McpClient, name: string): Promise<Tool[]> {
 function watchToolList(client: McpClient, refresh: () => Promise<void>, onError: (error: Error) => void): void {
   const method = "notifications/tools/list_changed";
   const handlers: unknown = (client as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
-  const earlier = handlers instanceof Map ? (handlers.get(method) as ((notification: unknown) => Promise<void>) | undefined) : undefined;
+  const earlier =
+    handlers instanceof Map
+      ? (handlers.get(method) as ((notification: unknown) => Promise<void>) | undefined)
+      : undefined;
   client.setNotificationHandler(ToolListChangedNotificationSchema, async (notification) => {
     refresh().catch((error: unknown) => onError(error instanceof Error ? error : new Error(String(error))));
     await earlier?.(notification);
@@ -238,13 +254,17 @@ function checkOptions(options: McpConnectorOptions): void {
   if (typeof options !== "object" || options === null) throw new TypeError("mcpConnector needs { name, client }");
   const client = options.client as Partial<McpClient> | undefined;
   if (typeof client?.listTools !== "function" || typeof client.callTool !== "function") {
-    throw new TypeError(`mcpConnector("${String(options.name)}"): client must be a connected Client from @modelcontextprotocol/sdk`);
+    throw new TypeError(
+      `mcpConnector("${String(options.name)}"): client must be a connected Client from @modelcontextprotocol/sdk`,
+    );
   }
-  if (options.tool !== undefined && typeof options.tool !== "function") throw new TypeError(`mcpConnector("${String(options.name)}"): tool must be a function`);
+  if (options.tool !== undefined && typeof options.tool !== "function")
+    throw new TypeError(`mcpConnector("${String(options.name)}"): tool must be a function`);
   const approvals = ["destructive", "unless-read-only", "always", "never"];
   const interval = options.refreshIntervalMs;
   if (interval !== undefined && (typeof interval !== "number" || !Number.isFinite(interval) || interval < 0)) {
     throw new TypeError(`mcpConnector("${String(options.name)}"): refreshIntervalMs must be a number of at least 0`);
   }
-  if (options.approval !== undefined && !approvals.includes(options.approval)) throw new TypeError(`mcpConnector("${String(options.name)}"): approval must be one of ${approvals.join(", ")}`);
+  if (options.approval !== undefined && !approvals.includes(options.approval))
+    throw new TypeError(`mcpConnector("${String(options.name)}"): approval must be one of ${approvals.join(", ")}`);
 }

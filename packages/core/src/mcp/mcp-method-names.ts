@@ -40,7 +40,9 @@ export function mcpMethodNames(connectorName: string, toolNames: readonly string
     methods.set(toolName, method);
   }
   if (collisions.length > 0) {
-    throw new McpConnectorError(`mcpConnector("${connectorName}"): ${collisions.join("; ")}. Leave one out with the tool option (return null for it), or rename it on the server.`);
+    throw new McpConnectorError(
+      `mcpConnector("${connectorName}"): ${collisions.join("; ")}. Leave one out with the tool option (return null for it), or rename it on the server.`,
+    );
   }
   return methods;
 }

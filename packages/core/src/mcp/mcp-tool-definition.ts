@@ -79,17 +79,28 @@ export function approvalByDefault(info: McpToolInfo, rule: McpApprovalDefault): 
  * idempotency key in `_meta["codemode/idempotencyKey"]`, the same on every attempt, for servers
  * that dedupe.
  */
-export function mcpToolDefinition(client: McpClient, info: McpToolInfo, label: string, options: { approval: McpApprovalDefault; timeoutMs?: number }): ToolDefinition {
+export function mcpToolDefinition(
+  client: McpClient,
+  info: McpToolInfo,
+  label: string,
+  options: { approval: McpApprovalDefault; timeoutMs?: number },
+): ToolDefinition {
   const { tool } = info;
   const requestOptions = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
   const definition: ToolDefinition = {
     inputSchema: tool.inputSchema as JsonSchema,
     execute: async (args, context) => {
-      const params = { name: tool.name, arguments: args ?? {}, _meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey } };
+      const params = {
+        name: tool.name,
+        arguments: args ?? {},
+        _meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey },
+      };
       return unwrapToolResult(await client.callTool(params, undefined, requestOptions), label);
     },
   };
-  const description = [info.title && info.title !== tool.description ? info.title : undefined, tool.description].filter(Boolean).join(": ");
+  const description = [info.title && info.title !== tool.description ? info.title : undefined, tool.description]
+    .filter(Boolean)
+    .join(": ");
   if (description) definition.description = description;
   if (tool.outputSchema) definition.outputSchema = tool.outputSchema as JsonSchema;
   if (approvalByDefault(info, options.approval)) definition.requiresApproval = true;

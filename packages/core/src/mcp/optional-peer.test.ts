@@ -12,7 +12,8 @@ describe("@modelcontextprotocol/sdk stays an optional peer", () => {
         const path = join(directory, entry.name);
         if (entry.isDirectory()) {
           if (relative(source, path) !== "mcp") walk(path);
-        } else if (entry.name.endsWith(".ts") && readFileSync(path, "utf8").includes("@modelcontextprotocol/sdk")) importing.push(relative(source, path));
+        } else if (entry.name.endsWith(".ts") && readFileSync(path, "utf8").includes("@modelcontextprotocol/sdk"))
+          importing.push(relative(source, path));
       }
     };
     walk(source);

@@ -64,7 +64,9 @@ export const searchOutputSchema: JsonSchema = {
 
 export const describeInputSchema: JsonSchema = {
   type: "object",
-  properties: { target: { type: "string", description: 'A connector ("notes"), a method ("notes.add_note") or a snippet name.' } },
+  properties: {
+    target: { type: "string", description: 'A connector ("notes"), a method ("notes.add_note") or a snippet name.' },
+  },
   required: ["target"],
 };
 
@@ -86,7 +88,9 @@ export const describeOutputSchema: JsonSchema = {
 
 export const executeInputSchema: JsonSchema = {
   type: "object",
-  properties: { code: { type: "string", description: "An async arrow function, e.g. async () => { … return value; }" } },
+  properties: {
+    code: { type: "string", description: "An async arrow function, e.g. async () => { … return value; }" },
+  },
   required: ["code"],
 };
 

@@ -1,12 +1,19 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { decidePendingAction, modelFacingDecision, type DecisionOutcome } from "../adapters/decide-pending-action.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "../adapters/decide-pending-action.js";
 import { toModelJson } from "../adapters/pending-approval.js";
+import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/create-runtime.js";
 import type { ModelOutputOptions } from "../runtime/model-output.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
 import * as schemas from "./server-schemas.js";
-import { errorMessage } from "../error-message.js";
 
 /** How the tools of one Code Mode MCP server behave (see `CodemodeMcpServerOptions`). */
 export interface ServerToolSettings {
@@ -40,31 +47,53 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
           return structured(await runtime.describe(text(args, "target")));
         case "execute": {
           const outcome: DecisionOutcome = await runtime.execute({ code: text(args, "code") });
-          if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server)) return outcomeResult(outcome, settings);
+          if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
+            return outcomeResult(outcome, settings);
           // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
           const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
-          const asked = await askForApprovals(server, runtime, outcome, { relatedRequestId: extra.requestId, signal: extra.signal, timeoutMs: settings.elicitationTimeoutMs, by });
+          const asked = await askForApprovals(server, runtime, outcome, {
+            relatedRequestId: extra.requestId,
+            signal: extra.signal,
+            timeoutMs: settings.elicitationTimeoutMs,
+            by,
+          });
           return outcomeResult(asked.outcome, settings, asked.stillPending);
         }
         case "pending": {
           const executionId = optionalText(args, "executionId");
           const cursor = optionalText(args, "cursor");
-          return structured(await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }));
+          return structured(
+            await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }),
+          );
         }
         case "approve": {
           // The action the operator saw, never "whatever is pending now".
           const seq = optionalSeq(args);
-          if (seq === undefined) throw new ToolInputError("approve needs seq: the pending action's number (see pending)");
+          if (seq === undefined)
+            throw new ToolInputError("approve needs seq: the pending action's number (see pending)");
           const reason = optionalText(args, "reason");
           const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
-          return outcomeResult(await runtime.approve({ executionId: text(args, "executionId"), by, seq, ...(reason ? { reason } : {}) }), settings);
+          return outcomeResult(
+            await runtime.approve({ executionId: text(args, "executionId"), by, seq, ...(reason ? { reason } : {}) }),
+            settings,
+          );
         }
         case "reject": {
           const seq = optionalSeq(args);
-          if (seq === undefined) throw new ToolInputError("reject needs seq: the pending action's number (see pending)");
+          if (seq === undefined)
+            throw new ToolInputError("reject needs seq: the pending action's number (see pending)");
           const reason = optionalText(args, "reason");
           const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
-          return outcomeResult(await decidePendingAction(runtime, { executionId: text(args, "executionId"), seq, approved: false, by, ...(reason ? { reason } : {}) }), settings);
+          return outcomeResult(
+            await decidePendingAction(runtime, {
+              executionId: text(args, "executionId"),
+              seq,
+              approved: false,
+              by,
+              ...(reason ? { reason } : {}),
+            }),
+            settings,
+          );
         }
       }
     } catch (error) {
@@ -90,7 +119,8 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
     {
       name: "describe",
       title: "Describe a tool",
-      description: "TypeScript declarations of a connector or method (\"notes.add_note\"), or a snippet's source. Check a method's types before calling it.",
+      description:
+        "TypeScript declarations of a connector or method (\"notes.add_note\"), or a snippet's source. Check a method's types before calling it.",
       inputSchema: schemas.describeInputSchema as Tool["inputSchema"],
       outputSchema: schemas.describeOutputSchema as Tool["outputSchema"],
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -117,7 +147,8 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
     {
       name: "approve",
       title: "Approve a pending action",
-      description: "For operators: runs the pending action of a paused program and resumes it; answers the new outcome.",
+      description:
+        "For operators: runs the pending action of a paused program and resumes it; answers the new outcome.",
       inputSchema: schemas.approveInputSchema as Tool["inputSchema"],
       outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -125,7 +156,8 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
     {
       name: "reject",
       title: "Reject a pending action",
-      description: "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
+      description:
+        "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
       inputSchema: schemas.rejectInputSchema as Tool["inputSchema"],
       outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -136,14 +168,19 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
 
 function outcomeResult(outcome: DecisionOutcome, settings: ServerToolSettings, stillPending?: string): CallToolResult {
   const facing = modelFacingDecision(outcome, settings.modelOutput);
-  const value = stillPending && facing.status === "paused" ? { ...facing, message: `${facing.message} ${stillPending}` } : facing;
+  const value =
+    stillPending && facing.status === "paused" ? { ...facing, message: `${facing.message} ${stillPending}` } : facing;
   return structured(value, outcome.status === "error");
 }
 
 /** A result as `structuredContent`, and as JSON text for clients that read only content. */
 function structured(value: unknown, isError = false): CallToolResult {
   const json = toModelJson(value) as Record<string, unknown>;
-  return { content: [{ type: "text", text: JSON.stringify(json) }], structuredContent: json, ...(isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: "text", text: JSON.stringify(json) }],
+    structuredContent: json,
+    ...(isError ? { isError: true } : {}),
+  };
 }
 
 function text(args: Args, key: string): string {
@@ -162,7 +199,8 @@ function optionalText(args: Args, key: string): string | undefined {
 function optionalSeq(args: Args): number | undefined {
   const value = args.seq;
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) throw new ToolInputError("seq must be a whole number");
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
+    throw new ToolInputError("seq must be a whole number");
   return value;
 }
 

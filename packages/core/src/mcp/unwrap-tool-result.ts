@@ -10,8 +10,14 @@
  * unwrapToolResult({ content: [{ type: "text", text: "no such note" }], isError: true }); // throws Error("no such note")
  */
 export function unwrapToolResult(result: unknown, label: string): unknown {
-  if (typeof result !== "object" || result === null) throw new Error(`${label} answered with something that is not an MCP tool result`);
-  const { content, structuredContent, isError, toolResult } = result as { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
+  if (typeof result !== "object" || result === null)
+    throw new Error(`${label} answered with something that is not an MCP tool result`);
+  const { content, structuredContent, isError, toolResult } = result as {
+    content?: unknown;
+    structuredContent?: unknown;
+    isError?: unknown;
+    toolResult?: unknown;
+  };
   const blocks = Array.isArray(content) ? (content as unknown[]) : [];
   if (isError === true) {
     const text = textOf(blocks);
@@ -31,7 +37,12 @@ export function unwrapToolResult(result: unknown, label: string): unknown {
 }
 
 function isTextBlock(block: unknown): block is { type: "text"; text: string } {
-  return typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" && typeof (block as { text?: unknown }).text === "string";
+  return (
+    typeof block === "object" &&
+    block !== null &&
+    (block as { type?: unknown }).type === "text" &&
+    typeof (block as { text?: unknown }).text === "string"
+  );
 }
 
 /** The text blocks joined by newlines; undefined when there is none. */

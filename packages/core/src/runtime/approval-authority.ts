@@ -40,10 +40,17 @@ export function createApprovalAuthority(
   chatApprovals: boolean | ((action: PendingAction) => boolean) | undefined,
   connectors: ReadonlyMap<string, Connector>,
 ): ApprovalAuthority {
-  const key = secret === undefined ? randomBytes(32) : typeof secret === "string" ? Buffer.from(secret, "utf8") : Buffer.from(secret);
+  const key =
+    secret === undefined
+      ? randomBytes(32)
+      : typeof secret === "string"
+        ? Buffer.from(secret, "utf8")
+        : Buffer.from(secret);
   const mac = (claim: ChatClaim, code: string) =>
     createHmac("sha256", key)
-      .update(`codemode-approval\n${claim.executionId}\n${claim.seq}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}`)
+      .update(
+        `codemode-approval\n${claim.executionId}\n${claim.seq}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}`,
+      )
       .digest();
   return {
     sign: (claim, code) => mac(claim, code).toString("base64url"),
@@ -56,7 +63,15 @@ export function createApprovalAuthority(
       if (connectors.get(action.connector)?.tools[action.method]?.approvers === "operator") return false;
       if (typeof chatApprovals === "function") {
         try {
-          return chatApprovals({ executionId: action.executionId, seq: action.seq, connector: action.connector, method: action.method, args: action.args }) === true;
+          return (
+            chatApprovals({
+              executionId: action.executionId,
+              seq: action.seq,
+              connector: action.connector,
+              method: action.method,
+              args: action.args,
+            }) === true
+          );
         } catch {
           // A rule that fails grants nothing.
           return false;
@@ -71,10 +86,13 @@ export function createApprovalAuthority(
 export function approvalOptionProblems(secret: unknown, chatApprovals: unknown): string[] {
   const problems: string[] = [];
   if (secret !== undefined) {
-    const bytes = typeof secret === "string" ? Buffer.byteLength(secret) : secret instanceof Uint8Array ? secret.byteLength : -1;
+    const bytes =
+      typeof secret === "string" ? Buffer.byteLength(secret) : secret instanceof Uint8Array ? secret.byteLength : -1;
     if (bytes < 0) problems.push("approvalSecret must be a string or a Uint8Array");
-    else if (bytes < 32) problems.push("approvalSecret must be at least 32 bytes (e.g. 64 hex characters from `openssl rand -hex 32`)");
+    else if (bytes < 32)
+      problems.push("approvalSecret must be at least 32 bytes (e.g. 64 hex characters from `openssl rand -hex 32`)");
   }
-  if (chatApprovals !== undefined && typeof chatApprovals !== "boolean" && typeof chatApprovals !== "function") problems.push("chatApprovals must be true, false or a function of the pending action");
+  if (chatApprovals !== undefined && typeof chatApprovals !== "boolean" && typeof chatApprovals !== "function")
+    problems.push("chatApprovals must be true, false or a function of the pending action");
   return problems;
 }

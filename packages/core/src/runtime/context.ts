@@ -1,18 +1,18 @@
 import type { Connector } from "../connectors/define-connector.js";
-import { createArgsValidator, type ArgsValidator } from "../connectors/validate-args.js";
+import { type ArgsValidator, createArgsValidator } from "../connectors/validate-args.js";
 import type { ExecutionIndex } from "../log/execution-index.js";
 import { ExecutionStore } from "../log/execution-store.js";
 import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
 import type { LeaseSettings } from "../log/lease.js";
 import type { LockProvider } from "../log/lock.js";
+import type { Executor } from "../sandbox/executor.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
 import { createWorkerThreadExecutor } from "../sandbox/worker-thread-executor.js";
-import type { Executor } from "../sandbox/executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
 import { createTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 import { Discovery } from "./discovery.js";
 import { PassGate } from "./pass-gate.js";
-import { checkOptions, type CodemodeRuntimeOptions, type Settings } from "./runtime-options.js";
+import { type CodemodeRuntimeOptions, checkOptions, type Settings } from "./runtime-options.js";
 
 /**
  * Everything a runtime operation works with, built once per runtime. Operations are modules
@@ -49,12 +49,18 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
   const settings = checkOptions(options);
   const { connectors, keyv, lock } = settings;
   const store = new ExecutionStore(keyv, settings.name);
-  const index = settings.index?.forRuntime(settings.name) ?? createKeyvExecutionIndex(keyv, settings.name, lock, { leaseMs: settings.leaseMs, lockWaitMs: settings.lockWaitMs });
+  const index =
+    settings.index?.forRuntime(settings.name) ??
+    createKeyvExecutionIndex(keyv, settings.name, lock, { leaseMs: settings.leaseMs, lockWaitMs: settings.lockWaitMs });
   const snippets = new SnippetStore(store);
   const logger = options.logger ?? console;
-  const executor = options.executor ?? defaultExecutor(settings, options.sandboxThreads ?? 0, options.prewarmIsolates ?? 0);
+  const executor =
+    options.executor ?? defaultExecutor(settings, options.sandboxThreads ?? 0, options.prewarmIsolates ?? 0);
   // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
-  const patterns = [...connectors.keys()].map((name) => ({ name, pattern: new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`) }));
+  const patterns = [...connectors.keys()].map((name) => ({
+    name,
+    pattern: new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`),
+  }));
   return {
     settings,
     connectors,
@@ -84,7 +90,8 @@ function validatorsOf(connectors: ReadonlyMap<string, Connector>): Map<string, A
   const validators = new Map<string, ArgsValidator>();
   for (const connector of connectors.values()) {
     for (const [method, tool] of Object.entries(connector.tools)) {
-      if (tool.inputSchema !== undefined) validators.set(`${connector.name}.${method}`, createArgsValidator(`${connector.name}.${method}`, tool));
+      if (tool.inputSchema !== undefined)
+        validators.set(`${connector.name}.${method}`, createArgsValidator(`${connector.name}.${method}`, tool));
     }
   }
   return validators;

@@ -1,24 +1,31 @@
 import type { ErrorOutcome, ExecutionState, Outcome, PendingAction, RollbackReport } from "../outcome.js";
 import type { Snippet } from "../snippets/snippets.js";
+import { instrumentRuntime } from "../telemetry/instrument-runtime.js";
 import { createApprovalAuthority, registerApprovalAuthority } from "./approval-authority.js";
 import { createRuntimeContext } from "./context.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
-import { modelDescription, type ModelDescriptionOptions } from "./model-description.js";
-import { approve, type ApproveInput } from "./operations/approve.js";
+import { type ModelDescriptionOptions, modelDescription } from "./model-description.js";
+import { type ApproveInput, approve } from "./operations/approve.js";
 import { deleteExecution } from "./operations/delete.js";
 import { execute, submit } from "./operations/execute.js";
-import { readOutcome } from "./operations/outcome.js";
 import { expireStale } from "./operations/expire.js";
-import { listExecutions, listPending, readExecution, type ListQuery, type Page, type PendingQuery } from "./operations/list.js";
+import {
+  type ListQuery,
+  listExecutions,
+  listPending,
+  type Page,
+  type PendingQuery,
+  readExecution,
+} from "./operations/list.js";
+import { readOutcome } from "./operations/outcome.js";
 import { pruneExecutions } from "./operations/prune.js";
-import { recover, type RecoverOptions } from "./operations/recover.js";
+import { type RecoverOptions, recover } from "./operations/recover.js";
 import { reject } from "./operations/reject.js";
 import { rollback } from "./operations/rollback.js";
-import { deleteSnippet, listSnippets, saveSnippet, type SaveSnippetInput } from "./operations/snippets.js";
+import { deleteSnippet, listSnippets, type SaveSnippetInput, saveSnippet } from "./operations/snippets.js";
 import type { PassLoad } from "./pass-gate.js";
-import { DEFAULTS, type CodemodeRuntimeOptions } from "./runtime-options.js";
-import { instrumentRuntime } from "../telemetry/instrument-runtime.js";
+import { type CodemodeRuntimeOptions, DEFAULTS } from "./runtime-options.js";
 
 export type { CodemodeRuntimeOptions } from "./runtime-options.js";
 
@@ -112,13 +119,20 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     deleteSnippet: (name) => deleteSnippet(context, name),
     search: (query) => context.discovery.search(query),
     describe: (target) => context.discovery.describe(target),
-    modelDescription: (descriptionOptions) => modelDescription(context.connectors.values(), { ...descriptionOptions, allowNetwork: context.settings.allowNetwork }),
+    modelDescription: (descriptionOptions) =>
+      modelDescription(context.connectors.values(), {
+        ...descriptionOptions,
+        allowNetwork: context.settings.allowNetwork,
+      }),
     load: () => context.passes.load(),
     async close() {
       if (context.ownsExecutor) await context.executor.close();
     },
   };
   const runtime = instrumentRuntime(handle, context.telemetry);
-  registerApprovalAuthority(runtime, createApprovalAuthority(options.approvalSecret, options.chatApprovals, context.connectors));
+  registerApprovalAuthority(
+    runtime,
+    createApprovalAuthority(options.approvalSecret, options.chatApprovals, context.connectors),
+  );
   return runtime;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LogEntryState } from "../outcome.js";
 import { valueCodec } from "../sandbox/value-codec.js";
-import { decideCall, decideStep, stepArgs, type CallPolicy, type IssuedCall, type RecordedCall } from "./decide.js";
+import { type CallPolicy, decideCall, decideStep, type IssuedCall, type RecordedCall, stepArgs } from "./decide.js";
 
 /** Canonical argument text, as the pass computes it from the sandbox's wire text. */
 const canonical = (value: unknown) => valueCodec.canonical(valueCodec.encode(value)!);
@@ -22,11 +22,19 @@ const recorded = (state: LogEntryState, fields: Partial<RecordedCall> = {}): Rec
   ...fields,
 });
 
-const policy = (fields: Partial<CallPolicy> = {}): CallPolicy => ({ requiresApproval: false, reexecute: false, onInterrupted: "rerun", ...fields });
+const policy = (fields: Partial<CallPolicy> = {}): CallPolicy => ({
+  requiresApproval: false,
+  reexecute: false,
+  onInterrupted: "rerun",
+  ...fields,
+});
 
 describe("decideCall: a call with no log entry", () => {
   it("R-AP-1: pauses a new call that needs approval", () => {
-    expect(decideCall(call(), undefined, policy({ requiresApproval: true }))).toEqual({ type: "pause", reason: "needs-approval" });
+    expect(decideCall(call(), undefined, policy({ requiresApproval: true }))).toEqual({
+      type: "pause",
+      reason: "needs-approval",
+    });
   });
 
   it("R-RP-1: runs a new call that needs no approval", () => {
@@ -48,11 +56,17 @@ describe("decideCall: a call matching its log entry", () => {
   });
 
   it("R-RP-3: replays an applied entry even when the tool needs approval (it was approved once)", () => {
-    expect(decideCall(call(), recorded("applied"), policy({ requiresApproval: true }))).toEqual({ type: "replay", outcome: "value" });
+    expect(decideCall(call(), recorded("applied"), policy({ requiresApproval: true }))).toEqual({
+      type: "replay",
+      outcome: "value",
+    });
   });
 
   it("R-RP-3: runs an applied ephemeral (reexecute) entry again", () => {
-    expect(decideCall(call(), recorded("applied", { ephemeral: true }), policy({ reexecute: true }))).toEqual({ type: "execute", reason: "reexecute" });
+    expect(decideCall(call(), recorded("applied", { ephemeral: true }), policy({ reexecute: true }))).toEqual({
+      type: "execute",
+      reason: "reexecute",
+    });
   });
 
   it("R-RB-3: replays a reverted entry's recorded result (the program saw it once)", () => {
@@ -60,7 +74,10 @@ describe("decideCall: a call matching its log entry", () => {
   });
 
   it("R-RP-3: runs a reverted ephemeral entry again", () => {
-    expect(decideCall(call(), recorded("reverted", { ephemeral: true }), policy({ reexecute: true }))).toEqual({ type: "execute", reason: "reexecute" });
+    expect(decideCall(call(), recorded("reverted", { ephemeral: true }), policy({ reexecute: true }))).toEqual({
+      type: "execute",
+      reason: "reexecute",
+    });
   });
 
   it("R-CON-3: replays an error entry as the same rejection", () => {
@@ -68,27 +85,45 @@ describe("decideCall: a call matching its log entry", () => {
   });
 
   it("R-CON-3: replays an error entry even when the tool needs approval (a rejected action stays rejected)", () => {
-    expect(decideCall(call(), recorded("error", { approved: true }), policy({ requiresApproval: true }))).toEqual({ type: "replay", outcome: "error" });
+    expect(decideCall(call(), recorded("error", { approved: true }), policy({ requiresApproval: true }))).toEqual({
+      type: "replay",
+      outcome: "error",
+    });
   });
 
   it("R-CON-3: an ephemeral error entry replays its rejection, so the program takes the same branch", () => {
-    expect(decideCall(call(), recorded("error", { ephemeral: true }), policy({ reexecute: true }))).toEqual({ type: "replay", outcome: "error" });
+    expect(decideCall(call(), recorded("error", { ephemeral: true }), policy({ reexecute: true }))).toEqual({
+      type: "replay",
+      outcome: "error",
+    });
   });
 
   it("R-AP-2: runs a pending entry once it is approved", () => {
-    expect(decideCall(call(), recorded("pending", { approved: true }), policy({ requiresApproval: true }))).toEqual({ type: "execute", reason: "approved" });
+    expect(decideCall(call(), recorded("pending", { approved: true }), policy({ requiresApproval: true }))).toEqual({
+      type: "execute",
+      reason: "approved",
+    });
   });
 
   it("R-AP-1: keeps an unapproved pending entry paused", () => {
-    expect(decideCall(call(), recorded("pending"), policy({ requiresApproval: true }))).toEqual({ type: "pause", reason: "needs-approval" });
+    expect(decideCall(call(), recorded("pending"), policy({ requiresApproval: true }))).toEqual({
+      type: "pause",
+      reason: "needs-approval",
+    });
   });
 
   it("R-AP-1: keeps an unapproved pending entry paused even if the rule would now let it through", () => {
-    expect(decideCall(call(), recorded("pending"), policy({ requiresApproval: false }))).toEqual({ type: "pause", reason: "needs-approval" });
+    expect(decideCall(call(), recorded("pending"), policy({ requiresApproval: false }))).toEqual({
+      type: "pause",
+      reason: "needs-approval",
+    });
   });
 
   it("R-AP-2: an approved pending entry runs even if the rule now says no approval is needed", () => {
-    expect(decideCall(call(), recorded("pending", { approved: true }), policy())).toEqual({ type: "execute", reason: "approved" });
+    expect(decideCall(call(), recorded("pending", { approved: true }), policy())).toEqual({
+      type: "execute",
+      reason: "approved",
+    });
   });
 
   it("R-RP-4: runs an entry left executing again (same idempotency key, decided by the pass)", () => {
@@ -96,22 +131,36 @@ describe("decideCall: a call matching its log entry", () => {
   });
 
   it("R-RP-4: an interrupted approved call runs again without asking approval again", () => {
-    expect(decideCall(call(), recorded("executing", { approved: true }), policy({ requiresApproval: true }))).toEqual({ type: "execute", reason: "interrupted" });
+    expect(decideCall(call(), recorded("executing", { approved: true }), policy({ requiresApproval: true }))).toEqual({
+      type: "execute",
+      reason: "interrupted",
+    });
   });
 
   it("R-RP-4b: an entry left executing by an onInterrupted: ask tool asks for approval again", () => {
-    expect(decideCall(call(), recorded("executing"), policy({ onInterrupted: "ask" }))).toEqual({ type: "pause", reason: "interrupted" });
+    expect(decideCall(call(), recorded("executing"), policy({ onInterrupted: "ask" }))).toEqual({
+      type: "pause",
+      reason: "interrupted",
+    });
   });
 
   it("R-RP-4b: asks again even when the tool needs approval and was approved before", () => {
-    expect(decideCall(call(), recorded("executing", { approved: true }), policy({ requiresApproval: true, onInterrupted: "ask" }))).toEqual({
+    expect(
+      decideCall(
+        call(),
+        recorded("executing", { approved: true }),
+        policy({ requiresApproval: true, onInterrupted: "ask" }),
+      ),
+    ).toEqual({
       type: "pause",
       reason: "interrupted",
     });
   });
 
   it("R-RP-3: an ephemeral entry left executing just runs again, whatever onInterrupted says", () => {
-    expect(decideCall(call(), recorded("executing", { ephemeral: true }), policy({ reexecute: true, onInterrupted: "ask" }))).toEqual({
+    expect(
+      decideCall(call(), recorded("executing", { ephemeral: true }), policy({ reexecute: true, onInterrupted: "ask" })),
+    ).toEqual({
       type: "execute",
       reason: "reexecute",
     });
@@ -120,18 +169,29 @@ describe("decideCall: a call matching its log entry", () => {
 
 describe("decideCall: key-order-insensitive arguments (R-RP-2)", () => {
   it("R-RP-2: the same arguments in another key order replay", () => {
-    const issued = call({ canonicalArgs: canonical({ quantity: 2, item: 1, nested: { b: [1, { y: 2, x: 1 }], a: null } }) });
-    const logged = recorded("applied", { canonicalArgs: canonical({ nested: { a: null, b: [1, { x: 1, y: 2 }] }, item: 1, quantity: 2 }) });
+    const issued = call({
+      canonicalArgs: canonical({ quantity: 2, item: 1, nested: { b: [1, { y: 2, x: 1 }], a: null } }),
+    });
+    const logged = recorded("applied", {
+      canonicalArgs: canonical({ nested: { a: null, b: [1, { x: 1, y: 2 }] }, item: 1, quantity: 2 }),
+    });
     expect(decideCall(issued, logged, policy())).toEqual({ type: "replay", outcome: "value" });
   });
 
   it("R-RP-2: array order still matters", () => {
-    const decision = decideCall(call({ canonicalArgs: canonical({ ids: [2, 1] }) }), recorded("applied", { canonicalArgs: canonical({ ids: [1, 2] }) }), policy());
+    const decision = decideCall(
+      call({ canonicalArgs: canonical({ ids: [2, 1] }) }),
+      recorded("applied", { canonicalArgs: canonical({ ids: [1, 2] }) }),
+      policy(),
+    );
     expect(decision.type).toBe("diverge");
   });
 
   it("R-RP-2: no argument matches no argument", () => {
-    expect(decideCall(call({ canonicalArgs: "" }), recorded("applied", { canonicalArgs: "" }), policy())).toEqual({ type: "replay", outcome: "value" });
+    expect(decideCall(call({ canonicalArgs: "" }), recorded("applied", { canonicalArgs: "" }), policy())).toEqual({
+      type: "replay",
+      outcome: "value",
+    });
   });
 });
 
@@ -159,7 +219,10 @@ describe("decideCall: divergence (R-RP-2)", () => {
   });
 
   it("R-RP-2: other arguments at the same seq diverge, showing both", () => {
-    const message = divergence(call({ seq: 4, canonicalArgs: canonical({ item: 1, quantity: 3 }) }), recorded("applied"));
+    const message = divergence(
+      call({ seq: 4, canonicalArgs: canonical({ item: 1, quantity: 3 }) }),
+      recorded("applied"),
+    );
     expect(message).toContain("seq 4");
     expect(message).toContain('{"item":1,"quantity":3}');
     expect(message).toContain('{"item":1,"quantity":2}');
@@ -187,12 +250,19 @@ describe("decideCall: divergence (R-RP-2)", () => {
     ["pending unapproved", recorded("pending")],
     ["executing", recorded("executing")],
   ])("R-RP-2: divergence outranks the entry's state (%s)", (_label, logged) => {
-    const decision = decideCall(call({ canonicalArgs: canonical({ item: 9 }) }), logged, policy({ requiresApproval: true, onInterrupted: "ask" }));
+    const decision = decideCall(
+      call({ canonicalArgs: canonical({ item: 9 }) }),
+      logged,
+      policy({ requiresApproval: true, onInterrupted: "ask" }),
+    );
     expect(decision.type).toBe("diverge");
   });
 
   it("R-RP-2: a connector call where the log has a step diverges", () => {
-    const message = divergence(call({ seq: 1 }), recorded("applied", { connector: "codemode", method: "step", canonicalArgs: stepArgs("stamp") }));
+    const message = divergence(
+      call({ seq: 1 }),
+      recorded("applied", { connector: "codemode", method: "step", canonicalArgs: stepArgs("stamp") }),
+    );
     expect(message).toContain("seq 1");
     expect(message).toContain("codemode.step");
     expect(message).toContain("shop.create_order");
@@ -200,7 +270,12 @@ describe("decideCall: divergence (R-RP-2)", () => {
 });
 
 describe("decideStep (R-RP-5)", () => {
-  const stepEntry = (name: string, state: LogEntryState): RecordedCall => ({ connector: "codemode", method: "step", canonicalArgs: stepArgs(name), state });
+  const stepEntry = (name: string, state: LogEntryState): RecordedCall => ({
+    connector: "codemode",
+    method: "step",
+    canonicalArgs: stepArgs(name),
+    state,
+  });
 
   it("R-RP-5: a new step runs its fn and is recorded", () => {
     expect(decideStep(0, "stamp", undefined)).toEqual({ type: "execute", reason: "new" });

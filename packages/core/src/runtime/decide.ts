@@ -46,7 +46,8 @@ export type CallDecision =
  *   or asks again when the tool says `onInterrupted: "ask"` (R-RP-4b).
  */
 export function decideCall(call: IssuedCall, recorded: RecordedCall | undefined, policy: CallPolicy): CallDecision {
-  if (!recorded) return policy.requiresApproval ? { type: "pause", reason: "needs-approval" } : { type: "execute", reason: "new" };
+  if (!recorded)
+    return policy.requiresApproval ? { type: "pause", reason: "needs-approval" } : { type: "execute", reason: "new" };
 
   const difference = describeDifference(call, recorded);
   if (difference) return { type: "diverge", message: divergenceMessage(call.seq, difference) };
@@ -83,7 +84,8 @@ export function stepArgs(name: string): string {
 function describeDifference(call: IssuedCall, recorded: RecordedCall): string | undefined {
   const issued = `${call.connector}.${call.method}`;
   const logged = `${recorded.connector}.${recorded.method}`;
-  if (issued !== logged) return `the program called ${issued}(${preview(call.canonicalArgs)}) where the log has ${logged}(${preview(recorded.canonicalArgs)})`;
+  if (issued !== logged)
+    return `the program called ${issued}(${preview(call.canonicalArgs)}) where the log has ${logged}(${preview(recorded.canonicalArgs)})`;
   if (call.canonicalArgs !== recorded.canonicalArgs) {
     return `the program called ${issued} with ${preview(call.canonicalArgs)} where the log has ${preview(recorded.canonicalArgs)}`;
   }

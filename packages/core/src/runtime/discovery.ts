@@ -1,6 +1,6 @@
 import type { Connector } from "../connectors/define-connector.js";
 import { connectorDeclaration, toolDeclaration } from "../connectors/schema-to-typescript.js";
-import { searchCatalog, type SearchEntry, type SearchResult } from "../connectors/search.js";
+import { type SearchEntry, type SearchResult, searchCatalog } from "../connectors/search.js";
 import { normalizeCode } from "../sandbox/normalize-code.js";
 import type { Snippet, SnippetStore } from "../snippets/snippets.js";
 
@@ -12,7 +12,13 @@ export interface SearchOutput {
 
 export type DescribeOutput =
   | { kind: "connector"; path: string; description?: string; methods: string[]; declaration: string }
-  | { kind: "method"; path: string; description?: string; requiresApproval: boolean | "depends on arguments"; declaration: string }
+  | {
+      kind: "method";
+      path: string;
+      description?: string;
+      requiresApproval: boolean | "depends on arguments";
+      declaration: string;
+    }
   | { kind: "snippet"; path: string; description?: string; source: string; connectors: string[]; inputSchema?: unknown }
   | { error: string };
 
@@ -53,10 +59,16 @@ export class Discovery {
   }
 
   async describe(target: unknown): Promise<DescribeOutput> {
-    if (typeof target !== "string" || target === "") return { error: 'describe needs a path such as "github", "github.create_issue" or a snippet name' };
+    if (typeof target !== "string" || target === "")
+      return { error: 'describe needs a path such as "github", "github.create_issue" or a snippet name' };
     const connector = this.connectors.get(target);
     if (connector) {
-      const output: DescribeOutput = { kind: "connector", path: target, methods: Object.keys(connector.tools), declaration: connectorDeclaration(connector) };
+      const output: DescribeOutput = {
+        kind: "connector",
+        path: target,
+        methods: Object.keys(connector.tools),
+        declaration: connectorDeclaration(connector),
+      };
       if (connector.instructions) output.description = connector.instructions;
       return output;
     }
@@ -79,7 +91,12 @@ export class Discovery {
     }
     const snippet = await this.snippets.get(target);
     if (snippet) {
-      const output: DescribeOutput = { kind: "snippet", path: snippet.name, source: snippet.code, connectors: [...snippet.connectors] };
+      const output: DescribeOutput = {
+        kind: "snippet",
+        path: snippet.name,
+        source: snippet.code,
+        connectors: [...snippet.connectors],
+      };
       if (snippet.description) output.description = snippet.description;
       if (snippet.inputSchema) output.inputSchema = snippet.inputSchema;
       return output;
@@ -96,9 +113,15 @@ export class Discovery {
     const snippet: Snippet | undefined = await this.snippets.get(name);
     if (!snippet) return { error: `no snippet named "${name}": use codemode.search to find snippets` };
     const missing = snippet.connectors.filter((connectorName) => !this.connectors.has(connectorName));
-    if (missing.length > 0) return { error: `snippet "${name}" needs connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured here` };
+    if (missing.length > 0)
+      return {
+        error: `snippet "${name}" needs connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured here`,
+      };
     const normalized = normalizeCode(snippet.code);
-    if (!normalized.ok) return { error: `snippet "${name}" does not parse: ${normalized.message} (line ${normalized.line}, column ${normalized.column})` };
+    if (!normalized.ok)
+      return {
+        error: `snippet "${name}" does not parse: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
+      };
     return { body: normalized.body };
   }
 }

@@ -1,11 +1,16 @@
+import { errorMessage } from "../error-message.js";
 import type { StoredEntry } from "../log/execution-store.js";
-import { CodemodeError, errorOutcome, type ErrorCode, type ErrorOutcome, type LogEntry } from "../outcome.js";
+import { CodemodeError, type ErrorCode, type ErrorOutcome, errorOutcome, type LogEntry } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { toLogEntries } from "./log-view.js";
-import { errorMessage } from "../error-message.js";
 
 /** An error outcome for a failure met inside an operation: its own code, else SANDBOX_ERROR. */
-export function failureOutcome(executionId: string, error: unknown, log?: ReadonlyMap<number, StoredEntry> | LogEntry[], logs?: string[]): ErrorOutcome {
+export function failureOutcome(
+  executionId: string,
+  error: unknown,
+  log?: ReadonlyMap<number, StoredEntry> | LogEntry[],
+  logs?: string[],
+): ErrorOutcome {
   const code: ErrorCode = CodemodeError.isInstance(error) ? error.code : "SANDBOX_ERROR";
   const message = errorMessage(error);
   const extra: { logs?: string[]; calls?: LogEntry[] } = {};

@@ -1,6 +1,6 @@
 import type { Connector } from "../connectors/define-connector.js";
-import type { ExecutionEndStatus } from "../outcome.js";
 import { errorMessage } from "../error-message.js";
+import type { ExecutionEndStatus } from "../outcome.js";
 
 type Warn = (message: string) => void;
 
@@ -9,7 +9,12 @@ type Warn = (message: string) => void;
  * before `disposeExecution`. R-RS-3: errors are swallowed and logged; hooks keep no instance
  * memory, so they may run on another runtime instance or process.
  */
-export async function runPassEndHooks(connectors: ReadonlyMap<string, Connector>, warn: Warn, executionId: string, status: "paused" | ExecutionEndStatus): Promise<void> {
+export async function runPassEndHooks(
+  connectors: ReadonlyMap<string, Connector>,
+  warn: Warn,
+  executionId: string,
+  status: "paused" | ExecutionEndStatus,
+): Promise<void> {
   for (const connector of connectors.values()) {
     if (!connector.onPassEnd) continue;
     try {
@@ -22,13 +27,20 @@ export async function runPassEndHooks(connectors: ReadonlyMap<string, Connector>
 }
 
 /** R-RS-2: every configured connector's `disposeExecution` when an execution becomes terminal. */
-export async function runDisposeHooks(connectors: ReadonlyMap<string, Connector>, warn: Warn, executionId: string, status: ExecutionEndStatus): Promise<void> {
+export async function runDisposeHooks(
+  connectors: ReadonlyMap<string, Connector>,
+  warn: Warn,
+  executionId: string,
+  status: ExecutionEndStatus,
+): Promise<void> {
   for (const connector of connectors.values()) {
     if (!connector.disposeExecution) continue;
     try {
       await connector.disposeExecution(executionId, status);
     } catch (error) {
-      warn(`disposeExecution of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`);
+      warn(
+        `disposeExecution of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`,
+      );
     }
   }
 }

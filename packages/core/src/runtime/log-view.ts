@@ -13,7 +13,13 @@ export function decisionOf(approved: boolean, by: unknown, reason: unknown) {
 }
 
 export function toPendingAction(executionId: string, entry: StoredEntry): PendingAction {
-  return { executionId, seq: entry.seq, connector: entry.connector, method: entry.method, args: safeDecode(entry.args) };
+  return {
+    executionId,
+    seq: entry.seq,
+    connector: entry.connector,
+    method: entry.method,
+    args: safeDecode(entry.args),
+  };
 }
 
 /** The log as the application sees it: values decoded, ordered by seq. */
@@ -47,7 +53,12 @@ function safeDecode(text: string): unknown {
   }
 }
 
-export function toExecutionState(head: ExecutionHead, code: string, log: LogEntry[], stored: { result?: string; omitted?: string; logs?: string[] } | undefined): ExecutionState {
+export function toExecutionState(
+  head: ExecutionHead,
+  code: string,
+  log: LogEntry[],
+  stored: { result?: string; omitted?: string; logs?: string[] } | undefined,
+): ExecutionState {
   const state: ExecutionState = {
     id: head.id,
     code,
@@ -82,7 +93,14 @@ export interface ExecutionSummary {
 }
 
 export function toSummary(head: ExecutionHead): ExecutionSummary {
-  const summary: ExecutionSummary = { id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt, connectors: [...head.connectors], passes: head.passes };
+  const summary: ExecutionSummary = {
+    id: head.id,
+    status: head.status,
+    createdAt: head.createdAt,
+    updatedAt: head.updatedAt,
+    connectors: [...head.connectors],
+    passes: head.passes,
+  };
   if (head.pendingSeq !== undefined) summary.pendingSeq = head.pendingSeq;
   if (head.error !== undefined) summary.error = head.error;
   if (head.errorCode !== undefined) summary.errorCode = head.errorCode;

@@ -29,12 +29,16 @@ export const MAX_ABOUT_CHARS = 400;
 export function modelDescription(connectors: Iterable<Connector>, options: ModelDescriptionOptions = {}): string {
   const list = [...connectors];
   const example = exampleMethod(list);
-  const call = example ? `const x = await ${example}({ … }); return x;` : 'return await codemode.search("what you need");';
+  const call = example
+    ? `const x = await ${example}({ … }); return x;`
+    : 'return await codemode.search("what you need");';
   const changing = options.allowNetwork ? "time, randomness and fetch" : "time and randomness";
   return [
     `Runs a JavaScript async arrow function and returns its result: \`async () => { ${call} }\`.`,
     "Connectors (globals; each method takes one object):",
-    ...(list.length > 0 ? list.map((connector) => connectorLine(connector, options.hints?.[connector.name])) : ["- (none configured)"]),
+    ...(list.length > 0
+      ? list.map((connector) => connectorLine(connector, options.hints?.[connector.name]))
+      : ["- (none configured)"]),
     `\`codemode.search("what you need")\` finds methods and snippets; \`codemode.describe("${example ?? "connector.method"}")\` gives a signature.`,
     `Call connectors one at a time with await. After an approval the program re-runs with recorded results: wrap ${changing} in \`codemode.step("name", () => value)\`.`,
     "A paused result means a human must approve: tell the user what waits; do not re-issue the code.",
@@ -44,7 +48,9 @@ export function modelDescription(connectors: Iterable<Connector>, options: Model
 
 function connectorLine(connector: Connector, hint: string | undefined): string {
   const methods = Object.keys(connector.tools);
-  const shown = methods.slice(0, METHODS_SHOWN).join(", ") + (methods.length > METHODS_SHOWN ? `, … (${methods.length - METHODS_SHOWN} more)` : "");
+  const shown =
+    methods.slice(0, METHODS_SHOWN).join(", ") +
+    (methods.length > METHODS_SHOWN ? `, … (${methods.length - METHODS_SHOWN} more)` : "");
   const about = oneLine([connector.instructions, hint].filter(Boolean).join(" "), MAX_ABOUT_CHARS);
   return `- ${connector.name}: ${about ? `${about} ` : ""}Methods: ${shown}.`;
 }

@@ -10,7 +10,13 @@ export interface ModelOutputOptions {
 /** An outcome as a model should see it: no call log, bounded console output. */
 export type ModelFacingOutcome =
   | { status: "completed"; executionId: string; result: unknown; logs?: string[] }
-  | { status: "paused"; executionId: string; pending: Array<{ seq: number; connector: string; method: string; args: unknown }>; message: string; logs?: string[] }
+  | {
+      status: "paused";
+      executionId: string;
+      pending: Array<{ seq: number; connector: string; method: string; args: unknown }>;
+      message: string;
+      logs?: string[];
+    }
   | { status: "error"; executionId: string; code: string; error: string; logs?: string[] };
 
 /**
@@ -32,11 +38,18 @@ export function modelFacingOutcome(outcome: Outcome, options: ModelOutputOptions
         status: "paused",
         executionId: outcome.executionId,
         pending: outcome.pending.map(({ seq, connector, method, args }) => ({ seq, connector, method, args })),
-        message: "Paused: a human must approve the pending action. Tell the user what is waiting; do not re-issue the code. The run continues by itself after approval.",
+        message:
+          "Paused: a human must approve the pending action. Tell the user what is waiting; do not re-issue the code. The run continues by itself after approval.",
         ...withLogs,
       };
     case "error":
-      return { status: "error", executionId: outcome.executionId, code: outcome.code, error: outcome.error, ...withLogs };
+      return {
+        status: "error",
+        executionId: outcome.executionId,
+        code: outcome.code,
+        error: outcome.error,
+        ...withLogs,
+      };
   }
 }
 
@@ -44,7 +57,11 @@ function boundLogs(logs: string[] | undefined, options: ModelOutputOptions): str
   if (!logs || logs.length === 0) return undefined;
   const maxLines = options.maxLogLines ?? 50;
   const maxChars = options.maxLogLineChars ?? 2_000;
-  const clipped = logs.slice(0, maxLines).map((line) => (line.length > maxChars ? `${line.slice(0, maxChars)}… [${line.length - maxChars} more characters]` : line));
+  const clipped = logs
+    .slice(0, maxLines)
+    .map((line) =>
+      line.length > maxChars ? `${line.slice(0, maxChars)}… [${line.length - maxChars} more characters]` : line,
+    );
   if (logs.length > maxLines) clipped.push(`[${logs.length - maxLines} more log lines not shown]`);
   return clipped;
 }

@@ -1,14 +1,14 @@
 import Keyv from "keyv";
-import { connectorProblems, type Connector, type ConnectorDefinition } from "../connectors/define-connector.js";
+import { type Connector, type ConnectorDefinition, connectorProblems } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
 import type { ExecutionIndexProvider } from "../log/execution-index.js";
 import type { KeyvLike } from "../log/execution-store.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { PendingAction } from "../outcome.js";
 import type { Executor } from "../sandbox/executor.js";
-import { approvalOptionProblems } from "./approval-authority.js";
 import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
+import { approvalOptionProblems } from "./approval-authority.js";
 import { defaultMaxPassesInFlight } from "./pass-gate.js";
 
 export interface CodemodeRuntimeOptions {
@@ -90,7 +90,16 @@ export interface CodemodeRuntimeOptions {
   telemetry?: TelemetryOptions;
 }
 
-export const DEFAULTS = { name: "default", maxExecutions: 50, timeoutMs: 60_000, memoryMb: 128, maxLogBytes: 128 * 1024 * 1024, maxLogEntries: 10_000, lockWaitMs: 5_000, leaseMs: 30_000 };
+export const DEFAULTS = {
+  name: "default",
+  maxExecutions: 50,
+  timeoutMs: 60_000,
+  memoryMb: 128,
+  maxLogBytes: 128 * 1024 * 1024,
+  maxLogEntries: 10_000,
+  lockWaitMs: 5_000,
+  leaseMs: 30_000,
+};
 
 export interface Settings {
   connectors: Map<string, Connector>;
@@ -120,10 +129,12 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     if (found.length > 0) continue;
     if (connectors.has(definition.name)) problems.push(`two connectors are named "${definition.name}"`);
     connectors.set(definition.name, { ...definition, kind: "codemode-connector" });
-    for (const [method, tool] of Object.entries(definition.tools)) problems.push(...schemaProblems(`${definition.name}.${method}`, tool));
+    for (const [method, tool] of Object.entries(definition.tools))
+      problems.push(...schemaProblems(`${definition.name}.${method}`, tool));
   }
   const positive = (value: unknown, label: string) => {
-    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) problems.push(`${label} must be a positive number`);
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0))
+      problems.push(`${label} must be a positive number`);
   };
   positive(options.maxExecutions, "maxExecutions");
   positive(options.limits?.timeoutMs, "limits.timeoutMs");
@@ -132,20 +143,33 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   positive(options.limits?.maxLogEntries, "limits.maxLogEntries");
   positive(options.lockWaitMs, "lockWaitMs");
   positive(options.leaseMs, "leaseMs");
-  if (options.prewarmIsolates !== undefined && (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)) {
+  if (
+    options.prewarmIsolates !== undefined &&
+    (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)
+  ) {
     problems.push("prewarmIsolates must be a whole number from 0 to 64");
   }
-  if (options.sandboxThreads !== undefined && (!Number.isInteger(options.sandboxThreads) || options.sandboxThreads < 0 || options.sandboxThreads > 64)) {
+  if (
+    options.sandboxThreads !== undefined &&
+    (!Number.isInteger(options.sandboxThreads) || options.sandboxThreads < 0 || options.sandboxThreads > 64)
+  ) {
     problems.push("sandboxThreads must be a whole number from 0 to 64");
   }
-  if (options.maxPassesInFlight !== undefined && (!Number.isInteger(options.maxPassesInFlight) || options.maxPassesInFlight < 1)) {
+  if (
+    options.maxPassesInFlight !== undefined &&
+    (!Number.isInteger(options.maxPassesInFlight) || options.maxPassesInFlight < 1)
+  ) {
     problems.push("maxPassesInFlight must be a whole number of at least 1");
   }
-  if (options.executor !== undefined && (options.sandboxThreads ?? 0) > 0) problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
-  if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8) problems.push("limits.memoryMb must be at least 8");
+  if (options.executor !== undefined && (options.sandboxThreads ?? 0) > 0)
+    problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
+  if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8)
+    problems.push("limits.memoryMb must be at least 8");
   const name = options.name ?? DEFAULTS.name;
-  if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name)) problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);
-  if (options.transformResult !== undefined && typeof options.transformResult !== "function") problems.push("transformResult must be a function");
+  if (typeof name !== "string" || !/^[\w.-]{1,64}$/.test(name))
+    problems.push(`name must be 1–64 letters, digits, "_", "-" or "."`);
+  if (options.transformResult !== undefined && typeof options.transformResult !== "function")
+    problems.push("transformResult must be a function");
   problems.push(...telemetryProblems(options.telemetry));
   problems.push(...approvalOptionProblems(options.approvalSecret, options.chatApprovals));
 
@@ -163,8 +187,10 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     keyv = storage.keyv;
     lock = storage.lock;
     index = (storage as { index?: ExecutionIndexProvider }).index;
-    if (!lock || typeof lock.acquire !== "function" || typeof lock.isHeld !== "function") problems.push("storage.lock must be a LockProvider");
-    if (index !== undefined && typeof index?.forRuntime !== "function") problems.push("storage.index must be an ExecutionIndexProvider");
+    if (!lock || typeof lock.acquire !== "function" || typeof lock.isHeld !== "function")
+      problems.push("storage.lock must be a LockProvider");
+    if (index !== undefined && typeof index?.forRuntime !== "function")
+      problems.push("storage.index must be an ExecutionIndexProvider");
   } else {
     problems.push("storage must be a Keyv instance or { keyv, lock }");
     keyv = embeddedStore();
@@ -186,7 +212,8 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     allowNetwork: options.allowNetwork ?? false,
     lockWaitMs: options.lockWaitMs ?? DEFAULTS.lockWaitMs,
     leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
-    maxPassesInFlight: options.maxPassesInFlight ?? defaultMaxPassesInFlight(options.limits?.memoryMb ?? DEFAULTS.memoryMb),
+    maxPassesInFlight:
+      options.maxPassesInFlight ?? defaultMaxPassesInFlight(options.limits?.memoryMb ?? DEFAULTS.memoryMb),
   };
 }
 
@@ -206,7 +233,11 @@ function inProcessLockFor(keyv: KeyvLike): LockProvider {
 
 function isKeyvLike(value: unknown): value is KeyvLike {
   return (
-    typeof value === "object" && value !== null && typeof (value as KeyvLike).get === "function" && typeof (value as KeyvLike).set === "function" && typeof (value as KeyvLike).delete === "function"
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as KeyvLike).get === "function" &&
+    typeof (value as KeyvLike).set === "function" &&
+    typeof (value as KeyvLike).delete === "function"
   );
 }
 

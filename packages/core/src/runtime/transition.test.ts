@@ -46,13 +46,36 @@ function setup(hookLog: string[] = []) {
 }
 
 function head(status: ExecutionStatus, extra: Partial<ExecutionHead> = {}): ExecutionHead {
-  return { id: "e1", status, createdAt: 1, updatedAt: 1, connectors: [], seqLimit: 32, deterministic: true, seed: "e1", clockMs: 1, passes: 1, ...extra };
+  return {
+    id: "e1",
+    status,
+    createdAt: 1,
+    updatedAt: 1,
+    connectors: [],
+    seqLimit: 32,
+    deterministic: true,
+    seed: "e1",
+    clockMs: 1,
+    passes: 1,
+    ...extra,
+  };
 }
 
 /** The lease's holder, as a transition's caller is: its writes go out, its index rows name the lease. */
-const holder = { write: (_batch: unknown, plain: () => Promise<void>) => plain(), fence: { key: "lock-e1", token: "t1" } };
+const holder = {
+  write: (_batch: unknown, plain: () => Promise<void>) => plain(),
+  fence: { key: "lock-e1", token: "t1" },
+};
 
-const pending: StoredEntry = { seq: 2, connector: "shop", method: "order", args: "{}", requiresApproval: true, state: "pending", startedAt: 1 };
+const pending: StoredEntry = {
+  seq: 2,
+  connector: "shop",
+  method: "order",
+  args: "{}",
+  requiresApproval: true,
+  state: "pending",
+  startedAt: 1,
+};
 
 describe("transition: the one status change", () => {
   it("writes the head with the pending seq and moves the listing row from its previous status", async () => {
@@ -62,7 +85,13 @@ describe("transition: the one status change", () => {
     const stored = await context.store.readHead("e1");
     expect(stored).toMatchObject({ status: "paused", pendingSeq: 2 });
     expect(stored!.updatedAt).toBeGreaterThan(1);
-    expect(puts).toEqual([{ row: { id: "e1", status: "paused", createdAt: 1, updatedAt: stored!.updatedAt }, previous: "running", fence: holder.fence }]);
+    expect(puts).toEqual([
+      {
+        row: { id: "e1", status: "paused", createdAt: 1, updatedAt: stored!.updatedAt },
+        previous: "running",
+        fence: holder.fence,
+      },
+    ]);
   });
 
   it("closes the pending action when a paused run ends without a decision, in the same write as the head", async () => {
@@ -70,7 +99,10 @@ describe("transition: the one status change", () => {
     // Rewrite the store so we can see the batch: a paused head and its pending entry.
     await context.store.writeHead(holder, head("paused", { pendingSeq: 2 }), { entries: [pending] });
     const paused = (await context.store.readHead("e1"))!;
-    await transition(context, holder, paused, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
+    await transition(context, holder, paused, "rejected", {
+      error: { message: "expired while waiting for approval" },
+      closePending: "expired while waiting for approval",
+    });
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "error", error: "expired while waiting for approval" });
     const stored = await context.store.readHead("e1");
@@ -81,7 +113,10 @@ describe("transition: the one status change", () => {
   it("an entry given with the change (an approval) is written instead of closing it", async () => {
     const { context } = setup();
     const approved: StoredEntry = { ...pending, decision: { approved: true, by: "ann", at: 5 } };
-    await transition(context, holder, head("paused", { pendingSeq: 2 }), "running", { entries: [approved], closePending: "unused" });
+    await transition(context, holder, head("paused", { pendingSeq: 2 }), "running", {
+      entries: [approved],
+      closePending: "unused",
+    });
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "pending", decision: { approved: true, by: "ann" } });
   });
@@ -106,6 +141,8 @@ describe("transition: the one status change", () => {
     await afterTransition(context, "e1", hooksFor("completed", true));
     await afterTransition(context, "e1", hooksFor("rolled_back", false));
     expect(hookLog).toEqual(["passEnd:paused", "passEnd:completed", "dispose:completed", "dispose:rolled_back"]);
-    expect(warnings.filter((warning) => warning.includes('disposeExecution of connector "shop" threw'))).toHaveLength(2);
+    expect(warnings.filter((warning) => warning.includes('disposeExecution of connector "shop" threw'))).toHaveLength(
+      2,
+    );
   });
 });

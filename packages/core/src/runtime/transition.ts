@@ -1,10 +1,10 @@
+import { errorMessage } from "../error-message.js";
 import type { ExecutionHead, StoredEntry, StoredResult } from "../log/execution-store.js";
 import type { ExecutionLease } from "../log/lease.js";
 import type { LeaseFence } from "../log/lock.js";
 import type { ErrorCode, ExecutionEndStatus, ExecutionStatus } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { runDisposeHooks, runPassEndHooks } from "./hooks.js";
-import { errorMessage } from "../error-message.js";
 
 const TERMINAL: ReadonlySet<ExecutionStatus> = new Set(["completed", "error", "rejected", "rolled_back"]);
 
@@ -32,7 +32,10 @@ export interface TransitionChange {
 }
 
 /** The hooks a transition owes, run once the lease is free (see `afterTransition`). */
-export type PendingHooks = { kind: "pass-end"; status: "paused" | ExecutionEndStatus } | { kind: "dispose"; status: ExecutionEndStatus } | undefined;
+export type PendingHooks =
+  | { kind: "pass-end"; status: "paused" | ExecutionEndStatus }
+  | { kind: "dispose"; status: ExecutionEndStatus }
+  | undefined;
 
 /**
  * The one status change of an execution: the head (truth) with the entries that change with it
@@ -41,13 +44,25 @@ export type PendingHooks = { kind: "pass-end"; status: "paused" | ExecutionEndSt
  * be updated is reported and repaired by its readers: the change happened (R-RT-4 keeps it one
  * row's move, whatever the store holds).
  */
-export async function transition(context: RuntimeContext, lease: Pick<ExecutionLease, "write" | "fence">, head: ExecutionHead, to: ExecutionStatus, change: TransitionChange = {}): Promise<void> {
+export async function transition(
+  context: RuntimeContext,
+  lease: Pick<ExecutionLease, "write" | "fence">,
+  head: ExecutionHead,
+  to: ExecutionStatus,
+  change: TransitionChange = {},
+): Promise<void> {
   const previous = head.status;
   const now = Date.now();
   const entries = [...(change.entries ?? [])];
-  if (change.closePending !== undefined && head.pendingSeq !== undefined && !entries.some((entry) => entry.seq === head.pendingSeq)) {
-    const pending = change.log?.get(head.pendingSeq) ?? (await context.store.readEntries(head.id, [head.pendingSeq]))[0];
-    if (pending?.state === "pending") entries.push({ ...pending, state: "error", error: change.closePending, endedAt: now });
+  if (
+    change.closePending !== undefined &&
+    head.pendingSeq !== undefined &&
+    !entries.some((entry) => entry.seq === head.pendingSeq)
+  ) {
+    const pending =
+      change.log?.get(head.pendingSeq) ?? (await context.store.readEntries(head.id, [head.pendingSeq]))[0];
+    if (pending?.state === "pending")
+      entries.push({ ...pending, state: "error", error: change.closePending, endedAt: now });
   }
   head.status = to;
   head.updatedAt = now;
@@ -69,23 +84,39 @@ export async function listNew(context: RuntimeContext, head: ExecutionHead): Pro
   await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt });
 }
 
-async function updateListing(context: RuntimeContext, head: ExecutionHead, previous: ExecutionStatus | undefined, fence: LeaseFence): Promise<void> {
+async function updateListing(
+  context: RuntimeContext,
+  head: ExecutionHead,
+  previous: ExecutionStatus | undefined,
+  fence: LeaseFence,
+): Promise<void> {
   try {
-    await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, previous, fence);
+    await context.index.put(
+      { id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt },
+      previous,
+      fence,
+    );
   } catch (error) {
-    context.warn(`execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${errorMessage(error)}`);
+    context.warn(
+      `execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${errorMessage(error)}`,
+    );
   }
 }
 
 /** The hooks a change to `status` owes: after a pass, `onPassEnd` (and dispose when terminal); otherwise dispose when terminal. */
 export function hooksFor(status: ExecutionStatus, afterPass: boolean): PendingHooks {
-  if (afterPass && status !== "running") return { kind: "pass-end", status: status === "paused" ? "paused" : (status as ExecutionEndStatus) };
+  if (afterPass && status !== "running")
+    return { kind: "pass-end", status: status === "paused" ? "paused" : (status as ExecutionEndStatus) };
   if (isTerminal(status)) return { kind: "dispose", status };
   return undefined;
 }
 
 /** Runs the hooks a transition owes. Called once the record is written and the lease is free. */
-export async function afterTransition(context: RuntimeContext, executionId: string, hooks: PendingHooks): Promise<void> {
+export async function afterTransition(
+  context: RuntimeContext,
+  executionId: string,
+  hooks: PendingHooks,
+): Promise<void> {
   if (!hooks) return;
   if (hooks.kind === "pass-end") await runPassEndHooks(context.connectors, context.warn, executionId, hooks.status);
   else await runDisposeHooks(context.connectors, context.warn, executionId, hooks.status);

@@ -22,8 +22,15 @@ describe("truncateResult (R-DV-3)", () => {
   });
 
   it("keeps the first items of long arrays and the shape of each item", () => {
-    const rows = Array.from({ length: 5_000 }, (_, index) => ({ id: index, name: `row ${index}`, payload: "p".repeat(100) }));
-    const truncated = truncateResult({ rows, total: rows.length }, { maxChars: 4_000 }) as { rows: Array<{ id: number; name: string }>; total: number };
+    const rows = Array.from({ length: 5_000 }, (_, index) => ({
+      id: index,
+      name: `row ${index}`,
+      payload: "p".repeat(100),
+    }));
+    const truncated = truncateResult({ rows, total: rows.length }, { maxChars: 4_000 }) as {
+      rows: Array<{ id: number; name: string }>;
+      total: number;
+    };
     expect(size(truncated)).toBeLessThanOrEqual(4_000);
     expect(truncated.total).toBe(5_000);
     expect(truncated.rows.length).toBeGreaterThan(0);
@@ -33,7 +40,10 @@ describe("truncateResult (R-DV-3)", () => {
 
   it("as transformResult: the model gets the truncated value, the record keeps the raw one", async () => {
     const big = defineConnector({ name: "files", tools: { read: { execute: async () => "line\n".repeat(20_000) } } });
-    const runtime = createCodemodeRuntime({ connectors: [big], transformResult: (result) => truncateResult(result, { maxChars: 500 }) });
+    const runtime = createCodemodeRuntime({
+      connectors: [big],
+      transformResult: (result) => truncateResult(result, { maxChars: 500 }),
+    });
     const outcome = await runtime.execute({ code: "async () => ({ text: await files.read({}) })" });
     expect(outcome.status).toBe("completed");
     if (outcome.status !== "completed") return;

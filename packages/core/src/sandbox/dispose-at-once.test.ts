@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { HostReply, PassRequest } from "./executor.js";
 import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
 
-const request = (code: string, onRequest: PassRequest["onRequest"], timeoutMs = 2_000): PassRequest => ({ code, connectors: { shop: ["get"] }, onRequest, timeoutMs });
+const request = (code: string, onRequest: PassRequest["onRequest"], timeoutMs = 2_000): PassRequest => ({
+  code,
+  connectors: { shop: ["get"] },
+  onRequest,
+  timeoutMs,
+});
 const value = async (): Promise<HostReply> => ({ kind: "value", value: "1" });
 
 /**
@@ -12,11 +17,31 @@ const value = async (): Promise<HostReply> => ({ kind: "value", value: "1" });
  */
 describe("isolates are disposed before the pass answers", () => {
   const endings: Array<{ ending: string; pass: PassRequest; expected: object }> = [
-    { ending: "completed", pass: request("(await shop.get({})) + 1", value), expected: { status: "returned", value: "2" } },
-    { ending: "paused (halted by the host)", pass: request("await shop.get({})", async () => ({ kind: "halt" })), expected: { status: "halted" } },
-    { ending: "error thrown by the program", pass: request("throw new Error('no')", value), expected: { status: "failed", code: "SANDBOX_ERROR" } },
-    { ending: "timeout of a loop after an await", pass: request("await shop.get({}); while (true) {}", value, 300), expected: { status: "failed", code: "TIMEOUT" } },
-    { ending: "timeout of a promise that never settles", pass: request("await new Promise(() => {})", value, 300), expected: { status: "failed", code: "TIMEOUT" } },
+    {
+      ending: "completed",
+      pass: request("(await shop.get({})) + 1", value),
+      expected: { status: "returned", value: "2" },
+    },
+    {
+      ending: "paused (halted by the host)",
+      pass: request("await shop.get({})", async () => ({ kind: "halt" })),
+      expected: { status: "halted" },
+    },
+    {
+      ending: "error thrown by the program",
+      pass: request("throw new Error('no')", value),
+      expected: { status: "failed", code: "SANDBOX_ERROR" },
+    },
+    {
+      ending: "timeout of a loop after an await",
+      pass: request("await shop.get({}); while (true) {}", value, 300),
+      expected: { status: "failed", code: "TIMEOUT" },
+    },
+    {
+      ending: "timeout of a promise that never settles",
+      pass: request("await new Promise(() => {})", value, 300),
+      expected: { status: "failed", code: "TIMEOUT" },
+    },
     {
       ending: "memory limit",
       pass: { ...request("const keep = []; while (true) keep.push(new Array(1e6).fill(7));", value), memoryMb: 16 },
@@ -40,10 +65,13 @@ describe("isolates are disposed before the pass answers", () => {
 
   it("R-SB-3: closed while passes run: every pass answers and no isolate is left", async () => {
     const executor = createIsolatedVmExecutor();
-    const passes = Array.from({ length: 5 }, () => executor.runPass(request("await new Promise(() => {})", value, 10_000)));
+    const passes = Array.from({ length: 5 }, () =>
+      executor.runPass(request("await new Promise(() => {})", value, 10_000)),
+    );
     await expect.poll(() => executor.stats().passesRunning === 5 && executor.stats().isolatesLive === 5).toBe(true);
     await executor.close();
-    for (const result of await Promise.all(passes)) expect(result).toMatchObject({ status: "failed", code: "SANDBOX_ERROR" });
+    for (const result of await Promise.all(passes))
+      expect(result).toMatchObject({ status: "failed", code: "SANDBOX_ERROR" });
     expect(executor.stats()).toEqual({ passesRunning: 0, isolatesLive: 0 });
   });
 
@@ -56,7 +84,11 @@ describe("isolates are disposed before the pass answers", () => {
       return { kind: "value", value: "1" };
     };
     try {
-      const results = await Promise.all(Array.from({ length: 50 }, () => executor.runPass(request("let s = 0; for (let i = 0; i < 5; i++) s += await shop.get({}); s", look))));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          executor.runPass(request("let s = 0; for (let i = 0; i < 5; i++) s += await shop.get({}); s", look)),
+        ),
+      );
       for (const result of results) expect(result).toMatchObject({ status: "returned", value: "5" });
       expect(worst).toBeLessThanOrEqual(0);
       expect(executor.stats()).toEqual({ passesRunning: 0, isolatesLive: 0 });

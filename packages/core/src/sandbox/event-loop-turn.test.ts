@@ -44,7 +44,14 @@ describe("isolate work starts from the event loop's check phase", () => {
     // The timer ran before the last work: the slice ended the turn.
     expect(timer).toBeGreaterThanOrEqual(0);
     expect(timer).toBeLessThan(order.length - 1);
-    expect(order.filter((item) => item !== "timer")).toEqual(["work 0", "work 1", "work 2", "work 3", "work 4", "work 5"]);
+    expect(order.filter((item) => item !== "timer")).toEqual([
+      "work 0",
+      "work 1",
+      "work 2",
+      "work 3",
+      "work 4",
+      "work 5",
+    ]);
   });
 
   it("R-SB-3: a piece of work that throws does not keep the others from running", async () => {

@@ -35,7 +35,10 @@ const encode = (value: unknown): string => valueCodec.encode(value) ?? "";
 const echo: Answer = (request) => {
   switch (request.type) {
     case "call":
-      return { kind: "value", value: encode({ seq: request.seq, args: request.args === "" ? null : valueCodec.decode(request.args) }) };
+      return {
+        kind: "value",
+        value: encode({ seq: request.seq, args: request.args === "" ? null : valueCodec.decode(request.args) }),
+      };
     case "step":
     case "service":
       return { kind: "value", value: "" };
@@ -52,7 +55,10 @@ interface Run {
   lateRequests: () => number;
 }
 
-async function run(code: string, options: Partial<Omit<PassRequest, "code" | "onRequest">> & { answer?: Answer } = {}): Promise<Run> {
+async function run(
+  code: string,
+  options: Partial<Omit<PassRequest, "code" | "onRequest">> & { answer?: Answer } = {},
+): Promise<Run> {
   const requests: SandboxRequest[] = [];
   let ended = false;
   let late = 0;
@@ -126,19 +132,31 @@ function probe(value) {
   };
 }
 `;
-const CONTAINED = { sameFunction: true, sameGlobal: true, process: "undefined", require: "undefined", buffer: "undefined", escape: "ReferenceError" };
+const CONTAINED = {
+  sameFunction: true,
+  sameGlobal: true,
+  process: "undefined",
+  require: "undefined",
+  buffer: "undefined",
+  escape: "ReferenceError",
+};
 const NO_CONSTRUCTOR = { constructor: "none", nullPrototype: true };
 
 describe("constructor chains on every value that crosses the bridge (R-SB-4)", () => {
   it("R-SB-4: constructor chain on a connector result cannot reach process", async () => {
-    const outcome = await run(`${PROBE}\nasync () => { const r = await github.get({ list: [{ a: 1 }] }); return [probe(r), probe(r.args), probe(r.args.list), probe(r.args.list[0]), probe(r.seq)]; }`);
+    const outcome = await run(
+      `${PROBE}\nasync () => { const r = await github.get({ list: [{ a: 1 }] }); return [probe(r), probe(r.args), probe(r.args.list), probe(r.args.list[0]), probe(r.seq)]; }`,
+    );
     expect(returned(outcome)).toEqual([CONTAINED, CONTAINED, CONTAINED, CONTAINED, CONTAINED]);
   });
 
   it("R-SB-4: constructor chains on bigint and Uint8Array results stay in the sandbox", async () => {
-    const outcome = await run(`${PROBE}\nasync () => { const r = await github.get({}); return [probe(r.big), probe(r.bytes), probe(r.bytes.buffer), r.bytes instanceof Uint8Array]; }`, {
-      answer: () => ({ kind: "value", value: encode({ big: 10n, bytes: new Uint8Array([1, 2]) }) }),
-    });
+    const outcome = await run(
+      `${PROBE}\nasync () => { const r = await github.get({}); return [probe(r.big), probe(r.bytes), probe(r.bytes.buffer), r.bytes instanceof Uint8Array]; }`,
+      {
+        answer: () => ({ kind: "value", value: encode({ big: 10n, bytes: new Uint8Array([1, 2]) }) }),
+      },
+    );
     expect(returned(outcome)).toEqual([CONTAINED, CONTAINED, CONTAINED, true]);
   });
 
@@ -163,21 +181,32 @@ describe("constructor chains on every value that crosses the bridge (R-SB-4)", (
         },
       },
     );
-    expect(returned(outcome)).toEqual({ probe: CONTAINED, message: "host failure", keys: ["message", "stack"], hostFrames: false });
+    expect(returned(outcome)).toEqual({
+      probe: CONTAINED,
+      message: "host failure",
+      keys: ["message", "stack"],
+      hostFrames: false,
+    });
   });
 
   it("R-SB-4: constructor chain on a codemode.step result cannot reach process", async () => {
-    const outcome = await run(`${PROBE}\nasync () => { const v = await codemode.step('s', () => ({ nested: [1] })); return [probe(v), probe(v.nested), probe(codemode.step('t', async () => 1))]; }`);
+    const outcome = await run(
+      `${PROBE}\nasync () => { const v = await codemode.step('s', () => ({ nested: [1] })); return [probe(v), probe(v.nested), probe(codemode.step('t', async () => 1))]; }`,
+    );
     expect(returned(outcome)).toEqual([CONTAINED, CONTAINED, CONTAINED]);
   });
 
   it("R-SB-4: the connector global object has no constructor, and its methods lead only to the sandbox", async () => {
-    const outcome = await run(`${PROBE}\nasync () => [probe(github), probe(github.get), probe(github.get.call), probe(github.get({}))]`);
+    const outcome = await run(
+      `${PROBE}\nasync () => [probe(github), probe(github.get), probe(github.get.call), probe(github.get({}))]`,
+    );
     expect(returned(outcome)).toEqual([NO_CONSTRUCTOR, CONTAINED, CONTAINED, CONTAINED]);
   });
 
   it("R-SB-4: codemode and codemode.step (an async function) lead only to the sandbox", async () => {
-    const outcome = await run(`${PROBE}\nasync () => [probe(codemode), probe(codemode.step), codemode.step.constructor.name]`);
+    const outcome = await run(
+      `${PROBE}\nasync () => [probe(codemode), probe(codemode.step), codemode.step.constructor.name]`,
+    );
     expect(returned(outcome)).toEqual([NO_CONSTRUCTOR, CONTAINED, "AsyncFunction"]);
   });
 
@@ -194,19 +223,39 @@ describe("constructor chains on every value that crosses the bridge (R-SB-4)", (
   });
 
   it("R-SB-4: the replay-stable Date, its instances and Date.now lead only to the sandbox", async () => {
-    const outcome = await run(`${PROBE}\nasync () => [probe(Date), probe(new Date()), probe(Date.now), probe(Date.prototype), probe(Math.random)]`);
+    const outcome = await run(
+      `${PROBE}\nasync () => [probe(Date), probe(new Date()), probe(Date.now), probe(Date.prototype), probe(Math.random)]`,
+    );
     expect(returned(outcome)).toEqual([CONTAINED, CONTAINED, CONTAINED, CONTAINED, CONTAINED]);
   });
 
   it("R-SB-4: timer functions and timer ids lead only to the sandbox", async () => {
-    const outcome = await run(`${PROBE}\nasync () => [probe(setTimeout), probe(setTimeout(() => {}, 0)), probe(clearTimeout), probe(queueMicrotask), probe(setInterval)]`);
+    const outcome = await run(
+      `${PROBE}\nasync () => [probe(setTimeout), probe(setTimeout(() => {}, 0)), probe(clearTimeout), probe(queueMicrotask), probe(setInterval)]`,
+    );
     expect(returned(outcome)).toEqual([CONTAINED, CONTAINED, CONTAINED, CONTAINED, CONTAINED]);
   });
 
   it("R-SB-4: values replayed from the log lead only to the sandbox", async () => {
     const replay: ReplayEntry[] = [
-      { kind: "call", seq: 0, connector: "github", method: "get", canonicalArgs: "{}", outcome: "value", text: encode({ replayed: [1n] }) },
-      { kind: "call", seq: 1, connector: "github", method: "get", canonicalArgs: "{}", outcome: "error", text: "replayed error" },
+      {
+        kind: "call",
+        seq: 0,
+        connector: "github",
+        method: "get",
+        canonicalArgs: "{}",
+        outcome: "value",
+        text: encode({ replayed: [1n] }),
+      },
+      {
+        kind: "call",
+        seq: 1,
+        connector: "github",
+        method: "get",
+        canonicalArgs: "{}",
+        outcome: "error",
+        text: "replayed error",
+      },
     ];
     const outcome = await run(
       `${PROBE}\nasync () => { const v = await github.get({}); let e; try { await github.get({}); } catch (error) { e = error; } return [probe(v), probe(v.replayed[0]), probe(e)]; }`,
@@ -251,7 +300,17 @@ describe("globals (R-SB-1)", () => {
       " ",
     ),
   );
-  const CODEMODE = new Set(["github", "codemode", "console", "crypto", "setTimeout", "setInterval", "clearTimeout", "clearInterval", "queueMicrotask"]);
+  const CODEMODE = new Set([
+    "github",
+    "codemode",
+    "console",
+    "crypto",
+    "setTimeout",
+    "setInterval",
+    "clearTimeout",
+    "clearInterval",
+    "queueMicrotask",
+  ]);
 
   it("R-SB-1: every global is an ECMAScript built-in or a Code Mode global", async () => {
     const outcome = await run(
@@ -323,7 +382,10 @@ describe("globals (R-SB-1)", () => {
   });
 
   it("R-SB-1: an uncaught import() fails the pass with SANDBOX_ERROR", async () => {
-    failed(await run("async () => { const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8'); }"), "SANDBOX_ERROR");
+    failed(
+      await run("async () => { const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8'); }"),
+      "SANDBOX_ERROR",
+    );
   });
 
   it("R-SB-1: import() from eval'd and Function code is refused too", async () => {
@@ -403,7 +465,9 @@ describe("globals (R-SB-1)", () => {
       return { attempts, seq: result.seq, real: result.args.real };
     }`);
     expect(returned(outcome)).toMatchObject({ seq: 0, real: true });
-    expect(outcome.requests).toEqual([{ type: "call", seq: 0, connector: "github", method: "get", args: '{"real":true}' }]);
+    expect(outcome.requests).toEqual([
+      { type: "call", seq: 0, connector: "github", method: "get", args: '{"real":true}' },
+    ]);
   });
 });
 
@@ -454,7 +518,13 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
       return { list: r.args.list.length, result: [4, 5] };
     }`);
     expectWellFormed(outcome.requests);
-    expect(outcome.requests[0]).toEqual({ type: "call", seq: 0, connector: "github", method: "get", args: '{"list":[1,2,3]}' });
+    expect(outcome.requests[0]).toEqual({
+      type: "call",
+      seq: 0,
+      connector: "github",
+      method: "get",
+      args: '{"list":[1,2,3]}',
+    });
     expect(returned(outcome)).toEqual({ list: 3, result: [4, 5] });
   });
 
@@ -511,7 +581,9 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
       const r = await github.get({ keep: 'me' });
       return { seq: r.seq, keep: r.args.keep };
     }`);
-    expect(outcome.requests).toEqual([{ type: "call", seq: 0, connector: "github", method: "get", args: '{"keep":"me"}' }]);
+    expect(outcome.requests).toEqual([
+      { type: "call", seq: 0, connector: "github", method: "get", args: '{"keep":"me"}' },
+    ]);
     expect(returned(outcome)).toEqual({ seq: 0, keep: "me" });
   });
 
@@ -522,7 +594,9 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
       try { await github.get({ plain: { nested: true } }); } catch (error) { return 'decode refused: ' + error.message; }
       return 'decoded';
     }`);
-    expect(outcome.requests).toEqual([{ type: "call", seq: 0, connector: "github", method: "get", args: '{"plain":{"nested":true}}' }]);
+    expect(outcome.requests).toEqual([
+      { type: "call", seq: 0, connector: "github", method: "get", args: '{"plain":{"nested":true}}' },
+    ]);
     expect(outcome.result.status).toBe("returned");
   });
 
@@ -560,12 +634,16 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
   });
 
   it("R-SB-2: a poisoned Error.prepareStackTrace does not stop a throw from being reported", async () => {
-    const outcome = await run("async () => { Error.prepareStackTrace = () => { throw new Error('stack trap'); }; throw new Error('real failure'); }");
+    const outcome = await run(
+      "async () => { Error.prepareStackTrace = () => { throw new Error('stack trap'); }; throw new Error('real failure'); }",
+    );
     expect(failed(outcome, "SANDBOX_ERROR")).toContain("real failure");
   });
 
   it("R-SB-2: a throwing Object.prototype.toJSON does not stop a throw from being reported", async () => {
-    const outcome = await run("async () => { Object.prototype.toJSON = () => { throw new Error('toJSON trap'); }; throw new Error('real failure'); }");
+    const outcome = await run(
+      "async () => { Object.prototype.toJSON = () => { throw new Error('toJSON trap'); }; throw new Error('real failure'); }",
+    );
     expect(failed(outcome, "SANDBOX_ERROR")).toContain("Error: real failure");
   });
 
@@ -584,7 +662,9 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
     }`,
       {
         answer: (request) =>
-          request.type === "call" && request.method === "create_issue" ? { kind: "error", message: "host said no" } : { kind: "value", value: encode({ bytes: new Uint8Array([1, 2]) }) },
+          request.type === "call" && request.method === "create_issue"
+            ? { kind: "error", message: "host said no" }
+            : { kind: "value", value: encode({ bytes: new Uint8Array([1, 2]) }) },
       },
     );
     expect(returned(outcome)).toEqual({ bytes: 2, message: [true, "host said no"] });
@@ -593,20 +673,35 @@ describe("poisoned prototypes and built-ins before calls and returns", () => {
 
 describe("returned values (R-SB-4, R-DV-1)", () => {
   it("R-DV-1: a returned object with a throwing getter is NOT_SERIALIZABLE", async () => {
-    expect(failed(await run("async () => ({ ok: 1, get broken() { throw new Error('getter exploded'); } })"), "NOT_SERIALIZABLE")).toContain("getter exploded");
+    expect(
+      failed(
+        await run("async () => ({ ok: 1, get broken() { throw new Error('getter exploded'); } })"),
+        "NOT_SERIALIZABLE",
+      ),
+    ).toContain("getter exploded");
   });
 
   it("R-DV-1: a getter that throws a hostile Proxy is still NOT_SERIALIZABLE", async () => {
-    const outcome = await run("async () => { const trap = new Proxy({}, { getPrototypeOf() { throw new Error('trap'); }, get() { throw new Error('trap'); } }); return { get x() { throw trap; } }; }");
+    const outcome = await run(
+      "async () => { const trap = new Proxy({}, { getPrototypeOf() { throw new Error('trap'); }, get() { throw new Error('trap'); } }); return { get x() { throw trap; } }; }",
+    );
     failed(outcome, "NOT_SERIALIZABLE");
   });
 
   it("R-DV-1: a Proxy whose ownKeys trap throws is NOT_SERIALIZABLE", async () => {
-    expect(failed(await run("async () => new Proxy({}, { ownKeys() { throw new Error('ownKeys trap'); } })"), "NOT_SERIALIZABLE")).toContain("ownKeys trap");
+    expect(
+      failed(
+        await run("async () => new Proxy({}, { ownKeys() { throw new Error('ownKeys trap'); } })"),
+        "NOT_SERIALIZABLE",
+      ),
+    ).toContain("ownKeys trap");
   });
 
   it("R-DV-1: a Proxy of an array whose get trap throws is NOT_SERIALIZABLE", async () => {
-    failed(await run("async () => ({ list: new Proxy([1, 2], { get() { throw new Error('get trap'); } }) })"), "NOT_SERIALIZABLE");
+    failed(
+      await run("async () => ({ list: new Proxy([1, 2], { get() { throw new Error('get trap'); } }) })"),
+      "NOT_SERIALIZABLE",
+    );
   });
 
   it("R-SB-4: a lying Proxy crosses only as the plain data it reports", async () => {
@@ -618,20 +713,32 @@ describe("returned values (R-SB-4, R-DV-1)", () => {
 
   it("R-DV-1: a returned symbol is NOT_SERIALIZABLE; symbol keys are dropped", async () => {
     failed(await run("async () => Symbol('s')"), "NOT_SERIALIZABLE");
-    expect((await run("async () => ({ [Symbol('hidden')]: 1, shown: 2 })")).result).toMatchObject({ status: "returned", value: '{"shown":2}' });
+    expect((await run("async () => ({ [Symbol('hidden')]: 1, shown: 2 })")).result).toMatchObject({
+      status: "returned",
+      value: '{"shown":2}',
+    });
   });
 
   it("R-DV-1: a returned function, or one inside the result, is NOT_SERIALIZABLE naming where", async () => {
     failed(await run("async () => function escape() { return globalThis; }"), "NOT_SERIALIZABLE");
-    expect(failed(await run("async () => ({ data: [1, { callback: () => 1 }] })"), "NOT_SERIALIZABLE")).toContain("data[1].callback");
+    expect(failed(await run("async () => ({ data: [1, { callback: () => 1 }] })"), "NOT_SERIALIZABLE")).toContain(
+      "data[1].callback",
+    );
   });
 
   it("R-DV-1: a returned cycle is NOT_SERIALIZABLE", async () => {
-    expect(failed(await run("async () => { const a = { b: {} }; a.b.a = a; return a; }"), "NOT_SERIALIZABLE")).toContain("circular reference at b.a");
+    expect(
+      failed(await run("async () => { const a = { b: {} }; a.b.a = a; return a; }"), "NOT_SERIALIZABLE"),
+    ).toContain("circular reference at b.a");
   });
 
   it("R-DV-1: a 100k-deep array is NOT_SERIALIZABLE, not a stack overflow", async () => {
-    expect(failed(await run("async () => { let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a; }"), "NOT_SERIALIZABLE")).toContain("nested more than 512 levels deep");
+    expect(
+      failed(
+        await run("async () => { let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a; }"),
+        "NOT_SERIALIZABLE",
+      ),
+    ).toContain("nested more than 512 levels deep");
   });
 
   it("R-DV-1: returned Map, Set and Promise are NOT_SERIALIZABLE", async () => {
@@ -643,7 +750,9 @@ describe("returned values (R-SB-4, R-DV-1)", () => {
   it("R-RP-7: a getter on the returned object that calls a connector is delivered before the pass ends", async () => {
     const outcome = await run("async () => ({ get x() { github.create_issue({ fromGetter: true }); return 1; } })");
     expect(returned(outcome)).toEqual({ x: 1 });
-    expect(outcome.requests).toEqual([{ type: "call", seq: 0, connector: "github", method: "create_issue", args: '{"fromGetter":true}' }]);
+    expect(outcome.requests).toEqual([
+      { type: "call", seq: 0, connector: "github", method: "create_issue", args: '{"fromGetter":true}' },
+    ]);
     await sleep(50);
     expect(outcome.lateRequests()).toBe(0);
   });
@@ -653,40 +762,56 @@ describe("returned values (R-SB-4, R-DV-1)", () => {
   });
 
   it("R-DV-1: a getter on the returned object that recurses without end is coded, not a crash", async () => {
-    const outcome = await run("async () => { const deep = (n) => deep(n + 1) + 1; return { get x() { return deep(0); } }; }");
+    const outcome = await run(
+      "async () => { const deep = (n) => deep(n + 1) + 1; return { get x() { return deep(0); } }; }",
+    );
     expect(failed(outcome, "NOT_SERIALIZABLE")).toContain("Maximum call stack size exceeded");
   });
 });
 
 describe("connector arguments (R-SB-4, R-DV-1)", () => {
   it("R-SB-4: a connector called with more than one argument rejects in the sandbox and sends nothing", async () => {
-    const outcome = await run("async () => { try { await github.get({ a: 1 }, { smuggled: true }); } catch (error) { return error.name + ': ' + error.message; } }");
+    const outcome = await run(
+      "async () => { try { await github.get({ a: 1 }, { smuggled: true }); } catch (error) { return error.name + ': ' + error.message; } }",
+    );
     expect(returned(outcome)).toBe("TypeError: github.get takes one argument (an object)");
     expect(outcome.requests).toEqual([]);
   });
 
   it("R-DV-1: a connector called with a function argument sends an invalid request; the host halts the pass", async () => {
-    const outcome = await run("async () => { await github.create_issue({ title: 't', onDone: () => process.exit(1) }); return 'went on'; }");
+    const outcome = await run(
+      "async () => { await github.create_issue({ title: 't', onDone: () => process.exit(1) }); return 'went on'; }",
+    );
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: expect.stringContaining("a function at onDone") }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: expect.stringContaining("a function at onDone") },
+    ]);
   });
 
   it("R-DV-1: a connector called with a symbol argument sends an invalid request; the host halts the pass", async () => {
     const outcome = await run("async () => { await github.get(Symbol('x')); return 'went on'; }");
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: expect.stringContaining("a symbol at the top level") }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: expect.stringContaining("a symbol at the top level") },
+    ]);
   });
 
   it("R-DV-1: a cyclic argument sends an invalid request; the host halts the pass", async () => {
     const outcome = await run("async () => { const a = {}; a.self = a; await github.get(a); }");
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: expect.stringContaining("circular reference at self") }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: expect.stringContaining("circular reference at self") },
+    ]);
   });
 
   it("R-DV-1: a 100k-deep argument sends an invalid request; the host halts the pass", async () => {
-    const outcome = await run("async () => { let a = {}; for (let i = 0; i < 100000; i++) a = { a }; await github.get(a); }");
+    const outcome = await run(
+      "async () => { let a = {}; for (let i = 0; i < 100000; i++) a = { a }; await github.get(a); }",
+    );
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: expect.stringContaining("nested more than 512 levels deep") }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: expect.stringContaining("nested more than 512 levels deep") },
+    ]);
   });
 
   it("R-DV-1: an argument getter that throws a hostile Proxy still sends a well-formed invalid request", async () => {
@@ -698,7 +823,9 @@ describe("connector arguments (R-SB-4, R-DV-1)", () => {
   });
 
   it("R-RP-1: an argument getter that calls another connector yields well-formed requests with distinct seqs", async () => {
-    const outcome = await run("async () => { const r = await github.get({ get inner() { github.create_issue({ nested: true }); return 1; } }); return r.seq; }");
+    const outcome = await run(
+      "async () => { const r = await github.get({ get inner() { github.create_issue({ nested: true }); return 1; } }); return r.seq; }",
+    );
     expect(returned(outcome)).toBe(0);
     expectWellFormed(outcome.requests);
     expect(outcome.requests).toEqual([
@@ -710,7 +837,9 @@ describe("connector arguments (R-SB-4, R-DV-1)", () => {
   it("R-DV-1: a step whose fn returns a function sends an invalid request; the host halts the pass", async () => {
     const outcome = await run("async () => { await codemode.step('leak', () => () => globalThis); return 'went on'; }");
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: expect.stringContaining("a function at the top level") }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: expect.stringContaining("a function at the top level") },
+    ]);
   });
 });
 
@@ -724,7 +853,9 @@ describe("huge outputs", () => {
   });
 
   it("R-SB-1: console.log flooding is capped with a note", async () => {
-    const outcome = await run("async () => { for (let i = 0; i < 5000; i++) console.log('line', i); return 'done'; }", { timeoutMs: 20_000 });
+    const outcome = await run("async () => { for (let i = 0; i < 5000; i++) console.log('line', i); return 'done'; }", {
+      timeoutMs: 20_000,
+    });
     expect(returned(outcome)).toBe("done");
     expect(outcome.result.logs).toHaveLength(1_001);
     expect(outcome.result.logs[999]).toBe("line 999");
@@ -732,7 +863,9 @@ describe("huge outputs", () => {
   });
 
   it("R-SB-1: a 5 MB log line is cut to the line limit", async () => {
-    const outcome = await run("async () => { console.warn('y'.repeat(5 * 1024 * 1024)); return 1; }", { timeoutMs: 10_000 });
+    const outcome = await run("async () => { console.warn('y'.repeat(5 * 1024 * 1024)); return 1; }", {
+      timeoutMs: 10_000,
+    });
     const line = outcome.result.logs[0]!;
     expect(line.startsWith("[warn] yyy")).toBe(true);
     expect(line.length).toBeLessThan(10_100);
@@ -756,13 +889,18 @@ describe("strings are cut inside the sandbox, before they are copied to the host
   const HUGE = "let s = ''; let p = 'x'; for (let i = 0; i < 29; i++) { if (i >= 24) s += p; if (i < 28) p += p; }";
 
   it("R-SB-3: a 520M-character string logged is described by its length, never read or copied", async () => {
-    const outcome = await run(`async () => { ${HUGE} console.log('big:', s); console.error(s); return s.length; }`, { memoryMb: 16 });
+    const outcome = await run(`async () => { ${HUGE} console.log('big:', s); console.error(s); return s.length; }`, {
+      memoryMb: 16,
+    });
     expect(returned(outcome)).toBe(520_093_696);
     expect(outcome.result.logs).toEqual(["big:… [520093697 more characters]", "[error] … [520093696 more characters]"]);
   });
 
   it("R-SB-3: console output of a pass is bounded in characters as well as lines", async () => {
-    const outcome = await run("async () => { const line = 'z'.repeat(5000); for (let i = 0; i < 900; i++) console.log(line); return 'done'; }", { timeoutMs: 10_000 });
+    const outcome = await run(
+      "async () => { const line = 'z'.repeat(5000); for (let i = 0; i < 900; i++) console.log(line); return 'done'; }",
+      { timeoutMs: 10_000 },
+    );
     expect(returned(outcome)).toBe("done");
     const total = outcome.result.logs.reduce((sum, line) => sum + line.length, 0);
     expect(total).toBeLessThanOrEqual(1_000_000 + 100);
@@ -776,21 +914,35 @@ describe("strings are cut inside the sandbox, before they are copied to the host
   });
 
   it("R-SB-3: a message too long to read is described by its length", async () => {
-    const error = failed(await run(`async () => { ${HUGE} throw new RangeError(s); }`, { memoryMb: 16 }), "SANDBOX_ERROR");
+    const error = failed(
+      await run(`async () => { ${HUGE} throw new RangeError(s); }`, { memoryMb: 16 }),
+      "SANDBOX_ERROR",
+    );
     expect(error).toMatch(/^RangeError: \[520093696 characters, not shown\]/);
   });
 
   it("R-DV-1: an argument over maxValueChars is never sent: the host learns only its size", async () => {
-    const outcome = await run("async () => { await github.get({ s: 'a'.repeat(2_000_000) }); return 'went on'; }", { maxValueChars: 1_000_000 });
+    const outcome = await run("async () => { await github.get({ s: 'a'.repeat(2_000_000) }); return 'went on'; }", {
+      maxValueChars: 1_000_000,
+    });
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: "the argument of github.get", size: 2_000_008 }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: "the argument of github.get", size: 2_000_008 },
+    ]);
   });
 
   it("R-DV-1: a step name or value over maxValueChars is never sent", async () => {
-    const named = await run("async () => { await codemode.step('n'.repeat(2_000), () => 1); return 'went on'; }", { maxValueChars: 1_000 });
+    const named = await run("async () => { await codemode.step('n'.repeat(2_000), () => 1); return 'went on'; }", {
+      maxValueChars: 1_000,
+    });
     expect(named.requests).toEqual([{ type: "invalid", seq: 0, message: "the name of a codemode.step", size: 2_000 }]);
-    const valued = await run("async () => { await codemode.step('render', () => 'v'.repeat(2_000)); return 'went on'; }", { maxValueChars: 1_000 });
-    expect(valued.requests).toEqual([{ type: "invalid", seq: 0, message: 'the result of codemode.step("render")', size: 2_002 }]);
+    const valued = await run(
+      "async () => { await codemode.step('render', () => 'v'.repeat(2_000)); return 'went on'; }",
+      { maxValueChars: 1_000 },
+    );
+    expect(valued.requests).toEqual([
+      { type: "invalid", seq: 0, message: 'the result of codemode.step("render")', size: 2_002 },
+    ]);
   });
 
   it("R-SB-3: why a value cannot be encoded is cut, even when a key is huge", async () => {
@@ -803,7 +955,9 @@ describe("strings are cut inside the sandbox, before they are copied to the host
 
 describe("limits (R-SB-3)", () => {
   it("R-SB-3: deep recursion is a SANDBOX_ERROR, not a host stack overflow", async () => {
-    expect(failed(await run("async () => { const down = (n) => down(n + 1) + 1; return down(0); }"), "SANDBOX_ERROR")).toContain("Maximum call stack size exceeded");
+    expect(
+      failed(await run("async () => { const down = (n) => down(n + 1) + 1; return down(0); }"), "SANDBOX_ERROR"),
+    ).toContain("Maximum call stack size exceeded");
   });
 
   it("R-SB-3: a synchronous infinite loop is a TIMEOUT", async () => {
@@ -819,32 +973,67 @@ describe("limits (R-SB-3)", () => {
   });
 
   it("R-SB-3: a microtask flood is a TIMEOUT", async () => {
-    failed(await run("async () => { const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {}); }", { timeoutMs: 500 }), "TIMEOUT");
+    failed(
+      await run(
+        "async () => { const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {}); }",
+        { timeoutMs: 500 },
+      ),
+      "TIMEOUT",
+    );
   });
 
   it("R-SB-3: a loop inside a timer callback is a TIMEOUT", async () => {
-    failed(await run("async () => { setTimeout(() => { for (;;) {} }, 5); await new Promise(() => {}); }", { timeoutMs: 500 }), "TIMEOUT");
+    failed(
+      await run("async () => { setTimeout(() => { for (;;) {} }, 5); await new Promise(() => {}); }", {
+        timeoutMs: 500,
+      }),
+      "TIMEOUT",
+    );
   });
 
   it("R-SB-3: a setInterval storm with a 0 ms delay is a TIMEOUT", async () => {
-    failed(await run("async () => { for (let i = 0; i < 100; i++) setInterval(() => {}, 0); await new Promise(() => {}); }", { timeoutMs: 500 }), "TIMEOUT");
+    failed(
+      await run(
+        "async () => { for (let i = 0; i < 100; i++) setInterval(() => {}, 0); await new Promise(() => {}); }",
+        { timeoutMs: 500 },
+      ),
+      "TIMEOUT",
+    );
   });
 
   it("R-SB-3: a host that never answers is a TIMEOUT", async () => {
-    failed(await run("async () => github.get({})", { timeoutMs: 500, answer: () => new Promise<HostReply>(() => {}) }), "TIMEOUT");
+    failed(
+      await run("async () => github.get({})", { timeoutMs: 500, answer: () => new Promise<HostReply>(() => {}) }),
+      "TIMEOUT",
+    );
   });
 
   it("R-SB-3: a memory bomb is a MEMORY_LIMIT", async () => {
-    failed(await run("async () => { const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length)); }", { memoryMb: 32, timeoutMs: 5_000 }), "MEMORY_LIMIT");
+    failed(
+      await run("async () => { const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length)); }", {
+        memoryMb: 32,
+        timeoutMs: 5_000,
+      }),
+      "MEMORY_LIMIT",
+    );
   });
 
   it("R-SB-3: a memory bomb after an await is a MEMORY_LIMIT", async () => {
-    failed(await run("async () => { await github.get({}); const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length)); }", { memoryMb: 32, timeoutMs: 5_000 }), "MEMORY_LIMIT");
+    failed(
+      await run(
+        "async () => { await github.get({}); const keep = []; for (;;) keep.push(new Array(100000).fill(keep.length)); }",
+        { memoryMb: 32, timeoutMs: 5_000 },
+      ),
+      "MEMORY_LIMIT",
+    );
   });
 
   it("R-SB-3: a memory bomb inside a timer callback is a MEMORY_LIMIT", async () => {
     failed(
-      await run("async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill(1)); }, 1); await new Promise(() => {}); }", { memoryMb: 32, timeoutMs: 5_000 }),
+      await run(
+        "async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill(1)); }, 1); await new Promise(() => {}); }",
+        { memoryMb: 32, timeoutMs: 5_000 },
+      ),
       "MEMORY_LIMIT",
     );
   });
@@ -855,7 +1044,9 @@ describe("limits (R-SB-3)", () => {
   });
 
   it("R-SB-3: Atomics.wait on a SharedArrayBuffer ends", async () => {
-    const outcome = await run("async () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)", { timeoutMs: 500 });
+    const outcome = await run("async () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)", {
+      timeoutMs: 500,
+    });
     expect(outcome.result.status).toBe("failed");
     if (outcome.result.status === "failed") expect(["TIMEOUT", "SANDBOX_ERROR"]).toContain(outcome.result.code);
   });
@@ -863,7 +1054,13 @@ describe("limits (R-SB-3)", () => {
 
 describe("memory the heap limit does not count (issue 17.2)", () => {
   it("R-SB-3: a growable SharedArrayBuffer is refused inside the sandbox", async () => {
-    const error = failed(await run("async () => { const b = new SharedArrayBuffer(16, { maxByteLength: 2 ** 30 }); b.grow(2 ** 25); return b.byteLength; }", { memoryMb: 16 }), "SANDBOX_ERROR");
+    const error = failed(
+      await run(
+        "async () => { const b = new SharedArrayBuffer(16, { maxByteLength: 2 ** 30 }); b.grow(2 ** 25); return b.byteLength; }",
+        { memoryMb: 16 },
+      ),
+      "SANDBOX_ERROR",
+    );
     expect(error).toContain("RangeError: SharedArrayBuffer with maxByteLength is not available in the sandbox");
   });
 
@@ -879,7 +1076,14 @@ describe("memory the heap limit does not count (issue 17.2)", () => {
       ];
       return tries.map((attempt) => { try { return attempt().resizable; } catch (error) { return error.name; } });
     }`);
-    expect(returned(outcome)).toEqual(["RangeError", "RangeError", "RangeError", "RangeError", "RangeError", "RangeError"]);
+    expect(returned(outcome)).toEqual([
+      "RangeError",
+      "RangeError",
+      "RangeError",
+      "RangeError",
+      "RangeError",
+      "RangeError",
+    ]);
   });
 
   it("R-SB-3: Intl is guarded on its first read, however the program poisoned prototypes before", async () => {
@@ -920,9 +1124,12 @@ describe("memory the heap limit does not count (issue 17.2)", () => {
   });
 
   it("R-SB-3: more than 1,000 Intl objects in a pass fail inside the sandbox", async () => {
-    const outcome = await run("async () => { const kept = []; try { for (;;) kept.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' })); } catch (error) { return [kept.length, error.name]; } }", {
-      memoryMb: 32,
-    });
+    const outcome = await run(
+      "async () => { const kept = []; try { for (;;) kept.push(new Intl.DateTimeFormat('en', { timeZone: 'UTC' })); } catch (error) { return [kept.length, error.name]; } }",
+      {
+        memoryMb: 32,
+      },
+    );
     expect(returned(outcome)).toEqual([1_000, "RangeError"]);
   });
 });
@@ -931,16 +1138,23 @@ describe("unhandled rejections stay in the sandbox", () => {
   // isolated-vm fails the task in which a rejection goes unhandled: the first run of the program
   // fails the pass, a later one (code running on a host reply or timer) is dropped.
   it("R-SB-3: an unhandled rejection before the first await fails the pass with SANDBOX_ERROR", async () => {
-    expect(failed(await run("async () => { Promise.reject(new Error('nobody listens')); return 1; }"), "SANDBOX_ERROR")).toContain("nobody listens");
+    expect(
+      failed(await run("async () => { Promise.reject(new Error('nobody listens')); return 1; }"), "SANDBOX_ERROR"),
+    ).toContain("nobody listens");
   });
 
   it("R-SB-3: an unhandled rejection after an await does not reach the host process", async () => {
-    const outcome = await run("async () => { await github.get({}); Promise.reject(new Error('later')); await new Promise((r) => setTimeout(r, 10)); return 1; }");
+    const outcome = await run(
+      "async () => { await github.get({}); Promise.reject(new Error('later')); await new Promise((r) => setTimeout(r, 10)); return 1; }",
+    );
     expect(outcome.result).toMatchObject({ status: "returned", value: "1" });
   });
 
   it("R-SB-3: a rejected connector call left unawaited does not reach the host process", async () => {
-    const outcome = await run("async () => { github.get({}); await new Promise((r) => setTimeout(r, 20)); return 'done'; }", { answer: () => ({ kind: "error", message: "rejected later" }) });
+    const outcome = await run(
+      "async () => { github.get({}); await new Promise((r) => setTimeout(r, 20)); return 'done'; }",
+      { answer: () => ({ kind: "error", message: "rejected later" }) },
+    );
     expect(outcome.result).toMatchObject({ status: "returned", value: '"done"' });
   });
 
@@ -952,7 +1166,12 @@ describe("unhandled rejections stay in the sandbox", () => {
   });
 
   it("R-SB-3: thrown non-errors (symbol, null, a Proxy) are a SANDBOX_ERROR", async () => {
-    for (const thrown of ["Symbol('s')", "null", "new Proxy({}, { getPrototypeOf() { throw 1; }, get() { throw 2; } })", "Object.create(Error.prototype, { message: { get() { throw 3; } } })"]) {
+    for (const thrown of [
+      "Symbol('s')",
+      "null",
+      "new Proxy({}, { getPrototypeOf() { throw 1; }, get() { throw 2; } })",
+      "Object.create(Error.prototype, { message: { get() { throw 3; } } })",
+    ]) {
       failed(await run(`async () => { throw ${thrown}; }`), "SANDBOX_ERROR");
     }
   });
@@ -960,7 +1179,9 @@ describe("unhandled rejections stay in the sandbox", () => {
 
 describe("nothing runs after the pass", () => {
   it("R-SB-1: a setTimeout set to fire after the program returns never reaches the host", async () => {
-    const outcome = await run("async () => { setTimeout(() => github.create_issue({ late: true }), 30); return 'returned'; }");
+    const outcome = await run(
+      "async () => { setTimeout(() => github.create_issue({ late: true }), 30); return 'returned'; }",
+    );
     expect(returned(outcome)).toBe("returned");
     await sleep(150);
     expect(outcome.requests).toEqual([]);
@@ -968,7 +1189,9 @@ describe("nothing runs after the pass", () => {
   });
 
   it("R-SB-1: a setInterval calling a connector stops with the pass", async () => {
-    const outcome = await run("async () => { setInterval(() => github.get({ tick: true }), 5); await new Promise((r) => setTimeout(r, 30)); return 'returned'; }");
+    const outcome = await run(
+      "async () => { setInterval(() => github.get({ tick: true }), 5); await new Promise((r) => setTimeout(r, 30)); return 'returned'; }",
+    );
     expect(returned(outcome)).toBe("returned");
     const during = outcome.requests.length;
     await sleep(150);
@@ -977,22 +1200,35 @@ describe("nothing runs after the pass", () => {
   });
 
   it("R-RP-7: a continuation of an unawaited call cannot start a call after the pass", async () => {
-    const outcome = await run("async () => { github.get({ first: true }).then(() => github.create_issue({ second: true })); return 'returned'; }", {
-      answer: async (request) => {
-        await sleep(30);
-        return echo(request);
+    const outcome = await run(
+      "async () => { github.get({ first: true }).then(() => github.create_issue({ second: true })); return 'returned'; }",
+      {
+        answer: async (request) => {
+          await sleep(30);
+          return echo(request);
+        },
       },
-    });
+    );
     expect(returned(outcome)).toBe("returned");
     await sleep(150);
     expect(outcome.lateRequests()).toBe(0);
-    expect(outcome.requests[0]).toEqual({ type: "call", seq: 0, connector: "github", method: "get", args: '{"first":true}' });
+    expect(outcome.requests[0]).toEqual({
+      type: "call",
+      seq: 0,
+      connector: "github",
+      method: "get",
+      args: '{"first":true}',
+    });
   });
 
   it("R-RP-6: after a halt, timers and continuations of the program reach the host no more", async () => {
-    const outcome = await run("async () => { setInterval(() => github.get({ tick: true }).catch(() => {}), 2); await github.create_issue({ needs: 'approval' }); return 'not reached'; }", {
-      answer: (request) => (request.type === "call" && request.method === "create_issue" ? { kind: "halt" } : echo(request)),
-    });
+    const outcome = await run(
+      "async () => { setInterval(() => github.get({ tick: true }).catch(() => {}), 2); await github.create_issue({ needs: 'approval' }); return 'not reached'; }",
+      {
+        answer: (request) =>
+          request.type === "call" && request.method === "create_issue" ? { kind: "halt" } : echo(request),
+      },
+    );
     expect(outcome.result.status).toBe("halted");
     const during = outcome.requests.length;
     await sleep(100);
@@ -1014,7 +1250,9 @@ describe("the program cannot leave its function (R-SB-2)", () => {
   });
 
   it("R-SB-2: calling the start hook again or replacing it changes nothing", async () => {
-    const outcome = await run("async () => { const before = typeof __codemode_start; globalThis.__codemode_start = () => 'forged'; return before; }");
+    const outcome = await run(
+      "async () => { const before = typeof __codemode_start; globalThis.__codemode_start = () => 'forged'; return before; }",
+    );
     expect(outcome.result).toMatchObject({ status: "returned", value: '"undefined"' });
   });
 });

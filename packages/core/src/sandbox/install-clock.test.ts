@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installClock } from "./install-clock.js";
 
@@ -35,8 +35,16 @@ describe("installClock (R-SB-6)", () => {
     expect(read("new Date('2020-05-06T07:08:09Z').getTime()")).toBe(Date.UTC(2020, 4, 6, 7, 8, 9));
     expect(read("Date.parse('2020-01-01T00:00:00Z')")).toBe(Date.UTC(2020, 0, 1));
     expect(read("Date.UTC(2020, 0, 1)")).toBe(Date.UTC(2020, 0, 1));
-    expect(read("[new Date() instanceof Date, Date.prototype.constructor === Date, Date.name]")).toEqual([true, true, "Date"]);
-    expect(read("class Later extends Date {}; [new Later().getTime(), new Later(5).getTime(), new Later() instanceof Later]")).toEqual([START, 5, true]);
+    expect(read("[new Date() instanceof Date, Date.prototype.constructor === Date, Date.name]")).toEqual([
+      true,
+      true,
+      "Date",
+    ]);
+    expect(
+      read(
+        "class Later extends Date {}; [new Later().getTime(), new Later(5).getTime(), new Later() instanceof Later]",
+      ),
+    ).toEqual([START, 5, true]);
   });
 
   it("Date.now can be replaced by the program, but Date.prototype cannot be swapped", () => {

@@ -30,7 +30,8 @@ export function installClock(global: Record<string, unknown>, clockMs: number): 
   function parse(this: unknown, text: unknown): number {
     const string = StringCtor(text);
     const time = OriginalParse(string);
-    if (time !== time || ReflectApply(RegExpTest, ZONE, [string]) || ReflectApply(RegExpTest, ISO_DATE_ONLY, [string])) return time;
+    if (time !== time || ReflectApply(RegExpTest, ZONE, [string]) || ReflectApply(RegExpTest, ISO_DATE_ONLY, [string]))
+      return time;
     return time - (ReflectApply(GetTimezoneOffset, new OriginalDate(time), []) as number) * 60_000;
   }
 
@@ -53,6 +54,10 @@ export function installClock(global: Record<string, unknown>, clockMs: number): 
   ObjectDefineProperty(StableDate, "parse", { value: parse, writable: true, configurable: true });
   ObjectDefineProperty(StableDate, "UTC", { value: OriginalDate.UTC, writable: true, configurable: true });
   ObjectDefineProperty(StableDate, "length", { value: 7, configurable: true });
-  ObjectDefineProperty(OriginalDate.prototype, "constructor", { value: StableDate, writable: true, configurable: true });
+  ObjectDefineProperty(OriginalDate.prototype, "constructor", {
+    value: StableDate,
+    writable: true,
+    configurable: true,
+  });
   global.Date = StableDate;
 }

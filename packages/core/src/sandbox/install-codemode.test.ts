@@ -1,8 +1,8 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installCodemode, installFetch } from "./install-codemode.js";
-import { createFormatter } from "./install-console.js";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
+import { createFormatter } from "./install-console.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
 import { loadValueCodec } from "./value-codec.js";
 
@@ -12,7 +12,9 @@ type Request = Record<string, unknown> & { id: number };
  * A fresh realm with connectors, `codemode` and `fetch` installed from their source text over the
  * real sandbox bridge. The host answers each request with `answer(request)` (wire text).
  */
-function codemodeWith(options: { replay?: SandboxReplayEntry[]; services?: string[]; answer?: (request: Request) => string } = {}) {
+function codemodeWith(
+  options: { replay?: SandboxReplayEntry[]; services?: string[]; answer?: (request: Request) => string } = {},
+) {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
   const global = runInContext("globalThis", context) as Record<string, unknown>;
@@ -31,15 +33,28 @@ function codemodeWith(options: { replay?: SandboxReplayEntry[]; services?: strin
     1_000_000,
   );
   const seqs = load(installConnectors)(global, { github: ["get"] }, options.replay ?? [], codec, bridge);
-  const service = load(installCodemode)(global, options.services ?? ["search", "describe"], codec, bridge, seqs, formatter.describeThrown);
+  const service = load(installCodemode)(
+    global,
+    options.services ?? ["search", "describe"],
+    codec,
+    bridge,
+    seqs,
+    formatter.describeThrown,
+  );
   load(installFetch)(global, service, seqs, bridge.plain);
-  return { submitted, seqs, run: (program: string): Promise<unknown> => runInContext(`(async () => { ${program} })()`, context) };
+  return {
+    submitted,
+    seqs,
+    run: (program: string): Promise<unknown> => runInContext(`(async () => { ${program} })()`, context),
+  };
 }
 
 describe("codemode.step", () => {
   it("a new step runs fn here and records its value with the seq after the calls fn made", async () => {
     const { run, submitted } = codemodeWith();
-    const value = await run("return codemode.step('load', async () => { await github.get({ id: 1 }); return { total: 2n }; })");
+    const value = await run(
+      "return codemode.step('load', async () => { await github.get({ id: 1 }); return { total: 2n }; })",
+    );
     expect(value).toEqual({ total: 2n });
     expect(submitted.map(({ id: _id, ...request }) => request)).toEqual([
       { type: "call", seq: 1, connector: "github", method: "get", args: '{"id":1}' },
@@ -49,28 +64,40 @@ describe("codemode.step", () => {
 
   it("the first pass sees what replays will see: the recorded form of the value", async () => {
     const { run } = codemodeWith();
-    expect(await run("const at = await codemode.step('now', () => ({ when: undefined, list: [undefined] })); return at")).toEqual({ list: [null] });
+    expect(
+      await run("const at = await codemode.step('now', () => ({ when: undefined, list: [undefined] })); return at"),
+    ).toEqual({ list: [null] });
   });
 
   it("a recorded step is not run again: its value replays and later calls keep their seqs", async () => {
-    const replay: SandboxReplayEntry[] = [{ kind: "step", seq: 0, name: "load", seqAfter: 3, outcome: "value", text: '{"v":1}' }];
+    const replay: SandboxReplayEntry[] = [
+      { kind: "step", seq: 0, name: "load", seqAfter: 3, outcome: "value", text: '{"v":1}' },
+    ];
     const { run, submitted } = codemodeWith({ replay });
-    const value = await run("let ran = false; const v = await codemode.step('load', () => { ran = true; }); await github.get({}); return [v, ran]");
+    const value = await run(
+      "let ran = false; const v = await codemode.step('load', () => { ran = true; }); await github.get({}); return [v, ran]",
+    );
     expect(value).toEqual([{ v: 1 }, false]);
     expect(submitted).toMatchObject([{ type: "call", seq: 3 }]);
   });
 
   it("a step whose fn throws records the message and throws it again; a recorded error replays", async () => {
     const first = codemodeWith();
-    await expect(first.run("return codemode.step('load', () => { throw new RangeError('too far') })")).rejects.toThrow("RangeError: too far");
+    await expect(first.run("return codemode.step('load', () => { throw new RangeError('too far') })")).rejects.toThrow(
+      "RangeError: too far",
+    );
     expect(first.submitted).toMatchObject([{ type: "step", seq: 0, seqAfter: 1, error: "RangeError: too far" }]);
-    const replayed = codemodeWith({ replay: [{ kind: "step", seq: 0, name: "load", seqAfter: 1, outcome: "error", text: "RangeError: too far" }] });
+    const replayed = codemodeWith({
+      replay: [{ kind: "step", seq: 0, name: "load", seqAfter: 1, outcome: "error", text: "RangeError: too far" }],
+    });
     await expect(replayed.run("return codemode.step('load', () => 1)")).rejects.toThrow("RangeError: too far");
     expect(replayed.submitted).toEqual([]);
   });
 
   it("a step under another name at that seq runs as new", async () => {
-    const { run, submitted } = codemodeWith({ replay: [{ kind: "step", seq: 0, name: "other", seqAfter: 1, outcome: "value", text: "1" }] });
+    const { run, submitted } = codemodeWith({
+      replay: [{ kind: "step", seq: 0, name: "other", seqAfter: 1, outcome: "value", text: "1" }],
+    });
     expect(await run("return codemode.step('load', () => 2)")).toBe(2);
     expect(submitted).toMatchObject([{ type: "step", seq: 0, name: "load", value: "2" }]);
   });
@@ -79,7 +106,10 @@ describe("codemode.step", () => {
 describe("codemode services", () => {
   it("discovery services take no seq; several arguments are sent as an array", async () => {
     const { run, submitted, seqs } = codemodeWith({ answer: () => '["hit"]' });
-    expect(await run("return [await codemode.search('issues'), await codemode.describe('github', 'get')]")).toEqual([["hit"], ["hit"]]);
+    expect(await run("return [await codemode.search('issues'), await codemode.describe('github', 'get')]")).toEqual([
+      ["hit"],
+      ["hit"],
+    ]);
     expect(submitted.map(({ id: _id, ...request }) => request)).toEqual([
       { type: "service", name: "search", args: '"issues"' },
       { type: "service", name: "describe", args: '["github","get"]' },
@@ -92,10 +122,15 @@ describe("codemode services", () => {
       services: ["run"],
       answer: (request) => {
         if (request.type === "call") return "";
-        return request.args === '"double"' ? '{"body":"return (await github.get({ n: input })) ?? input * 2"}' : '{"error":"no such snippet"}';
+        return request.args === '"double"'
+          ? '{"body":"return (await github.get({ n: input })) ?? input * 2"}'
+          : '{"error":"no such snippet"}';
       },
     });
-    expect(await run("return [await codemode.run('double', 21), await codemode.run('missing')]")).toEqual([42, { error: "no such snippet" }]);
+    expect(await run("return [await codemode.run('double', 21), await codemode.run('missing')]")).toEqual([
+      42,
+      { error: "no such snippet" },
+    ]);
     // The snippet's call joined this execution's numbering.
     expect(submitted.filter((request) => request.type === "call")).toMatchObject([{ seq: 0, args: '{"n":21}' }]);
   });
@@ -109,12 +144,20 @@ describe("codemode services", () => {
 describe("fetch (R-SB-5)", () => {
   it("takes a seq like a step and gives a Response-like object over the recorded response", async () => {
     const { run, submitted } = codemodeWith({
-      answer: () => '{"url":"https://x.test/a","status":201,"statusText":"Created","headers":{"content-type":"application/json"},"body":"{\\"ok\\":1}"}',
+      answer: () =>
+        '{"url":"https://x.test/a","status":201,"statusText":"Created","headers":{"content-type":"application/json"},"body":"{\\"ok\\":1}"}',
     });
     const value = await run(
       "const response = await fetch('https://x.test/a', { method: 'post', body: 'x' }); return [response.status, response.ok, response.headers.get('Content-Type'), response.headers.has('x'), await response.json()]",
     );
     expect(value).toEqual([201, true, "application/json", false, { ok: 1 }]);
-    expect(submitted).toMatchObject([{ type: "service", name: "fetch", seq: 0, args: '{"input":"https://x.test/a","init":{"method":"post","headers":{},"body":"x"}}' }]);
+    expect(submitted).toMatchObject([
+      {
+        type: "service",
+        name: "fetch",
+        seq: 0,
+        args: '{"input":"https://x.test/a","init":{"method":"post","headers":{},"body":"x"}}',
+      },
+    ]);
   });
 });

@@ -35,7 +35,8 @@ export function installCodemode(
   const decodeText = bridge.decodeText;
 
   async function step(name: unknown, fn: unknown): Promise<unknown> {
-    if (typeof name !== "string" || name === "") throw new TypeErrorCtor("codemode.step(name, fn): name must be a non-empty string");
+    if (typeof name !== "string" || name === "")
+      throw new TypeErrorCtor("codemode.step(name, fn): name must be a non-empty string");
     if (typeof fn !== "function") throw new TypeErrorCtor("codemode.step(name, fn): fn must be a function");
     const seq = seqs.take();
     // A name is kept as the step's identity: it must fit like a value, and is never copied if not.
@@ -56,7 +57,11 @@ export function installCodemode(
       } catch (error) {
         return bridge.invalid(seq, error);
       }
-      const oversized = bridge.tooLarge(seq, name.length <= 200 ? `the result of codemode.step("${name}")` : "the result of a codemode.step", valueText);
+      const oversized = bridge.tooLarge(
+        seq,
+        name.length <= 200 ? `the result of codemode.step("${name}")` : "the result of a codemode.step",
+        valueText,
+      );
       if (oversized) return oversized;
     } catch (error) {
       errorMessage = describeThrown(error);
@@ -81,7 +86,11 @@ export function installCodemode(
       const oversized = bridge.tooLarge(seq, `the request of ${name}`, argsText);
       if (oversized) return oversized;
     } else if (argsText.length > bridge.maxValueChars) {
-      return PromiseReject(new RangeErrorCtor(`codemode.${name}: the input is ${argsText.length} characters once serialized, over the ${bridge.maxValueChars} limit`));
+      return PromiseReject(
+        new RangeErrorCtor(
+          `codemode.${name}: the input is ${argsText.length} characters once serialized, over the ${bridge.maxValueChars} limit`,
+        ),
+      );
     }
     const request: Record<string, unknown> = plain({ type: "service", name, args: argsText });
     if (seq !== undefined) request.seq = seq;
@@ -102,14 +111,25 @@ export function installCodemode(
   if (codemode.run) {
     // R-SN-2: the host answers with the snippet's body (or { error }); it runs here, in this
     // pass, so its calls take the next seqs and join this execution's log.
-    const AsyncFunctionCtor = ObjectGetPrototypeOf(async function () {}).constructor as new (parameter: string, body: string) => (input: unknown) => Promise<unknown>;
+    const AsyncFunctionCtor = ObjectGetPrototypeOf(async function () {}).constructor as new (
+      parameter: string,
+      body: string,
+    ) => (input: unknown) => Promise<unknown>;
     codemode.run = async function run(name: unknown, input?: unknown): Promise<unknown> {
       const answer = (await service("run", name)) as { body?: unknown; error?: unknown } | undefined;
-      if (!answer || typeof answer.body !== "string") return { error: typeof answer?.error === "string" ? answer.error : `snippet ${StringCtor(name)} could not be run` };
+      if (!answer || typeof answer.body !== "string")
+        return {
+          error: typeof answer?.error === "string" ? answer.error : `snippet ${StringCtor(name)} could not be run`,
+        };
       return new AsyncFunctionCtor("input", `\n${answer.body}\n`)(input);
     };
   }
-  ObjectDefineProperty(global, "codemode", { value: ObjectFreeze(codemode), enumerable: true, configurable: false, writable: false });
+  ObjectDefineProperty(global, "codemode", {
+    value: ObjectFreeze(codemode),
+    enumerable: true,
+    configurable: false,
+    writable: false,
+  });
   return service;
 }
 
@@ -118,7 +138,12 @@ export function installCodemode(
  * records the response like a step, under the seq taken here; replays get the record. The
  * response is a frozen, Response-like object whose body is already text.
  */
-export function installFetch(global: Record<string, unknown>, service: ServiceCall, seqs: SeqCounter, plain: (fields: Record<string, unknown>) => Record<string, unknown>): void {
+export function installFetch(
+  global: Record<string, unknown>,
+  service: ServiceCall,
+  seqs: SeqCounter,
+  plain: (fields: Record<string, unknown>) => Record<string, unknown>,
+): void {
   "use strict";
   const ObjectFreeze = Object.freeze;
   const ObjectDefineProperty = Object.defineProperty;
@@ -138,7 +163,13 @@ export function installFetch(global: Record<string, unknown>, service: ServiceCa
           body: options.body === undefined || options.body === null ? null : options.body,
         }),
       });
-      const response = (await service("fetch", request, seq)) as { url: string; status: number; statusText: string; headers: Record<string, string>; body: string };
+      const response = (await service("fetch", request, seq)) as {
+        url: string;
+        status: number;
+        statusText: string;
+        headers: Record<string, string>;
+        body: string;
+      };
       const headers = response.headers;
       return ObjectFreeze({
         url: response.url,

@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
@@ -22,7 +22,13 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
     (_error, fallback) => fallback,
     1_000_000,
   );
-  const seqs = load(installConnectors)(global, { github: ["get", "create_issue"], slack: ["post"] }, replay, codec, bridge);
+  const seqs = load(installConnectors)(
+    global,
+    { github: ["get", "create_issue"], slack: ["post"] },
+    replay,
+    codec,
+    bridge,
+  );
   return {
     github: global.github as Record<string, Method>,
     slack: global.slack as Record<string, Method>,
@@ -97,7 +103,9 @@ describe("installConnectors: seqs (R-RP-1)", () => {
 
   it("R-SB-1: connector globals are frozen, enumerable, and cannot be replaced by the program", () => {
     const { read } = connectorsWith();
-    expect(read("[Object.isFrozen(github), Object.keys(globalThis), Object.getPrototypeOf(github), github.get.name]")).toEqual([true, ["github", "slack"], null, "get"]);
+    expect(
+      read("[Object.isFrozen(github), Object.keys(globalThis), Object.getPrototypeOf(github), github.get.name]"),
+    ).toEqual([true, ["github", "slack"], null, "get"]);
     expect(read("'use strict'; try { github = {}; 'replaced' } catch { 'kept' }")).toBe("kept");
   });
 });
@@ -132,7 +140,10 @@ describe("installConnectors: the preloaded replay table (R-ST-2)", () => {
   });
 
   it("another connector, method or arguments at that seq goes to the host, which decides (divergence)", () => {
-    for (const call of [(github: Record<string, Method>) => github.create_issue!({ id: 1 }), (github: Record<string, Method>) => github.get!({ id: 2 })]) {
+    for (const call of [
+      (github: Record<string, Method>) => github.create_issue!({ id: 1 }),
+      (github: Record<string, Method>) => github.get!({ id: 2 }),
+    ]) {
       const { github, submitted } = connectorsWith([recordedGet()]);
       void call(github);
       expect(submitted).toMatchObject([{ type: "call", seq: 0 }]);
@@ -143,7 +154,9 @@ describe("installConnectors: the preloaded replay table (R-ST-2)", () => {
   });
 
   it("a step recorded at that seq is not a call's answer", () => {
-    const { github, submitted } = connectorsWith([{ kind: "step", seq: 0, name: "get", seqAfter: 1, outcome: "value", text: "1" }]);
+    const { github, submitted } = connectorsWith([
+      { kind: "step", seq: 0, name: "get", seqAfter: 1, outcome: "value", text: "1" },
+    ]);
     void github.get!({ id: 1 });
     expect(submitted).toMatchObject([{ type: "call", seq: 0 }]);
   });

@@ -34,7 +34,13 @@ export interface SeqCounter {
  * trip, R-ST-2) or send the call to the host, which decides everything else, divergence included.
  * A program that tampers with what is preloaded can only fool itself: effects happen on the host.
  */
-export function installConnectors(global: Record<string, unknown>, connectors: Record<string, string[]>, replayEntries: SandboxReplayEntry[], codec: ValueCodec, bridge: SandboxBridge): SeqCounter {
+export function installConnectors(
+  global: Record<string, unknown>,
+  connectors: Record<string, string[]>,
+  replayEntries: SandboxReplayEntry[],
+  codec: ValueCodec,
+  bridge: SandboxBridge,
+): SeqCounter {
   "use strict";
   const ReflectApply = Reflect.apply;
   const ObjectFreeze = Object.freeze;
@@ -79,7 +85,8 @@ export function installConnectors(global: Record<string, unknown>, connectors: R
       if (!matches) {
         try {
           const canonicalArgs = argsText === "" ? "" : codec.canonical(argsText);
-          const recorded = entry.canonicalArgs ?? (entry.args === undefined || entry.args === "" ? "" : codec.canonical(entry.args));
+          const recorded =
+            entry.canonicalArgs ?? (entry.args === undefined || entry.args === "" ? "" : codec.canonical(entry.args));
           matches = canonicalArgs === recorded;
         } catch (error) {
           return invalid(seq, error);
@@ -110,7 +117,12 @@ export function installConnectors(global: Record<string, unknown>, connectors: R
         },
       }[method];
     }
-    ObjectDefineProperty(global, connector, { value: ObjectFreeze(methods), enumerable: true, configurable: false, writable: false });
+    ObjectDefineProperty(global, connector, {
+      value: ObjectFreeze(methods),
+      enumerable: true,
+      configurable: false,
+      writable: false,
+    });
   }
 
   return {

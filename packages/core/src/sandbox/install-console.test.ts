@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createFormatter, installConsole } from "./install-console.js";
 import { loadValueCodec } from "./value-codec.js";
@@ -7,24 +7,37 @@ import { loadValueCodec } from "./value-codec.js";
 function consoleInFreshRealm() {
   const context: Context = createContext();
   const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const formatter = load(createFormatter)(loadValueCodec(load), { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
-  const lines: Array<[string, string]> = [];
-  load(installConsole)(runInContext("globalThis", context) as Record<string, unknown>, formatter.formatValue, (level, text) => lines.push([level, text]), {
-    maxLogLines: 1_000,
-    maxLogLineChars: 10_000,
-    maxLogChars: 1_000_000,
+  const formatter = load(createFormatter)(loadValueCodec(load), {
+    maxMessageChars: 10_000,
     maxReadChars: 16 * 1024 * 1024,
   });
+  const lines: Array<[string, string]> = [];
+  load(installConsole)(
+    runInContext("globalThis", context) as Record<string, unknown>,
+    formatter.formatValue,
+    (level, text) => lines.push([level, text]),
+    {
+      maxLogLines: 1_000,
+      maxLogLineChars: 10_000,
+      maxLogChars: 1_000_000,
+      maxReadChars: 16 * 1024 * 1024,
+    },
+  );
   return { formatter, lines, read: (expression: string): unknown => runInContext(expression, context) };
 }
 
 describe("installConsole", () => {
   it("each console call is one line: strings as they are, data as wire text, the level kept", () => {
     const { lines, read } = consoleInFreshRealm();
-    read("console.log('count', 3, { tags: ['a'], big: 2n }, undefined, null, Symbol('s'), function named() {}, () => 1, new Uint8Array([1]))");
+    read(
+      "console.log('count', 3, { tags: ['a'], big: 2n }, undefined, null, Symbol('s'), function named() {}, () => 1, new Uint8Array([1]))",
+    );
     read("console.warn('careful'); console.error('broken'); console.info('fyi'); console.debug('detail')");
     expect(lines).toEqual([
-      ["log", 'count 3 {"tags":["a"],"big":{"$cm":"bigint","v":"2"}} undefined null Symbol(s) [Function named] [Function anonymous] {"$cm":"bytes","v":"AQ=="}'],
+      [
+        "log",
+        'count 3 {"tags":["a"],"big":{"$cm":"bigint","v":"2"}} undefined null Symbol(s) [Function named] [Function anonymous] {"$cm":"bytes","v":"AQ=="}',
+      ],
       ["warn", "careful"],
       ["error", "broken"],
       ["info", "fyi"],
@@ -43,7 +56,9 @@ describe("installConsole", () => {
 
   it("console is frozen and not enumerable", () => {
     const { read } = consoleInFreshRealm();
-    expect(read("[Object.isFrozen(console), Object.keys(globalThis).includes('console'), Object.keys(console)]")).toEqual([true, false, ["log", "info", "debug", "warn", "error"]]);
+    expect(
+      read("[Object.isFrozen(console), Object.keys(globalThis).includes('console'), Object.keys(console)]"),
+    ).toEqual([true, false, ["log", "info", "debug", "warn", "error"]]);
   });
 });
 
@@ -53,7 +68,9 @@ describe("createFormatter", () => {
     expect(formatter.describeThrown(read("new TypeError('bad input')"))).toBe("TypeError: bad input");
     expect(formatter.describeThrown(read("({ code: 7 })"))).toBe('Uncaught {"code":7}');
     expect(formatter.describeThrown("plain")).toBe("Uncaught plain");
-    const hostile = read("const error = new Error('x'); Object.defineProperty(error, 'message', { get() { throw 1 } }); error");
+    const hostile = read(
+      "const error = new Error('x'); Object.defineProperty(error, 'message', { get() { throw 1 } }); error",
+    );
     expect(formatter.describeThrown(hostile)).toBe("Uncaught exception (it could not be described)");
     expect(formatter.messageOf(hostile, "fallback")).toBe("fallback");
     expect(formatter.messageOf(read("new RangeError('far')"), "fallback")).toBe("far");

@@ -53,7 +53,8 @@ export function createFormatter(codec: ValueCodec, limits: FormatterLimits): San
 
   function describeThrown(error: unknown): string {
     try {
-      if (error instanceof ErrorCtor) return `${clip(StringCtor(error.name), 200)}: ${clip(StringCtor(error.message), maxMessageChars)}`;
+      if (error instanceof ErrorCtor)
+        return `${clip(StringCtor(error.name), 200)}: ${clip(StringCtor(error.message), maxMessageChars)}`;
       return `Uncaught ${clip(formatValue(error), maxMessageChars)}`;
     } catch {
       return "Uncaught exception (it could not be described)";
@@ -94,7 +95,12 @@ export interface ConsoleLimits {
  * to `maxLogLineChars` here, and once a pass has sent more than `maxLogLines` lines or
  * `maxLogChars` characters nothing more is sent: the host keeps no more and notes the cut.
  */
-export function installConsole(global: Record<string, unknown>, formatValue: (value: unknown) => string, log: (level: string, text: string) => void, limits: ConsoleLimits): void {
+export function installConsole(
+  global: Record<string, unknown>,
+  formatValue: (value: unknown) => string,
+  log: (level: string, text: string) => void,
+  limits: ConsoleLimits,
+): void {
   "use strict";
   const ObjectFreeze = Object.freeze;
   const ObjectCreate = Object.create;
@@ -142,5 +148,10 @@ export function installConsole(global: Record<string, unknown>, formatValue: (va
   consoleObject.debug = makeLogger("debug");
   consoleObject.warn = makeLogger("warn");
   consoleObject.error = makeLogger("error");
-  ObjectDefineProperty(global, "console", { value: ObjectFreeze(consoleObject), enumerable: false, configurable: true, writable: true });
+  ObjectDefineProperty(global, "console", {
+    value: ObjectFreeze(consoleObject),
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
 }

@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installMemoryGuards } from "./install-memory-guards.js";
 
@@ -10,13 +10,18 @@ function guardedRealm(maxIntlObjects = 1_000): (expression: string) => unknown {
   return (expression) => runInContext(expression, context);
 }
 
-const attempt = (expression: string) => `(() => { try { return ${expression}; } catch (error) { return error.name + ': ' + error.message; } })()`;
+const attempt = (expression: string) =>
+  `(() => { try { return ${expression}; } catch (error) { return error.name + ': ' + error.message; } })()`;
 
 describe("installMemoryGuards (issue 17.2)", () => {
   it("refuses resizable ArrayBuffers and growable SharedArrayBuffers, whose memory the heap limit does not count", () => {
     const read = guardedRealm();
-    expect(read(attempt("new ArrayBuffer(8, { maxByteLength: 2 ** 30 })"))).toMatch(/^RangeError: ArrayBuffer with maxByteLength is not available/);
-    expect(read(attempt("new SharedArrayBuffer(8, { maxByteLength: 2 ** 30 })"))).toMatch(/^RangeError: SharedArrayBuffer with maxByteLength is not available/);
+    expect(read(attempt("new ArrayBuffer(8, { maxByteLength: 2 ** 30 })"))).toMatch(
+      /^RangeError: ArrayBuffer with maxByteLength is not available/,
+    );
+    expect(read(attempt("new SharedArrayBuffer(8, { maxByteLength: 2 ** 30 })"))).toMatch(
+      /^RangeError: SharedArrayBuffer with maxByteLength is not available/,
+    );
     expect(read("[new ArrayBuffer(8).resizable, new SharedArrayBuffer(8).growable]")).toEqual([false, false]);
   });
 
@@ -42,15 +47,25 @@ describe("installMemoryGuards (issue 17.2)", () => {
 
   it("converts the length before the original constructor runs, once", () => {
     const read = guardedRealm();
-    expect(read("let reads = 0; [new ArrayBuffer({ valueOf() { reads++; return 5; } }).byteLength, reads]")).toEqual([5, 1]);
+    expect(read("let reads = 0; [new ArrayBuffer({ valueOf() { reads++; return 5; } }).byteLength, reads]")).toEqual([
+      5, 1,
+    ]);
   });
 
   it("a pass may create at most maxIntlObjects Intl objects; formatting without keeping one is not counted", () => {
     const read = guardedRealm(10);
-    expect(read("const kept = []; for (let i = 0; i < 10; i++) kept.push(new Intl.NumberFormat('en')); kept.length")).toBe(10);
-    expect(read(attempt("new Intl.DateTimeFormat('en')"))).toMatch(/^RangeError: a pass may create at most 10 Intl objects/);
+    expect(
+      read("const kept = []; for (let i = 0; i < 10; i++) kept.push(new Intl.NumberFormat('en')); kept.length"),
+    ).toBe(10);
+    expect(read(attempt("new Intl.DateTimeFormat('en')"))).toMatch(
+      /^RangeError: a pass may create at most 10 Intl objects/,
+    );
     expect(read(attempt("Intl.Collator('en')"))).toMatch(/^RangeError/);
-    expect(read("[(5).toLocaleString('de', { style: 'currency', currency: 'EUR' }).replace(/\\s/g, ' '), 'a'.localeCompare('b', 'fr')]")).toEqual(["5,00 €", -1]);
+    expect(
+      read(
+        "[(5).toLocaleString('de', { style: 'currency', currency: 'EUR' }).replace(/\\s/g, ' '), 'a'.localeCompare('b', 'fr')]",
+      ),
+    ).toEqual(["5,00 €", -1]);
   });
 
   it("Intl constructors keep working: with or without new, instanceof, statics", () => {
@@ -70,9 +85,13 @@ describe("installMemoryGuards (issue 17.2)", () => {
 
   it("segments and their iterators count as Intl objects", () => {
     const read = guardedRealm(3);
-    expect(read(attempt("(() => { const segments = new Intl.Segmenter('en').segment('a b'); const words = [...segments].length; return [words, [...segments].length]; })()"))).toMatch(
-      /^RangeError: a pass may create at most 3 Intl objects/,
-    );
+    expect(
+      read(
+        attempt(
+          "(() => { const segments = new Intl.Segmenter('en').segment('a b'); const words = [...segments].length; return [words, [...segments].length]; })()",
+        ),
+      ),
+    ).toMatch(/^RangeError: a pass may create at most 3 Intl objects/);
   });
 
   it("Intl reads as a data property once used, and can be replaced like any global", () => {

@@ -16,7 +16,11 @@
  * poisoned prototypes, so it uses only built-ins captured here, index loops and null-prototype
  * descriptors. `prepareIntl` (the UTC time zone, with `deterministic`) runs just before.
  */
-export function installMemoryGuards(global: Record<string, unknown>, maxIntlObjects: number, prepareIntl?: (intl: Record<string, unknown>) => void): void {
+export function installMemoryGuards(
+  global: Record<string, unknown>,
+  maxIntlObjects: number,
+  prepareIntl?: (intl: Record<string, unknown>) => void,
+): void {
   "use strict";
   const ReflectConstruct = Reflect.construct;
   const ReflectApply = Reflect.apply;
@@ -32,7 +36,13 @@ export function installMemoryGuards(global: Record<string, unknown>, maxIntlObje
 
   /** Defines `key` on `target` as a data property, from a null-prototype descriptor. */
   function defineValue(target: object, key: PropertyKey, value: unknown, writable: boolean): void {
-    ObjectDefineProperty(target, key, { __proto__: null, value, writable, configurable: true, enumerable: false } as PropertyDescriptor);
+    ObjectDefineProperty(target, key, {
+      __proto__: null,
+      value,
+      writable,
+      configurable: true,
+      enumerable: false,
+    } as PropertyDescriptor);
   }
 
   /** Copies an own property, its descriptor read field by field (a descriptor object inherits from Object.prototype). */
@@ -48,16 +58,26 @@ export function installMemoryGuards(global: Record<string, unknown>, maxIntlObje
   }
 
   /** A stand-in for `holder[name]`: same statics and prototype (whose `constructor` now names it). */
-  function replaceConstructor(holder: Record<string, unknown>, name: string, replacement: (...args: never[]) => unknown): void {
+  function replaceConstructor(
+    holder: Record<string, unknown>,
+    name: string,
+    replacement: (...args: never[]) => unknown,
+  ): void {
     const original = holder[name] as (...args: never[]) => unknown;
     const keys = ReflectOwnKeys(original);
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index]!;
       if (key !== "name" && key !== "length") copyOwn(original, replacement, key);
     }
-    ObjectDefineProperty(replacement, "name", { __proto__: null, value: name, configurable: true } as PropertyDescriptor);
+    ObjectDefineProperty(replacement, "name", {
+      __proto__: null,
+      value: name,
+      configurable: true,
+    } as PropertyDescriptor);
     copyOwn(original, replacement, "length");
-    const prototype = ObjectHasOwn(original, "prototype") ? (original as unknown as { prototype: object }).prototype : undefined;
+    const prototype = ObjectHasOwn(original, "prototype")
+      ? (original as unknown as { prototype: object }).prototype
+      : undefined;
     if (prototype) defineValue(prototype, "constructor", replacement, true);
     defineValue(holder, name, replacement, true);
   }
@@ -75,15 +95,23 @@ export function installMemoryGuards(global: Record<string, unknown>, maxIntlObje
       const byteLength = +(length as number);
       if ((typeof options === "object" && options !== null) || typeof options === "function") {
         if ((options as { maxByteLength?: unknown }).maxByteLength !== undefined) {
-          throw new RangeErrorCtor(`${name} with maxByteLength is not available in the sandbox: its memory is outside the heap limit (use a fixed length)`);
+          throw new RangeErrorCtor(
+            `${name} with maxByteLength is not available in the sandbox: its memory is outside the heap limit (use a fixed length)`,
+          );
         }
       }
       return ReflectConstruct(original, [byteLength], new.target);
     };
     // Before any model code: the descriptors' prototype is still the pristine Object.prototype.
     const keys = ReflectOwnKeys(original);
-    for (let key = 0; key < keys.length; key++) ObjectDefineProperty(replacement, keys[key]!, ObjectGetOwnPropertyDescriptor(original, keys[key]!)!);
-    ObjectDefineProperty((original as unknown as { prototype: object }).prototype, "constructor", { value: replacement, writable: true, configurable: true, enumerable: false });
+    for (let key = 0; key < keys.length; key++)
+      ObjectDefineProperty(replacement, keys[key]!, ObjectGetOwnPropertyDescriptor(original, keys[key]!)!);
+    ObjectDefineProperty((original as unknown as { prototype: object }).prototype, "constructor", {
+      value: replacement,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
     ObjectDefineProperty(global, name, { value: replacement, writable: true, configurable: true, enumerable: false });
   }
 
@@ -109,10 +137,16 @@ export function installMemoryGuards(global: Record<string, unknown>, maxIntlObje
     function count(): void {
       created++;
       if (created > maxIntlObjects) {
-        throw new RangeErrorCtor(`a pass may create at most ${maxIntlObjects} Intl objects (their memory is outside the heap limit): create a formatter once and reuse it`);
+        throw new RangeErrorCtor(
+          `a pass may create at most ${maxIntlObjects} Intl objects (their memory is outside the heap limit): create a formatter once and reuse it`,
+        );
       }
     }
-    function countCalls(holder: Record<PropertyKey, unknown>, key: PropertyKey, afterFirst?: (result: unknown) => void): void {
+    function countCalls(
+      holder: Record<PropertyKey, unknown>,
+      key: PropertyKey,
+      afterFirst?: (result: unknown) => void,
+    ): void {
       const method = holder[key] as ((...args: unknown[]) => unknown) | undefined;
       if (typeof method !== "function") return;
       let first = true;
@@ -138,13 +172,17 @@ export function installMemoryGuards(global: Record<string, unknown>, maxIntlObje
       replaceConstructor(namespace, name, function (this: unknown, ...args: unknown[]) {
         count();
         // Collator, DateTimeFormat and NumberFormat may be called without `new` (ECMA-402).
-        return new.target ? ReflectConstruct(constructor, args, new.target) : ReflectApply(constructor as unknown as (...args: unknown[]) => unknown, this, args);
+        return new.target
+          ? ReflectConstruct(constructor, args, new.target)
+          : ReflectApply(constructor as unknown as (...args: unknown[]) => unknown, this, args);
       });
     }
     const segmenter = namespace.Segmenter as { prototype: Record<PropertyKey, unknown> } | undefined;
     if (segmenter) {
       // The segments' prototype is only reachable from a segments object: patched on first use.
-      countCalls(segmenter.prototype, "segment", (segments) => countCalls(ObjectGetPrototypeOf(segments) as Record<PropertyKey, unknown>, SymbolIterator));
+      countCalls(segmenter.prototype, "segment", (segments) =>
+        countCalls(ObjectGetPrototypeOf(segments) as Record<PropertyKey, unknown>, SymbolIterator),
+      );
     }
     const locale = namespace.Locale as { prototype: Record<PropertyKey, unknown> } | undefined;
     if (locale) {

@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installRandom } from "./install-random.js";
 import { loadValueCodec } from "./value-codec.js";
@@ -16,7 +16,8 @@ function realmWithRandom(seed: string | null, randomBytes: (count: number) => st
   return { originalMathRandom, read: (expression: string): unknown => runInContext(expression, context) };
 }
 
-const DRAWS = "[Math.random(), Math.random(), Math.random(), crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint32Array(3))), Array.from(crypto.getRandomValues(new Uint8Array(7)))]";
+const DRAWS =
+  "[Math.random(), Math.random(), Math.random(), crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint32Array(3))), Array.from(crypto.getRandomValues(new Uint8Array(7)))]";
 
 describe("installRandom: replay-stable randomness (R-SB-6)", () => {
   it("keeps drawing what executions already recorded drew (the generator must never change)", () => {
@@ -35,20 +36,29 @@ describe("installRandom: replay-stable randomness (R-SB-6)", () => {
     const firstPass = realmWithRandom("execution-1").read(many) as number[];
     expect(realmWithRandom("execution-1").read(many)).toEqual(firstPass);
     expect(realmWithRandom("execution-2").read(many)).not.toEqual(firstPass);
-    for (const value of [...firstPass, ...(realmWithRandom("").read(many) as number[])]) expect(value >= 0 && value < 1).toBe(true);
+    for (const value of [...firstPass, ...(realmWithRandom("").read(many) as number[])])
+      expect(value >= 0 && value < 1).toBe(true);
   });
 
   it("randomUUID gives version 4 UUIDs; getRandomValues fills integer typed arrays in place", () => {
     const { read } = realmWithRandom("uuids");
     const uuids = read("Array.from({ length: 20 }, () => crypto.randomUUID())") as string[];
-    for (const uuid of uuids) expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const uuid of uuids)
+      expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Set(uuids).size).toBe(20);
-    expect(read("const array = new Int16Array(9); crypto.getRandomValues(array) === array && array.some((value) => value !== 0)")).toBe(true);
+    expect(
+      read(
+        "const array = new Int16Array(9); crypto.getRandomValues(array) === array && array.some((value) => value !== 0)",
+      ),
+    ).toBe(true);
   });
 
   it("getRandomValues refuses float arrays, non-arrays and more than 65536 bytes", () => {
     const { read } = realmWithRandom("refusals");
-    const attempt = (argument: string) => read(`try { crypto.getRandomValues(${argument}); 'filled' } catch (error) { error.constructor.name + ': ' + error.message }`);
+    const attempt = (argument: string) =>
+      read(
+        `try { crypto.getRandomValues(${argument}); 'filled' } catch (error) { error.constructor.name + ': ' + error.message }`,
+      );
     expect(attempt("new Float64Array(1)")).toBe("TypeError: crypto.getRandomValues needs an integer typed array");
     expect(attempt("new Float32Array(1)")).toBe("TypeError: crypto.getRandomValues needs an integer typed array");
     expect(attempt("{ length: 4 }")).toBe("TypeError: crypto.getRandomValues needs an integer typed array");
@@ -61,7 +71,9 @@ describe("installRandom: real randomness", () => {
   it("leaves V8's Math.random alone; crypto is a frozen, non-enumerable global", () => {
     const { originalMathRandom, read } = realmWithRandom(null, () => Buffer.alloc(1024, 3).toString("base64"));
     expect(read("Math.random")).toBe(originalMathRandom);
-    expect(read("[Object.isFrozen(crypto), Object.keys(globalThis).includes('crypto'), Object.getPrototypeOf(crypto)]")).toEqual([true, false, null]);
+    expect(
+      read("[Object.isFrozen(crypto), Object.keys(globalThis).includes('crypto'), Object.getPrototypeOf(crypto)]"),
+    ).toEqual([true, false, null]);
   });
 
   it("draws the host's bytes 1 KiB at a time, as big-endian words", () => {

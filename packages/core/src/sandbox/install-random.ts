@@ -11,7 +11,12 @@ import type { ValueCodec } from "./value-codec.js";
  * started before secret seeds (its seed is its id, not `keyed`) keeps drawing both from the one
  * sfc32 stream, so that it replays.
  */
-export function installRandom(global: Record<string, unknown>, deterministic: { seed: string; keyed?: boolean } | null, codec: ValueCodec, randomBytes: (count: number) => string): void {
+export function installRandom(
+  global: Record<string, unknown>,
+  deterministic: { seed: string; keyed?: boolean } | null,
+  codec: ValueCodec,
+  randomBytes: (count: number) => string,
+): void {
   "use strict";
   const ReflectApply = Reflect.apply;
   const ObjectFreeze = Object.freeze;
@@ -19,7 +24,10 @@ export function installRandom(global: Record<string, unknown>, deterministic: { 
   const ObjectDefineProperty = Object.defineProperty;
   const TypeErrorCtor = TypeError;
   const Uint8ArrayCtor = Uint8Array;
-  const typedArrayTagGetter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!;
+  const typedArrayTagGetter = Object.getOwnPropertyDescriptor(
+    Object.getPrototypeOf(Uint8Array.prototype),
+    Symbol.toStringTag,
+  )!.get!;
 
   let nextRandomUint32!: () => number;
   if (deterministic) {
@@ -75,7 +83,12 @@ export function installRandom(global: Record<string, unknown>, deterministic: { 
         pool = codec.decode(`{"$cm":"bytes","v":"${randomBytes(1024)}"}`) as Uint8Array;
         poolIndex = 0;
       }
-      const value = ((pool[poolIndex]! << 24) | (pool[poolIndex + 1]! << 16) | (pool[poolIndex + 2]! << 8) | pool[poolIndex + 3]!) >>> 0;
+      const value =
+        ((pool[poolIndex]! << 24) |
+          (pool[poolIndex + 1]! << 16) |
+          (pool[poolIndex + 2]! << 8) |
+          pool[poolIndex + 3]!) >>>
+        0;
       poolIndex += 4;
       return value;
     };
@@ -92,7 +105,8 @@ export function installRandom(global: Record<string, unknown>, deterministic: { 
     const bytes = new Uint8ArrayCtor(view.buffer, view.byteOffset, view.byteLength);
     for (let index = 0; index < bytes.length; index += 4) {
       const word = nextRandomUint32();
-      for (let offset = 0; offset < 4 && index + offset < bytes.length; offset++) bytes[index + offset] = (word >>> (offset * 8)) & 255;
+      for (let offset = 0; offset < 4 && index + offset < bytes.length; offset++)
+        bytes[index + offset] = (word >>> (offset * 8)) & 255;
     }
     return array;
   };
@@ -108,5 +122,10 @@ export function installRandom(global: Record<string, unknown>, deterministic: { 
     }
     return hex;
   };
-  ObjectDefineProperty(global, "crypto", { value: ObjectFreeze(crypto), enumerable: false, configurable: true, writable: true });
+  ObjectDefineProperty(global, "crypto", {
+    value: ObjectFreeze(crypto),
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
 }

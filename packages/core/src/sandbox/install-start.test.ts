@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createFormatter } from "./install-console.js";
 import { installStart } from "./install-start.js";
@@ -13,7 +13,15 @@ function start(main: string): Promise<string> {
   const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
   const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf, 1_000_000);
   return new Promise<string>((resolve) => {
-    load(installStart)(runInContext("globalThis", context) as Record<string, unknown>, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, resolve, 16 * 1024 * 1024);
+    load(installStart)(
+      runInContext("globalThis", context) as Record<string, unknown>,
+      codec,
+      bridge.plain,
+      formatter.messageOf,
+      formatter.describeThrown,
+      resolve,
+      16 * 1024 * 1024,
+    );
     expect(runInContext(`__codemode_start(${main})`, context, { filename: "codemode.js" })).toBeUndefined();
   });
 }
@@ -25,8 +33,16 @@ describe("installStart: how a program's end becomes one text", () => {
   });
 
   it("a throw is T + its message and the position in codemode.js, synchronous or not", async () => {
-    expect(JSON.parse((await start("async () => {\n  throw new TypeError('bad');\n}")).slice(1))).toEqual({ message: "TypeError: bad", line: 2, column: 9 });
-    expect(JSON.parse((await start("() => { throw 'text' }")).slice(1))).toEqual({ message: "Uncaught text", line: null, column: null });
+    expect(JSON.parse((await start("async () => {\n  throw new TypeError('bad');\n}")).slice(1))).toEqual({
+      message: "TypeError: bad",
+      line: 2,
+      column: 9,
+    });
+    expect(JSON.parse((await start("() => { throw 'text' }")).slice(1))).toEqual({
+      message: "Uncaught text",
+      line: null,
+      column: null,
+    });
   });
 
   it("a value that cannot be encoded is N + why", async () => {

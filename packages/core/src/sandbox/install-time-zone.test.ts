@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installClock } from "./install-clock.js";
 import { installMemoryGuards } from "./install-memory-guards.js";
@@ -36,21 +36,27 @@ describe("createUtcTimeZone (R-SB-6, issue 17.10)", () => {
 
   it("local-time getters, setters, the offset and the texts of dates are UTC", () => {
     const read = deterministicRealm();
-    expect(read("const d = new Date(); [d.getFullYear(), d.getMonth(), d.getDate(), d.getDay(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getTimezoneOffset(), d.getYear()]")).toEqual([
-      2024, 0, 2, 2, 3, 4, 5, 0, 124,
-    ]);
-    expect(read("[String(new Date()), new Date().toDateString(), new Date().toTimeString(), Date(), `${new Date(-62198755200000)}`]")).toEqual([
+    expect(
+      read(
+        "const d = new Date(); [d.getFullYear(), d.getMonth(), d.getDate(), d.getDay(), d.getHours(), d.getMinutes(), d.getSeconds(), d.getTimezoneOffset(), d.getYear()]",
+      ),
+    ).toEqual([2024, 0, 2, 2, 3, 4, 5, 0, 124]);
+    expect(
+      read(
+        "[String(new Date()), new Date().toDateString(), new Date().toTimeString(), Date(), `${new Date(-62198755200000)}`]",
+      ),
+    ).toEqual([
       "Tue Jan 02 2024 03:04:05 GMT+0000 (Coordinated Universal Time)",
       "Tue Jan 02 2024",
       "03:04:05 GMT+0000 (Coordinated Universal Time)",
       "Tue Jan 02 2024 03:04:05 GMT+0000 (Coordinated Universal Time)",
       "Fri Jan 01 -0001 00:00:00 GMT+0000 (Coordinated Universal Time)",
     ]);
-    expect(read("const e = new Date(0); e.setHours(10); e.setDate(5); [e.toISOString(), new Date(NaN).toString(), new Date(NaN).getTimezoneOffset()]")).toEqual([
-      "1970-01-05T10:00:00.000Z",
-      "Invalid Date",
-      Number.NaN,
-    ]);
+    expect(
+      read(
+        "const e = new Date(0); e.setHours(10); e.setDate(5); [e.toISOString(), new Date(NaN).toString(), new Date(NaN).getTimezoneOffset()]",
+      ),
+    ).toEqual(["1970-01-05T10:00:00.000Z", "Invalid Date", Number.NaN]);
   });
 
   it("dates from components and zoneless texts are UTC; texts with a zone keep it", () => {
@@ -91,16 +97,25 @@ describe("createUtcTimeZone (R-SB-6, issue 17.10)", () => {
 
   it("format() and formatToParts() without a date read the execution's clock, not the real one", () => {
     const read = deterministicRealm();
-    expect(read("new Intl.DateTimeFormat('en-US', { dateStyle: 'short', timeStyle: 'medium' }).format()")).toBe("1/2/24, 3:04:05 AM");
-    expect(read("new Intl.DateTimeFormat('en-US', { year: 'numeric' }).formatToParts().map((part) => part.value).join('')")).toBe("2024");
-    expect(read("const f = new Intl.DateTimeFormat('en-US'); [f.format === f.format, f.format(0), [1, 2].map(f.format).length]")).toEqual([true, "1/1/1970", 2]);
+    expect(read("new Intl.DateTimeFormat('en-US', { dateStyle: 'short', timeStyle: 'medium' }).format()")).toBe(
+      "1/2/24, 3:04:05 AM",
+    );
+    expect(
+      read("new Intl.DateTimeFormat('en-US', { year: 'numeric' }).formatToParts().map((part) => part.value).join('')"),
+    ).toBe("2024");
+    expect(
+      read(
+        "const f = new Intl.DateTimeFormat('en-US'); [f.format === f.format, f.format(0), [1, 2].map(f.format).length]",
+      ),
+    ).toEqual([true, "1/1/1970", 2]);
   });
 
   it("a hostile timeZone getter is read once: it cannot switch the zone back to the host's", () => {
     const read = deterministicRealm();
-    expect(read("let reads = 0; const options = { get timeZone() { reads++; return reads === 1 ? undefined : 'Asia/Kolkata'; } }; [new Date(0).toLocaleString('en-US', options), reads]")).toEqual([
-      "1/1/1970, 12:00:00 AM",
-      1,
-    ]);
+    expect(
+      read(
+        "let reads = 0; const options = { get timeZone() { reads++; return reads === 1 ? undefined : 'Asia/Kolkata'; } }; [new Date(0).toLocaleString('en-US', options), reads]",
+      ),
+    ).toEqual(["1/1/1970, 12:00:00 AM", 1]);
   });
 });

@@ -45,7 +45,11 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
     const base = options === undefined ? null : ObjectCtor(options);
     const timeZone = base === null ? undefined : (base as { timeZone?: unknown }).timeZone;
     const utc = ObjectCreate(base) as object;
-    ObjectDefineProperty(utc, "timeZone", { __proto__: null, value: timeZone === undefined ? "UTC" : timeZone, enumerable: true } as PropertyDescriptor);
+    ObjectDefineProperty(utc, "timeZone", {
+      __proto__: null,
+      value: timeZone === undefined ? "UTC" : timeZone,
+      enumerable: true,
+    } as PropertyDescriptor);
     return utc;
   }
 
@@ -58,7 +62,9 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
     if (typeof OriginalFormat !== "function") return;
     const DateTimeFormat = function DateTimeFormat(this: unknown, locales?: unknown, options?: unknown) {
       const args = [locales, inUtc(options)];
-      return new.target ? ReflectConstruct(OriginalFormat, args, new.target) : ReflectApply(OriginalFormat as unknown as Method, this, args);
+      return new.target
+        ? ReflectConstruct(OriginalFormat, args, new.target)
+        : ReflectApply(OriginalFormat as unknown as Method, this, args);
     };
     const keys = ReflectOwnKeys(OriginalFormat);
     for (let index = 0; index < keys.length; index++) {
@@ -66,8 +72,18 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
       if (key !== "name") ObjectDefineProperty(DateTimeFormat, key, descriptorOf(OriginalFormat, key));
     }
     const formatProto = OriginalFormat.prototype as Record<string, unknown>;
-    ObjectDefineProperty(formatProto, "constructor", { __proto__: null, value: DateTimeFormat, writable: true, configurable: true } as PropertyDescriptor);
-    ObjectDefineProperty(intl, "DateTimeFormat", { __proto__: null, value: DateTimeFormat, writable: true, configurable: true } as PropertyDescriptor);
+    ObjectDefineProperty(formatProto, "constructor", {
+      __proto__: null,
+      value: DateTimeFormat,
+      writable: true,
+      configurable: true,
+    } as PropertyDescriptor);
+    ObjectDefineProperty(intl, "DateTimeFormat", {
+      __proto__: null,
+      value: DateTimeFormat,
+      writable: true,
+      configurable: true,
+    } as PropertyDescriptor);
 
     // `format` is a getter of a function bound to its formatter, the same one on every read.
     const formatGetter = (descriptorOf(formatProto, "format") as { get: Method }).get;
@@ -115,7 +131,9 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
  * reference nothing outside itself. The UTC methods of dates for createUtcTimeZone; `inUtc`
  * gives options a UTC default time zone.
  */
-export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTimeZone, "patchDates" | "patchDatesOnFirstUse"> {
+export function createUtcDates(
+  inUtc: (options: unknown) => unknown,
+): Pick<UtcTimeZone, "patchDates" | "patchDatesOnFirstUse"> {
   "use strict";
   const ReflectApply = Reflect.apply;
   const ObjectCreate = Object.create;
@@ -139,7 +157,13 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
     const replace = (methods: Record<string, Method>): void => {
       const names = ObjectKeys(methods);
       for (let index = 0; index < names.length; index++) {
-        ObjectDefineProperty(proto, names[index]!, { __proto__: null, value: methods[names[index]!], writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
+        ObjectDefineProperty(proto, names[index]!, {
+          __proto__: null,
+          value: methods[names[index]!],
+          writable: true,
+          configurable: true,
+          enumerable: false,
+        } as PropertyDescriptor);
       }
     };
     const getTime = proto.getTime!;
@@ -175,7 +199,8 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
       const year = utc(date, "FullYear");
       return `${DAYS[utc(date, "Day")]} ${MONTHS[utc(date, "Month")]} ${pad(utc(date, "Date"), 2)} ${year < 0 ? `-${pad(-year, 4)}` : pad(year, 4)}`;
     };
-    const timePart = (date: unknown): string => `${pad(utc(date, "Hours"), 2)}:${pad(utc(date, "Minutes"), 2)}:${pad(utc(date, "Seconds"), 2)} GMT+0000 (Coordinated Universal Time)`;
+    const timePart = (date: unknown): string =>
+      `${pad(utc(date, "Hours"), 2)}:${pad(utc(date, "Minutes"), 2)}:${pad(utc(date, "Seconds"), 2)} GMT+0000 (Coordinated Universal Time)`;
     for (let index = 0; index < LOCALE_METHODS.length; index++) {
       const name = LOCALE_METHODS[index]!;
       const original = proto[name]!;
@@ -224,7 +249,13 @@ export function createUtcDates(inUtc: (options: unknown) => unknown): Pick<UtcTi
   const patchDatesOnFirstUse = function patchDatesOnFirstUse(global: Record<string, unknown>): void {
     const DateCtor = global.Date as DateConstructor;
     const settle = (value: unknown): void => {
-      ObjectDefineProperty(global, "Date", { __proto__: null, value, writable: true, configurable: true, enumerable: false } as PropertyDescriptor);
+      ObjectDefineProperty(global, "Date", {
+        __proto__: null,
+        value,
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      } as PropertyDescriptor);
     };
     ObjectDefineProperty(global, "Date", {
       __proto__: null,

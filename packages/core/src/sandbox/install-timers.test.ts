@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installTimers } from "./install-timers.js";
 
@@ -10,7 +10,8 @@ function timersInFreshRealm() {
   const context: Context = createContext();
   const global = runInContext("globalThis", context) as Record<string, unknown>;
   const requests: Array<{ request: Record<string, unknown>; fire: () => void }> = [];
-  const send = (request: Record<string, unknown>) => new Promise<unknown>((resolve) => requests.push({ request, fire: () => resolve("") }));
+  const send = (request: Record<string, unknown>) =>
+    new Promise<unknown>((resolve) => requests.push({ request, fire: () => resolve("") }));
   (runInContext(`(${installTimers.toString()})`, context) as typeof installTimers)(global, send);
   const fire = async (index: number) => {
     requests[index]!.fire();
@@ -22,7 +23,9 @@ function timersInFreshRealm() {
 describe("installTimers", () => {
   it("a timer is a request to the host's timer service, with its delay in whole milliseconds", async () => {
     const { requests, fire, read } = timersInFreshRealm();
-    read("globalThis.seen = []; setTimeout((a, b) => seen.push(a + b), 12.7, 'x', 'y'); setTimeout(() => seen.push('soon'), -5)");
+    read(
+      "globalThis.seen = []; setTimeout((a, b) => seen.push(a + b), 12.7, 'x', 'y'); setTimeout(() => seen.push('soon'), -5)",
+    );
     expect(requests.map(({ request }) => request)).toEqual([
       { type: "service", name: "__timer", args: "12" },
       { type: "service", name: "__timer", args: "0" },
@@ -54,7 +57,9 @@ describe("installTimers", () => {
     read("globalThis.seen = []; setTimeout(() => seen.push('timer'), 0); queueMicrotask(() => seen.push('microtask'))");
     await fire(0);
     expect(read("seen")).toEqual(["microtask", "timer"]);
-    expect(read("try { setTimeout('code') } catch (error) { error.message }")).toBe("the timer callback must be a function");
+    expect(read("try { setTimeout('code') } catch (error) { error.message }")).toBe(
+      "the timer callback must be a function",
+    );
     expect(read("try { queueMicrotask(1) } catch (error) { error.message }")).toBe("queueMicrotask needs a function");
   });
 });

@@ -4,7 +4,10 @@
  * A timer is a request to the host's pass-scoped timer service (`__timer`, TIMER_SERVICE), so
  * timers die with the pass and never outlive the deadline; a cancelled timer's reply is ignored.
  */
-export function installTimers(global: Record<string, unknown>, send: (request: Record<string, unknown>, decode: boolean) => Promise<unknown>): void {
+export function installTimers(
+  global: Record<string, unknown>,
+  send: (request: Record<string, unknown>, decode: boolean) => Promise<unknown>,
+): void {
   "use strict";
   const ReflectApply = Reflect.apply;
   const PromiseResolve = Promise.resolve.bind(Promise);
@@ -37,8 +40,10 @@ export function installTimers(global: Record<string, unknown>, send: (request: R
   function cancel(timerId: unknown): void {
     if (typeof timerId === "number") ReflectApply(MapSet, cancelled, [timerId, true]);
   }
-  global.setTimeout = (callback: unknown, delay?: unknown, ...args: unknown[]) => schedule(callback, delay, args, false);
-  global.setInterval = (callback: unknown, delay?: unknown, ...args: unknown[]) => schedule(callback, delay, args, true);
+  global.setTimeout = (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    schedule(callback, delay, args, false);
+  global.setInterval = (callback: unknown, delay?: unknown, ...args: unknown[]) =>
+    schedule(callback, delay, args, true);
   global.clearTimeout = cancel;
   global.clearInterval = cancel;
   global.queueMicrotask = (callback: unknown) => {

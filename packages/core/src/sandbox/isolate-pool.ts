@@ -1,5 +1,5 @@
 import type ivm from "isolated-vm";
-import { disposeIsolate, prepareIsolate, type PreparedIsolate } from "./prepare-isolate.js";
+import { disposeIsolate, type PreparedIsolate, prepareIsolate } from "./prepare-isolate.js";
 
 /** Time isolated-vm needs after `dispose()` to finish tearing an isolate down (measured: 1 ms suffices). */
 const TEARDOWN_MS = 5;

@@ -16,7 +16,15 @@ const encode = (value: unknown): string => valueCodec.encode(value) ?? "";
 const echo: Answer = (request) => {
   switch (request.type) {
     case "call":
-      return { kind: "value", value: encode({ seq: request.seq, connector: request.connector, method: request.method, args: decodeArgs(request.args) }) };
+      return {
+        kind: "value",
+        value: encode({
+          seq: request.seq,
+          connector: request.connector,
+          method: request.method,
+          args: decodeArgs(request.args),
+        }),
+      };
     case "step":
       return { kind: "value", value: "" };
     case "service":
@@ -58,7 +66,8 @@ async function run(code: string, options: RunOptions = {}): Promise<Run> {
   };
   const result = await (options.run ?? ((passRequest) => executor.runPass(passRequest)))(request);
   ended = true;
-  const value = result.status === "returned" ? (result.value === "" ? undefined : valueCodec.decode(result.value)) : undefined;
+  const value =
+    result.status === "returned" ? (result.value === "" ? undefined : valueCodec.decode(result.value)) : undefined;
   return { result, requests, value, lateRequests: () => late };
 }
 
@@ -79,11 +88,26 @@ describe("R-SB-1 globals", () => {
         "async () => [typeof github, typeof github.get, typeof github.create_issue, typeof codemode, typeof codemode.step, typeof console.log, typeof crypto.randomUUID, typeof setTimeout, typeof clearInterval, typeof queueMicrotask]",
       ),
     );
-    expect(value).toEqual(["object", "function", "function", "object", "function", "function", "function", "function", "function", "function"]);
+    expect(value).toEqual([
+      "object",
+      "function",
+      "function",
+      "object",
+      "function",
+      "function",
+      "function",
+      "function",
+      "function",
+      "function",
+    ]);
   });
 
   it("R-SB-1: a connector global has exactly its configured methods", async () => {
-    const value = expectReturned(await run("async () => ({ github: Object.keys(github), slack: Object.keys(slack) })", { connectors: { github: ["get"], slack: ["post", "list"] } }));
+    const value = expectReturned(
+      await run("async () => ({ github: Object.keys(github), slack: Object.keys(slack) })", {
+        connectors: { github: ["get"], slack: ["post", "list"] },
+      }),
+    );
     expect(value).toEqual({ github: ["get"], slack: ["post", "list"] });
   });
 
@@ -114,7 +138,11 @@ describe("R-SB-1 globals", () => {
         services: ["search", "describe"],
       },
     );
-    expect(expectReturned(outcome)).toEqual({ found: { service: "search", args: "open issues" }, docs: { service: "describe", args: "github.get" }, seq: 0 });
+    expect(expectReturned(outcome)).toEqual({
+      found: { service: "search", args: "open issues" },
+      docs: { service: "describe", args: "github.get" },
+      seq: 0,
+    });
     expect(outcome.requests.slice(0, 2)).toEqual([
       { type: "service", name: "search", args: '"open issues"' },
       { type: "service", name: "describe", args: '"github.get"' },
@@ -122,16 +150,36 @@ describe("R-SB-1 globals", () => {
   });
 
   it("R-SB-5: allowNetwork gives a fetch answered by the host, numbered like a step, with a Response-like result", async () => {
-    const response = { url: "https://example.com/a", status: 200, statusText: "OK", headers: { "content-type": "application/json" }, body: '{"hello":"world"}' };
+    const response = {
+      url: "https://example.com/a",
+      status: 200,
+      statusText: "OK",
+      headers: { "content-type": "application/json" },
+      body: '{"hello":"world"}',
+    };
     const outcome = await run(
       "async () => { const page = await fetch('https://example.com/a', { method: 'GET' }); const call = await github.get({}); return { ok: page.ok, status: page.status, type: page.headers.get('Content-Type'), body: await page.json(), seq: call.seq } }",
       {
         allowNetwork: true,
-        answer: (request) => (request.type === "service" && request.name === "fetch" ? { kind: "value", value: encode(response) } : echo(request)),
+        answer: (request) =>
+          request.type === "service" && request.name === "fetch"
+            ? { kind: "value", value: encode(response) }
+            : echo(request),
       },
     );
-    expect(expectReturned(outcome)).toEqual({ ok: true, status: 200, type: "application/json", body: { hello: "world" }, seq: 1 });
-    expect(outcome.requests[0]).toEqual({ type: "service", name: "fetch", seq: 0, args: encode({ input: "https://example.com/a", init: { method: "GET", headers: {}, body: null } }) });
+    expect(expectReturned(outcome)).toEqual({
+      ok: true,
+      status: 200,
+      type: "application/json",
+      body: { hello: "world" },
+      seq: 1,
+    });
+    expect(outcome.requests[0]).toEqual({
+      type: "service",
+      name: "fetch",
+      seq: 0,
+      args: encode({ input: "https://example.com/a", init: { method: "GET", headers: {}, body: null } }),
+    });
   });
 });
 
@@ -140,12 +188,28 @@ describe("R-SB-2 code forms", () => {
     ["an async arrow", "async () => {\n  const issue = await github.get({ id: 7 });\n  return issue.args.id;\n}", 7],
     ["an async arrow with an expression body", "async () => (await github.get({ id: 8 })).args.id", 8],
     ["a plain function expression", "(function () { return 'plain'; })", "plain"],
-    ["a function body whose last expression is the result", "const issue = await github.get({ id: 9 });\nconst doubled = issue.args.id * 2;\ndoubled", 18],
-    ["a body with an explicit return", "const a = await github.get({});\nif (a.seq === 0) return 'first';\n'not reached'", "first"],
-    ["a ```js fence with prose around it", "Here you go:\n\n```js\nconst r = await github.get({ id: 1 });\nr.args.id + 1\n```\nDone.", 2],
+    [
+      "a function body whose last expression is the result",
+      "const issue = await github.get({ id: 9 });\nconst doubled = issue.args.id * 2;\ndoubled",
+      18,
+    ],
+    [
+      "a body with an explicit return",
+      "const a = await github.get({});\nif (a.seq === 0) return 'first';\n'not reached'",
+      "first",
+    ],
+    [
+      "a ```js fence with prose around it",
+      "Here you go:\n\n```js\nconst r = await github.get({ id: 1 });\nr.args.id + 1\n```\nDone.",
+      2,
+    ],
     ["a ```ts fence", "```ts\nconst r: { args: { id: number } } = await github.get({ id: 2 });\nr.args.id\n```", 2],
     ["a ```typescript fence", "```typescript\nasync (): Promise<string> => 'typed'\n```", "typed"],
-    ["export default async function", "export default async function main() {\n  return (await github.get({ id: 3 })).args.id;\n}", 3],
+    [
+      "export default async function",
+      "export default async function main() {\n  return (await github.get({ id: 3 })).args.id;\n}",
+      3,
+    ],
     ["export default function", "export default function () { return 'sync function'; }", "sync function"],
     ["export default arrow", "export default async () => 'arrow';", "arrow"],
     ["export default value", "const total = 40 + 2;\nexport default total;", 42],
@@ -177,7 +241,12 @@ describe("R-SB-2 code forms", () => {
 
   it("R-SB-2: SYNTAX_ERROR carries the line and column of the error in a multi-line arrow", async () => {
     // Line 3 is "  const count = issues.length +* 2;": the stray "*" is at column 32.
-    const error = expectFailed(await run("async () => {\n  const issues = await github.get({});\n  const count = issues.length +* 2;\n  return count;\n}"), "SYNTAX_ERROR");
+    const error = expectFailed(
+      await run(
+        "async () => {\n  const issues = await github.get({});\n  const count = issues.length +* 2;\n  return count;\n}",
+      ),
+      "SYNTAX_ERROR",
+    );
     expect(error).toMatch(/\(line 3, column 32\)$/);
   });
 
@@ -187,32 +256,52 @@ describe("R-SB-2 code forms", () => {
   });
 
   it("R-SB-2: SYNTAX_ERROR in a Markdown fence counts lines in the original text", async () => {
-    const error = expectFailed(await run("I will fetch the issue first.\n\nThen count.\n\n```js\nconst issue = await github.get({});\nconst x = (1;\n```"), "SYNTAX_ERROR");
+    const error = expectFailed(
+      await run(
+        "I will fetch the issue first.\n\nThen count.\n\n```js\nconst issue = await github.get({});\nconst x = (1;\n```",
+      ),
+      "SYNTAX_ERROR",
+    );
     expect(error).toMatch(/\(line 7, column 13\)$/);
   });
 
   it("R-SB-2: SYNTAX_ERROR in TypeScript points into what the model wrote", async () => {
-    const error = expectFailed(await run("```ts\nconst a: number = 1;\nconst b: string = 'x';\nlet c = {;\n```"), "SYNTAX_ERROR");
+    const error = expectFailed(
+      await run("```ts\nconst a: number = 1;\nconst b: string = 'x';\nlet c = {;\n```"),
+      "SYNTAX_ERROR",
+    );
     expect(error).toMatch(/\(line 4, column 10\)$/);
   });
 
   it("R-SB-2: a runtime error carries the line where it was thrown", async () => {
-    const error = expectFailed(await run("async () => {\n  const a = 1;\n  const b = 2;\n  throw new Error('boom at four');\n}"), "SANDBOX_ERROR");
+    const error = expectFailed(
+      await run("async () => {\n  const a = 1;\n  const b = 2;\n  throw new Error('boom at four');\n}"),
+      "SANDBOX_ERROR",
+    );
     expect(error).toMatch(/^Error: boom at four \(line 4, column \d+\)$/);
   });
 
   it("R-SB-2: a runtime error in a fence carries the line in the original text", async () => {
-    const error = expectFailed(await run("Plan:\n- get\n\n```js\nconst a = await github.get({});\na.missing.deeper\n```"), "SANDBOX_ERROR");
+    const error = expectFailed(
+      await run("Plan:\n- get\n\n```js\nconst a = await github.get({});\na.missing.deeper\n```"),
+      "SANDBOX_ERROR",
+    );
     expect(error).toMatch(/^TypeError: .*\(line 6, column \d+\)$/);
   });
 
   it("R-SB-2: a runtime error in TypeScript keeps its line after stripped types", async () => {
-    const error = expectFailed(await run("interface A { x: number }\ntype B = A[];\nconst list: B = [];\nconst first = list[0] as A;\nfirst.x.toFixed();"), "SANDBOX_ERROR");
+    const error = expectFailed(
+      await run(
+        "interface A { x: number }\ntype B = A[];\nconst list: B = [];\nconst first = list[0] as A;\nfirst.x.toFixed();",
+      ),
+      "SANDBOX_ERROR",
+    );
     expect(error).toMatch(/\(line 5, column \d+\)$/);
   });
 
   it("R-SB-2: a fence inside a template literal belongs to the program", async () => {
-    const code = "async () => {\n  const body = `Repro:\n~~~js\nbroken()\n~~~\n`;\n  const issue = await github.create_issue({ body });\n  return issue.args.body.length;\n}";
+    const code =
+      "async () => {\n  const body = `Repro:\n~~~js\nbroken()\n~~~\n`;\n  const issue = await github.create_issue({ body });\n  return issue.args.body.length;\n}";
     expect(expectReturned(await run(code))).toBe("Repro:\n~~~js\nbroken()\n~~~\n".length);
   });
 });
@@ -226,7 +315,10 @@ describe("R-SB-3 limits", () => {
   it("R-SB-3: TIMEOUT names the executor's default limit when the request sets none", async () => {
     const short = createIsolatedVmExecutor({ timeoutMs: 250 });
     try {
-      const error = expectFailed(await run("async () => { await new Promise(() => {}); }", { run: (request) => short.runPass(request) }), "TIMEOUT");
+      const error = expectFailed(
+        await run("async () => { await new Promise(() => {}); }", { run: (request) => short.runPass(request) }),
+        "TIMEOUT",
+      );
       expect(error).toContain("250 ms");
     } finally {
       await short.close();
@@ -234,14 +326,24 @@ describe("R-SB-3 limits", () => {
   });
 
   it("R-SB-3: MEMORY_LIMIT names the heap limit", async () => {
-    const error = expectFailed(await run("async () => { const keep = []; while (true) keep.push(new Array(100000).fill(keep.length)); }", { memoryMb: 32 }), "MEMORY_LIMIT");
+    const error = expectFailed(
+      await run("async () => { const keep = []; while (true) keep.push(new Array(100000).fill(keep.length)); }", {
+        memoryMb: 32,
+      }),
+      "MEMORY_LIMIT",
+    );
     expect(error).toContain("32 MB");
   });
 
   it("R-SB-3: MEMORY_LIMIT names the executor's default heap limit when the request sets none", async () => {
     const small = createIsolatedVmExecutor({ memoryMb: 24 });
     try {
-      const error = expectFailed(await run("async () => { const keep = []; while (true) keep.push(new Array(100000).fill(1)); }", { run: (request) => small.runPass(request) }), "MEMORY_LIMIT");
+      const error = expectFailed(
+        await run("async () => { const keep = []; while (true) keep.push(new Array(100000).fill(1)); }", {
+          run: (request) => small.runPass(request),
+        }),
+        "MEMORY_LIMIT",
+      );
       expect(error).toContain("24 MB");
     } finally {
       await small.close();
@@ -271,7 +373,9 @@ describe("R-SB-3 limits", () => {
 
   it("R-SB-3: close() ends a pass that is still running instead of leaving it hanging", async () => {
     const closing = createIsolatedVmExecutor({ timeoutMs: 10_000 });
-    const pending = run("async () => { await github.get({}); while (true) {} }", { run: (request) => closing.runPass(request) });
+    const pending = run("async () => { await github.get({}); while (true) {} }", {
+      run: (request) => closing.runPass(request),
+    });
     await sleep(100);
     await closing.close();
     const outcome = await pending;
@@ -281,7 +385,12 @@ describe("R-SB-3 limits", () => {
 
 describe("R-SB-4 values across the boundary", () => {
   it("R-SB-4: host results arrive as sandbox values: Uint8Array, bigint, nested objects in key order", async () => {
-    const hostValue = { zeta: 1, alpha: { y: [1, { deep: true }], b: null }, big: 2n ** 70n, bytes: new Uint8Array([0, 255, 7]) };
+    const hostValue = {
+      zeta: 1,
+      alpha: { y: [1, { deep: true }], b: null },
+      big: 2n ** 70n,
+      bytes: new Uint8Array([0, 255, 7]),
+    };
     const outcome = await run(
       `async () => {
         const r = await github.get({});
@@ -307,7 +416,9 @@ describe("R-SB-4 values across the boundary", () => {
   });
 
   it("R-SB-4: arguments reach the host as wire text in the program's key order", async () => {
-    const outcome = await run("async () => { await github.create_issue({ z: 1, a: [1, 2n], bytes: new Uint8Array([1, 2]), when: new Date(0), skip: undefined, $cm: 'user data' }); }");
+    const outcome = await run(
+      "async () => { await github.create_issue({ z: 1, a: [1, 2n], bytes: new Uint8Array([1, 2]), when: new Date(0), skip: undefined, $cm: 'user data' }); }",
+    );
     expect(outcome.requests).toEqual([
       {
         type: "call",
@@ -317,7 +428,13 @@ describe("R-SB-4 values across the boundary", () => {
         args: '{"$cm":"object","v":{"z":1,"a":[1,{"$cm":"bigint","v":"2"}],"bytes":{"$cm":"bytes","v":"AQI="},"when":"1970-01-01T00:00:00.000Z","$cm":"user data"}}',
       },
     ]);
-    expect(valueCodec.decode((outcome.requests[0] as { args: string }).args)).toEqual({ z: 1, a: [1, 2n], bytes: new Uint8Array([1, 2]), when: "1970-01-01T00:00:00.000Z", $cm: "user data" });
+    expect(valueCodec.decode((outcome.requests[0] as { args: string }).args)).toEqual({
+      z: 1,
+      a: [1, 2n],
+      bytes: new Uint8Array([1, 2]),
+      when: "1970-01-01T00:00:00.000Z",
+      $cm: "user data",
+    });
   });
 
   it("R-SB-4: a call without an argument sends empty wire text", async () => {
@@ -334,9 +451,12 @@ describe("R-SB-4 values across the boundary", () => {
   });
 
   it("R-SB-4: onRequest rejecting or throwing reaches the program as an error, not the host", async () => {
-    const rejecting = await run("async () => { try { await github.get({}); } catch (error) { return error.message; } }", {
-      answer: () => Promise.reject(new Error("store unavailable")),
-    });
+    const rejecting = await run(
+      "async () => { try { await github.get({}); } catch (error) { return error.message; } }",
+      {
+        answer: () => Promise.reject(new Error("store unavailable")),
+      },
+    );
     expect(expectReturned(rejecting)).toBe("store unavailable");
     const throwing = await executor.runPass({
       code: "async () => { try { await github.get({}); } catch (error) { return error.message; } }",
@@ -349,24 +469,41 @@ describe("R-SB-4 values across the boundary", () => {
   });
 
   it("R-SB-4: an uncaught host error fails the pass with its message", async () => {
-    const error = expectFailed(await run("async () => { await github.get({}); }", { answer: () => ({ kind: "error", message: "rate limited" }) }), "SANDBOX_ERROR");
+    const error = expectFailed(
+      await run("async () => { await github.get({}); }", {
+        answer: () => ({ kind: "error", message: "rate limited" }),
+      }),
+      "SANDBOX_ERROR",
+    );
     expect(error).toContain("rate limited");
   });
 
   it("R-SB-4: a host reply that is not wire text rejects inside the sandbox", async () => {
-    const outcome = await run("async () => { try { await github.get({}); return 'accepted'; } catch (error) { return error.message; } }", {
-      answer: () => ({ kind: "value", value: "{not json" }),
-    });
+    const outcome = await run(
+      "async () => { try { await github.get({}); return 'accepted'; } catch (error) { return error.message; } }",
+      {
+        answer: () => ({ kind: "value", value: "{not json" }),
+      },
+    );
     expect(expectReturned(outcome)).toContain("malformed wire text");
   });
 
   it("R-SB-4: a value the program returns crosses whole, in key order", async () => {
-    const outcome = await run("async () => ({ b: 1, a: { d: [1, 'two', null, true], c: 3n }, bytes: new Uint8Array([9]) })");
-    expect(outcome.result).toMatchObject({ status: "returned", value: '{"b":1,"a":{"d":[1,"two",null,true],"c":{"$cm":"bigint","v":"3"}},"bytes":{"$cm":"bytes","v":"CQ=="}}' });
+    const outcome = await run(
+      "async () => ({ b: 1, a: { d: [1, 'two', null, true], c: 3n }, bytes: new Uint8Array([9]) })",
+    );
+    expect(outcome.result).toMatchObject({
+      status: "returned",
+      value: '{"b":1,"a":{"d":[1,"two",null,true],"c":{"$cm":"bigint","v":"3"}},"bytes":{"$cm":"bytes","v":"CQ=="}}',
+    });
   });
 
   it("R-SB-4: returning undefined gives empty wire text", async () => {
-    expect((await run("async () => { await github.get({}); }")).result).toEqual({ status: "returned", value: "", logs: [] });
+    expect((await run("async () => { await github.get({}); }")).result).toEqual({
+      status: "returned",
+      value: "",
+      logs: [],
+    });
   });
 
   it("R-DV-1: an unserializable result is NOT_SERIALIZABLE naming the path", async () => {
@@ -377,11 +514,15 @@ describe("R-SB-4 values across the boundary", () => {
   it("R-DV-1: unserializable arguments send an invalid request and the host's halt ends the pass", async () => {
     const outcome = await run("async () => { await github.create_issue({ onDone: () => 1 }); return 'went on'; }");
     expect(outcome.result.status).toBe("halted");
-    expect(outcome.requests).toEqual([{ type: "invalid", seq: 0, message: expect.stringContaining("a function at onDone") }]);
+    expect(outcome.requests).toEqual([
+      { type: "invalid", seq: 0, message: expect.stringContaining("a function at onDone") },
+    ]);
   });
 
   it("R-SB-4: a connector takes one argument", async () => {
-    const outcome = await run("async () => { try { await github.get({ a: 1 }, { b: 2 }); } catch (error) { return error.message; } }");
+    const outcome = await run(
+      "async () => { try { await github.get({ a: 1 }, { b: 2 }); } catch (error) { return error.message; } }",
+    );
     expect(expectReturned(outcome)).toBe("github.get takes one argument (an object)");
     expect(outcome.requests).toEqual([]);
   });
@@ -397,7 +538,15 @@ describe("R-SB-6 replay-stable clock and randomness", () => {
       uuid: crypto.randomUUID(), bytes: Array.from(bytes), words: Array.from(words),
     };
   }`;
-  type Probe = { now: number; iso: string; text: string; randoms: number[]; uuid: string; bytes: number[]; words: number[] };
+  type Probe = {
+    now: number;
+    iso: string;
+    text: string;
+    randoms: number[];
+    uuid: string;
+    bytes: number[];
+    words: number[];
+  };
   const clockMs = Date.UTC(2024, 4, 6, 7, 8, 9);
 
   it("R-SB-6: the same seed and clock give the same values on every pass", async () => {
@@ -422,7 +571,9 @@ describe("R-SB-6 replay-stable clock and randomness", () => {
 
   it("R-SB-6: a different clock moves the clock and not the randomness", async () => {
     const one = expectReturned(await run(probe, { deterministic: { seed: "exec-a", clockMs } })) as Probe;
-    const two = expectReturned(await run(probe, { deterministic: { seed: "exec-a", clockMs: clockMs + 1_000 } })) as Probe;
+    const two = expectReturned(
+      await run(probe, { deterministic: { seed: "exec-a", clockMs: clockMs + 1_000 } }),
+    ) as Probe;
     expect(two.now).toBe(clockMs + 1_000);
     expect(two.randoms).toEqual(one.randoms);
   });
@@ -446,7 +597,16 @@ describe("R-SB-6 replay-stable clock and randomness", () => {
         },
       ),
     );
-    expect(value).toEqual(["1970-01-01T00:00:00.000Z", 2020, Date.UTC(2000, 0, 1), Date.parse("2001-01-01T00:00:00Z"), true, true, "string", true]);
+    expect(value).toEqual([
+      "1970-01-01T00:00:00.000Z",
+      2020,
+      Date.UTC(2000, 0, 1),
+      Date.parse("2001-01-01T00:00:00Z"),
+      true,
+      true,
+      "string",
+      true,
+    ]);
   });
 
   it("R-SB-6: getRandomValues refuses float arrays and oversized requests", async () => {
@@ -461,8 +621,14 @@ describe("R-SB-6 replay-stable clock and randomness", () => {
 
 describe("console capture (R-SB-1)", () => {
   it("R-SB-1: console output is captured; warn and error are prefixed", async () => {
-    const outcome = await run("async () => { console.log('plain', 1, { a: [1n] }); console.info('info'); console.debug('debug'); console.warn('careful'); console.error('broken', null); return 1; }");
-    expect(outcome.result).toEqual({ status: "returned", value: "1", logs: ['plain 1 {"a":[{"$cm":"bigint","v":"1"}]}', "info", "debug", "[warn] careful", "[error] broken null"] });
+    const outcome = await run(
+      "async () => { console.log('plain', 1, { a: [1n] }); console.info('info'); console.debug('debug'); console.warn('careful'); console.error('broken', null); return 1; }",
+    );
+    expect(outcome.result).toEqual({
+      status: "returned",
+      value: "1",
+      logs: ['plain 1 {"a":[{"$cm":"bigint","v":"1"}]}', "info", "debug", "[warn] careful", "[error] broken null"],
+    });
   });
 
   it("R-SB-1: logs survive a failing pass", async () => {
@@ -471,7 +637,9 @@ describe("console capture (R-SB-1)", () => {
   });
 
   it("R-SB-1: errors and functions are printed readably", async () => {
-    const outcome = await run("async () => { console.log(new TypeError('bad'), function named() {}, undefined, Symbol('s')); }");
+    const outcome = await run(
+      "async () => { console.log(new TypeError('bad'), function named() {}, undefined, Symbol('s')); }",
+    );
     const line = outcome.result.logs[0]!;
     expect(line).toMatch(/^TypeError: bad\n/);
     expect(line).toMatch(/\[Function named\] undefined Symbol\(s\)$/);
@@ -493,12 +661,15 @@ describe("R-RP-1 sequence numbers and replay", () => {
 
   it("R-RP-1: Promise.all keeps call-site order whatever the host latencies", async () => {
     const delays = [80, 0, 40, 10];
-    const outcome = await run("async () => { const all = await Promise.all([0, 1, 2, 3].map((n) => github.get({ n }))); return all.map((r) => [r.seq, r.args.n]); }", {
-      answer: async (request) => {
-        if (request.type === "call") await sleep(delays[request.seq] ?? 0);
-        return echo(request);
+    const outcome = await run(
+      "async () => { const all = await Promise.all([0, 1, 2, 3].map((n) => github.get({ n }))); return all.map((r) => [r.seq, r.args.n]); }",
+      {
+        answer: async (request) => {
+          if (request.type === "call") await sleep(delays[request.seq] ?? 0);
+          return echo(request);
+        },
       },
-    });
+    );
     expect(expectReturned(outcome)).toEqual([
       [0, 0],
       [1, 1],
@@ -520,13 +691,19 @@ describe("R-RP-1 sequence numbers and replay", () => {
   });
 
   it("R-RP-5: a step request records the value text, and the program sees that value decoded", async () => {
-    const outcome = await run("async () => { const value = await codemode.step('pick', () => ({ b: 1n, a: [new Uint8Array([3])] })); return [typeof value.b, value.a[0] instanceof Uint8Array]; }");
+    const outcome = await run(
+      "async () => { const value = await codemode.step('pick', () => ({ b: 1n, a: [new Uint8Array([3])] })); return [typeof value.b, value.a[0] instanceof Uint8Array]; }",
+    );
     expect(expectReturned(outcome)).toEqual(["bigint", true]);
-    expect(outcome.requests).toEqual([{ type: "step", seq: 0, name: "pick", seqAfter: 1, value: encode({ b: 1n, a: [new Uint8Array([3])] }) }]);
+    expect(outcome.requests).toEqual([
+      { type: "step", seq: 0, name: "pick", seqAfter: 1, value: encode({ b: 1n, a: [new Uint8Array([3])] }) },
+    ]);
   });
 
   it("R-RP-5: a step whose fn throws records the error and rejects", async () => {
-    const outcome = await run("async () => { try { await codemode.step('fails', () => { throw new RangeError('nope'); }); } catch (error) { return error.message; } }");
+    const outcome = await run(
+      "async () => { try { await codemode.step('fails', () => { throw new RangeError('nope'); }); } catch (error) { return error.message; } }",
+    );
     expect(expectReturned(outcome)).toBe("RangeError: nope");
     expect(outcome.requests).toEqual([{ type: "step", seq: 0, name: "fails", seqAfter: 1, error: "RangeError: nope" }]);
   });
@@ -538,15 +715,33 @@ describe("R-RP-1 sequence numbers and replay", () => {
 
   it("R-RP-5: codemode.step checks its arguments", async () => {
     const value = expectReturned(
-      await run("async () => { const out = []; for (const args of [[], [''], ['x'], ['x', 1]]) { try { await codemode.step(...args); } catch (error) { out.push(error.name); } } return out; }"),
+      await run(
+        "async () => { const out = []; for (const args of [[], [''], ['x'], ['x', 1]]) { try { await codemode.step(...args); } catch (error) { out.push(error.name); } } return out; }",
+      ),
     );
     expect(value).toEqual(["TypeError", "TypeError", "TypeError", "TypeError"]);
   });
 
   it("R-ST-2: recorded calls and steps replay inside the sandbox without asking the host", async () => {
     const replay: ReplayEntry[] = [
-      { kind: "call", seq: 0, connector: "github", method: "get", canonicalArgs: valueCodec.canonical(encode({ b: 2, a: 1 })), outcome: "value", text: encode({ recorded: true, big: 5n }) },
-      { kind: "call", seq: 1, connector: "github", method: "create_issue", canonicalArgs: valueCodec.canonical(encode({ title: "t" })), outcome: "error", text: "recorded failure" },
+      {
+        kind: "call",
+        seq: 0,
+        connector: "github",
+        method: "get",
+        canonicalArgs: valueCodec.canonical(encode({ b: 2, a: 1 })),
+        outcome: "value",
+        text: encode({ recorded: true, big: 5n }),
+      },
+      {
+        kind: "call",
+        seq: 1,
+        connector: "github",
+        method: "create_issue",
+        canonicalArgs: valueCodec.canonical(encode({ title: "t" })),
+        outcome: "error",
+        text: "recorded failure",
+      },
       { kind: "step", seq: 2, name: "stamp", seqAfter: 3, outcome: "value", text: "12345" },
       { kind: "call", seq: 3, connector: "github", method: "get", canonicalArgs: "", outcome: "value", text: "" },
     ];
@@ -563,12 +758,29 @@ describe("R-RP-1 sequence numbers and replay", () => {
       }`,
       { replay },
     );
-    expect(expectReturned(outcome)).toEqual({ a: { recorded: true, big: 5n }, error: "recorded failure", stamp: 12345, ran: false, empty: undefined, liveSeq: 4 });
+    expect(expectReturned(outcome)).toEqual({
+      a: { recorded: true, big: 5n },
+      error: "recorded failure",
+      stamp: 12345,
+      ran: false,
+      empty: undefined,
+      liveSeq: 4,
+    });
     expect(outcome.requests).toEqual([{ type: "call", seq: 4, connector: "github", method: "get", args: '{"n":4}' }]);
   });
 
   it("R-RP-2: a recorded call whose arguments differ in value goes to the host", async () => {
-    const replay: ReplayEntry[] = [{ kind: "call", seq: 0, connector: "github", method: "get", canonicalArgs: valueCodec.canonical(encode({ a: 1 })), outcome: "value", text: '"recorded"' }];
+    const replay: ReplayEntry[] = [
+      {
+        kind: "call",
+        seq: 0,
+        connector: "github",
+        method: "get",
+        canonicalArgs: valueCodec.canonical(encode({ a: 1 })),
+        outcome: "value",
+        text: '"recorded"',
+      },
+    ];
     const outcome = await run("async () => (await github.get({ a: 2 })).seq", { replay });
     expect(expectReturned(outcome)).toBe(0);
     expect(outcome.requests).toEqual([{ type: "call", seq: 0, connector: "github", method: "get", args: '{"a":2}' }]);
@@ -576,8 +788,24 @@ describe("R-RP-1 sequence numbers and replay", () => {
 
   it("R-RP-2: a recorded call of another method or connector goes to the host", async () => {
     const replay: ReplayEntry[] = [
-      { kind: "call", seq: 0, connector: "github", method: "get", canonicalArgs: "{}", outcome: "value", text: '"recorded"' },
-      { kind: "call", seq: 1, connector: "slack", method: "get", canonicalArgs: "{}", outcome: "value", text: '"recorded"' },
+      {
+        kind: "call",
+        seq: 0,
+        connector: "github",
+        method: "get",
+        canonicalArgs: "{}",
+        outcome: "value",
+        text: '"recorded"',
+      },
+      {
+        kind: "call",
+        seq: 1,
+        connector: "slack",
+        method: "get",
+        canonicalArgs: "{}",
+        outcome: "value",
+        text: '"recorded"',
+      },
     ];
     const outcome = await run("async () => [await github.create_issue({}), await github.get({})]", { replay });
     expect(outcome.requests.map((request) => [request.type, (request as { seq: number }).seq])).toEqual([
@@ -597,15 +825,28 @@ describe("R-RP-1 sequence numbers and replay", () => {
         outcome: "value",
         text: '"replayed"',
       },
-      { kind: "call", seq: 1, connector: "github", method: "get", canonicalArgs: valueCodec.canonical(encode({ filter: { labels: ["a", "b"] } })), outcome: "value", text: '"replayed"' },
+      {
+        kind: "call",
+        seq: 1,
+        connector: "github",
+        method: "get",
+        canonicalArgs: valueCodec.canonical(encode({ filter: { labels: ["a", "b"] } })),
+        outcome: "value",
+        text: '"replayed"',
+      },
     ];
-    const outcome = await run("async () => [await github.get({ repo: 'r', filter: { labels: ['a', 'b'], state: 'open' } }), (await github.get({ filter: { labels: ['b', 'a'] } })).seq]", { replay });
+    const outcome = await run(
+      "async () => [await github.get({ repo: 'r', filter: { labels: ['a', 'b'], state: 'open' } }), (await github.get({ filter: { labels: ['b', 'a'] } })).seq]",
+      { replay },
+    );
     expect(expectReturned(outcome)).toEqual(["replayed", 1]);
     expect(outcome.requests).toHaveLength(1);
   });
 
   it("R-RP-5: a recorded step replays without running fn and moves past its inner calls", async () => {
-    const replay: ReplayEntry[] = [{ kind: "step", seq: 0, name: "outer", seqAfter: 3, outcome: "value", text: encode({ cached: 1n }) }];
+    const replay: ReplayEntry[] = [
+      { kind: "step", seq: 0, name: "outer", seqAfter: 3, outcome: "value", text: encode({ cached: 1n }) },
+    ];
     const outcome = await run(
       "async () => { let ran = false; const v = await codemode.step('outer', async () => { ran = true; await github.get({}); return 0; }); const next = await github.get({}); return { v, ran, next: next.seq }; }",
       { replay },
@@ -615,14 +856,21 @@ describe("R-RP-1 sequence numbers and replay", () => {
   });
 
   it("R-RP-5: a recorded step error replays as a rejection without running fn", async () => {
-    const replay: ReplayEntry[] = [{ kind: "step", seq: 0, name: "s", seqAfter: 1, outcome: "error", text: "Error: recorded" }];
-    const outcome = await run("async () => { let ran = false; try { await codemode.step('s', () => { ran = true; }); } catch (error) { return [error.message, ran]; } }", { replay });
+    const replay: ReplayEntry[] = [
+      { kind: "step", seq: 0, name: "s", seqAfter: 1, outcome: "error", text: "Error: recorded" },
+    ];
+    const outcome = await run(
+      "async () => { let ran = false; try { await codemode.step('s', () => { ran = true; }); } catch (error) { return [error.message, ran]; } }",
+      { replay },
+    );
     expect(expectReturned(outcome)).toEqual(["Error: recorded", false]);
     expect(outcome.requests).toEqual([]);
   });
 
   it("R-RP-5: a step with another name at a recorded seq runs fn and asks the host", async () => {
-    const replay: ReplayEntry[] = [{ kind: "step", seq: 0, name: "old-name", seqAfter: 1, outcome: "value", text: "1" }];
+    const replay: ReplayEntry[] = [
+      { kind: "step", seq: 0, name: "old-name", seqAfter: 1, outcome: "value", text: "1" },
+    ];
     const outcome = await run("async () => codemode.step('new-name', () => 2)", { replay });
     expect(expectReturned(outcome)).toBe(2);
     expect(outcome.requests).toEqual([{ type: "step", seq: 0, name: "new-name", seqAfter: 1, value: "2" }]);
@@ -631,7 +879,9 @@ describe("R-RP-1 sequence numbers and replay", () => {
 
 describe("halts and calls left running", () => {
   it("R-RP-6: a halt reply ends the pass as halted", async () => {
-    const outcome = await run("async () => { await github.get({}); return 'not reached'; }", { answer: () => ({ kind: "halt" }) });
+    const outcome = await run("async () => { await github.get({}); return 'not reached'; }", {
+      answer: () => ({ kind: "halt" }),
+    });
     expect(outcome.result).toEqual({ status: "halted", logs: [] });
   });
 
@@ -646,11 +896,16 @@ describe("halts and calls left running", () => {
         }
         return 'went on';
       }`,
-      { answer: (request) => (request.type === "call" && request.method === "create_issue" ? { kind: "halt" } : echo(request)) },
+      {
+        answer: (request) =>
+          request.type === "call" && request.method === "create_issue" ? { kind: "halt" } : echo(request),
+      },
     );
     expect(outcome.result.status).toBe("halted");
     await sleep(100);
-    expect(outcome.requests).toEqual([{ type: "call", seq: 0, connector: "github", method: "create_issue", args: '{"title":"needs approval"}' }]);
+    expect(outcome.requests).toEqual([
+      { type: "call", seq: 0, connector: "github", method: "create_issue", args: '{"title":"needs approval"}' },
+    ]);
     expect(outcome.lateRequests()).toBe(0);
   });
 
@@ -665,33 +920,45 @@ describe("halts and calls left running", () => {
   });
 
   it("R-RP-6: a halt in Promise.all drops the other replies", async () => {
-    const outcome = await run("async () => { const all = await Promise.all([github.get({ n: 0 }), github.create_issue({ n: 1 })]); return all; }", {
-      answer: async (request) => {
-        if (request.type === "call" && request.method === "create_issue") return { kind: "halt" };
-        await sleep(30);
-        return echo(request);
+    const outcome = await run(
+      "async () => { const all = await Promise.all([github.get({ n: 0 }), github.create_issue({ n: 1 })]); return all; }",
+      {
+        answer: async (request) => {
+          if (request.type === "call" && request.method === "create_issue") return { kind: "halt" };
+          await sleep(30);
+          return echo(request);
+        },
       },
-    });
+    );
     expect(outcome.result.status).toBe("halted");
     expect(outcome.requests).toHaveLength(2);
   });
 
   it("R-RP-7: calls started and not awaited still reach the host, and the pass waits for them", async () => {
     const finished: number[] = [];
-    const outcome = await run("async () => { github.get({ a: 1 }); github.create_issue({ b: 2 }); return 'returned early'; }", {
-      answer: async (request) => {
-        await sleep(60);
-        if (request.type === "call") finished.push(request.seq);
-        return echo(request);
+    const outcome = await run(
+      "async () => { github.get({ a: 1 }); github.create_issue({ b: 2 }); return 'returned early'; }",
+      {
+        answer: async (request) => {
+          await sleep(60);
+          if (request.type === "call") finished.push(request.seq);
+          return echo(request);
+        },
       },
-    });
+    );
     expect(expectReturned(outcome)).toBe("returned early");
     expect(outcome.requests.map((request) => (request as { seq: number }).seq)).toEqual([0, 1]);
     expect(finished.sort()).toEqual([0, 1]);
   });
 
   it("R-RP-7: a started call the host never finishes ends the pass at the time limit", async () => {
-    const error = expectFailed(await run("async () => { github.get({}); return 1; }", { timeoutMs: 300, answer: () => new Promise<HostReply>(() => {}) }), "TIMEOUT");
+    const error = expectFailed(
+      await run("async () => { github.get({}); return 1; }", {
+        timeoutMs: 300,
+        answer: () => new Promise<HostReply>(() => {}),
+      }),
+      "TIMEOUT",
+    );
     expect(error).toContain("still running");
   });
 });

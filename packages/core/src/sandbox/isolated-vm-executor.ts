@@ -1,18 +1,24 @@
 import type ivm from "isolated-vm";
+import { errorMessage } from "../error-message.js";
+import { nextTurn } from "./event-loop-turn.js";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
 import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
-import { nextTurn } from "./event-loop-turn.js";
-import { LogCollector } from "./log-collector.js";
 import { mathRandomSeed } from "./keyed-random.js";
+import { LogCollector } from "./log-collector.js";
 import { normalizeCode } from "./normalize-code.js";
 import { PassBridge } from "./pass-bridge.js";
-import { errorMessage } from "../error-message.js";
 import { classifyFailure, failed, finishPass, interpretResult } from "./pass-result.js";
 import { PassWatchdog } from "./pass-watchdog.js";
-import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "./reading-gate.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
+import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "./reading-gate.js";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  MAX_CODE_CHARS,
+  MAX_INTL_OBJECTS,
+  MAX_READ_CHARS,
+  type SandboxLimits,
+} from "./sandbox-limits.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
-import { DEFAULT_SANDBOX_LIMITS, MAX_CODE_CHARS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
@@ -109,20 +115,38 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
  * synchronous part of the program (and the microtasks it queued). No promise of the isolate is
  * left pending when it is disposed, so the host process can always exit (R-RT-5).
  */
-async function runPass(request: PassRequest, defaults: PassDefaults, pool: IsolatePool, running: Set<PassWatchdog>): Promise<PassResult> {
-  const limits = { timeoutMs: request.timeoutMs ?? defaults.timeoutMs, memoryMb: request.memoryMb ?? defaults.memoryMb };
+async function runPass(
+  request: PassRequest,
+  defaults: PassDefaults,
+  pool: IsolatePool,
+  running: Set<PassWatchdog>,
+): Promise<PassResult> {
+  const limits = {
+    timeoutMs: request.timeoutMs ?? defaults.timeoutMs,
+    memoryMb: request.memoryMb ?? defaults.memoryMb,
+  };
   const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
 
   // Parsing runs on this thread, before any isolate: it counts against the pass's time.
   const deadline = Date.now() + limits.timeoutMs;
   if (request.code.length > MAX_CODE_CHARS) {
-    return failed("SANDBOX_ERROR", `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`, logs);
+    return failed(
+      "SANDBOX_ERROR",
+      `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`,
+      logs,
+    );
   }
   // A large program waits for its turn: the process reads few at once, whatever the threads.
   // The turn lasts until V8 has compiled it in the isolate too (reading-gate.ts).
   // Most programs are small: they neither wait nor pay an await for the gate.
-  const endTurn = request.code.length > LARGE_PROGRAM_CHARS ? await takeReadingTurn(request.code.length, deadline) : noTurn;
-  if (!endTurn) return failed("TIMEOUT", `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`, logs);
+  const endTurn =
+    request.code.length > LARGE_PROGRAM_CHARS ? await takeReadingTurn(request.code.length, deadline) : noTurn;
+  if (!endTurn)
+    return failed(
+      "TIMEOUT",
+      `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`,
+      logs,
+    );
   try {
     return await readAndRun(request, limits, deadline, defaults, pool, running, logs, endTurn);
   } finally {
@@ -145,9 +169,14 @@ async function readAndRun(
 ): Promise<PassResult> {
   const normalized = normalizeCode(request.code);
   if (!normalized.ok) {
-    return failed("SYNTAX_ERROR", `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`, logs);
+    return failed(
+      "SYNTAX_ERROR",
+      `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
+      logs,
+    );
   }
-  if (Date.now() >= deadline) return failed("TIMEOUT", `reading the program took longer than the ${limits.timeoutMs} ms limit`, logs);
+  if (Date.now() >= deadline)
+    return failed("TIMEOUT", `reading the program took longer than the ${limits.timeoutMs} ms limit`, logs);
 
   let prepared: PreparedIsolate;
   try {
@@ -165,7 +194,13 @@ async function readAndRun(
   try {
     bridge.deliver = (await setup.apply(
       undefined,
-      [bridge.submitCallback(), bridge.logCallback(), bridge.randomBytesCallback(), bridge.finishCallback(), JSON.stringify(sandboxConfig(request, defaults))],
+      [
+        bridge.submitCallback(),
+        bridge.logCallback(),
+        bridge.randomBytesCallback(),
+        bridge.finishCallback(),
+        JSON.stringify(sandboxConfig(request, defaults)),
+      ],
       { result: { reference: true }, timeout: limits.timeoutMs },
     )) as ivm.Reference<(id: number, kind: number, text: string) => void>;
     setup.release();
@@ -188,7 +223,11 @@ async function readAndRun(
       // V8 compiles the program's function when it first runs: from here, the next may read.
       endTurn();
     }
-    const end = await Promise.race([bridge.finished.then((text) => ({ text })), bridge.halted.then(() => "halted" as const), watchdog.dead.then(() => "dead" as const)]);
+    const end = await Promise.race([
+      bridge.finished.then((text) => ({ text })),
+      bridge.halted.then(() => "halted" as const),
+      watchdog.dead.then(() => "dead" as const),
+    ]);
     if (end === "dead") throw new Error("the isolate ended while the program ran");
     if (end === "halted") return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);
     return await finishPass(interpretResult(end.text, logs, defaults.maxMessageChars), bridge, limits, logs);
@@ -216,7 +255,8 @@ async function readAndRun(
 /** What the sandbox learns of the request's determinism: never a keyed (secret) seed itself. */
 function sandboxDeterminism(deterministic: PassRequest["deterministic"]): SandboxConfig["deterministic"] {
   if (!deterministic) return null;
-  if (deterministic.keyed) return { seed: mathRandomSeed(deterministic.seed), clockMs: deterministic.clockMs, keyed: true };
+  if (deterministic.keyed)
+    return { seed: mathRandomSeed(deterministic.seed), clockMs: deterministic.clockMs, keyed: true };
   return { seed: deterministic.seed, clockMs: deterministic.clockMs };
 }
 

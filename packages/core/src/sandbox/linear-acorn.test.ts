@@ -83,12 +83,19 @@ const MODULES = [
 
 describe("acorn with linear name bookkeeping (issue 17.4)", () => {
   it("decides every redeclaration of scripts as acorn does", () => {
-    for (const code of SCRIPTS) expect({ code, result: outcome(LinearParser, code, "script") }).toEqual({ code, result: outcome(Parser, code, "script") });
+    for (const code of SCRIPTS)
+      expect({ code, result: outcome(LinearParser, code, "script") }).toEqual({
+        code,
+        result: outcome(Parser, code, "script"),
+      });
   });
 
   it("decides every redeclaration and export of modules as acorn does", () => {
     for (const code of [...MODULES, ...SCRIPTS.filter((code) => !code.includes("with"))]) {
-      expect({ code, result: outcome(LinearParser, code, "module") }).toEqual({ code, result: outcome(Parser, code, "module") });
+      expect({ code, result: outcome(LinearParser, code, "module") }).toEqual({
+        code,
+        result: outcome(Parser, code, "module"),
+      });
     }
   });
 
@@ -122,7 +129,9 @@ describe("acorn with linear name bookkeeping (issue 17.4)", () => {
   it(`R-SB-3: a regular expression may name at most ${MAX_SAME_NAME_GROUPS} groups alike`, () => {
     const alike = (count: number) => `/${Array.from({ length: count }, () => "(?<a>x)").join("|")}/`;
     expect(outcome(LinearParser, alike(MAX_SAME_NAME_GROUPS), "script")).toBe("ok");
-    expect(outcome(LinearParser, alike(MAX_SAME_NAME_GROUPS + 1), "script")).toMatch(/More than 100 capture groups named a/);
+    expect(outcome(LinearParser, alike(MAX_SAME_NAME_GROUPS + 1), "script")).toMatch(
+      /More than 100 capture groups named a/,
+    );
     const started = performance.now();
     expect(outcome(LinearParser, alike(120_000), "script")).toMatch(/More than 100 capture groups/);
     expect(performance.now() - started).toBeLessThan(3_000);

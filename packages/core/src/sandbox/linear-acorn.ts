@@ -147,8 +147,10 @@ function linearNames(Base: typeof Parser): typeof Parser {
       const known = state.groupNames[state.lastStringValue] as Array<RegExpState["branchID"]> | true | undefined;
       if (known) {
         if (!trackDisjunction || known === true) state.raise("Duplicate capture group name");
-        if (known.length >= MAX_SAME_NAME_GROUPS) state.raise(`More than ${MAX_SAME_NAME_GROUPS} capture groups named ${state.lastStringValue}`);
-        for (const alternative of known) if (!alternative.separatedFrom(state.branchID)) state.raise("Duplicate capture group name");
+        if (known.length >= MAX_SAME_NAME_GROUPS)
+          state.raise(`More than ${MAX_SAME_NAME_GROUPS} capture groups named ${state.lastStringValue}`);
+        for (const alternative of known)
+          if (!alternative.separatedFrom(state.branchID)) state.raise("Duplicate capture group name");
       }
       if (trackDisjunction) {
         const list = (known as Array<RegExpState["branchID"]> | undefined) ?? [];

@@ -25,7 +25,8 @@ export class LogCollector {
     }
     const prefix = level === "warn" ? "[warn] " : level === "error" ? "[error] " : "";
     // The sandbox already cut the line, note included: cut again only what it could not have sent.
-    const line = prefix + (text.length > this.maxLineChars + CLIP_NOTE_CHARS ? clipText(text, this.maxLineChars) : text);
+    const line =
+      prefix + (text.length > this.maxLineChars + CLIP_NOTE_CHARS ? clipText(text, this.maxLineChars) : text);
     if (this.chars + line.length > this.maxChars) {
       this.full = true;
       this.lines.push(`[logs truncated: more than ${this.maxChars} characters]`);

@@ -2,12 +2,16 @@ import type * as acorn from "acorn";
 import { describe, expect, it, vi } from "vitest";
 import { normalizeCode } from "./normalize-code.js";
 
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (parameter: string, body: string) => (input?: unknown) => Promise<unknown>;
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+  parameter: string,
+  body: string,
+) => (input?: unknown) => Promise<unknown>;
 
 /** Normalizes and runs the body the way the executor wraps it (without a sandbox: trusted test code only). */
 async function runBody(code: string): Promise<unknown> {
   const normalized = normalizeCode(code);
-  if (!normalized.ok) throw new Error(`unexpected syntax error: ${normalized.message} (${normalized.line}:${normalized.column})`);
+  if (!normalized.ok)
+    throw new Error(`unexpected syntax error: ${normalized.message} (${normalized.line}:${normalized.column})`);
   return new AsyncFunction("input", `\n${normalized.body}\n`)();
 }
 
@@ -41,7 +45,9 @@ describe("code forms (R-SB-2)", () => {
   });
 
   it("takes the last expression of a body of statements as the result", async () => {
-    expect(await runBody("const items = [1, 2, 3];\nlet total = 0;\nfor (const item of items) total += item;\ntotal * 2")).toBe(12);
+    expect(
+      await runBody("const items = [1, 2, 3];\nlet total = 0;\nfor (const item of items) total += item;\ntotal * 2"),
+    ).toBe(12);
   });
 
   it("accepts top-level await and an explicit return in a body", async () => {
@@ -62,7 +68,9 @@ describe("code forms (R-SB-2)", () => {
   });
 
   it("runs a trailing async arrow after helper declarations", async () => {
-    expect(await runBody("const double = (n) => n * 2;\nfunction inc(n) { return n + 1; }\nasync () => double(inc(20))")).toBe(42);
+    expect(
+      await runBody("const double = (n) => n * 2;\nfunction inc(n) { return n + 1; }\nasync () => double(inc(20))"),
+    ).toBe(42);
   });
 
   it("runs a lone async function declaration", async () => {
@@ -77,8 +85,16 @@ describe("code forms (R-SB-2)", () => {
   });
 
   it("refuses named exports and imports with a position", () => {
-    expect(syntaxError("const a = 1;\nexport const b = 2;")).toMatchObject({ message: expect.stringContaining("only `export default`"), line: 2, column: 1 });
-    expect(syntaxError("import fs from 'node:fs';\nfs")).toMatchObject({ message: expect.stringContaining("import declarations are not available"), line: 1, column: 1 });
+    expect(syntaxError("const a = 1;\nexport const b = 2;")).toMatchObject({
+      message: expect.stringContaining("only `export default`"),
+      line: 2,
+      column: 1,
+    });
+    expect(syntaxError("import fs from 'node:fs';\nfs")).toMatchObject({
+      message: expect.stringContaining("import declarations are not available"),
+      line: 1,
+      column: 1,
+    });
     expect(syntaxError("const a = 1;\n  import('x');\n  import x from 'x';")).toMatchObject({ line: 3, column: 3 });
   });
 
@@ -96,7 +112,9 @@ describe("Markdown fences (R-SB-2)", () => {
   });
 
   it("ignores prose before and after the fence", async () => {
-    expect(await runBody("Here is the program:\n\n```ts\nconst n: number = 4;\nn * 10\n```\n\nIt returns forty.")).toBe(40);
+    expect(await runBody("Here is the program:\n\n```ts\nconst n: number = 4;\nn * 10\n```\n\nIt returns forty.")).toBe(
+      40,
+    );
   });
 
   it("takes a one-word line before the fence as prose", async () => {
@@ -210,7 +228,11 @@ describe("syntax errors carry the line and column where the error is (R-SB-2)", 
 
   it("a redeclared binding points at the second declaration", () => {
     const code = "let total = 1;\nlet other = 2;\nlet total = 3;";
-    expect(syntaxError(code)).toMatchObject({ line: 3, column: 5, message: expect.stringContaining("already been declared") });
+    expect(syntaxError(code)).toMatchObject({
+      line: 3,
+      column: 5,
+      message: expect.stringContaining("already been declared"),
+    });
   });
 
   it("an unbalanced closing brace", () => {
@@ -284,7 +306,14 @@ describe("reading code costs one parse per grammar (hardening round two, finding
   }
 
   it("a fence line inside a comment and a trailing type annotation: each text read at most once per grammar", async () => {
-    const code = ["async () => {", "  // ~~~ not a fence: a comment", "  const total: number = 40 + 2;", "  return total;", "}", "const unused: string = 'x'"].join("\n");
+    const code = [
+      "async () => {",
+      "  // ~~~ not a fence: a comment",
+      "  const total: number = 40 + 2;",
+      "  return total;",
+      "}",
+      "const unused: string = 'x'",
+    ].join("\n");
     const { reads, normalized } = await readsOf(code);
     expect(normalized).toMatchObject({ ok: true, language: "typescript" });
     expect(reads.length).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import type { Node, Options, Program } from "acorn";
+import { errorMessage } from "../error-message.js";
 import { LinearParser } from "./linear-acorn.js";
 import { describeStripError, type StripFailure, stripTypeScript } from "./type-stripper.js";
-import { errorMessage } from "../error-message.js";
 
 /**
  * Code a model wrote, turned into the body of one async function the sandbox can run.
@@ -97,7 +97,8 @@ class ProgramReader {
           allowHashBang: true,
           locations: true,
           onToken: (token) => {
-            if (token.type.label === "template" || token.type.label === "string") literals.push(token.start - 1, token.end);
+            if (token.type.label === "template" || token.type.label === "string")
+              literals.push(token.start - 1, token.end);
           },
           onComment: (_block, _text, start, end) => void literals.push(start, end),
         });
@@ -195,7 +196,8 @@ function isInsideLiteralOrComment(code: string, offset: number, reader: ProgramR
         // Not a program in this grammar: try the next.
         continue;
       }
-      for (let index = 0; index < literals.length; index += 2) if (literals[index]! < offset && offset < literals[index + 1]!) return true;
+      for (let index = 0; index < literals.length; index += 2)
+        if (literals[index]! < offset && offset < literals[index + 1]!) return true;
       return false;
     }
   }
@@ -210,7 +212,10 @@ function countLines(text: string): number {
 
 type SyntaxFailure = { ok: false; message: string; line: number; column: number };
 
-function classify(text: string, reader: ProgramReader): { ok: true; body: string } | { ok: false; error: SyntaxFailure } {
+function classify(
+  text: string,
+  reader: ProgramReader,
+): { ok: true; body: string } | { ok: false; error: SyntaxFailure } {
   let program: Program;
   let grammar: "script" | "module" = "script";
   try {
@@ -292,7 +297,10 @@ function toBody(text: string, program: Program): string {
   const statements = program.body.filter((statement) => statement.type !== "EmptyStatement");
   for (const statement of statements) {
     if (statement.type === "ImportDeclaration") {
-      throw new CodeFormError("import declarations are not available in the sandbox: connectors are globals (for example github.list_issues)", position(statement));
+      throw new CodeFormError(
+        "import declarations are not available in the sandbox: connectors are globals (for example github.list_issues)",
+        position(statement),
+      );
     }
     if (statement.type === "ExportNamedDeclaration" || statement.type === "ExportAllDeclaration") {
       throw new CodeFormError("only `export default` is accepted: export the function to run", position(statement));
@@ -307,7 +315,10 @@ function toBody(text: string, program: Program): string {
     // Keep columns where the model wrote them when the replacement fits.
     const replacement = head.length <= keywordSpan ? head.padEnd(keywordSpan, " ") : head;
     const rewritten = text.slice(0, exported.start) + replacement + text.slice(declaration.start);
-    const isFunction = declaration.type === "FunctionDeclaration" || declaration.type === "ArrowFunctionExpression" || declaration.type === "FunctionExpression";
+    const isFunction =
+      declaration.type === "FunctionDeclaration" ||
+      declaration.type === "ArrowFunctionExpression" ||
+      declaration.type === "FunctionExpression";
     return `${rewritten}\n;return ${isFunction ? "__codemode_default(input)" : "__codemode_default"};`;
   }
 
@@ -347,7 +358,10 @@ const ARROW_HEAD = /^(\s*)(async[ \t]+)?\(([^()\n]*)\)([ \t]{0,40}:[^{\n]{0,400}
  * at the arrow's end. Ask again with a function head instead of the arrow head (same lines) to
  * get where the error is; undefined when that does not apply.
  */
-function locateInsideArrow(text: string, reader: ProgramReader): { message: string; line: number; column: number } | undefined {
+function locateInsideArrow(
+  text: string,
+  reader: ProgramReader,
+): { message: string; line: number; column: number } | undefined {
   const head = ARROW_HEAD.exec(text);
   if (!head) return undefined;
   const [whole, leading = "", asyncKeyword = "", parameters = "", returnType = ""] = head;
@@ -359,6 +373,7 @@ function locateInsideArrow(text: string, reader: ProgramReader): { message: stri
   const headLine = countLines(leading) + 1;
   const shift = replacement.length - whole.length;
   const bodyColumnInRewritten = replacement.length - (leading.lastIndexOf("\n") + 1) + 1;
-  const column = failure.line === headLine && failure.column >= bodyColumnInRewritten ? failure.column - shift : failure.column;
+  const column =
+    failure.line === headLine && failure.column >= bodyColumnInRewritten ? failure.column - shift : failure.column;
   return { message: failure.message, line: failure.line, column };
 }

@@ -10,16 +10,30 @@ describe("parseRequest: the host's check of what the sandbox sends", () => {
   });
 
   it("still reads arguments inside the request", () => {
-    expect(parseRequest('{"type":"service","name":"search","args":"[\\"x\\"]"}')).toEqual({ ok: true, request: { type: "service", name: "search", args: '["x"]' } });
+    expect(parseRequest('{"type":"service","name":"search","args":"[\\"x\\"]"}')).toEqual({
+      ok: true,
+      request: { type: "service", name: "search", args: '["x"]' },
+    });
   });
 
   it("refuses arguments given twice, arguments that are not text, and a call without any", () => {
-    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b","args":"1"}', "2")).toEqual({ ok: false, message: "malformed request" });
-    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b"}', 7)).toEqual({ ok: false, message: "malformed request" });
-    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b"}')).toEqual({ ok: false, message: "malformed request" });
+    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b","args":"1"}', "2")).toEqual({
+      ok: false,
+      message: "malformed request",
+    });
+    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b"}', 7)).toEqual({
+      ok: false,
+      message: "malformed request",
+    });
+    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b"}')).toEqual({
+      ok: false,
+      message: "malformed request",
+    });
   });
 
   it("refuses oversized text beside the request before reading it", () => {
-    expect(parseRequest('{"type":"call","seq":0,"connector":"a","method":"b"}', "x".repeat(64 * 1024 * 1024 + 1))).toEqual({ ok: false, message: "the request is too large" });
+    expect(
+      parseRequest('{"type":"call","seq":0,"connector":"a","method":"b"}', "x".repeat(64 * 1024 * 1024 + 1)),
+    ).toEqual({ ok: false, message: "the request is too large" });
   });
 });

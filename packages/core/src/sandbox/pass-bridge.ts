@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
+import { errorMessage } from "../error-message.js";
+import { onNextTurn } from "./event-loop-turn.js";
 import type { HostReply, PassRequest } from "./executor.js";
 import { keyedByteStream } from "./keyed-random.js";
 import type { LogCollector } from "./log-collector.js";
 import { parseRequest } from "./parse-request.js";
-import { onNextTurn } from "./event-loop-turn.js";
-import { errorMessage } from "../error-message.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
 import { DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
 
@@ -53,7 +53,10 @@ export class PassBridge {
    * after a burst of pauses would otherwise keep every pass's bridge (its request, and through
    * it the whole log) alive until then.
    */
-  private readonly port: { bridge: PassBridge | undefined; nextBytes: ((count: number) => Buffer) | undefined } = { bridge: this, nextBytes: undefined };
+  private readonly port: { bridge: PassBridge | undefined; nextBytes: ((count: number) => Buffer) | undefined } = {
+    bridge: this,
+    nextBytes: undefined,
+  };
 
   submitCallback(): ivm.Callback {
     const port = this.port;

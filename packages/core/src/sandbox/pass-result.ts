@@ -1,10 +1,10 @@
+import { errorMessage } from "../error-message.js";
 import type { PassResult, SandboxFailureCode } from "./executor.js";
 import type { LogCollector } from "./log-collector.js";
 import type { PassBridge } from "./pass-bridge.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
 import { CLIP_NOTE_CHARS, clipText } from "./sandbox-limits.js";
 import { RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
-import { errorMessage } from "../error-message.js";
 
 /** The limits in force for one pass (the request's or the executor's defaults), for messages. */
 export interface PassLimitsInForce {
@@ -18,25 +18,42 @@ export function failed(code: SandboxFailureCode, error: string, logs: LogCollect
 
 /** The text `__codemode_start` reported (see install-start.ts) as a result; messages cut to `maxMessageChars`. */
 export function interpretResult(text: string, logs: LogCollector, maxMessageChars: number): PassResult {
-  if (typeof text !== "string" || text.length === 0) return failed("SANDBOX_ERROR", "the program ended without a result", logs);
+  if (typeof text !== "string" || text.length === 0)
+    return failed("SANDBOX_ERROR", "the program ended without a result", logs);
   const kind = text[0];
   const rest = text.slice(1);
   if (kind === RESULT_RETURNED) return { status: "returned", value: rest, logs: logs.lines };
   if (kind === RESULT_THREW) {
     try {
       const thrown = JSON.parse(rest) as { message?: unknown; line?: unknown; column?: unknown };
-      const message = typeof thrown.message === "string" ? clipText(thrown.message, maxMessageChars + CLIP_NOTE_CHARS) : "the program threw";
-      const where = typeof thrown.line === "number" && typeof thrown.column === "number" ? ` (line ${thrown.line}, column ${thrown.column})` : "";
+      const message =
+        typeof thrown.message === "string"
+          ? clipText(thrown.message, maxMessageChars + CLIP_NOTE_CHARS)
+          : "the program threw";
+      const where =
+        typeof thrown.line === "number" && typeof thrown.column === "number"
+          ? ` (line ${thrown.line}, column ${thrown.column})`
+          : "";
       return failed("SANDBOX_ERROR", message + where, logs);
     } catch {
       return failed("SANDBOX_ERROR", "the program threw", logs);
     }
   }
-  return failed("NOT_SERIALIZABLE", `the result could not be returned: ${clipText(rest, maxMessageChars + CLIP_NOTE_CHARS)}`, logs);
+  return failed(
+    "NOT_SERIALIZABLE",
+    `the result could not be returned: ${clipText(rest, maxMessageChars + CLIP_NOTE_CHARS)}`,
+    logs,
+  );
 }
 
 /** What isolated-vm threw while a pass ran: a limit the watchdog saw, a halt, or a sandbox error. */
-export function classifyFailure(error: unknown, watchdog: PassWatchdog, bridge: PassBridge, limits: PassLimitsInForce, logs: LogCollector): PassResult {
+export function classifyFailure(
+  error: unknown,
+  watchdog: PassWatchdog,
+  bridge: PassBridge,
+  limits: PassLimitsInForce,
+  logs: LogCollector,
+): PassResult {
   const message = errorMessage(error);
   if (watchdog.timedOut || /timed out/i.test(message)) {
     return failed("TIMEOUT", `the program ran longer than the ${limits.timeoutMs} ms limit`, logs);
@@ -50,9 +67,18 @@ export function classifyFailure(error: unknown, watchdog: PassWatchdog, bridge: 
 }
 
 /** After the program settled or halted: let started host work finish (R-RP-7), then report. */
-export async function finishPass(result: PassResult, bridge: PassBridge, limits: PassLimitsInForce, logs: LogCollector): Promise<PassResult> {
+export async function finishPass(
+  result: PassResult,
+  bridge: PassBridge,
+  limits: PassLimitsInForce,
+  logs: LogCollector,
+): Promise<PassResult> {
   if (await bridge.waitForStartedCalls()) {
-    return failed("TIMEOUT", `calls the program started were still running when the ${limits.timeoutMs} ms limit was reached`, logs);
+    return failed(
+      "TIMEOUT",
+      `calls the program started were still running when the ${limits.timeoutMs} ms limit was reached`,
+      logs,
+    );
   }
   // A halt (pause, divergence) decides the pass even if the program went on and returned.
   const hitLimit = result.status === "failed" && (result.code === "TIMEOUT" || result.code === "MEMORY_LIMIT");

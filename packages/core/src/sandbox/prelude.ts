@@ -1,14 +1,14 @@
-import { createFormatter, installConsole } from "./install-console.js";
 import { installClock } from "./install-clock.js";
 import { installCodemode, installFetch } from "./install-codemode.js";
 import { installConnectors } from "./install-connectors.js";
+import { createFormatter, installConsole } from "./install-console.js";
 import { installMemoryGuards } from "./install-memory-guards.js";
 import { installRandom } from "./install-random.js";
 import { installStart } from "./install-start.js";
 import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import { installTimers } from "./install-timers.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { sandboxSetup, type SandboxParts } from "./sandbox-setup.js";
+import { type SandboxParts, sandboxSetup } from "./sandbox-setup.js";
 import { composeValueCodec } from "./value-codec.js";
 import { createBase64 } from "./value-codec-base64.js";
 import { createDecoder } from "./value-codec-decoder.js";

@@ -18,7 +18,9 @@ export async function prepareIsolate(memoryMb: number, running: Set<ivm.Isolate>
   running.add(isolate);
   try {
     const context = await isolate.createContext();
-    const setup = (await (await compilePrelude(isolate)).run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
+    const setup = (await (await compilePrelude(isolate)).run(context, { reference: true })) as ivm.Reference<
+      (...args: unknown[]) => unknown
+    >;
     return { isolate, context, setup };
   } catch (error) {
     disposeIsolate(isolate);
@@ -53,7 +55,10 @@ async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
   const cachedData = preludeCache;
   if (cachedData === null) return isolate.compileScript(PRELUDE_SOURCE, { filename });
   if (cachedData === undefined) {
-    const script = (await isolate.compileScript(PRELUDE_SOURCE, { filename, produceCachedData: true })) as CompiledWithCache;
+    const script = (await isolate.compileScript(PRELUDE_SOURCE, {
+      filename,
+      produceCachedData: true,
+    })) as CompiledWithCache;
     if (preludeCache === undefined && script.cachedData) preludeCache = script.cachedData;
     return script;
   }

@@ -1,4 +1,4 @@
-import { createContext, runInContext, type Context } from "node:vm";
+import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createSandboxBridge } from "./sandbox-bridge.js";
 import { loadValueCodec } from "./value-codec.js";
@@ -11,7 +11,8 @@ function bridgeInFreshRealm() {
   const bridge = load(createSandboxBridge)(
     loadValueCodec(load),
     // Arguments cross beside the request; put them back where the request had them.
-    (id, text, args) => submitted.push({ id, text: args === undefined ? text : JSON.stringify({ ...JSON.parse(text), args }) }),
+    (id, text, args) =>
+      submitted.push({ id, text: args === undefined ? text : JSON.stringify({ ...JSON.parse(text), args }) }),
     (_error, fallback) => fallback,
     1_000_000,
   );
@@ -66,7 +67,9 @@ describe("the sandbox's end of the bridge", () => {
     let settled = false;
     void bridge.invalid(3, new Error("circular")).finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(submitted.map((request) => JSON.parse(request.text))).toEqual([{ type: "invalid", seq: 3, message: "a value could not be encoded" }]);
+    expect(submitted.map((request) => JSON.parse(request.text))).toEqual([
+      { type: "invalid", seq: 3, message: "a value could not be encoded" },
+    ]);
     expect(settled).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
-import type { createFormatter, installConsole } from "./install-console.js";
 import type { installClock } from "./install-clock.js";
 import type { installCodemode, installFetch } from "./install-codemode.js";
 import type { installConnectors, SandboxReplayEntry } from "./install-connectors.js";
+import type { createFormatter, installConsole } from "./install-console.js";
 import type { installMemoryGuards } from "./install-memory-guards.js";
 import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
@@ -99,6 +99,14 @@ export function sandboxSetup(
   // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
   delete global.WebAssembly;
   parts.installMemoryGuards(global, limits.maxIntlObjects, timeZone?.patchIntl);
-  parts.installStart(global, codec, bridge.plain, formatter.messageOf, formatter.describeThrown, finish, limits.maxReadChars);
+  parts.installStart(
+    global,
+    codec,
+    bridge.plain,
+    formatter.messageOf,
+    formatter.describeThrown,
+    finish,
+    limits.maxReadChars,
+  );
   return bridge.deliver;
 }

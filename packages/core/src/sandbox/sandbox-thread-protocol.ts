@@ -28,4 +28,7 @@ export type ToSandboxThread =
   | { type: "close" };
 
 /** From a sandbox thread to the executor. */
-export type FromSandboxThread = { type: "request"; pass: number; request: number; body: SandboxRequest } | { type: "result"; pass: number; result: PassResult } | { type: "warm"; warm: number };
+export type FromSandboxThread =
+  | { type: "request"; pass: number; request: number; body: SandboxRequest }
+  | { type: "result"; pass: number; result: PassResult }
+  | { type: "warm"; warm: number };

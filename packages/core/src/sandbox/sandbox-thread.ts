@@ -4,10 +4,10 @@
  * thread, not the one running the runtime. Requests of the sandbox cross to the executor's thread,
  * which answers them (the durable log, the connectors); see sandbox-thread-protocol.ts.
  */
-import { parentPort, workerData, type MessagePort } from "node:worker_threads";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { errorMessage } from "../error-message.js";
 import type { HostReply, PassResult } from "./executor.js";
 import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
-import { errorMessage } from "../error-message.js";
 import { adoptReadingGate } from "./reading-gate.js";
 import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
@@ -35,7 +35,14 @@ function runPass(pass: number, request: PassData): void {
           send({ type: "request", pass, request: number, body });
         }),
     })
-    .catch((error: unknown): PassResult => ({ status: "failed", code: "SANDBOX_ERROR", error: errorMessage(error), logs: [] }))
+    .catch(
+      (error: unknown): PassResult => ({
+        status: "failed",
+        code: "SANDBOX_ERROR",
+        error: errorMessage(error),
+        logs: [],
+      }),
+    )
     .then((result) => send({ type: "result", pass, result }));
   passesRunning.add(ran);
   void ran.finally(() => passesRunning.delete(ran));

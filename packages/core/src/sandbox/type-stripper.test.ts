@@ -12,14 +12,22 @@ function expectStripperHealthy(): void {
 
 describe("the type stripper is isolated from hostile input (issue 17.3)", () => {
   it("R-SB-2: code nested deeper than the limit is a syntax error, and TypeScript keeps working", () => {
-    expect(normalizeCode("(".repeat(1_000))).toMatchObject({ ok: false, message: `the code nests brackets more than ${MAX_NESTING} levels deep`, line: 1 });
+    expect(normalizeCode("(".repeat(1_000))).toMatchObject({
+      ok: false,
+      message: `the code nests brackets more than ${MAX_NESTING} levels deep`,
+      line: 1,
+    });
     expectStripperHealthy();
     expect(normalizeCode(`let x: number = ${"[".repeat(300)}`)).toMatchObject({ ok: false });
     expectStripperHealthy();
   });
 
   it("R-SB-2: a crash inside the stripper (deep chains without brackets) is a syntax error, and never poisons later calls", () => {
-    for (const hostile of [`${"x => ".repeat(3_000)}x as any`, `${"!".repeat(30_000)}x as any`, `${"a ? ".repeat(8_000)}b${" : c".repeat(8_000)} as any`]) {
+    for (const hostile of [
+      `${"x => ".repeat(3_000)}x as any`,
+      `${"!".repeat(30_000)}x as any`,
+      `${"a ? ".repeat(8_000)}b${" : c".repeat(8_000)} as any`,
+    ]) {
       const result = normalizeCode(hostile);
       expect(result.ok).toBe(false);
       expectStripperHealthy();
@@ -29,7 +37,10 @@ describe("the type stripper is isolated from hostile input (issue 17.3)", () => 
   it("R-SB-2: the crash is reported as such, with the reason", () => {
     const result = normalizeCode(`${"!".repeat(30_000)}x as any`);
     expect(result).toMatchObject({ ok: false });
-    if (!result.ok) expect(result.message).toMatch(/the TypeScript stripper could not read this code \(.+\): it is nested too deeply/);
+    if (!result.ok)
+      expect(result.message).toMatch(
+        /the TypeScript stripper could not read this code \(.+\): it is nested too deeply/,
+      );
   });
 
   it("R-SB-2: ordinary nesting well below the limit still strips", () => {

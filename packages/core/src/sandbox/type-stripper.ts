@@ -21,7 +21,14 @@ export const MAX_NESTING = 256;
  * How stripping failed: a syntax error of the code (`invalid`), or a construct strip-only mode
  * cannot do. `refused`: the code was too deep for the stripper; asking again differently is no use.
  */
-export type StripFailure = { ok: false; invalid: boolean; refused?: true; message: string; line: number; column: number };
+export type StripFailure = {
+  ok: false;
+  invalid: boolean;
+  refused?: true;
+  message: string;
+  line: number;
+  column: number;
+};
 
 type Transform = (code: string, options: { mode: "strip-only" | "transform"; sourceMap?: boolean }) => { code: string };
 
@@ -48,21 +55,40 @@ function reloadAmaro(): void {
 export function stripTypeScript(code: string, mode: "strip-only" | "transform"): string {
   const deep = nestingBeyond(code, MAX_NESTING);
   if (deep) {
-    throw { code: "InvalidSyntax", refused: true, message: `the code nests brackets more than ${MAX_NESTING} levels deep`, startLine: deep.line, startColumn: deep.column };
+    throw {
+      code: "InvalidSyntax",
+      refused: true,
+      message: `the code nests brackets more than ${MAX_NESTING} levels deep`,
+      startLine: deep.line,
+      startColumn: deep.column,
+    };
   }
   try {
     return amaro()(code, mode === "transform" ? { mode, sourceMap: false } : { mode }).code;
   } catch (error) {
-    if (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string") throw error;
+    if (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string")
+      throw error;
     reloadAmaro();
     const reason = errorMessage(error);
-    throw { code: "InvalidSyntax", refused: true, message: `the TypeScript stripper could not read this code (${reason}): it is nested too deeply`, startLine: 1, startColumn: 0 };
+    throw {
+      code: "InvalidSyntax",
+      refused: true,
+      message: `the TypeScript stripper could not read this code (${reason}): it is nested too deeply`,
+      startLine: 1,
+      startColumn: 0,
+    };
   }
 }
 
 /** Turns what `stripTypeScript` threw into a failure with a position (column counted from 1). */
 export function describeStripError(error: unknown): StripFailure {
-  const details = error as { code?: unknown; refused?: unknown; message?: unknown; startLine?: unknown; startColumn?: unknown };
+  const details = error as {
+    code?: unknown;
+    refused?: unknown;
+    message?: unknown;
+    startLine?: unknown;
+    startColumn?: unknown;
+  };
   return {
     ok: false,
     invalid: details.code === "InvalidSyntax",

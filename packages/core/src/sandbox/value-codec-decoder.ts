@@ -7,7 +7,8 @@ import type { CodecIntrinsics } from "./value-codec-intrinsics.js";
  * value-codec.ts): its built-ins come from `intrinsics` only.
  */
 export function createDecoder(intrinsics: CodecIntrinsics, base64: CodecBase64) {
-  const { TAG, JSONParse, ObjectKeys, ObjectDefineProperty, ArrayIsArray, BigIntCtor, ReflectApply, StringIndexOf } = intrinsics;
+  const { TAG, JSONParse, ObjectKeys, ObjectDefineProperty, ArrayIsArray, BigIntCtor, ReflectApply, StringIndexOf } =
+    intrinsics;
   const fail: CodecIntrinsics["fail"] = intrinsics.fail;
   const base64ToBytes = base64.base64ToBytes;
   const TAG_KEY = `"${TAG}"`;
@@ -63,7 +64,8 @@ export function createDecoder(intrinsics: CodecIntrinsics, base64: CodecBase64) 
       if (item === null || typeof item !== "object") continue;
       const revived = revive(item);
       // "__proto__" from JSON.parse is an own data property; keep it one.
-      if (revived !== item) ObjectDefineProperty(record, key, { value: revived, writable: true, enumerable: true, configurable: true });
+      if (revived !== item)
+        ObjectDefineProperty(record, key, { value: revived, writable: true, enumerable: true, configurable: true });
     }
     return record;
   }

@@ -6,7 +6,16 @@ import type { CodecIntrinsics } from "./value-codec-intrinsics.js";
  * in JSON.stringify. Self-contained (see value-codec.ts): its built-ins come from `intrinsics` only.
  */
 export function createEncoder(intrinsics: CodecIntrinsics, base64: CodecBase64) {
-  const { TAG, MAX_DEPTH, JSONStringify, ObjectKeys, ObjectGetPrototypeOf, ObjectPrototype, ArrayIsArray, NumberIsFinite } = intrinsics;
+  const {
+    TAG,
+    MAX_DEPTH,
+    JSONStringify,
+    ObjectKeys,
+    ObjectGetPrototypeOf,
+    ObjectPrototype,
+    ArrayIsArray,
+    NumberIsFinite,
+  } = intrinsics;
   const { ReflectApply, ArraySort, ErrorCtor, typedArrayTagGetter, DateGetTime, DateToISOString } = intrinsics;
   const { MapSizeGetter, SetSizeGetter, PromiseThen, ArrayBufferByteLength, ErrorIsError, hasBrand } = intrinsics;
   const fail: CodecIntrinsics["fail"] = intrinsics.fail;
@@ -25,7 +34,12 @@ export function createEncoder(intrinsics: CodecIntrinsics, base64: CodecBase64) 
     return path;
   }
 
-  function encodeAt(value: unknown, stack: object[], keys: Array<string | number>, sortKeys: boolean): string | undefined {
+  function encodeAt(
+    value: unknown,
+    stack: object[],
+    keys: Array<string | number>,
+    sortKeys: boolean,
+  ): string | undefined {
     switch (typeof value) {
       case "string":
         return JSONStringify(value);
@@ -58,14 +72,16 @@ export function createEncoder(intrinsics: CodecIntrinsics, base64: CodecBase64) 
         return `{"${TAG}":"bytes","v":"${bytesToBase64(object as Uint8Array)}"}`;
       }
       if (typedArrayTag !== undefined) fail(pathOf(keys, depth), `a ${typedArrayTag} (use Uint8Array for bytes)`);
-      if (hasBrand(ArrayBufferByteLength, object)) fail(pathOf(keys, depth), "an ArrayBuffer (wrap it in a Uint8Array)");
+      if (hasBrand(ArrayBufferByteLength, object))
+        fail(pathOf(keys, depth), "an ArrayBuffer (wrap it in a Uint8Array)");
       if (hasBrand(DateGetTime, object)) {
         const time = ReflectApply(DateGetTime, object, []) as number;
         return NumberIsFinite(time) ? JSONStringify(ReflectApply(DateToISOString, object, [])) : "null";
       }
       if (hasBrand(MapSizeGetter, object)) fail(pathOf(keys, depth), "a Map (convert it with Object.fromEntries)");
       if (hasBrand(SetSizeGetter, object)) fail(pathOf(keys, depth), "a Set (convert it with Array.from)");
-      if (hasBrand(PromiseThen, object) && prototype === Promise.prototype) fail(pathOf(keys, depth), "a Promise (await it first)");
+      if (hasBrand(PromiseThen, object) && prototype === Promise.prototype)
+        fail(pathOf(keys, depth), "a Promise (await it first)");
     }
     stack[depth] = object;
     try {
@@ -82,7 +98,9 @@ export function createEncoder(intrinsics: CodecIntrinsics, base64: CodecBase64) 
         return out + "]";
       }
       const isError = ErrorIsError ? ErrorIsError(object) : object instanceof ErrorCtor;
-      const source: Record<string, unknown> = isError ? { name: String((object as Error).name), message: String((object as Error).message) } : (object as Record<string, unknown>);
+      const source: Record<string, unknown> = isError
+        ? { name: String((object as Error).name), message: String((object as Error).message) }
+        : (object as Record<string, unknown>);
       const names = ObjectKeys(source);
       if (sortKeys) ReflectApply(ArraySort, names, []);
       let out = "{";

@@ -18,7 +18,9 @@ export function captureCodecIntrinsics() {
   for (let index = 0; index < 64; index++) B64_INDEX[B64.charAt(index)] = index;
 
   function fail(path: string, what: string): never {
-    const error = new ErrorCtor(`${what} at ${path || "the top level"} cannot be stored or passed: use plain JSON data (objects, arrays, strings, numbers, booleans, null), Uint8Array or bigint`);
+    const error = new ErrorCtor(
+      `${what} at ${path || "the top level"} cannot be stored or passed: use plain JSON data (objects, arrays, strings, numbers, booleans, null), Uint8Array or bigint`,
+    );
     ObjectDefineProperty(error, "name", { value: "ValueCodecError" });
     ObjectDefineProperty(error, "code", { value: "NOT_SERIALIZABLE" });
     throw error;
@@ -53,7 +55,10 @@ export function captureCodecIntrinsics() {
     ErrorCtor,
     BigIntCtor: BigInt,
     Uint8ArrayCtor: Uint8Array,
-    typedArrayTagGetter: Object.getOwnPropertyDescriptor(ObjectGetPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!.get!,
+    typedArrayTagGetter: Object.getOwnPropertyDescriptor(
+      ObjectGetPrototypeOf(Uint8Array.prototype),
+      Symbol.toStringTag,
+    )!.get!,
     // The intrinsic length: an own "length" property on the array must not change what is encoded.
     typedArrayLengthGetter: Object.getOwnPropertyDescriptor(ObjectGetPrototypeOf(Uint8Array.prototype), "length")!.get!,
     DateGetTime: Date.prototype.getTime,
@@ -62,7 +67,9 @@ export function captureCodecIntrinsics() {
     SetSizeGetter: Object.getOwnPropertyDescriptor(Set.prototype, "size")!.get!,
     PromiseThen: Promise.prototype.then,
     ArrayBufferByteLength: Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength")!.get!,
-    ErrorIsError: (ErrorCtor as unknown as { isError?: (value: unknown) => boolean }).isError as ((value: unknown) => boolean) | undefined,
+    ErrorIsError: (ErrorCtor as unknown as { isError?: (value: unknown) => boolean }).isError as
+      | ((value: unknown) => boolean)
+      | undefined,
     B64,
     B64_INDEX,
     fail,

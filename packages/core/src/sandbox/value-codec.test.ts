@@ -29,7 +29,15 @@ function decodeError(text: string): Error & { code?: unknown } {
 
 describe("value codec round trips (R-SB-4)", () => {
   it("keeps plain JSON data as plain JSON text", () => {
-    const value = { name: "web", open: true, count: 3, ratio: 0.5, tags: ["a", "b"], owner: null, nested: { deep: [{ x: 1 }] } };
+    const value = {
+      name: "web",
+      open: true,
+      count: 3,
+      ratio: 0.5,
+      tags: ["a", "b"],
+      owner: null,
+      nested: { deep: [{ x: 1 }] },
+    };
     expect(valueCodec.encode(value)).toBe(JSON.stringify(value));
     expect(roundTrip(value)).toEqual(value);
   });
@@ -237,7 +245,10 @@ describe("malformed wire text throws a ValueCodecError", () => {
   });
 
   it("decodes a __proto__ key as an own property, never as a prototype", () => {
-    const decoded = valueCodec.decode('{"__proto__":{"polluted":true},"a":{"__proto__":{"x":1}}}') as Record<string, unknown>;
+    const decoded = valueCodec.decode('{"__proto__":{"polluted":true},"a":{"__proto__":{"x":1}}}') as Record<
+      string,
+      unknown
+    >;
     expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
     expect((decoded as { polluted?: unknown }).polluted).toBeUndefined();
     expect(Object.keys(decoded)).toEqual(["__proto__", "a"]);

@@ -8,7 +8,12 @@ import type { HostReply, PassRequest, SandboxRequest } from "./executor.js";
 import { createWorkerThreadExecutor, type WorkerThreadExecutor } from "./worker-thread-executor.js";
 
 const value = (text: string): HostReply => ({ kind: "value", value: text });
-const request = (code: string, onRequest: PassRequest["onRequest"] = async () => value("1")): PassRequest => ({ code, connectors: { tools: ["ping", "wait"] }, onRequest, timeoutMs: 5_000 });
+const request = (code: string, onRequest: PassRequest["onRequest"] = async () => value("1")): PassRequest => ({
+  code,
+  connectors: { tools: ["ping", "wait"] },
+  onRequest,
+  timeoutMs: 5_000,
+});
 
 /** Worker threads this process starts from now on (Node's `process` "worker" event). */
 function watchWorkers(): { started: Worker[]; stop(): void } {
@@ -59,11 +64,14 @@ describe("worker-thread executor", () => {
       executor = createWorkerThreadExecutor({ threads: 1 });
       const seen: string[] = [];
       const result = await executor.runPass(
-        request("const [a, b] = await Promise.all([tools.ping({ n: 1 }), tools.ping({ n: 2 })]); return a + b + (await tools.ping({ n: 3 }));", async (sandboxRequest) => {
-          if (sandboxRequest.type !== "call") return { kind: "error", message: "unexpected" };
-          seen.push(`${sandboxRequest.seq}:${sandboxRequest.args}`);
-          return value(String(sandboxRequest.seq + 10));
-        }),
+        request(
+          "const [a, b] = await Promise.all([tools.ping({ n: 1 }), tools.ping({ n: 2 })]); return a + b + (await tools.ping({ n: 3 }));",
+          async (sandboxRequest) => {
+            if (sandboxRequest.type !== "call") return { kind: "error", message: "unexpected" };
+            seen.push(`${sandboxRequest.seq}:${sandboxRequest.args}`);
+            return value(String(sandboxRequest.seq + 10));
+          },
+        ),
       );
       expect(result).toMatchObject({ status: "returned", value: "33" });
       expect(seen).toEqual(['0:{"n":1}', '1:{"n":2}', '2:{"n":3}']);
@@ -75,10 +83,14 @@ describe("worker-thread executor", () => {
 
   it("R-SB-1: every pass gets a fresh isolate on its thread: nothing a program leaves behind reaches the next", async () => {
     executor = createWorkerThreadExecutor({ threads: 1, prewarm: 1 });
-    const first = await executor.runPass(request("globalThis.leaked = 'secret'; Object.prototype.poisoned = true; await tools.ping({}); typeof leaked"));
+    const first = await executor.runPass(
+      request("globalThis.leaked = 'secret'; Object.prototype.poisoned = true; await tools.ping({}); typeof leaked"),
+    );
     expect(first).toMatchObject({ status: "returned", value: '"string"' });
     for (let index = 0; index < 3; index++) {
-      const next = await executor.runPass(request("[typeof leaked, ({}).poisoned === undefined, await tools.ping({})]"));
+      const next = await executor.runPass(
+        request("[typeof leaked, ({}).poisoned === undefined, await tools.ping({})]"),
+      );
       expect(next).toMatchObject({ status: "returned", value: '["undefined",true,1]' });
     }
   });
@@ -88,11 +100,14 @@ describe("worker-thread executor", () => {
     try {
       executor = createWorkerThreadExecutor({ threads: 2 });
       const host = heldHost();
-      const passes = Array.from({ length: 4 }, () => executor!.runPass(request("await tools.wait({})", host.onRequest)));
+      const passes = Array.from({ length: 4 }, () =>
+        executor!.runPass(request("await tools.wait({})", host.onRequest)),
+      );
       await host.waitingFor(4);
       expect(workers.started).toHaveLength(2);
       host.release();
-      for (const result of await Promise.all(passes)) expect(result).toMatchObject({ status: "returned", value: '"released"' });
+      for (const result of await Promise.all(passes))
+        expect(result).toMatchObject({ status: "returned", value: '"released"' });
       expect(await executor.runPass(request("await tools.ping({})"))).toMatchObject({ status: "returned", value: "1" });
       expect(workers.started).toHaveLength(2);
     } finally {
@@ -102,14 +117,20 @@ describe("worker-thread executor", () => {
 
   it("a halt reply ends the pass as halted; a host that throws or rejects answers the program with an error", async () => {
     executor = createWorkerThreadExecutor({ threads: 1 });
-    expect(await executor.runPass(request("await tools.ping({}); return 'not reached'", async () => ({ kind: "halt" })))).toMatchObject({ status: "halted" });
+    expect(
+      await executor.runPass(request("await tools.ping({}); return 'not reached'", async () => ({ kind: "halt" }))),
+    ).toMatchObject({ status: "halted" });
     const throwing = await executor.runPass(
       request("try { await tools.ping({}); } catch (error) { return error.message; }", () => {
         throw new Error("the host broke");
       }),
     );
     expect(throwing).toMatchObject({ status: "returned", value: '"the host broke"' });
-    const rejecting = await executor.runPass(request("try { await tools.ping({}); } catch (error) { return error.message; }", () => Promise.reject(new Error("the host said no"))));
+    const rejecting = await executor.runPass(
+      request("try { await tools.ping({}); } catch (error) { return error.message; }", () =>
+        Promise.reject(new Error("the host said no")),
+      ),
+    );
     expect(rejecting).toMatchObject({ status: "returned", value: '"the host said no"' });
   });
 
@@ -117,10 +138,13 @@ describe("worker-thread executor", () => {
     executor = createWorkerThreadExecutor({ threads: 1 });
     const big = "x".repeat(3_000_000);
     const result = await executor.runPass(
-      request("const text = await tools.ping({ size: 1 }); return text.length + ':' + (text === 'x'.repeat(3e6)) + ':' + 'y'.repeat(4e6);", async (sandboxRequest) => {
-        expect(sandboxRequest).toMatchObject({ type: "call", args: '{"size":1}' });
-        return value(JSON.stringify(big));
-      }),
+      request(
+        "const text = await tools.ping({ size: 1 }); return text.length + ':' + (text === 'x'.repeat(3e6)) + ':' + 'y'.repeat(4e6);",
+        async (sandboxRequest) => {
+          expect(sandboxRequest).toMatchObject({ type: "call", args: '{"size":1}' });
+          return value(JSON.stringify(big));
+        },
+      ),
     );
     expect(result.status).toBe("returned");
     expect(result.status === "returned" && result.value).toBe(JSON.stringify(`3000000:true:${"y".repeat(4_000_000)}`));
@@ -128,8 +152,16 @@ describe("worker-thread executor", () => {
 
   it("R-SB-3: time and memory limits hold on a thread, and the thread serves the next pass", async () => {
     executor = createWorkerThreadExecutor({ threads: 1, memoryMb: 64 });
-    expect(await executor.runPass({ ...request("while (true) {}"), timeoutMs: 300 })).toMatchObject({ status: "failed", code: "TIMEOUT" });
-    expect(await executor.runPass({ ...request("const keep = []; while (true) keep.push(new Array(1e6).fill(7));"), memoryMb: 16 })).toMatchObject({ status: "failed", code: "MEMORY_LIMIT" });
+    expect(await executor.runPass({ ...request("while (true) {}"), timeoutMs: 300 })).toMatchObject({
+      status: "failed",
+      code: "TIMEOUT",
+    });
+    expect(
+      await executor.runPass({
+        ...request("const keep = []; while (true) keep.push(new Array(1e6).fill(7));"),
+        memoryMb: 16,
+      }),
+    ).toMatchObject({ status: "failed", code: "MEMORY_LIMIT" });
     expect(await executor.runPass(request("6 * 7"))).toMatchObject({ status: "returned", value: "42" });
   });
 
@@ -145,7 +177,11 @@ describe("worker-thread executor", () => {
       // stopped answering, and never waits on that).
       await new Promise((resolve) => setTimeout(resolve, 200));
       await workers.started[0]!.terminate();
-      expect(await running).toMatchObject({ status: "failed", code: "SANDBOX_ERROR", error: expect.stringMatching(/sandbox thread ended/) });
+      expect(await running).toMatchObject({
+        status: "failed",
+        code: "SANDBOX_ERROR",
+        error: expect.stringMatching(/sandbox thread ended/),
+      });
       expect(await executor.runPass(request("await tools.ping({})"))).toMatchObject({ status: "returned", value: "1" });
       expect(workers.started).toHaveLength(2);
     } finally {
@@ -158,19 +194,27 @@ describe("worker-thread executor", () => {
     try {
       executor = createWorkerThreadExecutor({ threads: 2 });
       const host = heldHost();
-      const running = [executor.runPass(request("await tools.wait({})", host.onRequest)), executor.runPass(request("while (true) {}"))];
+      const running = [
+        executor.runPass(request("await tools.wait({})", host.onRequest)),
+        executor.runPass(request("while (true) {}")),
+      ];
       await host.waitingFor(1);
       const exits = workers.started.map((worker) => new Promise((resolve) => worker.once("exit", resolve)));
       await executor.close();
-      for (const result of await Promise.all(running)) expect(result).toMatchObject({ status: "failed", code: "SANDBOX_ERROR" });
+      for (const result of await Promise.all(running))
+        expect(result).toMatchObject({ status: "failed", code: "SANDBOX_ERROR" });
       expect(await Promise.all(exits)).toHaveLength(2);
-      expect(await executor.runPass(request("'after close'"))).toMatchObject({ status: "returned", value: '"after close"' });
+      expect(await executor.runPass(request("'after close'"))).toMatchObject({
+        status: "returned",
+        value: '"after close"',
+      });
     } finally {
       workers.stop();
     }
   });
 
   it("refuses a number of threads that is not a whole number from 1 to 64", () => {
-    for (const threads of [0, 1.5, 65, Number.NaN]) expect(() => createWorkerThreadExecutor({ threads })).toThrow(/threads must be a whole number from 1 to 64/);
+    for (const threads of [0, 1.5, 65, Number.NaN])
+      expect(() => createWorkerThreadExecutor({ threads })).toThrow(/threads must be a whole number from 1 to 64/);
   });
 });

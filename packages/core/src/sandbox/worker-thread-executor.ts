@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
+import { errorMessage } from "../error-message.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
 import { DEFAULT_TIMEOUT_MS, type IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
-import { errorMessage } from "../error-message.js";
+import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
 import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions {
@@ -48,13 +48,19 @@ export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions 
   if (!Number.isInteger(threadCount) || threadCount < 1 || threadCount > MAX_THREADS) {
     throw new TypeError(`createWorkerThreadExecutor: threads must be a whole number from 1 to ${MAX_THREADS}`);
   }
-  const threads = Array.from({ length: threadCount }, () => new SandboxThread({ options: sandboxOptions, readingGate: readingGateBuffer() }));
+  const threads = Array.from(
+    { length: threadCount },
+    () => new SandboxThread({ options: sandboxOptions, readingGate: readingGateBuffer() }),
+  );
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     runPass(request) {
       // Large programs all go to the first thread: the garbage of reading them stays in one heap
       // (each thread has its own), and they take turns anyway (reading-gate.ts).
-      const thread = request.code.length > LARGE_PROGRAM_CHARS ? threads[0]! : threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
+      const thread =
+        request.code.length > LARGE_PROGRAM_CHARS
+          ? threads[0]!
+          : threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
       return thread.runPass(request, request.timeoutMs ?? timeoutMs);
     },
     warm: async () => {
@@ -96,7 +102,11 @@ class SandboxThread {
     }
     const pass = this.nextPass++;
     return new Promise<PassResult>((resolve) => {
-      const stuckTimer = setTimeout(() => this.end(worker, `the sandbox thread did not answer within ${timeoutMs + STUCK_GRACE_MS} ms; it was ended`), timeoutMs + STUCK_GRACE_MS);
+      const stuckTimer = setTimeout(
+        () =>
+          this.end(worker, `the sandbox thread did not answer within ${timeoutMs + STUCK_GRACE_MS} ms; it was ended`),
+        timeoutMs + STUCK_GRACE_MS,
+      );
       stuckTimer.unref();
       this.passes.set(pass, { onRequest, resolve, stuckTimer });
       // A running pass keeps the process alive, as the isolate of the default executor does.
@@ -145,7 +155,12 @@ class SandboxThread {
     worker.unref();
     worker.on("message", (message: FromSandboxThread) => this.receive(worker, message));
     worker.on("error", (error) => this.end(worker, `the sandbox thread failed: ${errorMessage(error)}`));
-    worker.on("exit", (code) => this.end(worker, code === 0 ? "the executor was closed while the pass ran" : `the sandbox thread ended (exit code ${code})`));
+    worker.on("exit", (code) =>
+      this.end(
+        worker,
+        code === 0 ? "the executor was closed while the pass ran" : `the sandbox thread ended (exit code ${code})`,
+      ),
+    );
     this.worker = worker;
     return worker;
   }
@@ -211,7 +226,10 @@ function sandboxThreadEntry(): URL {
   const beside = new URL("./sandbox-thread.js", import.meta.url);
   if (!import.meta.url.endsWith(".ts")) return beside;
   const built = new URL("../../dist/sandbox/sandbox-thread.js", import.meta.url);
-  if (!existsSync(fileURLToPath(built))) throw new Error(`the sandbox thread runs the built package: run \`npm run build\` first (${fileURLToPath(built)} is missing)`);
+  if (!existsSync(fileURLToPath(built)))
+    throw new Error(
+      `the sandbox thread runs the built package: run \`npm run build\` first (${fileURLToPath(built)} is missing)`,
+    );
   return built;
 }
 

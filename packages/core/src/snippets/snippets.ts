@@ -29,7 +29,8 @@ export class SnippetStore {
   async list(): Promise<Snippet[]> {
     const text = await this.store.getRaw(this.key);
     if (text === undefined || text === null) return [];
-    if (typeof text !== "string") throw new CodemodeError("STORAGE_ERROR", "the snippet catalogue in the store is not text");
+    if (typeof text !== "string")
+      throw new CodemodeError("STORAGE_ERROR", "the snippet catalogue in the store is not text");
     try {
       return JSON.parse(text) as Snippet[];
     } catch {
@@ -44,10 +45,15 @@ export class SnippetStore {
   /** Saves or replaces a snippet. Callers serialise catalogue writes (see the runtime's lock). */
   async save(snippet: Snippet): Promise<Snippet> {
     if (!SNIPPET_NAME.test(snippet.name)) {
-      throw new TypeError(`snippet name ${JSON.stringify(snippet.name)} must be 1–64 letters, digits, "_", "-" or "." and start with a letter, digit or "_"`);
+      throw new TypeError(
+        `snippet name ${JSON.stringify(snippet.name)} must be 1–64 letters, digits, "_", "-" or "." and start with a letter, digit or "_"`,
+      );
     }
     const others = (await this.list()).filter((existing) => existing.name !== snippet.name);
-    await this.store.setRaw(this.key, JSON.stringify([...others, snippet].sort((a, b) => a.name.localeCompare(b.name))));
+    await this.store.setRaw(
+      this.key,
+      JSON.stringify([...others, snippet].sort((a, b) => a.name.localeCompare(b.name))),
+    );
     return snippet;
   }
 

@@ -19,10 +19,14 @@ interface CallObserver {
 }
 
 /** What a request is, as a call: connector calls, steps and the built-in fetch take a seq. */
-function callOf(request: SandboxRequest): { seq: number; connector: string; method: string; args?: string; step?: string } | undefined {
-  if (request.type === "call") return { seq: request.seq, connector: request.connector, method: request.method, args: request.args };
+function callOf(
+  request: SandboxRequest,
+): { seq: number; connector: string; method: string; args?: string; step?: string } | undefined {
+  if (request.type === "call")
+    return { seq: request.seq, connector: request.connector, method: request.method, args: request.args };
   if (request.type === "step") return { seq: request.seq, connector: "codemode", method: "step", step: request.name };
-  if (request.type === "service" && request.name === "fetch" && request.seq !== undefined) return { seq: request.seq, connector: "codemode", method: "fetch", args: request.args };
+  if (request.type === "service" && request.name === "fetch" && request.seq !== undefined)
+    return { seq: request.seq, connector: "codemode", method: "fetch", args: request.args };
   return undefined;
 }
 
@@ -37,10 +41,19 @@ export function observeCalls(observer: CallObserver, handler: RequestHandler): R
     const call = callOf(request);
     if (!call) return handler(request);
     const before = log.get(call.seq);
-    const attributes: Attributes = { [A.executionId]: observer.executionId, [A.connector]: call.connector, [A.method]: call.method, [A.seq]: call.seq };
+    const attributes: Attributes = {
+      [A.executionId]: observer.executionId,
+      [A.connector]: call.connector,
+      [A.method]: call.method,
+      [A.seq]: call.seq,
+    };
     if (call.step !== undefined) attributes[A.stepName] = stepName(call.step, observer.recordValues);
     if (observer.recordValues && call.args !== undefined) attributes[A.arguments] = call.args;
-    const span = tracer.startSpan(`${CODEMODE_SPANS.callPrefix}${call.connector}.${call.method}`, { attributes }, parent);
+    const span = tracer.startSpan(
+      `${CODEMODE_SPANS.callPrefix}${call.connector}.${call.method}`,
+      { attributes },
+      parent,
+    );
     let reply: Promise<HostReply>;
     try {
       reply = api.context.with(api.trace.setSpan(parent, span), () => handler(request));
@@ -62,7 +75,14 @@ export function observeCalls(observer: CallObserver, handler: RequestHandler): R
   };
 }
 
-function finishCall(observer: CallObserver, span: Span, connector: string, before: StoredEntry | undefined, after: StoredEntry | undefined, answer: HostReply): void {
+function finishCall(
+  observer: CallObserver,
+  span: Span,
+  connector: string,
+  before: StoredEntry | undefined,
+  after: StoredEntry | undefined,
+  answer: HostReply,
+): void {
   const decision = decisionOf(before, after, answer);
   span.setAttribute(A.decision, decision);
   span.setAttribute(A.replayed, decision === "replay");
@@ -73,7 +93,10 @@ function finishCall(observer: CallObserver, span: Span, connector: string, befor
     if (answer.kind === "error") span.setAttribute(A.error, answer.message);
   }
   if (after?.state === "error" || answer.kind === "error")
-    span.setStatus({ code: observer.api.SpanStatusCode.ERROR, ...(observer.recordValues && answer.kind === "error" ? { message: answer.message } : {}) });
+    span.setStatus({
+      code: observer.api.SpanStatusCode.ERROR,
+      ...(observer.recordValues && answer.kind === "error" ? { message: answer.message } : {}),
+    });
   span.end();
 }
 
@@ -101,12 +124,25 @@ function stepName(name: string, recordValues: boolean): string {
   return recordValues || name.length <= STEP_NAME_CHARS ? name : `${name.slice(0, STEP_NAME_CHARS - 1)}…`;
 }
 
-export function recordReplays(tracer: Tracer, parent: Context, executionId: string, log: ReadonlyMap<number, StoredEntry>, recordValues: boolean): number {
+export function recordReplays(
+  tracer: Tracer,
+  parent: Context,
+  executionId: string,
+  log: ReadonlyMap<number, StoredEntry>,
+  recordValues: boolean,
+): number {
   let count = 0;
   for (const entry of replayEntries(log)) {
     const connector = entry.kind === "step" ? "codemode" : entry.connector;
     const method = entry.kind === "step" ? "step" : entry.method;
-    const attributes: Attributes = { [A.executionId]: executionId, [A.connector]: connector, [A.method]: method, [A.seq]: entry.seq, [A.decision]: "replay", [A.replayed]: true };
+    const attributes: Attributes = {
+      [A.executionId]: executionId,
+      [A.connector]: connector,
+      [A.method]: method,
+      [A.seq]: entry.seq,
+      [A.decision]: "replay",
+      [A.replayed]: true,
+    };
     const state = log.get(entry.seq)?.state;
     if (state) attributes[A.state] = state;
     if (entry.kind === "step") attributes[A.stepName] = stepName(entry.name, recordValues);

@@ -14,8 +14,15 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
   const describe = (span: OperationSpan, outcome: Outcome) => describeOutcome(span, outcome, recordValues);
   return {
     ...runtime,
-    execute: (input) => telemetry.operation("execute", recordValues && typeof input?.code === "string" ? { [A.code]: input.code } : {}, () => runtime.execute(input), describe),
-    approve: (input) => telemetry.operation("approve", idOf(input?.executionId), () => runtime.approve(input), describe),
+    execute: (input) =>
+      telemetry.operation(
+        "execute",
+        recordValues && typeof input?.code === "string" ? { [A.code]: input.code } : {},
+        () => runtime.execute(input),
+        describe,
+      ),
+    approve: (input) =>
+      telemetry.operation("approve", idOf(input?.executionId), () => runtime.approve(input), describe),
     recover: (options) =>
       telemetry.operation(
         "recover",
@@ -66,7 +73,12 @@ function describeOutcome(span: OperationSpan, outcome: Outcome, recordValues: bo
 
 function describeRollback(span: OperationSpan, report: RollbackReport): void {
   span.set(A.outcomeStatus, report.status);
-  span.event(CODEMODE_EVENTS.rollback, { [A.executionId]: report.executionId, [A.reverted]: report.reverted.length, [A.failed]: report.failed.length, [A.skipped]: report.skipped.length });
+  span.event(CODEMODE_EVENTS.rollback, {
+    [A.executionId]: report.executionId,
+    [A.reverted]: report.reverted.length,
+    [A.failed]: report.failed.length,
+    [A.skipped]: report.skipped.length,
+  });
   if (report.code) span.fail(report.code, report.error);
   else if (report.failed.length > 0) span.fail("REVERT_FAILED");
 }

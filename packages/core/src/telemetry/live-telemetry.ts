@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
+import { errorMessage } from "../error-message.js";
 import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
 import type { PassEnd } from "../runtime/pass/run-pass.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS, CODEMODE_SPANS } from "./attributes.js";
-import { observeCalls, recordReplays, type OpenTelemetryApi } from "./call-spans.js";
+import { type OpenTelemetryApi, observeCalls, recordReplays } from "./call-spans.js";
 import type { Attributes, OperationSpan, RequestHandler, Telemetry } from "./telemetry.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
-import { errorMessage } from "../error-message.js";
 
 /** The operation running now in this async chain: its span is the parent of the passes it runs. */
 interface Scope {
@@ -40,12 +40,21 @@ export class LiveTelemetry implements Telemetry {
     this.recordValues = options.recordValues === true;
   }
 
-  async operation<T>(name: string, attributes: Attributes, run: () => Promise<T>, describe: (span: OperationSpan, result: T) => void): Promise<T> {
+  async operation<T>(
+    name: string,
+    attributes: Attributes,
+    run: () => Promise<T>,
+    describe: (span: OperationSpan, result: T) => void,
+  ): Promise<T> {
     await this.load();
     const { api, tracer } = this;
     if (!api || !tracer) return run();
     const parent = api.context.active();
-    const span = tracer.startSpan(`${CODEMODE_SPANS.operationPrefix}${name}`, { attributes: { [A.runtimeName]: this.runtimeName, [A.operation]: name, ...attributes } }, parent);
+    const span = tracer.startSpan(
+      `${CODEMODE_SPANS.operationPrefix}${name}`,
+      { attributes: { [A.runtimeName]: this.runtimeName, [A.operation]: name, ...attributes } },
+      parent,
+    );
     const context = api.trace.setSpan(parent, span);
     try {
       const result = await scopes.run({ span, context, operation: name }, () => api.context.with(context, run));
@@ -62,10 +71,17 @@ export class LiveTelemetry implements Telemetry {
 
   passAdmitted(head: ExecutionHead, admission: { queuedMs: number; queueLength: number }): void {
     const pass = this.passes.get(head);
-    pass?.span.setAttributes({ [A.passQueuedMs]: Math.round(admission.queuedMs), [A.passQueueLength]: admission.queueLength });
+    pass?.span.setAttributes({
+      [A.passQueuedMs]: Math.round(admission.queuedMs),
+      [A.passQueueLength]: admission.queueLength,
+    });
   }
 
-  async pass(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, run: () => Promise<PassEnd>): Promise<PassEnd> {
+  async pass(
+    head: ExecutionHead,
+    log: ReadonlyMap<number, StoredEntry>,
+    run: () => Promise<PassEnd>,
+  ): Promise<PassEnd> {
     const { api, tracer } = this;
     if (!api || !tracer) return run();
     const scope = scopes.getStore();
@@ -76,7 +92,11 @@ export class LiveTelemetry implements Telemetry {
       scope.approvalNoted = true;
       this.noteApproval(scope.span, head.id, log);
     }
-    const span = tracer.startSpan(CODEMODE_SPANS.pass, { attributes: { [A.executionId]: head.id, [A.passNumber]: head.passes } }, parent);
+    const span = tracer.startSpan(
+      CODEMODE_SPANS.pass,
+      { attributes: { [A.executionId]: head.id, [A.passNumber]: head.passes } },
+      parent,
+    );
     const context = api.trace.setSpan(parent, span);
     span.setAttribute(A.passReplayedCalls, recordReplays(tracer, context, head.id, log, this.recordValues));
     this.passes.set(head, { span, context });
@@ -85,12 +105,18 @@ export class LiveTelemetry implements Telemetry {
       span.setAttribute(A.passEnd, end.kind);
       if (end.kind === "error") {
         span.setAttribute(A.errorCode, end.code);
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: this.recordValues ? `${end.code}: ${end.message}` : end.code });
+        span.setStatus({
+          code: api.SpanStatusCode.ERROR,
+          message: this.recordValues ? `${end.code}: ${end.message}` : end.code,
+        });
       }
       if (end.kind === "paused") this.notePause(end.pendingSeq, head.id, log, [span, scope?.span]);
       return end;
     } catch (error) {
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: this.recordValues && error instanceof Error ? error.message : "the pass threw" });
+      span.setStatus({
+        code: api.SpanStatusCode.ERROR,
+        message: this.recordValues && error instanceof Error ? error.message : "the pass threw",
+      });
       throw error;
     } finally {
       this.passes.delete(head);
@@ -102,7 +128,10 @@ export class LiveTelemetry implements Telemetry {
     const { api, tracer } = this;
     const pass = this.passes.get(head);
     if (!api || !tracer || !pass) return handler;
-    return observeCalls({ api, tracer, parent: pass.context, executionId: head.id, log, recordValues: this.recordValues }, handler);
+    return observeCalls(
+      { api, tracer, parent: pass.context, executionId: head.id, log, recordValues: this.recordValues },
+      handler,
+    );
   }
 
   private load(): Promise<void> {
@@ -111,7 +140,10 @@ export class LiveTelemetry implements Telemetry {
         this.api = api;
         this.tracer = (this.options.tracer as Tracer | undefined) ?? api.trace.getTracer("@codemode/core");
       },
-      (error: unknown) => this.warn(`telemetry is off: @opentelemetry/api could not be loaded (${errorMessage(error)}); install it beside @codemode/core`),
+      (error: unknown) =>
+        this.warn(
+          `telemetry is off: @opentelemetry/api could not be loaded (${errorMessage(error)}); install it beside @codemode/core`,
+        ),
     );
     return this.loading;
   }
@@ -122,7 +154,10 @@ export class LiveTelemetry implements Telemetry {
       event: (name, attributes) => span.addEvent(name, attributes),
       fail: (code, message) => {
         span.setAttribute(A.errorCode, code);
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: this.recordValues && message ? `${code}: ${message}` : code });
+        span.setStatus({
+          code: api.SpanStatusCode.ERROR,
+          message: this.recordValues && message ? `${code}: ${message}` : code,
+        });
       },
     };
   }
@@ -131,13 +166,23 @@ export class LiveTelemetry implements Telemetry {
   private noteApproval(span: Span, executionId: string, log: ReadonlyMap<number, StoredEntry>): void {
     const approved = [...log.values()].find((entry) => entry.state === "pending" && entry.decision?.approved);
     if (!approved) return;
-    const attributes: Attributes = { [A.executionId]: executionId, [A.seq]: approved.seq, [A.connector]: approved.connector, [A.method]: approved.method };
+    const attributes: Attributes = {
+      [A.executionId]: executionId,
+      [A.seq]: approved.seq,
+      [A.connector]: approved.connector,
+      [A.method]: approved.method,
+    };
     if (approved.decision?.by) attributes[A.decidedBy] = approved.decision.by;
     if (this.recordValues && approved.decision?.reason) attributes[A.reason] = approved.decision.reason;
     span.addEvent(CODEMODE_EVENTS.approve, attributes);
   }
 
-  private notePause(seq: number, executionId: string, log: ReadonlyMap<number, StoredEntry>, spans: Array<Span | undefined>): void {
+  private notePause(
+    seq: number,
+    executionId: string,
+    log: ReadonlyMap<number, StoredEntry>,
+    spans: Array<Span | undefined>,
+  ): void {
     const entry = log.get(seq);
     const attributes: Attributes = { [A.executionId]: executionId, [A.seq]: seq };
     if (entry) {

@@ -14,7 +14,11 @@ export interface TelemetrySpan {
 
 /** The part of an OpenTelemetry `Tracer` the runtime uses; `trace.getTracer(name)` fits. */
 export interface TelemetryTracer {
-  startSpan(name: string, options?: { attributes?: Record<string, TelemetryAttributeValue>; startTime?: number }, context?: unknown): TelemetrySpan;
+  startSpan(
+    name: string,
+    options?: { attributes?: Record<string, TelemetryAttributeValue>; startTime?: number },
+    context?: unknown,
+  ): TelemetrySpan;
 }
 
 /**

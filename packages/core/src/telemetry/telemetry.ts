@@ -24,7 +24,12 @@ export interface Telemetry {
   readonly enabled: boolean;
   readonly recordValues: boolean;
   /** Runs one operation of the handle inside a span named `codemode.<name>`. */
-  operation<T>(name: string, attributes: Attributes, run: () => Promise<T>, describe: (span: OperationSpan, result: T) => void): Promise<T>;
+  operation<T>(
+    name: string,
+    attributes: Attributes,
+    run: () => Promise<T>,
+    describe: (span: OperationSpan, result: T) => void,
+  ): Promise<T>;
   /** Runs one pass inside a `codemode.pass` span, child of the operation running it. */
   pass(head: ExecutionHead, log: ReadonlyMap<number, StoredEntry>, run: () => Promise<PassEnd>): Promise<PassEnd>;
   /** The pass got its place (`maxPassesInFlight`): how long it queued, and behind how many. */
@@ -43,7 +48,11 @@ const OFF: Telemetry = {
 };
 
 /** The runtime's telemetry: off (no import of `@opentelemetry/api`) unless options are given. */
-export function createTelemetry(options: TelemetryOptions | undefined, runtimeName: string, warn: (message: string) => void): Telemetry {
+export function createTelemetry(
+  options: TelemetryOptions | undefined,
+  runtimeName: string,
+  warn: (message: string) => void,
+): Telemetry {
   if (options === undefined) return OFF;
   return new LiveTelemetry(options, runtimeName, warn);
 }
@@ -51,10 +60,13 @@ export function createTelemetry(options: TelemetryOptions | undefined, runtimeNa
 /** Problems with the option, for the runtime's creation-time check. */
 export function telemetryProblems(options: unknown): string[] {
   if (options === undefined) return [];
-  if (typeof options !== "object" || options === null) return ["telemetry must be an object ({ tracer?, recordValues? })"];
+  if (typeof options !== "object" || options === null)
+    return ["telemetry must be an object ({ tracer?, recordValues? })"];
   const { tracer, recordValues } = options as { tracer?: unknown; recordValues?: unknown };
   const problems: string[] = [];
-  if (tracer !== undefined && typeof (tracer as { startSpan?: unknown } | null)?.startSpan !== "function") problems.push("telemetry.tracer must be an OpenTelemetry Tracer");
-  if (recordValues !== undefined && typeof recordValues !== "boolean") problems.push("telemetry.recordValues must be a boolean");
+  if (tracer !== undefined && typeof (tracer as { startSpan?: unknown } | null)?.startSpan !== "function")
+    problems.push("telemetry.tracer must be an OpenTelemetry Tracer");
+  if (recordValues !== undefined && typeof recordValues !== "boolean")
+    problems.push("telemetry.recordValues must be a boolean");
   return problems;
 }

@@ -83,7 +83,13 @@ export class KeyedTurns {
  * waiter per key polls (`turns`), and a release in this process wakes it at once (`wakeups`).
  * `waitMs` 0 is a single try.
  */
-export async function acquireByPolling(key: string, attempt: () => Promise<Lease | null>, waitMs: number, local: { wakeups: LocalWakeups; turns: KeyedTurns }, maxPollMs = 10): Promise<Lease | null> {
+export async function acquireByPolling(
+  key: string,
+  attempt: () => Promise<Lease | null>,
+  waitMs: number,
+  local: { wakeups: LocalWakeups; turns: KeyedTurns },
+  maxPollMs = 10,
+): Promise<Lease | null> {
   if (waitMs <= 0) return attempt();
   const deadline = Date.now() + waitMs;
   const endTurn = await local.turns.take(key, deadline);

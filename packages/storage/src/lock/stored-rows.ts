@@ -17,7 +17,8 @@ export function storedRows(keyv: Keyv, storedKey: (key: string) => string): Stor
     Promise.all(
       entries.map(async (entry) => {
         const value = await keyv.serializeData({ value: entry.value, expires: undefined });
-        if (typeof value !== "string") throw new TypeError("a fenced write needs a Keyv that serializes its values to text");
+        if (typeof value !== "string")
+          throw new TypeError("a fenced write needs a Keyv that serializes its values to text");
         return { key: storedKey(entry.key), value };
       }),
     );

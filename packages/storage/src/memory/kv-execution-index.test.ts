@@ -8,7 +8,10 @@ runExecutionIndexConformance(
   "createKeyvExecutionIndex(memoryStorage().keyv)",
   () => {
     const storage = memoryStorage();
-    return { index: { forRuntime: (name) => createKeyvExecutionIndex(storage.keyv, name, storage.lock) }, close: () => storage.close() };
+    return {
+      index: { forRuntime: (name) => createKeyvExecutionIndex(storage.keyv, name, storage.lock) },
+      close: () => storage.close(),
+    };
   },
   { shared: false },
 );

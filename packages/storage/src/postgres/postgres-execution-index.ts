@@ -1,6 +1,6 @@
 import type { ExecutionIndex, ExecutionIndexProvider } from "@codemode/core/store";
 import { checkRow, checkRuntimeName, checkStatus, pageQuery } from "../execution-index/index-rows.js";
-import { quoteIdentifier, type PostgresQueryable } from "./postgres-lock.js";
+import { type PostgresQueryable, quoteIdentifier } from "./postgres-lock.js";
 
 /**
  * The execution index as a PostgreSQL table, one row per execution:
@@ -20,7 +20,10 @@ import { quoteIdentifier, type PostgresQueryable } from "./postgres-lock.js";
  * const provider = createPostgresExecutionIndex(pool, { table: "codemode_executions", namespace: "codemode" });
  * const page = await provider.forRuntime("default").list({ statuses: ["paused"], limit: 20 });
  */
-export function createPostgresExecutionIndex(pool: PostgresQueryable, options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {}): ExecutionIndexProvider {
+export function createPostgresExecutionIndex(
+  pool: PostgresQueryable,
+  options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {},
+): ExecutionIndexProvider {
   const tableName = options.table ?? "codemode_executions";
   const table = quoteIdentifier(tableName);
   const namespace = options.namespace ?? "";
@@ -38,7 +41,9 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
           PRIMARY KEY (namespace, runtime, id))`),
       );
       const indexName = quoteIdentifier(`${tableName}_by_status`.slice(0, 63));
-      await ignoreDuplicate(pool.query(`CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (namespace, runtime, status, created_at, id)`));
+      await ignoreDuplicate(
+        pool.query(`CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (namespace, runtime, status, created_at, id)`),
+      );
     })().catch((error: unknown) => {
       // A database that was down at start-up gets its table on a later call.
       ready = undefined;
@@ -74,7 +79,8 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
         async put(row, _previous, fence) {
           checkRow(row);
           const values = [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt];
-          if (fence && leases && putIfHeld) await query(putIfHeld, [...values, (leases.keyPrefix ?? "") + fence.key, fence.token]);
+          if (fence && leases && putIfHeld)
+            await query(putIfHeld, [...values, (leases.keyPrefix ?? "") + fence.key, fence.token]);
           else await query(put, values);
         },
         async remove(row) {
@@ -88,10 +94,17 @@ export function createPostgresExecutionIndex(pool: PostgresQueryable, options: {
           if (page.after) values.push(page.after.createdAt, page.after.id);
           values.push(page.limit);
           const found = await query(listSql(table, page.order, page.after !== undefined), values);
-          return (found.rows as Array<{ id: string; status: string; created_at: string; updated_at: string }>).map((row) => {
-            checkStatus(row.status);
-            return { id: row.id, status: row.status, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) };
-          });
+          return (found.rows as Array<{ id: string; status: string; created_at: string; updated_at: string }>).map(
+            (row) => {
+              checkStatus(row.status);
+              return {
+                id: row.id,
+                status: row.status,
+                createdAt: Number(row.created_at),
+                updatedAt: Number(row.updated_at),
+              };
+            },
+          );
         },
         async count(statuses) {
           for (const status of statuses) checkStatus(status);

@@ -25,7 +25,10 @@ export interface PostgresQueryable {
  * const lock = createPostgresLock(pool, { table: "codemode_leases" });
  * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
  */
-export function createPostgresLock(pool: PostgresQueryable, options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {}): LockProvider {
+export function createPostgresLock(
+  pool: PostgresQueryable,
+  options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {},
+): LockProvider {
   const table = quoteIdentifier(options.table ?? "codemode_leases");
   const data = options.data;
   // $1 lease key, $2 token, $3 keys, $4 values. No row is written unless the lease holds.
@@ -39,15 +42,19 @@ export function createPostgresLock(pool: PostgresQueryable, options: { table?: s
   const local = localWaiting();
   let ready: Promise<void> | undefined;
   const ensureTable = () =>
-    (ready ??= pool.query(`CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`).then(
-      () => undefined,
-      (error: unknown) => {
-        // Two processes creating the table at once: the loser sees a duplicate; the table is there.
-        if (isDuplicateObject(error)) return;
-        ready = undefined;
-        throw error;
-      },
-    ));
+    (ready ??= pool
+      .query(
+        `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`,
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Two processes creating the table at once: the loser sees a duplicate; the table is there.
+          if (isDuplicateObject(error)) return;
+          ready = undefined;
+          throw error;
+        },
+      ));
 
   return {
     async acquire(key, { ttlMs, waitMs }) {
@@ -75,7 +82,12 @@ export function createPostgresLock(pool: PostgresQueryable, options: { table?: s
             lease.setIfHeld = async (entries) => {
               if (entries.length === 0) return true;
               const stored = await data.rows(entries);
-              const written = await pool.query(setIfHeld, [rowKey, token, stored.map((row) => row.key), stored.map((row) => row.value)]);
+              const written = await pool.query(setIfHeld, [
+                rowKey,
+                token,
+                stored.map((row) => row.key),
+                stored.map((row) => row.value),
+              ]);
               return (written.rowCount ?? 0) > 0;
             };
           }
@@ -87,13 +99,21 @@ export function createPostgresLock(pool: PostgresQueryable, options: { table?: s
     },
     async isHeld(key) {
       await ensureTable();
-      const found = await pool.query(`SELECT 1 FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`, [prefix + key]);
+      const found = await pool.query(`SELECT 1 FROM ${table} WHERE key = $1 AND expires_at > clock_timestamp()`, [
+        prefix + key,
+      ]);
       return (found.rowCount ?? 0) > 0;
     },
   };
 }
 
-function postgresLease(pool: PostgresQueryable, table: string, rowKey: string, token: string, released: () => void): Lease {
+function postgresLease(
+  pool: PostgresQueryable,
+  table: string,
+  rowKey: string,
+  token: string,
+  released: () => void,
+): Lease {
   return {
     token,
     async renew(ttlMs) {

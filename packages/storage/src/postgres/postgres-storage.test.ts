@@ -1,14 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { runExecutionIndexConformance, runStorageConformance, tcpUnreachable } from "@codemode/storage/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 // Tables of their own, dropped afterwards, so the tests leave the database as they found it.
 const suffix = randomUUID().slice(0, 8);
-const TABLES = { table: `codemode_test_store_${suffix}`, leaseTable: `codemode_test_leases_${suffix}`, indexTable: `codemode_test_executions_${suffix}` };
+const TABLES = {
+  table: `codemode_test_store_${suffix}`,
+  leaseTable: `codemode_test_leases_${suffix}`,
+  indexTable: `codemode_test_executions_${suffix}`,
+};
 
 afterAll(async () => {
   if (await tcpUnreachable(POSTGRES_URL)) return;
@@ -23,19 +27,26 @@ runStorageConformance("postgresStorage(url)", () => postgresStorage(POSTGRES_URL
   dropLease: async (_storage, key) => {
     const pool = new pg.Pool({ connectionString: POSTGRES_URL });
     try {
-      expect((await pool.query(`DELETE FROM "${TABLES.leaseTable}" WHERE key = $1`, [`codemode:${key}`])).rowCount).toBe(1);
+      expect(
+        (await pool.query(`DELETE FROM "${TABLES.leaseTable}" WHERE key = $1`, [`codemode:${key}`])).rowCount,
+      ).toBe(1);
     } finally {
       await pool.end();
     }
   },
 });
-runExecutionIndexConformance("postgresStorage(url)", (namespace) => postgresStorage(POSTGRES_URL, { ...TABLES, namespace }), { unavailable: () => tcpUnreachable(POSTGRES_URL) });
+runExecutionIndexConformance(
+  "postgresStorage(url)",
+  (namespace) => postgresStorage(POSTGRES_URL, { ...TABLES, namespace }),
+  { unavailable: () => tcpUnreachable(POSTGRES_URL) },
+);
 
 describe("postgresStorage on a real PostgreSQL", () => {
   let unavailable: string | undefined;
   beforeAll(async () => {
     unavailable = await tcpUnreachable(POSTGRES_URL);
-    if (unavailable && process.env.CI) throw new Error(`PostgreSQL is not reachable at ${POSTGRES_URL} (${unavailable}); CI must provide it`);
+    if (unavailable && process.env.CI)
+      throw new Error(`PostgreSQL is not reachable at ${POSTGRES_URL} (${unavailable}); CI must provide it`);
   });
   const cannotRun = () => {
     if (!unavailable) return false;
@@ -48,7 +59,9 @@ describe("postgresStorage on a real PostgreSQL", () => {
     const first = postgresStorage(POSTGRES_URL, TABLES);
     const second = postgresStorage(POSTGRES_URL, TABLES);
     const name = `pools-${suffix}`;
-    const paused = await createCodemodeRuntime({ name, connectors: [gate()], storage: first }).execute({ code: "async () => gate.open({})" });
+    const paused = await createCodemodeRuntime({ name, connectors: [gate()], storage: first }).execute({
+      code: "async () => gate.open({})",
+    });
     expectStatus(paused, "paused");
     await first.close();
     const runtime = createCodemodeRuntime({ name, connectors: [gate()], storage: second });
@@ -67,12 +80,22 @@ describe("postgresStorage on a real PostgreSQL", () => {
     const lease = await storage.lock.acquire(`cm:${name}:lock:${paused.executionId}`, { ttlMs: 5_000, waitMs: 0 });
     const pool = new pg.Pool({ connectionString: POSTGRES_URL });
     try {
-      const keys = (await pool.query(`SELECT key FROM "${TABLES.table}" WHERE key LIKE $1 ORDER BY key`, [`%${name}%`])).rows.map((row: { key: string }) => row.key);
-      expect(keys).toEqual([`shop:cm:${name}:c:${paused.executionId}`, `shop:cm:${name}:e:${paused.executionId}:0`, `shop:cm:${name}:h:${paused.executionId}`]);
-      const leases = (await pool.query(`SELECT key, token FROM "${TABLES.leaseTable}" WHERE key LIKE $1`, [`%${name}%`])).rows;
+      const keys = (
+        await pool.query(`SELECT key FROM "${TABLES.table}" WHERE key LIKE $1 ORDER BY key`, [`%${name}%`])
+      ).rows.map((row: { key: string }) => row.key);
+      expect(keys).toEqual([
+        `shop:cm:${name}:c:${paused.executionId}`,
+        `shop:cm:${name}:e:${paused.executionId}:0`,
+        `shop:cm:${name}:h:${paused.executionId}`,
+      ]);
+      const leases = (
+        await pool.query(`SELECT key, token FROM "${TABLES.leaseTable}" WHERE key LIKE $1`, [`%${name}%`])
+      ).rows;
       expect(leases).toEqual([{ key: `shop:cm:${name}:lock:${paused.executionId}`, token: lease!.token }]);
       // The listing is a row of the index table, not a key of the store.
-      const listed = (await pool.query(`SELECT namespace, id, status FROM "${TABLES.indexTable}" WHERE runtime = $1`, [name])).rows;
+      const listed = (
+        await pool.query(`SELECT namespace, id, status FROM "${TABLES.indexTable}" WHERE runtime = $1`, [name])
+      ).rows;
       expect(listed).toEqual([{ namespace: "shop", id: paused.executionId, status: "paused" }]);
     } finally {
       await pool.end();
@@ -93,14 +116,22 @@ describe("postgresStorage on a real PostgreSQL", () => {
       for (const id of ["ab", "B", "a-b", "a"]) await index.put({ id, status: "running", createdAt: 5, updatedAt: 5 });
       await index.put({ id: "a", status: "paused", createdAt: 5, updatedAt: 9 }, "running");
       expect((await index.list({ limit: 10, order: "oldest" })).map((row) => row.id)).toEqual(["B", "a", "a-b", "ab"]);
-      const rows = (await pool.query(`SELECT namespace, runtime, id, status, created_at, updated_at FROM "${TABLES.indexTable}" WHERE runtime = $1 ORDER BY id`, [runtime])).rows;
+      const rows = (
+        await pool.query(
+          `SELECT namespace, runtime, id, status, created_at, updated_at FROM "${TABLES.indexTable}" WHERE runtime = $1 ORDER BY id`,
+          [runtime],
+        )
+      ).rows;
       expect(rows).toEqual([
         { namespace: "shop", runtime, id: "B", status: "running", created_at: "5", updated_at: "5" },
         { namespace: "shop", runtime, id: "a", status: "paused", created_at: "5", updated_at: "9" },
         { namespace: "shop", runtime, id: "a-b", status: "running", created_at: "5", updated_at: "5" },
         { namespace: "shop", runtime, id: "ab", status: "running", created_at: "5", updated_at: "5" },
       ]);
-      const column = await pool.query(`SELECT collation_name FROM information_schema.columns WHERE table_name = $1 AND column_name = 'id'`, [TABLES.indexTable]);
+      const column = await pool.query(
+        `SELECT collation_name FROM information_schema.columns WHERE table_name = $1 AND column_name = 'id'`,
+        [TABLES.indexTable],
+      );
       expect(column.rows).toEqual([{ collation_name: "C" }]);
     } finally {
       await pool.end();
@@ -127,6 +158,9 @@ function gate() {
   return defineConnector({ name: "gate", tools: { open: { requiresApproval: true, execute: async () => "opened" } } });
 }
 
-function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
+function expectStatus<S extends Outcome["status"]>(
+  outcome: Outcome,
+  status: S,
+): asserts outcome is Extract<Outcome, { status: S }> {
   if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
 }

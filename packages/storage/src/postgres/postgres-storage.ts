@@ -1,9 +1,9 @@
-import KeyvPostgres from "@keyv/postgres";
 import type { KeyvLike } from "@codemode/core/store";
+import KeyvPostgres from "@keyv/postgres";
 import Keyv from "keyv";
 import pg from "pg";
 import { storedRows } from "../lock/stored-rows.js";
-import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
+import { type CodemodeStorage, checkNamespace, type StorageOptions } from "../storage.js";
 import { createPostgresExecutionIndex } from "./postgres-execution-index.js";
 import { createPostgresLock, quoteIdentifier } from "./postgres-lock.js";
 
@@ -44,7 +44,10 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
   for (const name of [table, leaseTable, indexTable]) quoteIdentifier(name);
 
   const ownsPool = typeof urlOrPool === "string";
-  const pool = typeof urlOrPool === "string" ? new pg.Pool({ connectionString: urlOrPool, connectionTimeoutMillis: 5_000, ...options.pool }) : urlOrPool;
+  const pool =
+    typeof urlOrPool === "string"
+      ? new pg.Pool({ connectionString: urlOrPool, connectionTimeoutMillis: 5_000, ...options.pool })
+      : urlOrPool;
   // An idle pooled connection that fails emits "error" on the pool; unheard, it would end the process.
   pool.on("error", (error) => options.onError?.(error));
 
@@ -56,7 +59,9 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
   // Created lazily and again after a failure: a database that was down at start-up still gets its table.
   let tableReady: Promise<void> | undefined;
   const ensureTable = () =>
-    (tableReady ??= query(`CREATE TABLE IF NOT EXISTS ${quoteIdentifier(table)} (key VARCHAR(255) PRIMARY KEY, value TEXT)`).then(
+    (tableReady ??= query(
+      `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(table)} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
+    ).then(
       () => undefined,
       (error: unknown) => {
         tableReady = undefined;
@@ -97,7 +102,10 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
         },
       },
     ),
-    index: createPostgresExecutionIndex({ query }, { table: indexTable, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } }),
+    index: createPostgresExecutionIndex(
+      { query },
+      { table: indexTable, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } },
+    ),
     async close() {
       if (closed) return;
       closed = true;
@@ -119,7 +127,8 @@ class PooledKeyvPostgres extends KeyvPostgres {
 
   override async connect() {
     const pool = (this.opts as { pool: Queryable }).pool;
-    return async (text: string, values?: unknown) => (await pool.query(text, values as unknown[] | undefined)).rows as never[];
+    return async (text: string, values?: unknown) =>
+      (await pool.query(text, values as unknown[] | undefined)).rows as never[];
   }
 
   override async disconnect() {

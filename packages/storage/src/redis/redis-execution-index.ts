@@ -84,7 +84,10 @@ return total`;
  * const index = provider.forRuntime("default");
  * await index.put({ id, status: "paused", createdAt, updatedAt: Date.now() }, "running");
  */
-export function createRedisExecutionIndex(client: RedisIndexClient, options: { keyPrefix?: string; lockKeyPrefix?: string } = {}): ExecutionIndexProvider {
+export function createRedisExecutionIndex(
+  client: RedisIndexClient,
+  options: { keyPrefix?: string; lockKeyPrefix?: string } = {},
+): ExecutionIndexProvider {
   const prefix = options.keyPrefix ?? "";
   const lockPrefix = options.lockKeyPrefix ?? prefix;
   return {
@@ -96,7 +99,11 @@ export function createRedisExecutionIndex(client: RedisIndexClient, options: { k
         async put(row, _previous, fence) {
           checkRow(row);
           const values = [row.id, row.status, digits(row.createdAt), String(row.updatedAt)];
-          if (fence) await client.eval(PUT_IF_HELD, { keys: [...allKeys, lockPrefix + fence.key], arguments: [...values, fence.token] });
+          if (fence)
+            await client.eval(PUT_IF_HELD, {
+              keys: [...allKeys, lockPrefix + fence.key],
+              arguments: [...values, fence.token],
+            });
           else await client.eval(PUT, { keys: allKeys, arguments: values });
         },
         async remove(row) {
@@ -107,8 +114,12 @@ export function createRedisExecutionIndex(client: RedisIndexClient, options: { k
           const page = pageQuery(query);
           if (page.limit === 0 || page.statuses.length === 0) return [];
           const cursor = page.after ? `${digits(page.after.createdAt)}:${page.after.id}` : "";
-          const answer = await client.eval(LIST, { keys: [hash, ...page.statuses.map(setOf)], arguments: [page.order, String(page.limit), cursor] });
-          if (!Array.isArray(answer)) throw new Error(`unexpected answer from Redis to an index listing: ${JSON.stringify(answer)}`);
+          const answer = await client.eval(LIST, {
+            keys: [hash, ...page.statuses.map(setOf)],
+            arguments: [page.order, String(page.limit), cursor],
+          });
+          if (!Array.isArray(answer))
+            throw new Error(`unexpected answer from Redis to an index listing: ${JSON.stringify(answer)}`);
           const pages = page.statuses.map((status, position) => rowsOf(answer[position], status));
           return mergePages(pages, page.order, page.limit);
         },
@@ -130,14 +141,20 @@ function digits(time: number): string {
 
 /** Rows from one status's flat list of member, hash value pairs. */
 function rowsOf(flat: unknown, status: IndexRow["status"]): IndexRow[] {
-  if (!Array.isArray(flat)) throw new Error(`unexpected answer from Redis to an index listing: ${JSON.stringify(flat)}`);
+  if (!Array.isArray(flat))
+    throw new Error(`unexpected answer from Redis to an index listing: ${JSON.stringify(flat)}`);
   const rows: IndexRow[] = [];
   for (let at = 0; at + 1 < flat.length; at += 2) {
     const member = String(flat[at]);
     const createdAt = Number(member.slice(0, 16));
     // The hash is written in the same script as the set, so its value is there; createdAt stands in if not.
     const updatedAt = Number(String(flat[at + 1]).split(" ")[2] ?? createdAt);
-    rows.push({ id: member.slice(17), status, createdAt, updatedAt: Number.isFinite(updatedAt) ? updatedAt : createdAt });
+    rows.push({
+      id: member.slice(17),
+      status,
+      createdAt,
+      updatedAt: Number.isFinite(updatedAt) ? updatedAt : createdAt,
+    });
   }
   return rows;
 }

@@ -5,7 +5,11 @@ import type { StoredRows } from "../lock/stored-rows.js";
 
 /** The Redis commands the lock needs; a node-redis client (v5) has them. */
 export interface RedisLockClient {
-  set(key: string, value: string, options: { condition: "NX"; expiration: { type: "PX"; value: number } }): Promise<string | null>;
+  set(
+    key: string,
+    value: string,
+    options: { condition: "NX"; expiration: { type: "PX"; value: number } },
+  ): Promise<string | null>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   exists(key: string): Promise<number>;
 }
@@ -36,7 +40,10 @@ return 1`;
  * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
  * if (lease) try { ... } finally { await lease.release(); }
  */
-export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: string; rows?: StoredRows } = {}): LockProvider {
+export function createRedisLock(
+  client: RedisLockClient,
+  options: { keyPrefix?: string; rows?: StoredRows } = {},
+): LockProvider {
   const prefix = options.keyPrefix ?? "";
   const local = localWaiting();
   return {
@@ -48,7 +55,9 @@ export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: 
         async () => {
           const token = randomUUID();
           const answer = await client.set(redisKey, token, { condition: "NX", expiration: { type: "PX", value: ttl } });
-          return answer === "OK" ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey), options.rows) : null;
+          return answer === "OK"
+            ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey), options.rows)
+            : null;
         },
         waitMs,
         local,
@@ -60,11 +69,20 @@ export function createRedisLock(client: RedisLockClient, options: { keyPrefix?: 
   };
 }
 
-function redisLease(client: RedisLockClient, redisKey: string, token: string, released: () => void, rows: StoredRows | undefined): Lease {
+function redisLease(
+  client: RedisLockClient,
+  redisKey: string,
+  token: string,
+  released: () => void,
+  rows: StoredRows | undefined,
+): Lease {
   const lease: Lease = {
     token,
     async renew(ttlMs) {
-      const answer = await client.eval(RENEW, { keys: [redisKey], arguments: [token, String(Math.max(1, Math.ceil(ttlMs)))] });
+      const answer = await client.eval(RENEW, {
+        keys: [redisKey],
+        arguments: [token, String(Math.max(1, Math.ceil(ttlMs)))],
+      });
       return Number(answer) === 1;
     },
     async release() {
@@ -75,7 +93,10 @@ function redisLease(client: RedisLockClient, redisKey: string, token: string, re
   if (rows) {
     lease.setIfHeld = async (entries) => {
       const stored = await rows(entries);
-      const answer = await client.eval(SET_IF_HELD, { keys: [redisKey, ...stored.map((row) => row.key)], arguments: [token, ...stored.map((row) => row.value)] });
+      const answer = await client.eval(SET_IF_HELD, {
+        keys: [redisKey, ...stored.map((row) => row.key)],
+        arguments: [token, ...stored.map((row) => row.value)],
+      });
       return Number(answer) === 1;
     };
   }

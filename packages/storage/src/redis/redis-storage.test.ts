@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { type RedisClient, redisStorage } from "@codemode/storage/redis";
+import {
+  cuttableProxy,
+  runExecutionIndexConformance,
+  runStorageConformance,
+  tcpUnreachable,
+} from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { redisStorage, type RedisClient } from "@codemode/storage/redis";
-import { cuttableProxy, runExecutionIndexConformance, runStorageConformance, tcpUnreachable } from "@codemode/storage/testing";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 // Everything these tests write lives under this namespace and is deleted afterwards.
@@ -44,7 +49,8 @@ describe("redisStorage on a real Redis", () => {
 
   beforeAll(async () => {
     unavailable = await tcpUnreachable(REDIS_URL);
-    if (unavailable && process.env.CI) throw new Error(`Redis is not reachable at ${REDIS_URL} (${unavailable}); CI must provide it`);
+    if (unavailable && process.env.CI)
+      throw new Error(`Redis is not reachable at ${REDIS_URL} (${unavailable}); CI must provide it`);
   });
   afterEach(async () => {
     for (const runtime of runtimes.splice(0)) await runtime.close();
@@ -106,7 +112,8 @@ describe("redisStorage on a real Redis", () => {
             await raw.sendCommand(["CLIENT", "KILL", "ID", String(id)]);
             await proxy.cut();
             // Return once the storage's client has seen its connection go.
-            for (let turn = 0; turn < 1_000 && client.isReady; turn++) await new Promise((resolve) => setTimeout(resolve, 1));
+            for (let turn = 0; turn < 1_000 && client.isReady; turn++)
+              await new Promise((resolve) => setTimeout(resolve, 1));
             return "killed";
           },
         },
@@ -121,7 +128,9 @@ describe("redisStorage on a real Redis", () => {
     process.on("unhandledRejection", onRejection);
     let outcome: Outcome;
     try {
-      outcome = await runtime.execute({ code: "async () => { await killer.read({ i: 0 }); await killer.kill({}); for (let i = 1; i < 5; i++) await killer.read({ i }); return 'done'; }" });
+      outcome = await runtime.execute({
+        code: "async () => { await killer.read({ i: 0 }); await killer.kill({}); for (let i = 1; i < 5; i++) await killer.read({ i }); return 'done'; }",
+      });
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       process.off("unhandledRejection", onRejection);
@@ -156,12 +165,17 @@ describe("redisStorage on a real Redis", () => {
     const name = `ix-layout-${randomUUID().slice(0, 8)}`;
     const index = storage.index.forRuntime(name);
     await index.put({ id: "run-1", status: "running", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 });
-    await index.put({ id: "run-1", status: "paused", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_500 }, "running");
+    await index.put(
+      { id: "run-1", status: "paused", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_500 },
+      "running",
+    );
 
     const raw = await rawClient();
     const base = `${NAMESPACE}::cm:${name}:ix`;
     expect((await raw.keys(`*${name}*`)).sort()).toEqual([base, `${base}:paused`]);
-    expect(await raw.zRangeWithScores(`${base}:paused`, 0, -1)).toEqual([{ value: "0001700000000000:run-1", score: 0 }]);
+    expect(await raw.zRangeWithScores(`${base}:paused`, 0, -1)).toEqual([
+      { value: "0001700000000000:run-1", score: 0 },
+    ]);
     expect(await raw.hGetAll(base)).toEqual({ "run-1": "paused 0001700000000000 1700000000500" });
     await index.remove({ id: "run-1", status: "paused", createdAt: 1_700_000_000_000 });
     expect(await raw.keys(`*${name}*`)).toEqual([]);
@@ -217,7 +231,9 @@ describe("redisStorage on a real Redis", () => {
     await client.connect();
     closers.push(() => client.close());
     const storage = redisStorage(client, { namespace: NAMESPACE });
-    const runtime = track(createCodemodeRuntime({ connectors: [gate()], storage, name: `given-${randomUUID().slice(0, 8)}` }));
+    const runtime = track(
+      createCodemodeRuntime({ connectors: [gate()], storage, name: `given-${randomUUID().slice(0, 8)}` }),
+    );
     expectStatus(await runtime.execute({ code: "async () => gate.open({})" }), "paused");
     await storage.close();
     expect(client.isReady).toBe(true);
@@ -257,6 +273,9 @@ function gate(applied: string[] = []) {
   });
 }
 
-function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
+function expectStatus<S extends Outcome["status"]>(
+  outcome: Outcome,
+  status: S,
+): asserts outcome is Extract<Outcome, { status: S }> {
   if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
 }

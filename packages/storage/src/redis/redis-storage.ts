@@ -1,9 +1,9 @@
-import KeyvRedis, { createClient, type RedisConnectionClientType } from "@keyv/redis";
 import type { KeyvLike } from "@codemode/core/store";
+import KeyvRedis, { createClient, type RedisConnectionClientType } from "@keyv/redis";
 import Keyv from "keyv";
-import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
-import { createRedisExecutionIndex } from "./redis-execution-index.js";
 import { storedRows } from "../lock/stored-rows.js";
+import { type CodemodeStorage, checkNamespace, type StorageOptions } from "../storage.js";
+import { createRedisExecutionIndex } from "./redis-execution-index.js";
 import { createRedisLock, type RedisLockClient } from "./redis-lock.js";
 
 export interface RedisStorageOptions extends StorageOptions {
@@ -49,7 +49,10 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
       ? (createClient({
           url: urlOrClient,
           disableOfflineQueue: true,
-          socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) },
+          socket: {
+            connectTimeout: connectTimeoutMs,
+            reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+          },
         }) as RedisClient)
       : urlOrClient;
   // A node-redis client with no "error" listener throws its connection errors out of the event loop.
@@ -70,7 +73,10 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
     if (everReady) return;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`could not connect to Redis within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`could not connect to Redis within ${connectTimeoutMs} ms`)),
+        connectTimeoutMs,
+      );
     });
     await Promise.race([firstReady, timeout]).finally(() => clearTimeout(timer));
   };
@@ -106,7 +112,10 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
   return {
     keyv: keyv as Keyv & KeyvLike,
     // Leases write the runtime's records themselves, fenced, exactly as the adapter would store them.
-    lock: createRedisLock(gated, { keyPrefix, rows: storedRows(keyv, (key) => adapter.createKeyPrefix(key, namespace)) }),
+    lock: createRedisLock(gated, {
+      keyPrefix,
+      rows: storedRows(keyv, (key) => adapter.createKeyPrefix(key, namespace)),
+    }),
     index: createRedisExecutionIndex(gated, { keyPrefix }),
     async close() {
       if (closed) return;

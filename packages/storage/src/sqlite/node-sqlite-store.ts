@@ -39,7 +39,9 @@ export class NodeSqliteStore extends EventEmitter {
     this.statements = {
       get: database.prepare(`SELECT value FROM ${table} WHERE key = ?`),
       getMany: database.prepare(`SELECT key, value FROM ${table} WHERE key IN (SELECT value FROM json_each(?))`),
-      set: database.prepare(`INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
+      set: database.prepare(
+        `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+      ),
       delete: database.prepare(`DELETE FROM ${table} WHERE key = ?`),
       deleteMany: database.prepare(`DELETE FROM ${table} WHERE key IN (SELECT value FROM json_each(?))`),
       clear: database.prepare(`DELETE FROM ${table} WHERE key LIKE ? ESCAPE '\\'`),

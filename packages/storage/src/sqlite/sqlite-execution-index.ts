@@ -19,7 +19,10 @@ import { checkRow, checkRuntimeName, checkStatus, mergePages, pageQuery } from "
  * const provider = createSqliteExecutionIndex(new DatabaseSync("app.sqlite"), { namespace: "codemode" });
  * const page = await provider.forRuntime("default").list({ statuses: ["paused"], limit: 20 });
  */
-export function createSqliteExecutionIndex(database: DatabaseSync, options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {}): ExecutionIndexProvider {
+export function createSqliteExecutionIndex(
+  database: DatabaseSync,
+  options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {},
+): ExecutionIndexProvider {
   const tableName = options.table ?? "codemode_executions";
   const table = `"${tableName}"`;
   const namespace = options.namespace ?? "";
@@ -31,7 +34,9 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     PRIMARY KEY (namespace, runtime, id))`);
-  database.exec(`CREATE INDEX IF NOT EXISTS "${tableName}_by_status" ON ${table} (namespace, runtime, status, created_at, id)`);
+  database.exec(
+    `CREATE INDEX IF NOT EXISTS "${tableName}_by_status" ON ${table} (namespace, runtime, status, created_at, id)`,
+  );
 
   const put = database.prepare(
     `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -48,7 +53,9 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
     );
   // Only the row listed under the status the caller saw: a row that moved since stays.
   const remove = database.prepare(`DELETE FROM ${table} WHERE namespace = ? AND runtime = ? AND id = ? AND status = ?`);
-  const count = database.prepare(`SELECT count(*) AS total FROM ${table} WHERE namespace = ? AND runtime = ? AND status = ?`);
+  const count = database.prepare(
+    `SELECT count(*) AS total FROM ${table} WHERE namespace = ? AND runtime = ? AND status = ?`,
+  );
   const pageStatement = (order: "newest" | "oldest", hasCursor: boolean): StatementSync => {
     const direction = order === "newest" ? "DESC" : "ASC";
     const cursor = hasCursor ? `AND (created_at, id) ${order === "newest" ? "<" : ">"} (?, ?)` : "";
@@ -68,7 +75,18 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
       return {
         async put(row, _previous, fence) {
           checkRow(row);
-          if (fence && leases && putIfHeld) putIfHeld.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt, (leases.keyPrefix ?? "") + fence.key, fence.token, Date.now());
+          if (fence && leases && putIfHeld)
+            putIfHeld.run(
+              namespace,
+              runtimeName,
+              row.id,
+              row.status,
+              row.createdAt,
+              row.updatedAt,
+              (leases.keyPrefix ?? "") + fence.key,
+              fence.token,
+              Date.now(),
+            );
           else put.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt);
         },
         async remove(row) {
@@ -98,7 +116,8 @@ export function createSqliteExecutionIndex(database: DatabaseSync, options: { ta
           for (const status of statuses) checkStatus(status);
           return snapshot(database, () => {
             let total = 0;
-            for (const status of new Set(statuses)) total += Number((count.get(namespace, runtimeName, status) as { total: number }).total);
+            for (const status of new Set(statuses))
+              total += Number((count.get(namespace, runtimeName, status) as { total: number }).total);
             return total;
           });
         },

@@ -19,11 +19,16 @@ import type { KeyvEntries, StoredRows } from "../lock/stored-rows.js";
  * const lock = createSqliteLock(new DatabaseSync("app.sqlite"));
  * const lease = await lock.acquire("job-7", { ttlMs: 30_000, waitMs: 5_000 });
  */
-export function createSqliteLock(database: DatabaseSync, options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {}): LockProvider {
+export function createSqliteLock(
+  database: DatabaseSync,
+  options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {},
+): LockProvider {
   const table = `"${options.table ?? "codemode_leases"}"`;
   const prefix = options.keyPrefix ?? "";
   const local = localWaiting();
-  database.exec(`CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at INTEGER NOT NULL)`);
+  database.exec(
+    `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at INTEGER NOT NULL)`,
+  );
   const take = database.prepare(
     `INSERT INTO ${table} (key, token, expires_at) VALUES (?, ?, ?)
      ON CONFLICT(key) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at
@@ -36,7 +41,11 @@ export function createSqliteLock(database: DatabaseSync, options: { table?: stri
   const held = database.prepare(`SELECT 1 AS held FROM ${table} WHERE key = ? AND expires_at > ?`);
   const holds = database.prepare(`SELECT 1 AS held FROM ${table} WHERE key = ? AND token = ? AND expires_at > ?`);
   const data = options.data;
-  const upsert = data && database.prepare(`INSERT INTO "${data.table}" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`);
+  const upsert =
+    data &&
+    database.prepare(
+      `INSERT INTO "${data.table}" (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+    );
   const setIfHeld = async (rowKey: string, token: string, entries: KeyvEntries): Promise<boolean> => {
     if (!data || !upsert) throw new Error("this lock has no data table");
     const stored = await data.rows(entries);

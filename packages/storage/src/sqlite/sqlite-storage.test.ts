@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { runExecutionIndexConformance, runStorageConformance } from "@codemode/storage/testing";
+import { afterAll, describe, expect, it } from "vitest";
 
 const folder = mkdtempSync(join(tmpdir(), "codemode-sqlite-"));
 const file = join(folder, "conformance.sqlite");
@@ -15,7 +15,9 @@ runStorageConformance("sqliteStorage(file)", () => sqliteStorage(file), {
     const { DatabaseSync } = await import("node:sqlite");
     const database = new DatabaseSync(file, { timeout: 5_000 });
     try {
-      expect(Number(database.prepare(`DELETE FROM "codemode_leases" WHERE key = ?`).run(`codemode:${key}`).changes)).toBe(1);
+      expect(
+        Number(database.prepare(`DELETE FROM "codemode_leases" WHERE key = ?`).run(`codemode:${key}`).changes),
+      ).toBe(1);
     } finally {
       database.close();
     }
@@ -32,8 +34,13 @@ describe("sqliteStorage specifics", () => {
     const reader = new DatabaseSync(nested, { readOnly: true });
     try {
       const columns = reader.prepare("SELECT name, type FROM pragma_table_info('keyv')").all();
-      expect(columns).toEqual([expect.objectContaining({ name: "key", type: "VARCHAR(255)" }), expect.objectContaining({ name: "value", type: "TEXT" })]);
-      expect(reader.prepare("SELECT key FROM keyv").all()).toEqual([expect.objectContaining({ key: "shop:cm:default:h:x" })]);
+      expect(columns).toEqual([
+        expect.objectContaining({ name: "key", type: "VARCHAR(255)" }),
+        expect.objectContaining({ name: "value", type: "TEXT" }),
+      ]);
+      expect(reader.prepare("SELECT key FROM keyv").all()).toEqual([
+        expect.objectContaining({ key: "shop:cm:default:h:x" }),
+      ]);
     } finally {
       reader.close();
       await storage.close();
@@ -49,7 +56,9 @@ describe("sqliteStorage specifics", () => {
     const { DatabaseSync } = await import("node:sqlite");
     const reader = new DatabaseSync(path, { readOnly: true });
     try {
-      expect(reader.prepare("SELECT namespace, runtime, id, status, created_at, updated_at FROM codemode_executions").all()).toEqual([
+      expect(
+        reader.prepare("SELECT namespace, runtime, id, status, created_at, updated_at FROM codemode_executions").all(),
+      ).toEqual([
         { namespace: "shop", runtime: "default", id: "run-1", status: "paused", created_at: 5, updated_at: 9 },
       ]);
       const plan = reader

@@ -4,7 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import { storedRows } from "../lock/stored-rows.js";
-import { checkNamespace, type CodemodeStorage, type StorageOptions } from "../storage.js";
+import { type CodemodeStorage, checkNamespace, type StorageOptions } from "../storage.js";
 import { NodeSqliteStore } from "./node-sqlite-store.js";
 import { createSqliteExecutionIndex } from "./sqlite-execution-index.js";
 import { createSqliteLock } from "./sqlite-lock.js";
@@ -56,7 +56,11 @@ export function sqliteStorage(path: string, options: SqliteStorageOptions = {}):
   // Leases write the runtime's records themselves, fenced, exactly as Keyv would store them.
   const rows = storedRows(keyv, (key) => keyv._getKeyPrefix(key));
   const lock = createSqliteLock(database, { table: leaseTable, keyPrefix: `${namespace}:`, data: { table, rows } });
-  const index = createSqliteExecutionIndex(database, { table: indexTable, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } });
+  const index = createSqliteExecutionIndex(database, {
+    table: indexTable,
+    namespace,
+    leases: { table: leaseTable, keyPrefix: `${namespace}:` },
+  });
   return {
     keyv: keyv as Keyv & KeyvLike,
     lock,

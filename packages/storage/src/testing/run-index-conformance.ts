@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { compareRows, type ExecutionIndex, type ExecutionIndexProvider, type IndexQuery, type IndexRow } from "@codemode/core/store";
+import {
+  compareRows,
+  type ExecutionIndex,
+  type ExecutionIndexProvider,
+  type IndexQuery,
+  type IndexRow,
+} from "@codemode/core/store";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 /** An execution index as the suite sees it: a provider per runtime name, and a way to close it. A `CodemodeStorage` is one. */
@@ -46,7 +52,11 @@ const ALL = ["running", "paused", "completed", "error", "rejected", "rolled_back
  *
  * runExecutionIndexConformance("sqlite", (namespace) => sqliteStorage("test.sqlite", { namespace }));
  */
-export function runExecutionIndexConformance(name: string, createIndex: (namespace: string) => IndexUnderTest | Promise<IndexUnderTest>, options: IndexConformanceOptions = {}): void {
+export function runExecutionIndexConformance(
+  name: string,
+  createIndex: (namespace: string) => IndexUnderTest | Promise<IndexUnderTest>,
+  options: IndexConformanceOptions = {},
+): void {
   const shared = options.shared ?? true;
   const breakIndex = options.breakIndex ?? ((opened: IndexUnderTest) => opened.close());
   const [namespace, otherNamespace] = options.namespaces ?? ["conformance-one", "conformance-two"];
@@ -57,7 +67,8 @@ export function runExecutionIndexConformance(name: string, createIndex: (namespa
 
     beforeAll(async () => {
       unavailableBecause = await options.unavailable?.();
-      if (unavailableBecause && process.env.CI) throw new Error(`${name} is not reachable (${unavailableBecause}); CI must provide it`);
+      if (unavailableBecause && process.env.CI)
+        throw new Error(`${name} is not reachable (${unavailableBecause}); CI must provide it`);
     });
     afterEach(async () => {
       for (const index of opened.splice(0)) await index.close().catch(() => undefined);
@@ -106,22 +117,37 @@ export function runExecutionIndexConformance(name: string, createIndex: (namespa
       const next = await index.list({ limit: 10, after: cursorOf(firstPage[1]!) });
       expect(next.map((each) => each.id)).toEqual(["d", "c", "b", "a"]);
       // Between "b" and "c" at the same time, and between the two times.
-      expect((await index.list({ limit: 10, after: { createdAt: T0, id: "bb" } })).map((each) => each.id)).toEqual(["b", "a"]);
-      expect((await index.list({ limit: 10, order: "oldest", after: { createdAt: T0, id: "bb" } })).map((each) => each.id)).toEqual(["c", "d", "f"]);
-      expect((await index.list({ limit: 10, order: "oldest", after: { createdAt: T0 + 1, id: "zzz" } })).map((each) => each.id)).toEqual(["f"]);
+      expect((await index.list({ limit: 10, after: { createdAt: T0, id: "bb" } })).map((each) => each.id)).toEqual([
+        "b",
+        "a",
+      ]);
+      expect(
+        (await index.list({ limit: 10, order: "oldest", after: { createdAt: T0, id: "bb" } })).map((each) => each.id),
+      ).toEqual(["c", "d", "f"]);
+      expect(
+        (await index.list({ limit: 10, order: "oldest", after: { createdAt: T0 + 1, id: "zzz" } })).map(
+          (each) => each.id,
+        ),
+      ).toEqual(["f"]);
       expect(await index.list({ limit: 10, after: { createdAt: T0 - 1, id: "zzz" } })).toEqual([]);
     });
 
     it("filters by status, and merges several statuses into one order", async () => {
       if (cannotRun()) return;
       const index = await fresh();
-      const rows = Array.from({ length: 24 }, (_, at) => row(`run-${String(at).padStart(2, "0")}`, ALL[at % ALL.length]!, T0 + Math.floor(at / 3), T0 + 100 + at));
+      const rows = Array.from({ length: 24 }, (_, at) =>
+        row(`run-${String(at).padStart(2, "0")}`, ALL[at % ALL.length]!, T0 + Math.floor(at / 3), T0 + 100 + at),
+      );
       await Promise.all(rows.map((each) => index.put(each)));
       const sorted = [...rows].sort(compareRows);
       const only = (...statuses: IndexRow["status"][]) => sorted.filter((each) => statuses.includes(each.status));
       expect(await index.list({ limit: 100, statuses: ["paused"], order: "oldest" })).toEqual(only("paused"));
-      expect(await walk(index, { limit: 3, statuses: ["completed", "error", "rejected"] })).toEqual(only("completed", "error", "rejected").reverse());
-      expect(await walk(index, { limit: 5, statuses: ["running", "rolled_back"], order: "oldest" })).toEqual(only("running", "rolled_back"));
+      expect(await walk(index, { limit: 3, statuses: ["completed", "error", "rejected"] })).toEqual(
+        only("completed", "error", "rejected").reverse(),
+      );
+      expect(await walk(index, { limit: 5, statuses: ["running", "rolled_back"], order: "oldest" })).toEqual(
+        only("running", "rolled_back"),
+      );
       expect(await walk(index, { limit: 7 })).toEqual([...sorted].reverse());
       expect(await index.list({ limit: 100, statuses: [...ALL] })).toEqual([...sorted].reverse());
       expect(await index.count(["paused"])).toBe(4);
@@ -140,7 +166,9 @@ export function runExecutionIndexConformance(name: string, createIndex: (namespa
 
       await index.put({ ...started, status: "paused", updatedAt: T0 + 50 }, "running");
       expect(await index.list({ limit: 10, statuses: ["running"] })).toEqual([other]);
-      expect(await index.list({ limit: 10, statuses: ["paused"] })).toEqual([{ ...started, status: "paused", updatedAt: T0 + 50 }]);
+      expect(await index.list({ limit: 10, statuses: ["paused"] })).toEqual([
+        { ...started, status: "paused", updatedAt: T0 + 50 },
+      ]);
       expect(await index.count(["running"])).toBe(1);
       expect(await index.count(["paused"])).toBe(1);
 
@@ -225,8 +253,16 @@ export function runExecutionIndexConformance(name: string, createIndex: (namespa
       const second = shared ? (await open()).index.forRuntime(name) : first;
       const rows = Array.from({ length: 50 }, (_, at) => row(`c-${at}`, "running", T0 + (at % 7), T0));
       await Promise.all(rows.map((each, at) => (at % 2 ? second : first).put(each)));
-      await Promise.all(rows.map((each, at) => (at % 2 ? first : second).put({ ...each, status: "paused", updatedAt: T0 + 1 }, "running")));
-      const ended = rows.map((each, at) => ({ ...each, status: at % 5 === 0 ? ("error" as const) : ("completed" as const), updatedAt: T0 + 2 }));
+      await Promise.all(
+        rows.map((each, at) =>
+          (at % 2 ? first : second).put({ ...each, status: "paused", updatedAt: T0 + 1 }, "running"),
+        ),
+      );
+      const ended = rows.map((each, at) => ({
+        ...each,
+        status: at % 5 === 0 ? ("error" as const) : ("completed" as const),
+        updatedAt: T0 + 2,
+      }));
       await Promise.all(ended.map((each, at) => (at % 3 ? first : second).put(each, "paused")));
       expect(await first.count(["running", "paused"])).toBe(0);
       expect(await second.count(["completed"])).toBe(40);
@@ -243,7 +279,9 @@ export function runExecutionIndexConformance(name: string, createIndex: (namespa
       expect(await index.list({ limit: 10 })).toEqual([listed]);
       await breakIndex(opened);
       await expect(index.list({ limit: 10 })).rejects.toThrow();
-      await expect(index.list({ limit: 10, statuses: ["paused"], order: "oldest", after: { createdAt: T0 + 1, id: "x" } })).rejects.toThrow();
+      await expect(
+        index.list({ limit: 10, statuses: ["paused"], order: "oldest", after: { createdAt: T0 + 1, id: "x" } }),
+      ).rejects.toThrow();
       await expect(index.count(["paused"])).rejects.toThrow();
       await expect(index.put({ ...listed, status: "completed" }, "paused")).rejects.toThrow();
       await expect(index.remove(listed)).rejects.toThrow();

@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { createCodemodeRuntime, defineConnector, type CodemodeRuntime, type CodemodeRuntimeOptions, type Outcome } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  createCodemodeRuntime,
+  defineConnector,
+  type Outcome,
+} from "@codemode/core";
 import type { ExecutionIndexProvider, KeyvLike, Lease, LockProvider } from "@codemode/core/store";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { countingKeyv, countingLock } from "./counting-keyv.js";
@@ -62,7 +68,11 @@ const LIMITS = { timeoutMs: 20_000 };
  *   return { keyv, lock: createInProcessLock(), close: () => keyv.disconnect() };
  * });
  */
-export function runStorageConformance(name: string, createStorage: () => StorageUnderTest | Promise<StorageUnderTest>, options: StorageConformanceOptions = {}): void {
+export function runStorageConformance(
+  name: string,
+  createStorage: () => StorageUnderTest | Promise<StorageUnderTest>,
+  options: StorageConformanceOptions = {},
+): void {
   const shared = options.shared ?? true;
   const breakStorage = options.breakStorage ?? ((storage: StorageUnderTest) => storage.close());
 
@@ -73,7 +83,8 @@ export function runStorageConformance(name: string, createStorage: () => Storage
 
     beforeAll(async () => {
       unavailableBecause = await options.unavailable?.();
-      if (unavailableBecause && process.env.CI) throw new Error(`${name} is not reachable (${unavailableBecause}); CI must provide it`);
+      if (unavailableBecause && process.env.CI)
+        throw new Error(`${name} is not reachable (${unavailableBecause}); CI must provide it`);
     });
 
     afterEach(async () => {
@@ -94,8 +105,15 @@ export function runStorageConformance(name: string, createStorage: () => Storage
       return storage;
     };
 
-    const runtimeOn = (storage: { keyv: KeyvLike; lock: LockProvider }, settings: Partial<CodemodeRuntimeOptions> & { name: string }) => {
-      const runtime = createCodemodeRuntime({ limits: LIMITS, ...settings, storage: { keyv: storage.keyv, lock: storage.lock } });
+    const runtimeOn = (
+      storage: { keyv: KeyvLike; lock: LockProvider },
+      settings: Partial<CodemodeRuntimeOptions> & { name: string },
+    ) => {
+      const runtime = createCodemodeRuntime({
+        limits: LIMITS,
+        ...settings,
+        storage: { keyv: storage.keyv, lock: storage.lock },
+      });
       runtimes.push(runtime);
       return runtime;
     };
@@ -107,7 +125,9 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         if (cannotRun()) return;
         const { lock } = await open();
         const key = lockKey();
-        const leases = await Promise.all(Array.from({ length: 10 }, () => lock.acquire(key, { ttlMs: 10_000, waitMs: 0 })));
+        const leases = await Promise.all(
+          Array.from({ length: 10 }, () => lock.acquire(key, { ttlMs: 10_000, waitMs: 0 })),
+        );
         const winners = leases.filter((lease): lease is Lease => lease !== null);
         expect(winners).toHaveLength(1);
         expect(await lock.isHeld(key)).toBe(true);
@@ -202,7 +222,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
           const first = await open();
           const second = await open();
           const key = lockKey();
-          const [a, b] = await Promise.all([first.lock.acquire(key, { ttlMs: 10_000, waitMs: 0 }), second.lock.acquire(key, { ttlMs: 10_000, waitMs: 0 })]);
+          const [a, b] = await Promise.all([
+            first.lock.acquire(key, { ttlMs: 10_000, waitMs: 0 }),
+            second.lock.acquire(key, { ttlMs: 10_000, waitMs: 0 }),
+          ]);
           expect([a, b].filter((lease) => lease !== null)).toHaveLength(1);
           const winner = (a ?? b)!;
           const loserLock = a ? second.lock : first.lock;
@@ -220,7 +243,11 @@ export function runStorageConformance(name: string, createStorage: () => Storage
 
     if (options.fenced) {
       describe("the fenced write (R-ST-6)", () => {
-        const acquired = async (lock: LockProvider, key: string, ttlMs: number): Promise<Lease & { setIfHeld: NonNullable<Lease["setIfHeld"]> }> => {
+        const acquired = async (
+          lock: LockProvider,
+          key: string,
+          ttlMs: number,
+        ): Promise<Lease & { setIfHeld: NonNullable<Lease["setIfHeld"]> }> => {
           const lease = await lock.acquire(key, { ttlMs, waitMs: 0 });
           expect(lease).not.toBeNull();
           expect(typeof lease!.setIfHeld).toBe("function");
@@ -235,7 +262,9 @@ export function runStorageConformance(name: string, createStorage: () => Storage
           // Text Keyv's serializer escapes (a leading ":"), JSON, and characters beyond ASCII.
           const values = [":starts with a colon", '{"seq":3,"state":"applied"}', "async () => 'naïve ✓ 😀'", ""];
           const keys = values.map((_, position) => `cm:${key}:${position}`);
-          expect(await lease.setIfHeld(keys.map((entryKey, position) => ({ key: entryKey, value: values[position]! })))).toBe(true);
+          expect(
+            await lease.setIfHeld(keys.map((entryKey, position) => ({ key: entryKey, value: values[position]! }))),
+          ).toBe(true);
           for (const [position, entryKey] of keys.entries()) expect(await keyv.get(entryKey)).toBe(values[position]);
           expect(await keyv.getMany!(keys)).toEqual(values);
           // And what Keyv itself writes there, the fenced write overwrites.
@@ -273,7 +302,8 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         it("a put of the listing fenced by a lapsed lease lists nothing; by a live one it lists", async () => {
           if (cannotRun()) return;
           const storage = await open();
-          if (!storage.index) throw new Error("a fenced store must hand its native listing to the suite (StorageUnderTest.index)");
+          if (!storage.index)
+            throw new Error("a fenced store must hand its native listing to the suite (StorageUnderTest.index)");
           const index = storage.index.forRuntime(runtimeName());
           const key = lockKey();
           const stale = await acquired(storage.lock, key, 200);
@@ -281,11 +311,20 @@ export function runStorageConformance(name: string, createStorage: () => Storage
           await index.put(row, undefined, { key, token: stale.token });
           expect(await index.list({ statuses: ["running"], limit: 10 })).toEqual([row]);
           await sleep(300);
-          await index.put({ ...row, status: "completed", updatedAt: row.updatedAt + 1 }, "running", { key, token: stale.token });
+          await index.put({ ...row, status: "completed", updatedAt: row.updatedAt + 1 }, "running", {
+            key,
+            token: stale.token,
+          });
           expect(await index.list({ limit: 10 })).toEqual([row]);
           const current = await acquired(storage.lock, key, 10_000);
-          await index.put({ ...row, status: "error", updatedAt: row.updatedAt + 2 }, "running", { key, token: stale.token });
-          await index.put({ ...row, status: "paused", updatedAt: row.updatedAt + 3 }, "running", { key, token: current.token });
+          await index.put({ ...row, status: "error", updatedAt: row.updatedAt + 2 }, "running", {
+            key,
+            token: stale.token,
+          });
+          await index.put({ ...row, status: "paused", updatedAt: row.updatedAt + 3 }, "running", {
+            key,
+            token: current.token,
+          });
           expect(await index.list({ limit: 10 })).toEqual([{ ...row, status: "paused", updatedAt: row.updatedAt + 3 }]);
           await current.release();
         });
@@ -322,7 +361,9 @@ export function runStorageConformance(name: string, createStorage: () => Storage
               },
             });
             const worker = runtimeOn(storage, { name, connectors: [tools], leaseMs: 60_000 });
-            const outcome = await worker.execute({ code: `async () => { await tools.lose({}); return await tools.read({ i: 1 }); }` });
+            const outcome = await worker.execute({
+              code: `async () => { await tools.lose({}); return await tools.read({ i: 1 }); }`,
+            });
             expectStatus(outcome, "error");
             expect(outcome.code).toBe("BUSY");
             const state = await other.execution(executionId);
@@ -342,7 +383,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const perCall = async (calls: number) => {
           const { keyv, counts } = countingKeyv(storage.keyv);
           const ledger = ledgerConnector();
-          const runtime = runtimeOn({ keyv, lock: countingLock(storage.lock, counts) }, { name: runtimeName(), connectors: [ledger.connector] });
+          const runtime = runtimeOn(
+            { keyv, lock: countingLock(storage.lock, counts) },
+            { name: runtimeName(), connectors: [ledger.connector] },
+          );
           const outcome = await runtime.execute({ code: readsProgram(calls) });
           expectStatus(outcome, "completed");
           expect(outcome.result).toBe(calls);
@@ -352,7 +396,9 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         };
         const at10 = await perCall(10);
         const at1000 = await perCall(1_000);
-        console.log(`${name}: R-ST-1 characters written per call ${at10.toFixed(1)} at 10 calls, ${at1000.toFixed(1)} at 1,000 (ratio ${(at1000 / at10).toFixed(3)})`);
+        console.log(
+          `${name}: R-ST-1 characters written per call ${at10.toFixed(1)} at 10 calls, ${at1000.toFixed(1)} at 1,000 (ratio ${(at1000 / at10).toFixed(3)})`,
+        );
         expect(at1000 / at10).toBeLessThanOrEqual(1.1);
       });
 
@@ -361,7 +407,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const storage = await open();
         const { keyv, counts, reset } = countingKeyv(storage.keyv);
         const ledger = ledgerConnector();
-        const runtime = runtimeOn({ keyv, lock: storage.lock }, { name: runtimeName(), connectors: [ledger.connector] });
+        const runtime = runtimeOn(
+          { keyv, lock: storage.lock },
+          { name: runtimeName(), connectors: [ledger.connector] },
+        );
         const paused = await runtime.execute({ code: readsThenApplyProgram(40) });
         expectStatus(paused, "paused");
         expect(paused.pending[0]).toMatchObject({ seq: 40, connector: "ledger", method: "apply" });
@@ -374,7 +423,8 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         const entryKey = `:e:${paused.executionId}:`;
         const logLoads = counts.getManys.filter((keys) => keys.some((key) => key.includes(entryKey)));
         expect(logLoads).toHaveLength(1);
-        for (let seq = 0; seq <= 40; seq++) expect(logLoads[0]).toContainEqual(expect.stringMatching(new RegExp(`${entryKey}${seq}$`)));
+        for (let seq = 0; seq <= 40; seq++)
+          expect(logLoads[0]).toContainEqual(expect.stringMatching(new RegExp(`${entryKey}${seq}$`)));
         expect(counts.gets.filter((key) => key.includes(entryKey))).toEqual([]);
       });
 
@@ -413,7 +463,9 @@ export function runStorageConformance(name: string, createStorage: () => Storage
 
         const secondLedger = ledgerConnector();
         const second = runtimeOn(storage, { name, connectors: [secondLedger.connector] });
-        expect((await second.pending()).items).toEqual([{ executionId: paused.executionId, seq: 3, connector: "ledger", method: "apply", args: { item: "item-0" } }]);
+        expect((await second.pending()).items).toEqual([
+          { executionId: paused.executionId, seq: 3, connector: "ledger", method: "apply", args: { item: "item-0" } },
+        ]);
         const done = await second.approve({ executionId: paused.executionId, seq: 3, by: "ops" });
         expectStatus(done, "completed");
         expect(done.result).toEqual({ total: 3, applied: "item-0" });
@@ -432,12 +484,16 @@ export function runStorageConformance(name: string, createStorage: () => Storage
           const name = runtimeName();
           const before = await open();
           const ledger = ledgerConnector();
-          const paused = await runtimeOn(before, { name, connectors: [ledger.connector] }).execute({ code: readsThenApplyProgram(2) });
+          const paused = await runtimeOn(before, { name, connectors: [ledger.connector] }).execute({
+            code: readsThenApplyProgram(2),
+          });
           expectStatus(paused, "paused");
           await before.close();
 
           const after = await open();
-          const done = await runtimeOn(after, { name, connectors: [ledger.connector] }).approve({ executionId: paused.executionId });
+          const done = await runtimeOn(after, { name, connectors: [ledger.connector] }).approve({
+            executionId: paused.executionId,
+          });
           expectStatus(done, "completed");
           expect(ledger.applied).toEqual([`${paused.executionId}:2`]);
         });
@@ -453,7 +509,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         for (let round = 0; round < 5; round++) {
           const paused = await first.execute({ code: readsThenApplyProgram(2) });
           expectStatus(paused, "paused");
-          const outcomes = await Promise.all([first.approve({ executionId: paused.executionId }), second.approve({ executionId: paused.executionId })]);
+          const outcomes = await Promise.all([
+            first.approve({ executionId: paused.executionId }),
+            second.approve({ executionId: paused.executionId }),
+          ]);
           expect(outcomes.filter((outcome) => outcome.status === "completed")).toHaveLength(1);
           const loser = outcomes.find((outcome) => outcome.status !== "completed")!;
           expectStatus(loser, "error");
@@ -491,9 +550,14 @@ export function runStorageConformance(name: string, createStorage: () => Storage
             read: { execute: async (args: { i: number }) => ({ i: args.i }) },
           },
         });
-        const worker = runtimeOn({ keyv: storage.keyv, lock: pausedLock }, { name, connectors: [sleeper], leaseMs: 300 });
+        const worker = runtimeOn(
+          { keyv: storage.keyv, lock: pausedLock },
+          { name, connectors: [sleeper], leaseMs: 300 },
+        );
         // 40 reads after the nap cross a block of 32 seqs, so the pass wants to rewrite the head.
-        const outcome = await worker.execute({ code: `async () => { await sleeper.nap({}); let total = 0; for (let i = 0; i < 40; i++) total += (await sleeper.read({ i })).i; return total; }` });
+        const outcome = await worker.execute({
+          code: `async () => { await sleeper.nap({}); let total = 0; for (let i = 0; i < 40; i++) total += (await sleeper.read({ i })).i; return total; }`,
+        });
         expectStatus(outcome, "error");
         expect(outcome.code).toBe("BUSY");
         expect(outcome.error).toMatch(/taken over/);
@@ -531,7 +595,9 @@ export function runStorageConformance(name: string, createStorage: () => Storage
         process.on("unhandledRejection", onRejection);
         try {
           breakNow = true;
-          const midPass = await runtime.execute({ code: `async () => { const first = await breaker.pull({}); for (let i = 0; i < 5; i++) await ledger.read({ i }); return first; }` });
+          const midPass = await runtime.execute({
+            code: `async () => { const first = await breaker.pull({}); for (let i = 0; i < 5; i++) await ledger.read({ i }); return first; }`,
+          });
           expectStatus(midPass, "error");
           expect(midPass.code).toBe("STORAGE_ERROR");
           brokenRunId = midPass.executionId;
@@ -546,7 +612,10 @@ export function runStorageConformance(name: string, createStorage: () => Storage
           expectStatus(fresh, "error");
           expect(fresh.code).toBe("STORAGE_ERROR");
           // R-RT-3: "false" would say the action was not pending; the store could not say.
-          await expect(runtime.reject({ executionId: paused.executionId, seq: 2 })).rejects.toMatchObject({ name: "CodemodeError", code: "STORAGE_ERROR" });
+          await expect(runtime.reject({ executionId: paused.executionId, seq: 2 })).rejects.toMatchObject({
+            name: "CodemodeError",
+            code: "STORAGE_ERROR",
+          });
           await expect(runtime.pending()).rejects.toMatchObject({ code: "STORAGE_ERROR" });
           await expect(runtime.execution(paused.executionId)).rejects.toMatchObject({ code: "STORAGE_ERROR" });
           const rollback = await runtime.rollback({ executionId: paused.executionId });
@@ -660,6 +729,9 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function expectStatus<S extends Outcome["status"]>(outcome: Outcome, status: S): asserts outcome is Extract<Outcome, { status: S }> {
+function expectStatus<S extends Outcome["status"]>(
+  outcome: Outcome,
+  status: S,
+): asserts outcome is Extract<Outcome, { status: S }> {
   if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
 }

@@ -10,7 +10,13 @@ import { connect } from "node:net";
  */
 export function tcpUnreachable(url: string, timeoutMs = 2_000): Promise<string | undefined> {
   const parsed = new URL(url);
-  const defaults: Record<string, number> = { "redis:": 6379, "rediss:": 6379, "postgres:": 5432, "postgresql:": 5432, "mysql:": 3306 };
+  const defaults: Record<string, number> = {
+    "redis:": 6379,
+    "rediss:": 6379,
+    "postgres:": 5432,
+    "postgresql:": 5432,
+    "mysql:": 3306,
+  };
   const port = parsed.port ? Number(parsed.port) : defaults[parsed.protocol];
   const host = parsed.hostname || "127.0.0.1";
   if (port === undefined) return Promise.resolve(`no port in ${url}`);

@@ -1,13 +1,13 @@
 import { clipMessage } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import { ExecutionLease } from "../../log/lease.js";
-import { errorOutcome, type ErrorOutcome, type Outcome } from "../../outcome.js";
+import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { currentCalls, failureOutcome } from "../failure.js";
 import { decisionOf, toLogEntries } from "../log-view.js";
+import { missingConnectors } from "../missing-connectors.js";
 import { runLeasedPass } from "../pass/settle-pass.js";
 import { transition } from "../transition.js";
-import { missingConnectors } from "../missing-connectors.js";
 
 export interface ApproveInput {
   executionId: string;
@@ -24,14 +24,21 @@ export interface ApproveInput {
  */
 export async function approve(context: RuntimeContext, input: ApproveInput): Promise<Outcome> {
   const executionId = typeof input?.executionId === "string" ? input.executionId : "";
-  if (!executionId) return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId", { calls: [] });
+  if (!executionId)
+    return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId", { calls: [] });
   let lease: ExecutionLease | null;
   try {
     lease = await ExecutionLease.acquire(context.leases, executionId, context.settings.lockWaitMs);
   } catch (error) {
     return failureOutcome(executionId, error, await currentCalls(context, executionId));
   }
-  if (!lease) return errorOutcome(executionId, "BUSY", `execution ${executionId} is busy (another pass or control operation holds it); try again`, { calls: await currentCalls(context, executionId) });
+  if (!lease)
+    return errorOutcome(
+      executionId,
+      "BUSY",
+      `execution ${executionId} is busy (another pass or control operation holds it); try again`,
+      { calls: await currentCalls(context, executionId) },
+    );
   let handedOver = false;
   try {
     const head = await context.store.readHead(executionId);
@@ -56,17 +63,34 @@ export async function approve(context: RuntimeContext, input: ApproveInput): Pro
 }
 
 /** Why this approval must change nothing, or undefined when it may go ahead. */
-function checkApprovable(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, input: ApproveInput): ErrorOutcome | undefined {
+function checkApprovable(
+  context: RuntimeContext,
+  head: ExecutionHead,
+  log: Map<number, StoredEntry>,
+  input: ApproveInput,
+): ErrorOutcome | undefined {
   const executionId = head.id;
   const calls = () => ({ calls: toLogEntries(log) });
   // R-AP-3: a stale approval must never revive a finished or running execution.
-  if (head.status !== "paused") return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} is ${head.status}; only a paused execution can be approved`, calls());
+  if (head.status !== "paused")
+    return errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `execution ${executionId} is ${head.status}; only a paused execution can be approved`,
+      calls(),
+    );
   const pendingSeq = head.pendingSeq;
   const entry = pendingSeq === undefined ? undefined : log.get(pendingSeq);
-  if (pendingSeq === undefined || !entry || entry.state !== "pending") return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, calls());
+  if (pendingSeq === undefined || !entry || entry.state !== "pending")
+    return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, calls());
   if (input.seq !== undefined && input.seq !== pendingSeq) {
     // R-AP-7: a click on a stale screen must not approve something else.
-    return errorOutcome(executionId, "NOT_PAUSED", `action ${String(input.seq)} is not pending; the pending action is seq ${pendingSeq} (${entry.connector}.${entry.method})`, calls());
+    return errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `action ${String(input.seq)} is not pending; the pending action is seq ${pendingSeq} (${entry.connector}.${entry.method})`,
+      calls(),
+    );
   }
   const missing = missingConnectors(context, head, log);
   if (missing) return errorOutcome(executionId, missing.code, missing.message, calls());

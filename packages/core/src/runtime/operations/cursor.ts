@@ -8,7 +8,10 @@ export function encodeCursor(position: { createdAt: number; id: string }): strin
 
 /** A cursor that this listing did not make is a host programming error: it throws a TypeError. */
 export function decodeCursor(cursor: unknown): { createdAt: number; id: string } {
-  const invalid = () => new TypeError(`cursor ${JSON.stringify(String(cursor).slice(0, 80))} is not a cursor from a listing of this runtime`);
+  const invalid = () =>
+    new TypeError(
+      `cursor ${JSON.stringify(String(cursor).slice(0, 80))} is not a cursor from a listing of this runtime`,
+    );
   if (typeof cursor !== "string" || cursor.length > 400) throw invalid();
   let parsed: unknown;
   try {
@@ -16,6 +19,13 @@ export function decodeCursor(cursor: unknown): { createdAt: number; id: string }
   } catch {
     throw invalid();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "number" || !Number.isFinite(parsed[0]) || typeof parsed[1] !== "string") throw invalid();
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    typeof parsed[0] !== "number" ||
+    !Number.isFinite(parsed[0]) ||
+    typeof parsed[1] !== "string"
+  )
+    throw invalid();
   return { createdAt: parsed[0], id: parsed[1] };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import { ExecutionLease } from "../../log/lease.js";
-import { errorOutcome, type ErrorOutcome, type Outcome } from "../../outcome.js";
+import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { newSecretSeed, type SeededHead } from "../pass/pass-randomness.js";
@@ -52,7 +52,10 @@ export async function execute(context: RuntimeContext, input: { code: string }):
  * carries the id, the code stays in the store). Until then it is `running` with no pass and no
  * lease; `expirePaused` ends it only once it is older than the cutoff.
  */
-export async function submit(context: RuntimeContext, input: { code: string }): Promise<{ executionId: string } | ErrorOutcome> {
+export async function submit(
+  context: RuntimeContext,
+  input: { code: string },
+): Promise<{ executionId: string } | ErrorOutcome> {
   const executionId = randomUUID();
   const code: unknown = (input as { code?: unknown } | undefined)?.code;
   const refused = checkCode(executionId, code, "submit");
@@ -70,7 +73,8 @@ export async function submit(context: RuntimeContext, input: { code: string }): 
 }
 
 function checkCode(executionId: string, code: unknown, operation: string): ErrorOutcome | undefined {
-  if (typeof code !== "string") return errorOutcome(executionId, "SANDBOX_ERROR", `${operation} needs { code: string }`, { calls: [] });
+  if (typeof code !== "string")
+    return errorOutcome(executionId, "SANDBOX_ERROR", `${operation} needs { code: string }`, { calls: [] });
   if (code.length > MAX_DURABLE_CHARS) {
     return errorOutcome(
       executionId,

@@ -40,13 +40,20 @@ async function expireOne(context: RuntimeContext, executionId: string, cutoff: n
     const head = await context.store.readHead(executionId);
     if (!head) return;
     if (head.status === "paused" && head.updatedAt < cutoff) {
-      await transition(context, lease, head, "rejected", { error: { message: "expired while waiting for approval" }, closePending: "expired while waiting for approval" });
+      await transition(context, lease, head, "rejected", {
+        error: { message: "expired while waiting for approval" },
+        closePending: "expired while waiting for approval",
+      });
     } else if (head.status === "running" && head.passes === 0) {
       // Submitted and never started (waiting in a queue): it expires by age, like a paused run.
       if (head.createdAt >= cutoff) return;
-      await transition(context, lease, head, "error", { error: { message: "expired before any worker started it", code: "SANDBOX_ERROR" } });
+      await transition(context, lease, head, "error", {
+        error: { message: "expired before any worker started it", code: "SANDBOX_ERROR" },
+      });
     } else if (head.status === "running") {
-      await transition(context, lease, head, "error", { error: { message: "the host running this execution went away (its lease lapsed)", code: "SANDBOX_ERROR" } });
+      await transition(context, lease, head, "error", {
+        error: { message: "the host running this execution went away (its lease lapsed)", code: "SANDBOX_ERROR" },
+      });
     } else {
       return;
     }

@@ -1,11 +1,11 @@
+import { errorMessage } from "../../error-message.js";
 import { ALL_STATUSES, type IndexRow } from "../../log/execution-index.js";
 import type { ExecutionHead } from "../../log/execution-store.js";
 import type { ExecutionState, ExecutionStatus, PendingAction } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { toExecutionState, toLogEntries, toPendingAction, toSummary, type ExecutionSummary } from "../log-view.js";
+import { type ExecutionSummary, toExecutionState, toLogEntries, toPendingAction, toSummary } from "../log-view.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { errorMessage } from "../../error-message.js";
 
 /** One page of a listing; `cursor` is absent on the last page. */
 export interface Page<T> {
@@ -76,7 +76,9 @@ export async function readExecution(context: RuntimeContext, executionId: string
 
 async function pendingActions(context: RuntimeContext, heads: ExecutionHead[]): Promise<PendingAction[]> {
   const waiting = heads.filter((head) => head.pendingSeq !== undefined);
-  const entries = await context.store.readEntriesAt(waiting.map((head) => ({ executionId: head.id, seq: head.pendingSeq as number })));
+  const entries = await context.store.readEntriesAt(
+    waiting.map((head) => ({ executionId: head.id, seq: head.pendingSeq as number })),
+  );
   const actions: PendingAction[] = [];
   waiting.forEach((head, position) => {
     const entry = entries[position];
@@ -86,7 +88,12 @@ async function pendingActions(context: RuntimeContext, heads: ExecutionHead[]): 
 }
 
 /** Reads rows and their heads until `limit` current ones are found or the rows run out. */
-async function readPage(context: RuntimeContext, statuses: readonly ExecutionStatus[], limit: number, start: Position | undefined): Promise<{ heads: ExecutionHead[]; cursor?: string }> {
+async function readPage(
+  context: RuntimeContext,
+  statuses: readonly ExecutionStatus[],
+  limit: number,
+  start: Position | undefined,
+): Promise<{ heads: ExecutionHead[]; cursor?: string }> {
   let after = start;
   const heads: ExecutionHead[] = [];
   try {
@@ -120,7 +127,11 @@ async function readPage(context: RuntimeContext, statuses: readonly ExecutionSta
 async function repairRow(context: RuntimeContext, row: IndexRow, head: ExecutionHead | undefined): Promise<void> {
   try {
     if (!head) await context.index.remove(row);
-    else await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status);
+    else
+      await context.index.put(
+        { id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt },
+        row.status,
+      );
   } catch (error) {
     context.warn(`could not repair the listing row of execution ${row.id}: ${errorMessage(error)}`);
   }
@@ -140,13 +151,15 @@ function statusesOf(status: ListQuery["status"]): readonly ExecutionStatus[] {
   if (status === undefined) return ALL_STATUSES;
   const list = typeof status === "string" ? [status] : [...status];
   for (const value of list) {
-    if (!ALL_STATUSES.includes(value)) throw new TypeError(`status ${JSON.stringify(value)} is not one of ${ALL_STATUSES.join(", ")}`);
+    if (!ALL_STATUSES.includes(value))
+      throw new TypeError(`status ${JSON.stringify(value)} is not one of ${ALL_STATUSES.join(", ")}`);
   }
   return list;
 }
 
 function limitOf(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new TypeError(`limit must be a whole number from 1 to 1,000 (got ${String(limit)})`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new TypeError(`limit must be a whole number from 1 to 1,000 (got ${String(limit)})`);
   return limit;
 }

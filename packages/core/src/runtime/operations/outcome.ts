@@ -24,20 +24,35 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
       case "completed": {
         const stored = await context.store.readResult(id);
         const logs = stored?.logs && stored.logs.length > 0 ? { logs: stored.logs } : {};
-        const raw = stored?.result !== undefined ? decodeDurable(stored.result) : { omitted: stored?.omitted ?? "the result is not in the record" };
+        const raw =
+          stored?.result !== undefined
+            ? decodeDurable(stored.result)
+            : { omitted: stored?.omitted ?? "the result is not in the record" };
         return { status: "completed", executionId: id, result: transformForModel(context, raw, []), ...logs, calls }; // The logs stay as recorded.
       }
       case "paused": {
         const entry = head.pendingSeq === undefined ? undefined : log.get(head.pendingSeq);
-        return { status: "paused", executionId: id, pending: entry?.state === "pending" ? [toPendingAction(id, entry)] : [], calls };
+        return {
+          status: "paused",
+          executionId: id,
+          pending: entry?.state === "pending" ? [toPendingAction(id, entry)] : [],
+          calls,
+        };
       }
       case "error":
         return errorOutcome(id, head.errorCode ?? "SANDBOX_ERROR", head.error ?? "the execution failed", { calls });
       case "running":
         return errorOutcome(id, "BUSY", `execution ${id} is running; its outcome is not known yet`, { calls });
       case "rejected": {
-        const closed = calls.find((call) => call.decision?.approved === false) ?? calls.find((call) => call.state === "error" && call.requiresApproval);
-        return errorOutcome(id, "NOT_PAUSED", `execution ${id} was ${closed?.error ?? head.error ?? "rejected"}${closed ? ` at ${closed.connector}.${closed.method}` : ""}`, { calls });
+        const closed =
+          calls.find((call) => call.decision?.approved === false) ??
+          calls.find((call) => call.state === "error" && call.requiresApproval);
+        return errorOutcome(
+          id,
+          "NOT_PAUSED",
+          `execution ${id} was ${closed?.error ?? head.error ?? "rejected"}${closed ? ` at ${closed.connector}.${closed.method}` : ""}`,
+          { calls },
+        );
       }
       case "rolled_back":
         return errorOutcome(id, "NOT_PAUSED", `execution ${id} was rolled back`, { calls });

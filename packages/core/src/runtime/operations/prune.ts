@@ -1,9 +1,9 @@
+import { errorMessage } from "../../error-message.js";
 import { TERMINAL_STATUSES } from "../../log/execution-index.js";
 import { withLease } from "../../log/lease.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
 import { isTerminal } from "../transition.js";
-import { errorMessage } from "../../error-message.js";
 
 /** How many executions one prune deletes at most; the next one continues. */
 const PRUNE_BATCH = 100;
@@ -18,14 +18,21 @@ const PRUNE_BATCH = 100;
 export async function pruneTerminal(context: RuntimeContext, keep: number): Promise<number> {
   const surplus = (await context.index.count(TERMINAL_STATUSES)) - Math.max(0, Math.floor(keep));
   if (surplus <= 0) return 0;
-  const doomed = await context.index.list({ statuses: TERMINAL_STATUSES, order: "oldest", limit: Math.min(surplus, PRUNE_BATCH) });
+  const doomed = await context.index.list({
+    statuses: TERMINAL_STATUSES,
+    order: "oldest",
+    limit: Math.min(surplus, PRUNE_BATCH),
+  });
   let removed = 0;
   for (const row of doomed) {
     const deleted = await withLease(context.leases, row.id, 0, async () => {
       const head = await context.store.readHead(row.id);
       if (head && !isTerminal(head.status)) {
         // The listing lagged behind a change: set it right instead of deleting a live run.
-        await context.index.put({ id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt }, row.status);
+        await context.index.put(
+          { id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt },
+          row.status,
+        );
         return false;
       }
       if (head) await context.store.deleteExecution(head);

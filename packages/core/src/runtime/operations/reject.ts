@@ -12,7 +12,10 @@ import { afterTransition, hooksFor, transition } from "../transition.js";
  * Rejects with `CodemodeError` BUSY when the execution stayed held, and STORAGE_ERROR when the
  * store fails: an outage is never "not pending" (R-RT-3).
  */
-export async function reject(context: RuntimeContext, input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean> {
+export async function reject(
+  context: RuntimeContext,
+  input: { executionId: string; seq: number; by?: string; reason?: string },
+): Promise<boolean> {
   const executionId = typeof input?.executionId === "string" ? input.executionId : "";
   if (!executionId || typeof input.seq !== "number") return false;
   let rejected = false;
@@ -23,13 +26,23 @@ export async function reject(context: RuntimeContext, input: { executionId: stri
       const [entry] = await context.store.readEntries(executionId, [input.seq]);
       if (entry?.state !== "pending") return false;
       const decision = decisionOf(false, input.by, input.reason);
-      const closed: StoredEntry = { ...entry, state: "error", error: `rejected${input.by ? ` by ${input.by}` : ""}${input.reason ? `: ${input.reason}` : ""}`, decision, endedAt: decision.at };
+      const closed: StoredEntry = {
+        ...entry,
+        state: "error",
+        error: `rejected${input.by ? ` by ${input.by}` : ""}${input.reason ? `: ${input.reason}` : ""}`,
+        decision,
+        endedAt: decision.at,
+      };
       await transition(context, lease, head, "rejected", { entries: [closed] });
       await lease.release();
       rejected = true;
       return true;
     });
-    if (done === null) throw new CodemodeError("BUSY", `execution ${executionId} is busy (a pass or another control operation holds it); try again`);
+    if (done === null)
+      throw new CodemodeError(
+        "BUSY",
+        `execution ${executionId} is busy (a pass or another control operation holds it); try again`,
+      );
   } catch (error) {
     throw asStorageError(`could not reject the action of execution ${executionId}`, error);
   }

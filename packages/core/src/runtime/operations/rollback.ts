@@ -1,9 +1,9 @@
+import { errorMessage } from "../../error-message.js";
 import { decodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
-import { withLease, type ExecutionLease } from "../../log/lease.js";
+import { type ExecutionLease, withLease } from "../../log/lease.js";
 import { CodemodeError, type RollbackReport } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
-import { errorMessage } from "../../error-message.js";
 import { afterTransition, hooksFor, transition } from "../transition.js";
 
 /**
@@ -20,7 +20,12 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
       const head = await context.store.readHead(executionId);
       if (!head) return { ...report, code: "NOT_FOUND" as const, error: `no execution ${executionId}` };
       report.status = head.status;
-      if (head.status === "running") return { ...report, code: "BUSY" as const, error: `execution ${executionId} is running; roll it back once it has stopped` };
+      if (head.status === "running")
+        return {
+          ...report,
+          code: "BUSY" as const,
+          error: `execution ${executionId} is running; roll it back once it has stopped`,
+        };
       const { log } = await context.store.readCodeAndLog(head);
       await revertApplied(context, head, log, report, lease);
       // R-RB-3: rolled_back only when at least one call was reverted.
@@ -36,12 +41,24 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
     if (rolledBack) await afterTransition(context, executionId, hooksFor("rolled_back", false));
     return done ?? { ...report, code: "BUSY", error: `execution ${executionId} is busy; try the rollback again` };
   } catch (error) {
-    return { ...report, code: CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", error: errorMessage(error) };
+    return {
+      ...report,
+      code: CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR",
+      error: errorMessage(error),
+    };
   }
 }
 
-async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: Map<number, StoredEntry>, report: RollbackReport, lease: ExecutionLease): Promise<void> {
-  const applied = [...log.values()].filter((entry) => entry.state === "applied" && entry.connector !== "codemode").sort((a, b) => b.seq - a.seq);
+async function revertApplied(
+  context: RuntimeContext,
+  head: ExecutionHead,
+  log: Map<number, StoredEntry>,
+  report: RollbackReport,
+  lease: ExecutionLease,
+): Promise<void> {
+  const applied = [...log.values()]
+    .filter((entry) => entry.state === "applied" && entry.connector !== "codemode")
+    .sort((a, b) => b.seq - a.seq);
   for (const entry of applied) {
     const tool = context.connectors.get(entry.connector)?.tools[entry.method];
     if (!tool?.revert) {
@@ -50,7 +67,13 @@ async function revertApplied(context: RuntimeContext, head: ExecutionHead, log: 
     }
     // Each revert is an effect: one whose lease was taken over must not run it.
     await lease.confirm();
-    const revertContext = { executionId: head.id, seq: entry.seq, idempotencyKey: `${head.id}:${entry.seq}`, connector: entry.connector, method: entry.method };
+    const revertContext = {
+      executionId: head.id,
+      seq: entry.seq,
+      idempotencyKey: `${head.id}:${entry.seq}`,
+      connector: entry.connector,
+      method: entry.method,
+    };
     try {
       await tool.revert(decodeDurable(entry.args) as never, decodeDurable(entry.result) as never, revertContext);
     } catch (error) {

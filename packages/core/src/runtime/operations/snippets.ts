@@ -15,7 +15,11 @@ export interface SaveSnippetInput {
  * accepted. Null for an unknown execution (a stale id is data, R-RT-1); a bad name is a host
  * error (TypeError); a store failure rejects with STORAGE_ERROR (R-RT-3).
  */
-export async function saveSnippet(context: RuntimeContext, name: string, input: SaveSnippetInput): Promise<Snippet | null> {
+export async function saveSnippet(
+  context: RuntimeContext,
+  name: string,
+  input: SaveSnippetInput,
+): Promise<Snippet | null> {
   const executionId = String(input?.executionId ?? "");
   let snippet: Snippet;
   try {
@@ -50,10 +54,16 @@ export async function deleteSnippet(context: RuntimeContext, name: string): Prom
  * snippet (never by executions): its read-modify-write runs under a lease of its own.
  */
 async function updateCatalogue<T>(context: RuntimeContext, change: () => Promise<T>): Promise<T> {
-  const catalogueLease = { ...context.leases, keyOf: () => context.store.keys.snippetsLock, readStatus: async () => undefined };
+  const catalogueLease = {
+    ...context.leases,
+    keyOf: () => context.store.keys.snippetsLock,
+    readStatus: async () => undefined,
+  };
   let done: { value: T } | null;
   try {
-    done = await withLease(catalogueLease, "snippet catalogue", context.settings.lockWaitMs, async () => ({ value: await change() }));
+    done = await withLease(catalogueLease, "snippet catalogue", context.settings.lockWaitMs, async () => ({
+      value: await change(),
+    }));
   } catch (error) {
     if (error instanceof TypeError) throw error;
     throw asStorageError("could not change the snippet catalogue", error);

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
+import { errorMessage } from "../../error-message.js";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import { CodemodeError } from "../../outcome.js";
-import { errorMessage } from "../../error-message.js";
 
 interface FetchArgs {
   input?: unknown;
@@ -26,12 +26,21 @@ export function fetchTool(timeoutMs: number): ToolDefinition {
       try {
         const response = await fetch(url, {
           method: typeof options.method === "string" ? options.method : "GET",
-          headers: (typeof options.headers === "object" && options.headers !== null ? options.headers : {}) as Record<string, string>,
+          headers: (typeof options.headers === "object" && options.headers !== null ? options.headers : {}) as Record<
+            string,
+            string
+          >,
           body: typeof options.body === "string" || options.body instanceof Uint8Array ? options.body : null,
           signal: abort.signal,
         });
         const body = await readTextWithin(response, MAX_DURABLE_CHARS, abort, url);
-        return { url: response.url, status: response.status, statusText: response.statusText, headers: Object.fromEntries(response.headers), body };
+        return {
+          url: response.url,
+          status: response.status,
+          statusText: response.statusText,
+          headers: Object.fromEntries(response.headers),
+          body,
+        };
       } catch (error) {
         if (CodemodeError.isInstance(error)) throw error;
         throw new Error(`fetch failed: ${errorMessage(error)}`);
@@ -46,7 +55,12 @@ export function fetchTool(timeoutMs: number): ToolDefinition {
  * Reads a response body as text, stopping as soon as it passes what the log may keep: a huge
  * download must not be held in the host's memory only to be refused afterwards (R-DV-1).
  */
-async function readTextWithin(response: Response, maxChars: number, abort: AbortController, url: string): Promise<string> {
+async function readTextWithin(
+  response: Response,
+  maxChars: number,
+  abort: AbortController,
+  url: string,
+): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
   const decoder = new TextDecoder();

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
 import type { ArgsValidation } from "../../connectors/validate-args.js";
+import { errorMessage } from "../../error-message.js";
 import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/execution-store.js";
 import { CodemodeError } from "../../outcome.js";
@@ -8,7 +9,6 @@ import { valueCodec } from "../../sandbox/value-codec.js";
 import { decideCall, type RecordedCall } from "../decide.js";
 import { HALT, type PassState } from "./pass-state.js";
 import { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
-import { errorMessage } from "../../error-message.js";
 
 type CallRequest = Extract<SandboxRequest, { type: "call" }>;
 type ExecuteReason = "new" | "approved" | "reexecute" | "interrupted";
@@ -54,10 +54,21 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
     if (CodemodeError.isInstance(error)) return pass.failWith(error);
     return pass.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: errorMessage(error) });
   }
-  const call: CheckedCall = { seq, connector, method, tool, argsText: request.args, canonicalArgs, args, recorded, validated: false };
+  const call: CheckedCall = {
+    seq,
+    connector,
+    method,
+    tool,
+    argsText: request.args,
+    canonicalArgs,
+    args,
+    recorded,
+    validated: false,
+  };
   if (!call.recorded) {
     const protoKey = protoKeyPath(request.args, args);
-    if (protoKey !== undefined) return refuse(pass, newEntry(call, "executing"), protoKeyMessage(connector, method, protoKey));
+    if (protoKey !== undefined)
+      return refuse(pass, newEntry(call, "executing"), protoKeyMessage(connector, method, protoKey));
   }
   // R-CON-2: a new call is checked before anything else, so nobody is asked to approve arguments
   // the tool would refuse, and the approval rule sees exactly what execute will get.
@@ -95,23 +106,36 @@ function decideAfter(pass: PassState, call: CheckedCall, validation: Promise<Arg
       release();
     }
   };
-  return validation.then(settle, (error: unknown) => settle({ ok: false, message: `Could not check the arguments of ${call.connector}.${call.method}: ${errorMessage(error)}` }));
+  return validation.then(settle, (error: unknown) =>
+    settle({
+      ok: false,
+      message: `Could not check the arguments of ${call.connector}.${call.method}: ${errorMessage(error)}`,
+    }),
+  );
 }
 
 /** The decision of `decideCall` for a checked call, and what the pass does about it. */
 function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
   const { seq, connector, method, canonicalArgs, tool } = call;
-  const decision = decideCall({ seq, connector, method, canonicalArgs }, call.recorded && toRecordedCall(call.recorded), {
-    requiresApproval: resolveRequiresApproval(tool, call.args),
-    reexecute: tool.replay === "reexecute",
-    onInterrupted: tool.onInterrupted ?? "rerun",
-  });
+  const decision = decideCall(
+    { seq, connector, method, canonicalArgs },
+    call.recorded && toRecordedCall(call.recorded),
+    {
+      requiresApproval: resolveRequiresApproval(tool, call.args),
+      reexecute: tool.replay === "reexecute",
+      onInterrupted: tool.onInterrupted ?? "rerun",
+    },
+  );
   switch (decision.type) {
     case "diverge":
       return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
     case "replay": {
       const recorded = call.recorded as StoredEntry;
-      return Promise.resolve(decision.outcome === "value" ? { kind: "value", value: recorded.result ?? "" } : { kind: "error", message: recorded.error ?? "the call failed" });
+      return Promise.resolve(
+        decision.outcome === "value"
+          ? { kind: "value", value: recorded.result ?? "" }
+          : { kind: "error", message: recorded.error ?? "the call failed" },
+      );
     }
     case "pause":
       return pause(pass, call);
@@ -127,7 +151,9 @@ function mayPause(tool: ToolDefinition): boolean {
 /** R-AP-1: records a pending entry and ends the pass; the program never sees a provisional result. */
 function pause(pass: PassState, call: CheckedCall): Promise<HostReply> {
   void pass.halt({ kind: "paused", pendingSeq: call.seq });
-  const entry: StoredEntry = call.recorded ? { ...call.recorded, state: "pending", requiresApproval: true } : { ...newEntry(call, "pending"), requiresApproval: true };
+  const entry: StoredEntry = call.recorded
+    ? { ...call.recorded, state: "pending", requiresApproval: true }
+    : { ...newEntry(call, "pending"), requiresApproval: true };
   delete entry.decision;
   return pass.recorder.record(entry).then(
     () => HALT,
@@ -175,7 +201,13 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
     if (!validation.ok) return refuse(pass, entry, validation.message);
     args = validation.value;
   }
-  const context = { executionId: pass.head.id, seq: call.seq, idempotencyKey: `${pass.head.id}:${call.seq}`, connector: call.connector, method: call.method };
+  const context = {
+    executionId: pass.head.id,
+    seq: call.seq,
+    idempotencyKey: `${pass.head.id}:${call.seq}`,
+    connector: call.connector,
+    method: call.method,
+  };
   let result: unknown;
   try {
     result = await tool.execute(args as never, context);
@@ -187,10 +219,17 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
     resultText = encodeDurable(result, `the result of ${call.connector}.${call.method}`);
   } catch (error) {
     // The effect happened; keep that in the log even though its result cannot be kept.
-    await pass.recorder.record({ ...entry, state: "applied", error: clipMessage(errorMessage(error)), endedAt: Date.now() }).catch(() => undefined);
+    await pass.recorder
+      .record({ ...entry, state: "applied", error: clipMessage(errorMessage(error)), endedAt: Date.now() })
+      .catch(() => undefined);
     return pass.failWith(error);
   }
-  if (!rerunEphemeral) pass.recorder.recordLater(ephemeral ? { ...entry, state: "applied", endedAt: Date.now() } : { ...entry, state: "applied", result: resultText, endedAt: Date.now() });
+  if (!rerunEphemeral)
+    pass.recorder.recordLater(
+      ephemeral
+        ? { ...entry, state: "applied", endedAt: Date.now() }
+        : { ...entry, state: "applied", result: resultText, endedAt: Date.now() },
+    );
   // The effect happened and is recorded; a result that took the log past its quota ends the pass.
   const overQuota = pass.budget.exceeded();
   if (overQuota) return pass.failWith(overQuota);
@@ -201,7 +240,12 @@ async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason
  * R-CON-3: a tool's error is recorded and rejects the call in the sandbox. A built-in tool may
  * throw a `CodemodeError` to end the pass with its code (a download over the durable limit).
  */
-async function recordFailure(pass: PassState, entry: StoredEntry, call: CheckedCall, error: unknown): Promise<HostReply> {
+async function recordFailure(
+  pass: PassState,
+  entry: StoredEntry,
+  call: CheckedCall,
+  error: unknown,
+): Promise<HostReply> {
   const message = clipMessage(errorMessage(error));
   try {
     await pass.recorder.record({ ...entry, state: "error", error: message, endedAt: Date.now() });
@@ -224,7 +268,15 @@ async function refuse(pass: PassState, entry: StoredEntry, reason: string): Prom
 }
 
 function newEntry(call: CheckedCall, state: StoredEntry["state"]): StoredEntry {
-  return { seq: call.seq, connector: call.connector, method: call.method, args: call.argsText, requiresApproval: false, state, startedAt: Date.now() };
+  return {
+    seq: call.seq,
+    connector: call.connector,
+    method: call.method,
+    args: call.argsText,
+    requiresApproval: false,
+    state,
+    startedAt: Date.now(),
+  };
 }
 
 function resolveRequiresApproval(tool: ToolDefinition, args: unknown): boolean {
@@ -239,7 +291,12 @@ function resolveRequiresApproval(tool: ToolDefinition, args: unknown): boolean {
 }
 
 export function toRecordedCall(entry: StoredEntry): RecordedCall {
-  const recorded: RecordedCall = { connector: entry.connector, method: entry.method, canonicalArgs: canonicalOf(entry.args), state: entry.state };
+  const recorded: RecordedCall = {
+    connector: entry.connector,
+    method: entry.method,
+    canonicalArgs: canonicalOf(entry.args),
+    state: entry.state,
+  };
   if (entry.ephemeral) recorded.ephemeral = true;
   if (entry.decision?.approved) recorded.approved = true;
   return recorded;

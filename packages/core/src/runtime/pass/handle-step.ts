@@ -9,22 +9,32 @@ import type { PassState } from "./pass-state.js";
  * R-RP-5: `codemode.step(name, fn)` ran `fn` inside the sandbox; the host records its value (or
  * error) with `seqAfter`, so a replay can skip `fn` and the calls inside it.
  */
-export async function handleStep(pass: PassState, request: Extract<SandboxRequest, { type: "step" }>): Promise<HostReply> {
+export async function handleStep(
+  pass: PassState,
+  request: Extract<SandboxRequest, { type: "step" }>,
+): Promise<HostReply> {
   const { seq, name } = request;
   const reused = pass.claimSeq(seq);
   if (reused) return reused;
   const recorded = pass.log.get(seq);
   const decision = decideStep(seq, name, recorded && toRecordedCall(recorded));
-  if (decision.type === "diverge") return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+  if (decision.type === "diverge")
+    return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
   if (decision.type === "replay") return { kind: "value", value: "" };
   try {
     // The name is the step's identity, kept in its entry: it is held to the limit of values.
     checkDurableSize(stepArgs(name), "the name of a codemode.step");
-    if (request.value !== undefined) checkDurableSize(request.value, `the result of codemode.step("${name.length <= 200 ? name : `${name.slice(0, 200)}…`}")`);
+    if (request.value !== undefined)
+      checkDurableSize(
+        request.value,
+        `the result of codemode.step("${name.length <= 200 ? name : `${name.slice(0, 200)}…`}")`,
+      );
   } catch (error) {
     return pass.failWith(error);
   }
-  const overQuota = pass.budget.refusal(Buffer.byteLength(name) + Buffer.byteLength(request.value ?? request.error ?? ""));
+  const overQuota = pass.budget.refusal(
+    Buffer.byteLength(name) + Buffer.byteLength(request.value ?? request.error ?? ""),
+  );
   if (overQuota) return pass.failWith(overQuota);
   const now = Date.now();
   const entry: StoredEntry = {

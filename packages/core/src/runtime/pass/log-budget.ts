@@ -16,7 +16,12 @@ export type BudgetedHead = ExecutionHead & { logBytes?: number; logEntries?: num
 
 /** What one stored entry costs: the UTF-8 size of its texts, plus room for its fields. */
 export function entryBytes(entry: StoredEntry): number {
-  return Buffer.byteLength(entry.args) + (entry.result === undefined ? 0 : Buffer.byteLength(entry.result)) + (entry.error === undefined ? 0 : Buffer.byteLength(entry.error)) + ENTRY_OVERHEAD_BYTES;
+  return (
+    Buffer.byteLength(entry.args) +
+    (entry.result === undefined ? 0 : Buffer.byteLength(entry.result)) +
+    (entry.error === undefined ? 0 : Buffer.byteLength(entry.error)) +
+    ENTRY_OVERHEAD_BYTES
+  );
 }
 
 /** Bytes counted per entry for its other fields (seq, names, state, times). */
@@ -49,7 +54,10 @@ export class LogBudget {
    */
   refusal(bytes: number): CodemodeError | undefined {
     if (this.entries + 1 > this.limits.maxLogEntries) {
-      return new CodemodeError("VALUE_TOO_LARGE", `the execution's log would have more than ${this.limits.maxLogEntries.toLocaleString("en")} entries (limits.maxLogEntries): ${ADVICE}`);
+      return new CodemodeError(
+        "VALUE_TOO_LARGE",
+        `the execution's log would have more than ${this.limits.maxLogEntries.toLocaleString("en")} entries (limits.maxLogEntries): ${ADVICE}`,
+      );
     }
     return this.overBytes(bytes + ENTRY_OVERHEAD_BYTES);
   }
@@ -80,4 +88,5 @@ export class LogBudget {
   }
 }
 
-const ADVICE = "record less per execution (keep large data elsewhere and pass a reference, record fewer steps), or raise the limit in the runtime's options";
+const ADVICE =
+  "record less per execution (keep large data elsewhere and pass a reference, record fewer steps), or raise the limit in the runtime's options";

@@ -23,6 +23,7 @@ export function newSecretSeed(): string {
  */
 export function passDeterminism(head: SeededHead): PassRequest["deterministic"] {
   if (!head.deterministic) return false;
-  if (typeof head.secretSeed === "string" && head.secretSeed !== "") return { seed: head.secretSeed, clockMs: head.clockMs, keyed: true };
+  if (typeof head.secretSeed === "string" && head.secretSeed !== "")
+    return { seed: head.secretSeed, clockMs: head.clockMs, keyed: true };
   return { seed: head.seed, clockMs: head.clockMs };
 }

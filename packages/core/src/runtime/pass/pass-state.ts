@@ -1,12 +1,12 @@
 import type { Connector, ToolDefinition } from "../../connectors/define-connector.js";
 import type { ArgsValidator } from "../../connectors/validate-args.js";
+import { errorMessage } from "../../error-message.js";
 import { clipMessage } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import { CodemodeError, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
 import type { LogBudget } from "./log-budget.js";
 import type { PassRecorder } from "./recorder.js";
-import { errorMessage } from "../../error-message.js";
 
 /** What a pass needs of its execution's lease (an `ExecutionLease`). */
 export interface PassLease {
@@ -57,7 +57,8 @@ export class PassState {
   halt(reason: Stop): Promise<HostReply> {
     const stop: Stop = reason.kind === "error" ? { ...reason, message: clipMessage(reason.message) } : reason;
     // A store failure outranks a pause: the pause may not have been recorded.
-    if (!this.stop || (stop.kind === "error" && stop.code === "STORAGE_ERROR" && this.stop.kind === "paused")) this.stop = stop;
+    if (!this.stop || (stop.kind === "error" && stop.code === "STORAGE_ERROR" && this.stop.kind === "paused"))
+      this.stop = stop;
     return HALT_PROMISE;
   }
 
@@ -82,7 +83,9 @@ export class PassState {
 
   /** Halts when the lease is lost: a host taken for gone must not cause one more effect. */
   haltIfLeaseLost(): Promise<HostReply> | undefined {
-    return this.lease.lost === undefined ? undefined : this.halt({ kind: "error", code: "BUSY", message: this.lease.takenOver().message });
+    return this.lease.lost === undefined
+      ? undefined
+      : this.halt({ kind: "error", code: "BUSY", message: this.lease.takenOver().message });
   }
 
   /**
@@ -116,7 +119,10 @@ export class PassState {
 }
 
 /** Looks a tool up among configured connectors and built-in tools, own properties only. */
-export function toolLookup(connectors: ReadonlyMap<string, Connector>, builtIn: ReadonlyMap<string, ToolDefinition>): (connector: string, method: string) => ToolDefinition | undefined {
+export function toolLookup(
+  connectors: ReadonlyMap<string, Connector>,
+  builtIn: ReadonlyMap<string, ToolDefinition>,
+): (connector: string, method: string) => ToolDefinition | undefined {
   return (connectorName, method) => {
     if (connectorName === "codemode") return builtIn.get(method);
     const connector = connectors.get(connectorName);

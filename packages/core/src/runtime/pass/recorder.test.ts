@@ -10,13 +10,19 @@ function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = n
   const store = {
     async writeEntries(writer: StoreWriter, _id: string, entries: StoredEntry[]) {
       await writer.write([], async () => {
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, ...entries.map((entry) => delays[entry.seq] ?? 0))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(0, ...entries.map((entry) => delays[entry.seq] ?? 0))),
+        );
         const refused = entries.find((entry) => failing.has(entry.seq));
         if (refused) throw new Error(`write of ${refused.seq} refused`);
         landed.push(`entries ${describe(entries)}`);
       });
     },
-    async writeHead(writer: StoreWriter, head: ExecutionHead, extra: { entries?: StoredEntry[]; renew?: boolean } = {}) {
+    async writeHead(
+      writer: StoreWriter,
+      head: ExecutionHead,
+      extra: { entries?: StoredEntry[]; renew?: boolean } = {},
+    ) {
       await writer.write(
         [],
         async () => {
@@ -30,8 +36,27 @@ function fakeStore(delays: Record<number, number> = {}, failing: Set<number> = n
   return { store: store as unknown as ExecutionStore, landed };
 }
 
-const head = (seqLimit: number): ExecutionHead => ({ id: "e1", status: "running", createdAt: 1, updatedAt: 1, connectors: [], seqLimit, deterministic: true, seed: "e1", clockMs: 1, passes: 1 });
-const entry = (seq: number, state: StoredEntry["state"] = "executing"): StoredEntry => ({ seq, connector: "shop", method: "read", args: "", requiresApproval: false, state, startedAt: 1 });
+const head = (seqLimit: number): ExecutionHead => ({
+  id: "e1",
+  status: "running",
+  createdAt: 1,
+  updatedAt: 1,
+  connectors: [],
+  seqLimit,
+  deterministic: true,
+  seed: "e1",
+  clockMs: 1,
+  passes: 1,
+});
+const entry = (seq: number, state: StoredEntry["state"] = "executing"): StoredEntry => ({
+  seq,
+  connector: "shop",
+  method: "read",
+  args: "",
+  requiresApproval: false,
+  state,
+  startedAt: 1,
+});
 
 /** A lease that always holds: every write goes out as it is. */
 const holding: StoreWriter = { write: (_batch, plain) => plain() };
@@ -44,7 +69,8 @@ const lost = (onRenew = false): StoreWriter => ({
 });
 
 /** A recorder over `store` whose lease always holds and whose deferred failures go nowhere. */
-const recorderOn = (store: ExecutionStore, seqLimit: number) => new PassRecorder(store, head(seqLimit), new Map(), holding, () => undefined);
+const recorderOn = (store: ExecutionStore, seqLimit: number) =>
+  new PassRecorder(store, head(seqLimit), new Map(), holding, () => undefined);
 
 describe("PassRecorder: the write order replay depends on", () => {
   it("R-ST-1: an entry below the stored limit is written alone; a new seq beyond it raises the limit with the head, fenced first", async () => {

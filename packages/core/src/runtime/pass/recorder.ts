@@ -1,4 +1,4 @@
-import { ExecutionStore, type ExecutionHead, type StoredEntry, type StoreWriter } from "../../log/execution-store.js";
+import { type ExecutionHead, ExecutionStore, type StoredEntry, type StoreWriter } from "../../log/execution-store.js";
 import type { LogBudget } from "./log-budget.js";
 
 /**

@@ -17,8 +17,17 @@ export function replayEntries(log: ReadonlyMap<number, StoredEntry>): ReplayEntr
     if (isStep) {
       const name = (JSON.parse(entry.args) as { name: string }).name;
       const seqAfter = entry.seqAfter ?? entry.seq + 1;
-      if (entry.state === "applied") entries.push({ kind: "step", seq: entry.seq, name, seqAfter, outcome: "value", text: entry.result ?? "" });
-      else if (entry.state === "error") entries.push({ kind: "step", seq: entry.seq, name, seqAfter, outcome: "error", text: entry.error ?? "the step failed" });
+      if (entry.state === "applied")
+        entries.push({ kind: "step", seq: entry.seq, name, seqAfter, outcome: "value", text: entry.result ?? "" });
+      else if (entry.state === "error")
+        entries.push({
+          kind: "step",
+          seq: entry.seq,
+          name,
+          seqAfter,
+          outcome: "error",
+          text: entry.error ?? "the step failed",
+        });
       continue;
     }
     if (entry.ephemeral) continue;
@@ -26,9 +35,17 @@ export function replayEntries(log: ReadonlyMap<number, StoredEntry>): ReplayEntr
     const size = entry.args.length + (entry.result?.length ?? entry.error?.length ?? 0);
     if (size > budget) continue;
     budget -= size;
-    const base = { kind: "call" as const, seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args };
-    if ((entry.state === "applied" || entry.state === "reverted") && entry.result !== undefined) entries.push({ ...base, outcome: "value", text: entry.result });
-    else if (entry.state === "error") entries.push({ ...base, outcome: "error", text: entry.error ?? "the call failed" });
+    const base = {
+      kind: "call" as const,
+      seq: entry.seq,
+      connector: entry.connector,
+      method: entry.method,
+      args: entry.args,
+    };
+    if ((entry.state === "applied" || entry.state === "reverted") && entry.result !== undefined)
+      entries.push({ ...base, outcome: "value", text: entry.result });
+    else if (entry.state === "error")
+      entries.push({ ...base, outcome: "error", text: entry.error ?? "the call failed" });
   }
   return entries;
 }

@@ -1,12 +1,13 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
+import { errorMessage } from "../../error-message.js";
+import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import type { ExecutionLease } from "../../log/lease.js";
 import type { ErrorCode } from "../../outcome.js";
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../../sandbox/executor.js";
-import type { PassAdmission } from "../pass-gate.js";
-import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
+import type { PassAdmission } from "../pass-gate.js";
 import { fetchTool } from "./builtin-fetch.js";
 import { handleCall } from "./handle-call.js";
 import { handleStep } from "./handle-step.js";
@@ -15,7 +16,6 @@ import { passDeterminism } from "./pass-randomness.js";
 import { PassState, toolLookup } from "./pass-state.js";
 import { PassRecorder } from "./recorder.js";
 import { replayEntries } from "./replay-entries.js";
-import { errorMessage } from "../../error-message.js";
 
 export interface PassInput {
   /** Mutated: seqLimit grows as new calls are recorded. */
@@ -70,7 +70,13 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
         return state.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
       case "service":
         if (request.name === "fetch" && settings.allowNetwork && request.seq !== undefined) {
-          return handleCall(state, { type: "call", seq: request.seq, connector: "codemode", method: "fetch", args: request.args });
+          return handleCall(state, {
+            type: "call",
+            seq: request.seq,
+            connector: "codemode",
+            method: "fetch",
+            args: request.args,
+          });
         }
         return answerService(context, request.name, request.args);
     }
@@ -81,7 +87,9 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   context.telemetry.passAdmitted(head, admission);
   const result = await runAdmitted(context, admission, {
     code: input.code,
-    connectors: Object.fromEntries([...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)])),
+    connectors: Object.fromEntries(
+      [...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
+    ),
     onRequest: context.telemetry.observeRequests(head, log, onRequest),
     services: SERVICES,
     replay: replayEntries(log),
@@ -102,11 +110,20 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     case "failed":
       return { kind: "error", code: result.code, message: result.error, logs: result.logs };
     case "halted":
-      return { kind: "error", code: "SANDBOX_ERROR", message: "the pass was halted without a reason", logs: result.logs };
+      return {
+        kind: "error",
+        code: "SANDBOX_ERROR",
+        message: "the pass was halted without a reason",
+        logs: result.logs,
+      };
   }
 }
 
-async function runAdmitted(context: RuntimeContext, admission: PassAdmission, request: PassRequest): Promise<PassResult> {
+async function runAdmitted(
+  context: RuntimeContext,
+  admission: PassAdmission,
+  request: PassRequest,
+): Promise<PassResult> {
   try {
     return await context.executor.runPass(request);
   } finally {
@@ -121,7 +138,12 @@ async function answerService(context: RuntimeContext, name: string, argsText: st
     const args = decodeDurable(argsText);
     const first = Array.isArray(args) ? args[0] : args;
     const { discovery } = context;
-    const answer = name === "search" ? await discovery.search(first) : name === "describe" ? await discovery.describe(first) : await discovery.snippetBody(first);
+    const answer =
+      name === "search"
+        ? await discovery.search(first)
+        : name === "describe"
+          ? await discovery.describe(first)
+          : await discovery.snippetBody(first);
     return { kind: "value", value: valueCodec.encode(answer) ?? "" };
   } catch (error) {
     return { kind: "error", message: `codemode.${name} failed: ${errorMessage(error)}` };

@@ -1,3 +1,4 @@
+import { errorMessage } from "../../error-message.js";
 import { decodeDurable, MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
 import type { ExecutionLease } from "../../log/lease.js";
@@ -6,14 +7,19 @@ import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { toLogEntries, toPendingAction } from "../log-view.js";
 import { afterTransition, hooksFor, transition } from "../transition.js";
-import { runPass, type PassEnd } from "./run-pass.js";
-import { errorMessage } from "../../error-message.js";
+import { type PassEnd, runPass } from "./run-pass.js";
 
 /**
  * Runs a pass of an execution whose lease the caller hands over, records how it ended, frees the
  * lease and runs the hooks the change owes. Always resolves to an outcome (R-RT-1).
  */
-export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead, code: string, log: Map<number, StoredEntry>, lease: ExecutionLease): Promise<Outcome> {
+export async function runLeasedPass(
+  context: RuntimeContext,
+  head: ExecutionHead,
+  code: string,
+  log: Map<number, StoredEntry>,
+  lease: ExecutionLease,
+): Promise<Outcome> {
   try {
     head.passes += 1;
     const end = await context.telemetry.pass(head, log, () => runPass(context, { head, code, log, lease }));
@@ -23,7 +29,8 @@ export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead
     } catch (error) {
       // The store failed while checking the lease: nothing more can be recorded. The run stays
       // `running` under a lease that will lapse, so it can be recovered or expired (R-ST-5).
-      const cause = end.kind === "error" && end.code === "STORAGE_ERROR" ? new CodemodeError("STORAGE_ERROR", end.message) : error;
+      const cause =
+        end.kind === "error" && end.code === "STORAGE_ERROR" ? new CodemodeError("STORAGE_ERROR", end.message) : error;
       return failureOutcome(head.id, cause, log, end.logs);
     }
     if (!held) return failureOutcome(head.id, lease.takenOver(), log);
@@ -40,26 +47,49 @@ export async function runLeasedPass(context: RuntimeContext, head: ExecutionHead
 }
 
 /** Writes the end of a pass (R-DV-2: the final result is kept only when it fits) and builds its outcome. */
-async function settle(context: RuntimeContext, lease: ExecutionLease, head: ExecutionHead, log: Map<number, StoredEntry>, end: PassEnd): Promise<Outcome> {
+async function settle(
+  context: RuntimeContext,
+  lease: ExecutionLease,
+  head: ExecutionHead,
+  log: Map<number, StoredEntry>,
+  end: PassEnd,
+): Promise<Outcome> {
   const logs = end.logs.length > 0 ? { logs: end.logs } : {};
   try {
     if (end.kind === "paused") {
       await transition(context, lease, head, "paused", { pendingSeq: end.pendingSeq });
       const entry = log.get(end.pendingSeq);
-      return { status: "paused", executionId: head.id, pending: entry ? [toPendingAction(head.id, entry)] : [], ...logs, calls: toLogEntries(log) };
+      return {
+        status: "paused",
+        executionId: head.id,
+        pending: entry ? [toPendingAction(head.id, entry)] : [],
+        ...logs,
+        calls: toLogEntries(log),
+      };
     }
     if (end.kind === "error") {
-      await transition(context, lease, head, "error", { error: { message: end.message, code: end.code }, result: logs });
+      await transition(context, lease, head, "error", {
+        error: { message: end.message, code: end.code },
+        result: logs,
+      });
       return errorOutcome(head.id, end.code, end.message, { ...logs, calls: toLogEntries(log) });
     }
     const kept =
       end.resultText.length <= MAX_DURABLE_CHARS
         ? { result: end.resultText }
-        : { omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record` };
+        : {
+            omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record`,
+          };
     await transition(context, lease, head, "completed", { result: { ...kept, ...logs } });
     // Transformed before the logs are handed out: a transform failure adds a line to them.
     const result = transformForModel(context, decodeDurable(end.resultText), end.logs);
-    return { status: "completed", executionId: head.id, result, ...(end.logs.length > 0 ? { logs: end.logs } : {}), calls: toLogEntries(log) };
+    return {
+      status: "completed",
+      executionId: head.id,
+      result,
+      ...(end.logs.length > 0 ? { logs: end.logs } : {}),
+      calls: toLogEntries(log),
+    };
   } catch (error) {
     return failureOutcome(head.id, error, log, end.logs);
   }
