@@ -5,7 +5,7 @@ import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
 import { createInProcessLock, type LeaseFence } from "../log/lock.js";
 import type { ExecutionStatus } from "../outcome.js";
 import { createRuntimeContext, type RuntimeContext } from "./context.js";
-import { afterTransition, hooksFor, transition } from "./transition.js";
+import { afterTransition, complete, expire, pause, resume, rollBack } from "./transition.js";
 
 /** An index that records what it was asked, and can be made to fail. */
 function recordingIndex() {
@@ -77,11 +77,11 @@ const pending: StoredEntry = {
   startedAt: 1,
 };
 
-describe("transition: the one status change", () => {
+describe("named transitions: one status change each", () => {
   it("writes the head with the pending seq and moves the listing row from its previous status", async () => {
     const { context, puts } = setup();
     const running = head("running");
-    await transition(context, holder, running, "paused", { pendingSeq: 2 });
+    expect(await pause(context, holder, running, 2)).toEqual({ kind: "pass-end", status: "paused" });
     const stored = await context.store.readHead("e1");
     expect(stored).toMatchObject({ status: "paused", pendingSeq: 2 });
     expect(stored!.updatedAt).toBeGreaterThan(1);
@@ -99,9 +99,9 @@ describe("transition: the one status change", () => {
     // Rewrite the store so we can see the batch: a paused head and its pending entry.
     await context.store.writeHead(holder, head("paused", { pendingSeq: 2 }), { entries: [pending] });
     const paused = (await context.store.readHead("e1"))!;
-    await transition(context, holder, paused, "rejected", {
-      error: { message: "expired while waiting for approval" },
-      closePending: "expired while waiting for approval",
+    expect(await expire(context, holder, paused, "expired while waiting for approval")).toEqual({
+      kind: "dispose",
+      status: "rejected",
     });
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "error", error: "expired while waiting for approval" });
@@ -110,21 +110,44 @@ describe("transition: the one status change", () => {
     expect(stored!.pendingSeq).toBeUndefined();
   });
 
-  it("an entry given with the change (an approval) is written instead of closing it", async () => {
+  it("resume writes the approved entry with the head and owes no hooks", async () => {
     const { context } = setup();
     const approved: StoredEntry = { ...pending, decision: { approved: true, by: "ann", at: 5 } };
-    await transition(context, holder, head("paused", { pendingSeq: 2 }), "running", {
-      entries: [approved],
-      closePending: "unused",
-    });
+    expect(await resume(context, holder, head("paused", { pendingSeq: 2 }), approved)).toBeUndefined();
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "pending", decision: { approved: true, by: "ann" } });
+    const stored = await context.store.readHead("e1");
+    expect(stored?.status).toBe("running");
+    expect(stored!.pendingSeq).toBeUndefined();
+  });
+
+  it("expire ends a running run whose host went away in error, SANDBOX_ERROR", async () => {
+    const { context } = setup();
+    expect(await expire(context, holder, head("running"), "the host went away")).toEqual({
+      kind: "dispose",
+      status: "error",
+    });
+    expect(await context.store.readHead("e1")).toMatchObject({
+      status: "error",
+      error: "the host went away",
+      errorCode: "SANDBOX_ERROR",
+    });
+  });
+
+  it("rollBack closes a paused run's pending action from the log as loaded", async () => {
+    const { context } = setup();
+    await context.store.writeHead(holder, head("paused", { pendingSeq: 2 }), { entries: [pending] });
+    const paused = (await context.store.readHead("e1"))!;
+    const log = new Map([[2, pending]]);
+    expect(await rollBack(context, holder, paused, log)).toEqual({ kind: "dispose", status: "rolled_back" });
+    const [entry] = await context.store.readEntries("e1", [2]);
+    expect(entry).toMatchObject({ state: "error", error: "rolled back before approval" });
   });
 
   it("a listing that cannot be updated is reported, never turns the change into a failure", async () => {
     const { context, fail, warnings } = setup();
     fail();
-    await transition(context, holder, head("running"), "completed", { result: { result: "1" } });
+    await complete(context, holder, head("running"), { result: "1" });
     expect((await context.store.readHead("e1"))?.status).toBe("completed");
     expect(await context.store.readResult("e1")).toEqual({ result: "1" });
     expect(warnings.join("\n")).toMatch(/e1 is completed, but its listing could not be updated/);
@@ -133,13 +156,9 @@ describe("transition: the one status change", () => {
   it("R-RS-1 R-RS-2 R-RS-3: after a pass onPassEnd then dispose; a pause disposes nothing; hook errors are swallowed and reported", async () => {
     const hookLog: string[] = [];
     const { context, warnings } = setup(hookLog);
-    expect(hooksFor("paused", true)).toEqual({ kind: "pass-end", status: "paused" });
-    expect(hooksFor("running", true)).toBeUndefined();
-    expect(hooksFor("rejected", false)).toEqual({ kind: "dispose", status: "rejected" });
-    expect(hooksFor("paused", false)).toBeUndefined();
-    await afterTransition(context, "e1", hooksFor("paused", true));
-    await afterTransition(context, "e1", hooksFor("completed", true));
-    await afterTransition(context, "e1", hooksFor("rolled_back", false));
+    await afterTransition(context, "e1", await pause(context, holder, head("running"), 2));
+    await afterTransition(context, "e1", await complete(context, holder, head("running"), {}));
+    await afterTransition(context, "e1", await rollBack(context, holder, head("paused"), new Map()));
     expect(hookLog).toEqual(["passEnd:paused", "passEnd:completed", "dispose:completed", "dispose:rolled_back"]);
     expect(warnings.filter((warning) => warning.includes('disposeExecution of connector "shop" threw'))).toHaveLength(
       2,

@@ -13,7 +13,7 @@ export function isTerminal(status: ExecutionStatus): status is ExecutionEndStatu
 }
 
 /** What changes with a status, besides the status itself. */
-export interface TransitionChange {
+interface StatusChange {
   /** The pending action, for a pause. */
   pendingSeq?: number;
   /** Why the run ended in error or was ended by someone. */
@@ -37,19 +37,111 @@ export type PendingHooks =
   | { kind: "dispose"; status: ExecutionEndStatus }
   | undefined;
 
-/**
- * The one status change of an execution: the head (truth) with the entries that change with it
- * in one batch, then the listing, both written through the execution's lease, which the caller
- * holds (a holder that lost it writes nothing: BUSY). A listing that cannot
- * be updated is reported and repaired by its readers: the change happened (R-RT-4 keeps it one
- * row's move, whatever the store holds).
- */
-export async function transition(
+/** The lease's side of a transition: its guarded writes and the fence its index rows carry. */
+export type TransitionWriter = Pick<ExecutionLease, "write" | "fence">;
+
+// The named transitions: each is one status change of an execution, written through the lease
+// the caller holds, and returns the hooks it owes. A pass ends with `complete`, `fail` or
+// `pause`; a person or an operator moves a run with `resume`, `reject`, `rollBack` or `expire`.
+
+/** A pass returned: the final record is kept with the head (R-DV-2 decides what fits). */
+export async function complete(
   context: RuntimeContext,
-  lease: Pick<ExecutionLease, "write" | "fence">,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  result: StoredResult,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "completed", { result });
+  return { kind: "pass-end", status: "completed" };
+}
+
+/** A pass failed: the error, its code and the pass's console lines are kept. */
+export async function fail(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  error: { message: string; code?: ErrorCode },
+  result: StoredResult,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "error", { error, result });
+  return { kind: "pass-end", status: "error" };
+}
+
+/** A pass stopped at a call that needs a person: `pendingSeq` waits for a decision. */
+export async function pause(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  pendingSeq: number,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "paused", { pendingSeq });
+  return { kind: "pass-end", status: "paused" };
+}
+
+/** A person approved the pending action: written with the head, and a pass runs next. */
+export async function resume(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  approved: StoredEntry,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "running", { entries: [approved] });
+  return undefined;
+}
+
+/** A person rejected the pending action (R-AP-4): the closed entry carries who and why. */
+export async function reject(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  closed: StoredEntry,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "rejected", { entries: [closed] });
+  return { kind: "dispose", status: "rejected" };
+}
+
+/** Applied calls were reverted (R-RB-3): a paused run's pending action ends with it. */
+export async function rollBack(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  log: ReadonlyMap<number, StoredEntry>,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "rolled_back", { closePending: "rolled back before approval", log });
+  return { kind: "dispose", status: "rolled_back" };
+}
+
+/**
+ * R-RE-2: a run nobody will finish ends. A paused one is `rejected` and its pending action
+ * closed with `message`; any other (running: its host gone, or never started) ends in `error`.
+ */
+export async function expire(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  message: string,
+): Promise<PendingHooks> {
+  if (head.status === "paused") {
+    await changeStatus(context, lease, head, "rejected", { error: { message }, closePending: message });
+    return { kind: "dispose", status: "rejected" };
+  }
+  await changeStatus(context, lease, head, "error", { error: { message, code: "SANDBOX_ERROR" } });
+  return { kind: "dispose", status: "error" };
+}
+
+/**
+ * The one status change under all of the above: the head (truth) with the entries that change
+ * with it in one batch, then the listing, both written through the execution's lease, which the
+ * caller holds (a holder that lost it writes nothing: BUSY). A listing that cannot be updated is
+ * reported and repaired by its readers: the change happened (R-RT-4 keeps it one row's move,
+ * whatever the store holds).
+ */
+async function changeStatus(
+  context: RuntimeContext,
+  lease: TransitionWriter,
   head: ExecutionHead,
   to: ExecutionStatus,
-  change: TransitionChange = {},
+  change: StatusChange,
 ): Promise<void> {
   const previous = head.status;
   const now = Date.now();
@@ -101,14 +193,6 @@ async function updateListing(
       `execution ${head.id} is ${head.status}, but its listing could not be updated (readers repair it): ${errorMessage(error)}`,
     );
   }
-}
-
-/** The hooks a change to `status` owes: after a pass, `onPassEnd` (and dispose when terminal); otherwise dispose when terminal. */
-export function hooksFor(status: ExecutionStatus, afterPass: boolean): PendingHooks {
-  if (afterPass && status !== "running")
-    return { kind: "pass-end", status: status === "paused" ? "paused" : (status as ExecutionEndStatus) };
-  if (isTerminal(status)) return { kind: "dispose", status };
-  return undefined;
 }
 
 /** Runs the hooks a transition owes. Called once the record is written and the lease is free. */

@@ -1,13 +1,11 @@
 import { clipMessage } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
-import { ExecutionLease } from "../../log/lease.js";
 import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
-import { currentCalls, failureOutcome } from "../failure.js";
 import { decisionOf, toLogEntries } from "../log-view.js";
 import { missingConnectors } from "../missing-connectors.js";
-import { runLeasedPass } from "../pass/settle-pass.js";
-import { transition } from "../transition.js";
+import { resume } from "../transition.js";
+import { handOver } from "./control-step.js";
 
 export interface ApproveInput {
   executionId: string;
@@ -26,21 +24,7 @@ export async function approve(context: RuntimeContext, input: ApproveInput): Pro
   const executionId = typeof input?.executionId === "string" ? input.executionId : "";
   if (!executionId)
     return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "approve needs an executionId", { calls: [] });
-  let lease: ExecutionLease | null;
-  try {
-    lease = await ExecutionLease.acquire(context.leases, executionId, context.settings.lockWaitMs);
-  } catch (error) {
-    return failureOutcome(executionId, error, await currentCalls(context, executionId));
-  }
-  if (!lease)
-    return errorOutcome(
-      executionId,
-      "BUSY",
-      `execution ${executionId} is busy (another pass or control operation holds it); try again`,
-      { calls: await currentCalls(context, executionId) },
-    );
-  let handedOver = false;
-  try {
+  return handOver(context, executionId, {}, async (lease, start) => {
     const head = await context.store.readHead(executionId);
     if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`, { calls: [] });
     const { code, log } = await context.store.readCodeAndLog(head);
@@ -52,14 +36,9 @@ export async function approve(context: RuntimeContext, input: ApproveInput): Pro
     const reason = typeof input.reason === "string" ? clipMessage(input.reason) : input.reason;
     const approved: StoredEntry = { ...(log.get(pendingSeq) as StoredEntry), decision: decisionOf(true, by, reason) };
     log.set(pendingSeq, approved);
-    await transition(context, lease, head, "running", { entries: [approved] });
-    handedOver = true;
-    return await runLeasedPass(context, head, code, log, lease);
-  } catch (error) {
-    return failureOutcome(executionId, error, await currentCalls(context, executionId));
-  } finally {
-    if (!handedOver) await lease.release();
-  }
+    await resume(context, lease, head, approved);
+    return start({ head, code, log });
+  });
 }
 
 /** Why this approval must change nothing, or undefined when it may go ahead. */

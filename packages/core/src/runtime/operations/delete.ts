@@ -1,9 +1,7 @@
 import { errorMessage } from "../../error-message.js";
-import { withLease } from "../../log/lease.js";
-import { CodemodeError, type ExecutionEndStatus } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
-import { afterTransition, isTerminal } from "../transition.js";
+import { isTerminal } from "../transition.js";
+import { controlStep } from "./control-step.js";
 
 /**
  * R-RE-3: deletes an execution and its log; a non-terminal one is disposed. False when there is
@@ -11,30 +9,16 @@ import { afterTransition, isTerminal } from "../transition.js";
  * fails (R-RT-3).
  */
 export async function deleteExecution(context: RuntimeContext, executionId: string): Promise<boolean> {
-  let disposeAs: ExecutionEndStatus | undefined;
-  let done: boolean | null;
-  try {
-    done = await withLease(context.leases, executionId, context.settings.lockWaitMs, async () => {
-      const head = await context.store.readHead(executionId);
-      if (!head) return false;
-      if (!isTerminal(head.status)) disposeAs = head.status === "paused" ? "rejected" : "error";
-      await context.store.deleteExecution(head);
-      // The record is gone; a row left behind is dropped by the next reader that meets it.
-      await context.index
-        .remove(head)
-        .catch((error: unknown) =>
-          context.warn(`execution ${executionId} was deleted, but its listing row was not: ${errorMessage(error)}`),
-        );
-      return true;
-    });
-  } catch (error) {
-    throw asStorageError(`could not delete execution ${executionId}`, error);
-  }
-  if (done === null)
-    throw new CodemodeError(
-      "BUSY",
-      `execution ${executionId} is busy (a pass or a control operation holds it); try again`,
-    );
-  if (disposeAs) await afterTransition(context, executionId, { kind: "dispose", status: disposeAs });
-  return done;
+  return controlStep(context, executionId, { doing: "delete" }, async ({ head, owe }) => {
+    if (!head) return false;
+    await context.store.deleteExecution(head);
+    if (!isTerminal(head.status)) owe({ kind: "dispose", status: head.status === "paused" ? "rejected" : "error" });
+    // The record is gone; a row left behind is dropped by the next reader that meets it.
+    await context.index
+      .remove(head)
+      .catch((error: unknown) =>
+        context.warn(`execution ${executionId} was deleted, but its listing row was not: ${errorMessage(error)}`),
+      );
+    return true;
+  });
 }

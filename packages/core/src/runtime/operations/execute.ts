@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
-import { ExecutionLease } from "../../log/lease.js";
 import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { newSecretSeed, type SeededHead } from "../pass/pass-randomness.js";
-import { runLeasedPass } from "../pass/settle-pass.js";
 import { listNew } from "../transition.js";
+import { handOver } from "./control-step.js";
 import { pruneAfterExecute } from "./prune.js";
 
 /**
@@ -19,31 +18,29 @@ export async function execute(context: RuntimeContext, input: { code: string }):
   const refused = checkCode(executionId, code, "execute");
   if (refused) return refused;
   const head = newHead(context, executionId, code as string);
-  let lease: ExecutionLease | null;
-  try {
-    lease = await ExecutionLease.acquire(context.leases, executionId, 0);
-  } catch (error) {
-    // R-RT-1: a lock on a store that is down is an outcome, not a throw.
-    return failureOutcome(executionId, error, []);
-  }
-  if (!lease) return errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] });
-  try {
-    // R-RE-1: stored first, so a crash right after still leaves a record; then listed.
-    await context.store.createExecution(head, code as string);
-    await listNew(context, head);
-  } catch (error) {
-    // Unlisted, it could never be found, expired or pruned: nothing has run, so take it back.
-    await context.store.deleteExecution(head).catch(() => undefined);
-    await lease.release();
-    return failureOutcome(executionId, error, []);
-  }
-  // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs, beside the
-  // pass (which mostly waits on the sandbox); they are gone before execute returns. The new
-  // execution is running, so it is never among them.
-  const pruned = pruneAfterExecute(context);
-  const outcome = await runLeasedPass(context, head, code as string, new Map(), lease);
-  await pruned;
-  return outcome;
+  const options = {
+    waitMs: 0,
+    busy: () => errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] }),
+    failed: (error: unknown) => failureOutcome(executionId, error, []),
+  };
+  return handOver(context, executionId, options, async (_lease, start) => {
+    try {
+      // R-RE-1: stored first, so a crash right after still leaves a record; then listed.
+      await context.store.createExecution(head, code as string);
+      await listNew(context, head);
+    } catch (error) {
+      // Unlisted, it could never be found, expired or pruned: nothing has run, so take it back.
+      await context.store.deleteExecution(head).catch(() => undefined);
+      return failureOutcome(executionId, error, []);
+    }
+    // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs, beside the
+    // pass (which mostly waits on the sandbox); they are gone before execute returns. The new
+    // execution is running, so it is never among them.
+    const pruned = pruneAfterExecute(context);
+    const outcome = await start({ head, code: code as string, log: new Map() });
+    await pruned;
+    return outcome;
+  });
 }
 
 /**

@@ -1,8 +1,7 @@
-import { withLease } from "../../log/lease.js";
-import type { ExecutionEndStatus } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { afterTransition, transition } from "../transition.js";
+import { expire } from "../transition.js";
+import { controlStep } from "./control-step.js";
 import { rowsOldestFirst } from "./walk-rows.js";
 
 /**
@@ -35,32 +34,29 @@ async function expireOlderThan(context: RuntimeContext, maxAgeMs: number): Promi
 }
 
 async function expireOne(context: RuntimeContext, executionId: string, cutoff: number): Promise<boolean> {
-  let ended: ExecutionEndStatus | undefined;
-  await withLease(context.leases, executionId, 0, async (lease) => {
-    const head = await context.store.readHead(executionId);
-    if (!head) return;
-    if (head.status === "paused" && head.updatedAt < cutoff) {
-      await transition(context, lease, head, "rejected", {
-        error: { message: "expired while waiting for approval" },
-        closePending: "expired while waiting for approval",
-      });
-    } else if (head.status === "running" && head.passes === 0) {
+  return controlStep(
+    context,
+    executionId,
+    { doing: "expire", waitMs: 0, busy: () => false, failed: rethrow },
+    async ({ head, lease, owe }) => {
+      if (head?.status === "paused" && head.updatedAt < cutoff) {
+        owe(await expire(context, lease, head, "expired while waiting for approval"));
+        return true;
+      }
+      if (head?.status !== "running") return false;
       // Submitted and never started (waiting in a queue): it expires by age, like a paused run.
-      if (head.createdAt >= cutoff) return;
-      await transition(context, lease, head, "error", {
-        error: { message: "expired before any worker started it", code: "SANDBOX_ERROR" },
-      });
-    } else if (head.status === "running") {
-      await transition(context, lease, head, "error", {
-        error: { message: "the host running this execution went away (its lease lapsed)", code: "SANDBOX_ERROR" },
-      });
-    } else {
-      return;
-    }
-    ended = head.status as ExecutionEndStatus;
-    await lease.release();
-  });
-  if (!ended) return false;
-  await afterTransition(context, executionId, { kind: "dispose", status: ended });
-  return true;
+      if (head.passes === 0 && head.createdAt >= cutoff) return false;
+      const message =
+        head.passes === 0
+          ? "expired before any worker started it"
+          : "the host running this execution went away (its lease lapsed)";
+      owe(await expire(context, lease, head, message));
+      return true;
+    },
+  );
+}
+
+/** A failure of one expiry stops the walk: `expireStale` reports it as STORAGE_ERROR. */
+function rethrow(error: unknown): never {
+  throw error;
 }

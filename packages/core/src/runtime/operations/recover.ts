@@ -1,9 +1,8 @@
-import { ExecutionLease } from "../../log/lease.js";
 import type { Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError, failureOutcome } from "../failure.js";
 import { missingConnectors } from "../missing-connectors.js";
-import { runLeasedPass } from "../pass/settle-pass.js";
+import { handOver } from "./control-step.js";
 import { rowsOldestFirst } from "./walk-rows.js";
 
 export interface RecoverOptions {
@@ -41,18 +40,15 @@ export async function recover(context: RuntimeContext, options: RecoverOptions =
 }
 
 /** A new pass for one running execution whose lease is free; undefined when there is nothing to do. */
-async function recoverOne(context: RuntimeContext, executionId: string): Promise<Outcome | undefined> {
-  let lease: ExecutionLease | null;
-  try {
-    lease = await ExecutionLease.acquire(context.leases, executionId, 0);
-  } catch (error) {
+function recoverOne(context: RuntimeContext, executionId: string): Promise<Outcome | undefined> {
+  const options = {
+    waitMs: 0,
+    // Held: its worker is alive and renewing (or another recover took it first).
+    busy: () => undefined,
     // R-RT-3: that run's outcome says the store failed; it is not skipped as if absent.
-    return failureOutcome(executionId, error);
-  }
-  // Held: its worker is alive and renewing (or another recover took it first).
-  if (!lease) return undefined;
-  let handedOver = false;
-  try {
+    failed: (error: unknown) => failureOutcome(executionId, error),
+  };
+  return handOver(context, executionId, options, async (_lease, start) => {
     const head = await context.store.readHead(executionId);
     // Finished, paused or gone meanwhile: not ours to resume.
     if (head?.status !== "running") return undefined;
@@ -60,11 +56,6 @@ async function recoverOne(context: RuntimeContext, executionId: string): Promise
     // Another worker (configured with them) can recover it; this one must not run it without them.
     const missing = missingConnectors(context, head, log, "; a worker that has them can recover it");
     if (missing) return failureOutcome(executionId, missing, log);
-    handedOver = true;
-    return await runLeasedPass(context, head, code, log, lease);
-  } catch (error) {
-    return failureOutcome(executionId, error);
-  } finally {
-    if (!handedOver) await lease.release();
-  }
+    return start({ head, code, log });
+  });
 }

@@ -1,10 +1,11 @@
 import { errorMessage } from "../../error-message.js";
 import { decodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
-import { type ExecutionLease, withLease } from "../../log/lease.js";
-import { CodemodeError, type RollbackReport } from "../../outcome.js";
+import type { ExecutionLease } from "../../log/lease.js";
+import { CodemodeError, type ErrorCode, type RollbackReport } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
-import { afterTransition, hooksFor, transition } from "../transition.js";
+import { rollBack } from "../transition.js";
+import { busyMessage, controlStep } from "./control-step.js";
 
 /**
  * Walks applied connector calls from the highest seq down and asks the configured tool to revert
@@ -14,39 +15,31 @@ import { afterTransition, hooksFor, transition } from "../transition.js";
  */
 export async function rollback(context: RuntimeContext, executionId: string): Promise<RollbackReport> {
   const report: RollbackReport = { executionId, status: "error", reverted: [], failed: [], skipped: [] };
-  let rolledBack = false;
-  try {
-    const done = await withLease(context.leases, executionId, context.settings.lockWaitMs, async (lease) => {
-      const head = await context.store.readHead(executionId);
-      if (!head) return { ...report, code: "NOT_FOUND" as const, error: `no execution ${executionId}` };
+  const refused = (code: ErrorCode, error: string): RollbackReport => ({ ...report, code, error });
+  return controlStep(
+    context,
+    executionId,
+    {
+      doing: "roll back",
+      busy: () => refused("BUSY", busyMessage(executionId)),
+      failed: (error) => refused(CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR", errorMessage(error)),
+    },
+    async ({ head, lease, owe }) => {
+      if (!head) return refused("NOT_FOUND", `no execution ${executionId}`);
       report.status = head.status;
       if (head.status === "running")
-        return {
-          ...report,
-          code: "BUSY" as const,
-          error: `execution ${executionId} is running; roll it back once it has stopped`,
-        };
+        return refused("BUSY", `execution ${executionId} is running; roll it back once it has stopped`);
       const { log } = await context.store.readCodeAndLog(head);
       await revertApplied(context, head, log, report, lease);
       // R-RB-3: rolled_back only when at least one call was reverted.
       const anyReverted = [...log.values()].some((entry) => entry.state === "reverted");
       if (anyReverted && head.status !== "rolled_back") {
-        // A paused run rolled back can never be approved: its pending action ends with it.
-        await transition(context, lease, head, "rolled_back", { closePending: "rolled back before approval", log });
+        owe(await rollBack(context, lease, head, log));
         report.status = head.status;
-        rolledBack = true;
       }
       return report;
-    });
-    if (rolledBack) await afterTransition(context, executionId, hooksFor("rolled_back", false));
-    return done ?? { ...report, code: "BUSY", error: `execution ${executionId} is busy; try the rollback again` };
-  } catch (error) {
-    return {
-      ...report,
-      code: CodemodeError.isInstance(error) ? error.code : "STORAGE_ERROR",
-      error: errorMessage(error),
-    };
-  }
+    },
+  );
 }
 
 async function revertApplied(

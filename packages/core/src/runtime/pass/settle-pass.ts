@@ -6,7 +6,7 @@ import { CodemodeError, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { toLogEntries, toPendingAction } from "../log-view.js";
-import { afterTransition, hooksFor, transition } from "../transition.js";
+import { afterTransition, complete, fail, type PendingHooks, pause } from "../transition.js";
 import { type PassEnd, runPass } from "./run-pass.js";
 
 /**
@@ -34,10 +34,10 @@ export async function runLeasedPass(
       return failureOutcome(head.id, cause, log, end.logs);
     }
     if (!held) return failureOutcome(head.id, lease.takenOver(), log);
-    const outcome = await settle(context, lease, head, log, end);
+    const { outcome, hooks } = await settle(context, lease, head, log, end);
     await lease.release();
     // Hooks run once the record is written and the lease is free; they keep no instance memory.
-    if (head.status !== "running") await afterTransition(context, head.id, hooksFor(head.status, true));
+    await afterTransition(context, head.id, hooks);
     return outcome;
   } catch (error) {
     return failureOutcome(head.id, error, log);
@@ -46,33 +46,34 @@ export async function runLeasedPass(
   }
 }
 
-/** Writes the end of a pass (R-DV-2: the final result is kept only when it fits) and builds its outcome. */
+/**
+ * Writes the end of a pass (R-DV-2: the final result is kept only when it fits) and builds its
+ * outcome, with the hooks the change owes (none when it could not be written).
+ */
 async function settle(
   context: RuntimeContext,
   lease: ExecutionLease,
   head: ExecutionHead,
   log: Map<number, StoredEntry>,
   end: PassEnd,
-): Promise<Outcome> {
+): Promise<{ outcome: Outcome; hooks?: PendingHooks }> {
   const logs = end.logs.length > 0 ? { logs: end.logs } : {};
   try {
     if (end.kind === "paused") {
-      await transition(context, lease, head, "paused", { pendingSeq: end.pendingSeq });
+      const hooks = await pause(context, lease, head, end.pendingSeq);
       const entry = log.get(end.pendingSeq);
-      return {
+      const outcome: Outcome = {
         status: "paused",
         executionId: head.id,
         pending: entry ? [toPendingAction(head.id, entry)] : [],
         ...logs,
         calls: toLogEntries(log),
       };
+      return { outcome, hooks };
     }
     if (end.kind === "error") {
-      await transition(context, lease, head, "error", {
-        error: { message: end.message, code: end.code },
-        result: logs,
-      });
-      return errorOutcome(head.id, end.code, end.message, { ...logs, calls: toLogEntries(log) });
+      const hooks = await fail(context, lease, head, { message: end.message, code: end.code }, logs);
+      return { outcome: errorOutcome(head.id, end.code, end.message, { ...logs, calls: toLogEntries(log) }), hooks };
     }
     const kept =
       end.resultText.length <= MAX_DURABLE_CHARS
@@ -80,18 +81,19 @@ async function settle(
         : {
             omitted: `the result was ${end.resultText.length.toLocaleString("en")} characters once serialized; only results up to ${MAX_DURABLE_CHARS.toLocaleString("en")} are kept in the record`,
           };
-    await transition(context, lease, head, "completed", { result: { ...kept, ...logs } });
+    const hooks = await complete(context, lease, head, { ...kept, ...logs });
     // Transformed before the logs are handed out: a transform failure adds a line to them.
     const result = transformForModel(context, decodeDurable(end.resultText), end.logs);
-    return {
+    const outcome: Outcome = {
       status: "completed",
       executionId: head.id,
       result,
       ...(end.logs.length > 0 ? { logs: end.logs } : {}),
       calls: toLogEntries(log),
     };
+    return { outcome, hooks };
   } catch (error) {
-    return failureOutcome(head.id, error, log, end.logs);
+    return { outcome: failureOutcome(head.id, error, log, end.logs) };
   }
 }
 
