@@ -57,7 +57,10 @@ export async function controlStep<T>(
     }
     try {
       const head = await context.store.readHead(executionId);
-      value = await step({ head, lease, owe: (hooks) => void (owed = hooks) });
+      const owe = (hooks: PendingHooks): void => {
+        owed = hooks;
+      };
+      value = await step({ head, lease, owe });
     } finally {
       await lease.release();
     }
