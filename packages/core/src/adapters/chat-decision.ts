@@ -1,6 +1,6 @@
 import { type ErrorOutcome, errorOutcome, type PendingAction } from "../outcome.js";
 import { approvalAuthorityOf, type ChatClaim } from "../runtime/approval-authority.js";
-import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { CodemodeRuntime } from "../runtime/interface.js";
 import { referenceProblem } from "./pause-state.js";
 
 /**

@@ -1,5 +1,5 @@
 import { CodemodeError, errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { CodemodeRuntime } from "../runtime/interface.js";
 import { type ModelFacingOutcome, type ModelOutputOptions, modelFacingOutcome } from "../runtime/model-output.js";
 
 /** A human's answer to one pending action. */

@@ -1,5 +1,5 @@
 import { type ErrorOutcome, type ExecutionState, errorOutcome, type Outcome } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { CodemodeRuntime } from "../runtime/interface.js";
 import type { DecisionOutcome, RejectedOutcome } from "./decide-pending-action.js";
 import type { PauseReference } from "./pending-approval.js";
 

@@ -1,18 +1,29 @@
 import { describe, expect, it } from "vitest";
 import { type SearchEntry, searchCatalog, stem, tokenize } from "./search.js";
 
-type MethodSpec = [method: string, description: string, requiresApproval?: boolean];
-
-function connector(name: string, instructions: string, methods: MethodSpec[]): SearchEntry[] {
-  return methods.map(([method, description, requiresApproval]) => ({
-    kind: "method",
-    path: `${name}.${method}`,
-    connector: name,
-    method,
-    description,
-    requiresApproval: requiresApproval ?? false,
-    instructions,
-  }));
+/**
+ * A connector's methods from a table, one a line: the method, `approval` when a call needs it, and
+ * the description, in cells split by `|`.
+ */
+function connector(name: string, instructions: string, table: string): SearchEntry[] {
+  return table
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const cells = line.split("|").map((cell) => cell.trim());
+      const [method, approval, description] = cells;
+      if (cells.length !== 3 || !method || !description || (approval !== "" && approval !== "approval"))
+        throw new Error(`not a method row: ${line}`);
+      return {
+        kind: "method",
+        path: `${name}.${method}`,
+        connector: name,
+        method,
+        description,
+        requiresApproval: approval === "approval",
+        instructions,
+      };
+    });
 }
 
 /** A catalogue shaped like real ones: GitHub, Stripe, Google Drive and Google Calendar tools. */
@@ -20,98 +31,81 @@ const catalogue: SearchEntry[] = [
   ...connector(
     "github",
     "Work with GitHub repositories, issues and pull requests. Repositories are written owner/name.",
-    [
-      ["list_repositories", "List repositories for the authenticated user or an organization, sorted by last push."],
-      [
-        "list_issues",
-        "List issues in a repository. Filter by state (open, closed, all), labels, assignee or milestone. Pull requests are excluded.",
-      ],
-      ["get_issue", "Get a single issue by number, with its body, labels, assignees, milestone and state."],
-      ["create_issue", "Create a new issue in a repository with a title, a Markdown body, labels and assignees.", true],
-      ["update_issue", "Update an issue's title, body, labels, assignees or milestone."],
-      ["close_issue", "Close an issue with a state reason: completed or not_planned.", true],
-      ["add_issue_comment", "Add a comment to an issue or a pull request conversation.", true],
-      ["list_issue_comments", "List the comments on an issue or pull request, oldest first."],
-      ["add_labels", "Add labels to an issue or pull request. Labels that do not exist are created."],
-      ["assign_issue", "Assign one or more users to an issue or pull request."],
-      [
-        "search_issues",
-        "Search issues and pull requests across repositories with GitHub search syntax, e.g. 'is:open label:bug'.",
-      ],
-      [
-        "list_pull_requests",
-        "List pull requests in a repository. Filter by state (open, closed, all), base branch or head branch.",
-      ],
-      ["get_pull_request", "Get a pull request by number, with its mergeable state, review decision and diff stats."],
-      ["create_pull_request", "Open a pull request to merge a head branch into a base branch.", true],
-      ["list_pull_request_files", "List the files changed in a pull request, with additions, deletions and patch."],
-      ["request_reviewers", "Request a review of a pull request from users or teams.", true],
-      ["merge_pull_request", "Merge a pull request with the merge, squash or rebase method.", true],
-      ["create_branch", "Create a new branch from a commit or from another branch.", true],
-    ],
+    `
+      list_repositories       |          | List repositories for the authenticated user or an organization, sorted by last push.
+      list_issues             |          | List issues in a repository. Filter by state (open, closed, all), labels, assignee or milestone. Pull requests are excluded.
+      get_issue               |          | Get a single issue by number, with its body, labels, assignees, milestone and state.
+      create_issue            | approval | Create a new issue in a repository with a title, a Markdown body, labels and assignees.
+      update_issue            |          | Update an issue's title, body, labels, assignees or milestone.
+      close_issue             | approval | Close an issue with a state reason: completed or not_planned.
+      add_issue_comment       | approval | Add a comment to an issue or a pull request conversation.
+      list_issue_comments     |          | List the comments on an issue or pull request, oldest first.
+      add_labels              |          | Add labels to an issue or pull request. Labels that do not exist are created.
+      assign_issue            |          | Assign one or more users to an issue or pull request.
+      search_issues           |          | Search issues and pull requests across repositories with GitHub search syntax, e.g. 'is:open label:bug'.
+      list_pull_requests      |          | List pull requests in a repository. Filter by state (open, closed, all), base branch or head branch.
+      get_pull_request        |          | Get a pull request by number, with its mergeable state, review decision and diff stats.
+      create_pull_request     | approval | Open a pull request to merge a head branch into a base branch.
+      list_pull_request_files |          | List the files changed in a pull request, with additions, deletions and patch.
+      request_reviewers       | approval | Request a review of a pull request from users or teams.
+      merge_pull_request      | approval | Merge a pull request with the merge, squash or rebase method.
+      create_branch           | approval | Create a new branch from a commit or from another branch.
+    `,
   ),
   ...connector(
     "payments",
     "Stripe payments. Amounts are integers in the smallest currency unit (cents). IDs look like cus_…, ch_…, in_….",
-    [
-      ["create_customer", "Create a customer with an email, name, phone and metadata.", true],
-      ["get_customer", "Retrieve a customer by ID, with their default payment method and account balance."],
-      ["list_customers", "List customers, newest first. Filter by exact email address."],
-      ["update_customer", "Update a customer's email, name, address or default payment method.", true],
-      ["create_charge", "Charge a customer's saved card or payment method for an amount in a currency.", true],
-      ["get_charge", "Retrieve a charge by ID, with its status, amount, refunded amount and receipt URL."],
-      ["list_charges", "List charges, newest first, optionally for one customer or a created date range."],
-      [
-        "refund_charge",
-        "Refund a charge in full, or partially with an amount. Refunds go back to the original payment method.",
-        true,
-      ],
-      ["list_refunds", "List refunds, newest first, optionally for one charge."],
-      ["create_invoice", "Create a draft invoice for a customer from their pending invoice items.", true],
-      ["finalize_invoice", "Finalize a draft invoice so it can be paid; assigns its number.", true],
-      ["send_invoice", "Email a finalized invoice to the customer with a link to pay it online.", true],
-      ["void_invoice", "Void a finalized invoice so it can no longer be paid.", true],
-      ["list_invoices", "List invoices, optionally for one customer or status (draft, open, paid, void)."],
-      [
-        "create_subscription",
-        "Subscribe a customer to a recurring price (for example a monthly or yearly plan).",
-        true,
-      ],
-      ["cancel_subscription", "Cancel a subscription immediately or at the end of the current billing period.", true],
-      ["get_balance", "Get the account's available and pending balance per currency."],
-      ["create_payout", "Pay out the available balance to the connected bank account.", true],
-    ],
+    `
+      create_customer         | approval | Create a customer with an email, name, phone and metadata.
+      get_customer            |          | Retrieve a customer by ID, with their default payment method and account balance.
+      list_customers          |          | List customers, newest first. Filter by exact email address.
+      update_customer         | approval | Update a customer's email, name, address or default payment method.
+      create_charge           | approval | Charge a customer's saved card or payment method for an amount in a currency.
+      get_charge              |          | Retrieve a charge by ID, with its status, amount, refunded amount and receipt URL.
+      list_charges            |          | List charges, newest first, optionally for one customer or a created date range.
+      refund_charge           | approval | Refund a charge in full, or partially with an amount. Refunds go back to the original payment method.
+      list_refunds            |          | List refunds, newest first, optionally for one charge.
+      create_invoice          | approval | Create a draft invoice for a customer from their pending invoice items.
+      finalize_invoice        | approval | Finalize a draft invoice so it can be paid; assigns its number.
+      send_invoice            | approval | Email a finalized invoice to the customer with a link to pay it online.
+      void_invoice            | approval | Void a finalized invoice so it can no longer be paid.
+      list_invoices           |          | List invoices, optionally for one customer or status (draft, open, paid, void).
+      create_subscription     | approval | Subscribe a customer to a recurring price (for example a monthly or yearly plan).
+      cancel_subscription     | approval | Cancel a subscription immediately or at the end of the current billing period.
+      get_balance             |          | Get the account's available and pending balance per currency.
+      create_payout           | approval | Pay out the available balance to the connected bank account.
+    `,
   ),
-  ...connector("drive", "Google Drive files and folders. Paths are resolved from My Drive.", [
-    ["list_files", "List the files and folders in a folder, with name, type, size and last modified time."],
-    ["search_files", "Search files by name or by full-text content, optionally within one folder."],
-    ["get_file_metadata", "Get a file's metadata: name, MIME type, size, owners, sharing and modified time."],
-    ["download_file", "Download a file's content as text, or as base64 for binary files."],
-    ["upload_file", "Upload a file such as a PDF, image or spreadsheet into a folder.", true],
-    ["create_folder", "Create a new folder inside a parent folder.", true],
-    ["move_file", "Move a file or folder to another folder, or rename it.", true],
-    ["copy_file", "Make a copy of a file, optionally with a new name or in another folder.", true],
-    ["delete_file", "Move a file or folder to the trash. It can be restored for 30 days.", true],
-    ["share_file", "Share a file or folder with people by email, as viewer, commenter or editor.", true],
-    ["export_document", "Export a Google Doc, Sheet or Slides file to PDF, DOCX, XLSX or CSV."],
-  ]),
+  ...connector(
+    "drive",
+    "Google Drive files and folders. Paths are resolved from My Drive.",
+    `
+      list_files              |          | List the files and folders in a folder, with name, type, size and last modified time.
+      search_files            |          | Search files by name or by full-text content, optionally within one folder.
+      get_file_metadata       |          | Get a file's metadata: name, MIME type, size, owners, sharing and modified time.
+      download_file           |          | Download a file's content as text, or as base64 for binary files.
+      upload_file             | approval | Upload a file such as a PDF, image or spreadsheet into a folder.
+      create_folder           | approval | Create a new folder inside a parent folder.
+      move_file               | approval | Move a file or folder to another folder, or rename it.
+      copy_file               | approval | Make a copy of a file, optionally with a new name or in another folder.
+      delete_file             | approval | Move a file or folder to the trash. It can be restored for 30 days.
+      share_file              | approval | Share a file or folder with people by email, as viewer, commenter or editor.
+      export_document         |          | Export a Google Doc, Sheet or Slides file to PDF, DOCX, XLSX or CSV.
+    `,
+  ),
   ...connector(
     "calendar",
     "Google Calendar. Times are ISO 8601 with a time zone; the primary calendar is used unless calendarId is given.",
-    [
-      ["list_calendars", "List the calendars the user can see, with their IDs and time zones."],
-      ["list_events", "List events between two times, expanded from recurring events, ordered by start time."],
-      ["get_event", "Get one event by ID with its attendees, location, conference link and description."],
-      [
-        "create_event",
-        "Create an event with a title, start and end time, attendees and location, and send invitations.",
-        true,
-      ],
-      ["update_event", "Reschedule an event or change its title, attendees, location or description.", true],
-      ["delete_event", "Delete an event and notify its attendees of the cancellation.", true],
-      ["find_free_slots", "Find time slots when all given attendees are free (free/busy lookup) within working hours."],
-      ["respond_to_event", "Accept, decline or tentatively accept an event invitation."],
-    ],
+    `
+      list_calendars          |          | List the calendars the user can see, with their IDs and time zones.
+      list_events             |          | List events between two times, expanded from recurring events, ordered by start time.
+      get_event               |          | Get one event by ID with its attendees, location, conference link and description.
+      create_event            | approval | Create an event with a title, start and end time, attendees and location, and send invitations.
+      update_event            | approval | Reschedule an event or change its title, attendees, location or description.
+      delete_event            | approval | Delete an event and notify its attendees of the cancellation.
+      find_free_slots         |          | Find time slots when all given attendees are free (free/busy lookup) within working hours.
+      respond_to_event        |          | Accept, decline or tentatively accept an event invitation.
+    `,
   ),
 ];
 

@@ -42,28 +42,35 @@ export function literalType(value: unknown): TypeText {
 }
 
 export function unionOf(types: readonly TypeText[]): TypeText {
-  const members = distinct(
-    types.flatMap((type) => (type.precedence === "union" && type.members !== undefined ? type.members : [type])),
-  );
-  if (members.some((member) => member.text === "unknown")) return UNKNOWN;
-  const possible = members.filter((member) => member.text !== "never");
-  if (possible.length === 0) return NEVER;
-  if (possible.length === 1) return possible[0]!;
-  return { text: possible.map((member) => member.text).join(" | "), precedence: "union", members: possible };
+  return combine("union", types);
 }
 
 export function intersectionOf(types: readonly TypeText[]): TypeText {
+  return combine("intersection", types);
+}
+
+/** How tightly each precedence binds: a member binding more loosely than its operator needs parentheses. */
+const BINDING = { union: 0, intersection: 1, primary: 2 } as const;
+
+/** `unknown` absorbs a union and adds nothing to an intersection; `never`, the other way round. */
+const OPERATORS = {
+  union: { separator: " | ", absorbing: UNKNOWN, neutral: NEVER },
+  intersection: { separator: " & ", absorbing: NEVER, neutral: UNKNOWN },
+} as const;
+
+function combine(precedence: "union" | "intersection", types: readonly TypeText[]): TypeText {
+  const { separator, absorbing, neutral } = OPERATORS[precedence];
   const members = distinct(
-    types.flatMap((type) => (type.precedence === "intersection" && type.members !== undefined ? type.members : [type])),
+    types.flatMap((type) => (type.precedence === precedence && type.members !== undefined ? type.members : [type])),
   );
-  if (members.some((member) => member.text === "never")) return NEVER;
-  const constraining = members.filter((member) => member.text !== "unknown");
-  if (constraining.length === 0) return UNKNOWN;
-  if (constraining.length === 1) return constraining[0]!;
-  const text = constraining
-    .map((member) => (member.precedence === "union" ? `(${member.text})` : member.text))
-    .join(" & ");
-  return { text, precedence: "intersection", members: constraining };
+  if (members.some((member) => member.text === absorbing.text)) return absorbing;
+  const operands = members.filter((member) => member.text !== neutral.text);
+  if (operands.length === 0) return neutral;
+  if (operands.length === 1) return operands[0]!;
+  const text = operands
+    .map((member) => (BINDING[member.precedence] < BINDING[precedence] ? `(${member.text})` : member.text))
+    .join(separator);
+  return { text, precedence, members: operands };
 }
 
 export function arrayOf(element: TypeText): TypeText {

@@ -28,17 +28,17 @@ const orderSchema = {
   additionalProperties: false,
 };
 
-describe("JSON Schema arguments (R-CON-2)", () => {
-  const check = createArgsValidator("shop.place_order", { inputSchema: orderSchema });
+const checkOrder = createArgsValidator("shop.place_order", { inputSchema: orderSchema });
 
+describe("JSON Schema arguments (R-CON-2): what a problem says", () => {
   it("passes valid arguments through unchanged", async () => {
     const args = { customer: "acme", items: [{ sku: "A-1", quantity: 2 }] };
-    expect(await check(args)).toEqual({ ok: true, value: args });
+    expect(await checkOrder(args)).toEqual({ ok: true, value: args });
   });
 
   it("names the method and the exact field path of a wrong type and an out-of-range number", async () => {
     const message = failure(
-      await check({
+      await checkOrder({
         customer: "acme",
         items: [
           { sku: "A-1", quantity: 1 },
@@ -51,12 +51,12 @@ describe("JSON Schema arguments (R-CON-2)", () => {
       'Invalid arguments for shop.place_order:\n- args.items[2].quantity: expected an integer, got string "2"',
     );
 
-    const tooMany = failure(await check({ customer: "acme", items: [{ sku: "A-1", quantity: 500 }] }));
+    const tooMany = failure(await checkOrder({ customer: "acme", items: [{ sku: "A-1", quantity: 500 }] }));
     expect(tooMany).toContain("args.items[0].quantity: expected a number <= 100, got 500");
   });
 
   it("names a missing required property, the enum values and an unknown property with a suggestion", async () => {
-    const message = failure(await check({ priority: "urgent", items: [{ sku: "A-1", quantity: 1, quantty: 2 }] }));
+    const message = failure(await checkOrder({ priority: "urgent", items: [{ sku: "A-1", quantity: 1, quantty: 2 }] }));
     expect(message).toContain("- args.customer: missing required property");
     expect(message).toContain('- args.priority: expected "low", "normal" or "high", got "urgent"');
     expect(message).toContain(
@@ -65,14 +65,14 @@ describe("JSON Schema arguments (R-CON-2)", () => {
   });
 
   it("reports min length and min items", async () => {
-    const message = failure(await check({ customer: "", items: [] }));
+    const message = failure(await checkOrder({ customer: "", items: [] }));
     expect(message).toContain("- args.customer: expected at least 1 character, got 0");
     expect(message).toContain("- args.items: expected at least 1 item, got 0");
   });
 
   it("lists at most five problems and counts the rest", async () => {
     const items = Array.from({ length: 8 }, () => ({ sku: 1, quantity: 1 }));
-    const message = failure(await check({ customer: "acme", items }));
+    const message = failure(await checkOrder({ customer: "acme", items }));
     const lines = message.split("\n");
     expect(lines[0]).toBe("Invalid arguments for shop.place_order:");
     expect(lines.slice(1, 6)).toEqual(
@@ -93,7 +93,9 @@ describe("JSON Schema arguments (R-CON-2)", () => {
       'args.headers["content-type"]: expected string, got number 5',
     );
   });
+});
 
+describe("JSON Schema arguments (R-CON-2): the keywords and drafts it reads", () => {
   it("merges alternatives into one expectation and follows the branch whose discriminator matched", async () => {
     const union = createArgsValidator("notes.tag", {
       inputSchema: { type: "object", properties: { tag: { anyOf: [{ type: "string" }, { type: "number" }] } } },
@@ -165,13 +167,15 @@ describe("JSON Schema arguments (R-CON-2)", () => {
     expect((await check07({ id: "C42" })).ok).toBe(true);
     expect(failure(await check07({ id: "42" }))).toContain('args.id: expected a string matching /^C[0-9]+$/, got "42"');
   });
+});
 
+describe("JSON Schema arguments (R-CON-2): a missing argument or schema, and compiling once", () => {
   it("treats a missing argument as {} for an object schema", async () => {
     const listRepos = createArgsValidator("github.list_repos", {
       inputSchema: { type: "object", properties: { org: { type: "string" } } },
     });
     expect(await listRepos(undefined)).toEqual({ ok: true, value: {} });
-    expect(failure(await check(undefined))).toContain("args.customer: missing required property");
+    expect(failure(await checkOrder(undefined))).toContain("args.customer: missing required property");
   });
 
   it("lets everything through when the tool has no inputSchema", async () => {

@@ -10,6 +10,6 @@ export {
   type IndexRow,
   TERMINAL_STATUSES,
 } from "./execution-index.js";
-export type { KeyvLike } from "./execution-store.js";
+export type { KeyvLike } from "./interface.js";
 export { createKeyvExecutionIndex } from "./kv-execution-index.js";
 export { createInProcessLock, type Lease, type LeaseFence, type LockProvider } from "./lock.js";

@@ -1,4 +1,4 @@
-import type { KeyvLike } from "./execution-store.js";
+import type { KeyvLike } from "./interface.js";
 import { asStorageError } from "./storage-error.js";
 
 /**

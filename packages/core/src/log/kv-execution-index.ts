@@ -20,8 +20,8 @@
 //   count        1 getMany of roots
 import { CodemodeError, type ExecutionStatus } from "../outcome.js";
 import { compareRows, type ExecutionIndex, type IndexQuery, type IndexRow } from "./execution-index.js";
-import type { KeyvLike } from "./execution-store.js";
 import { checkQuery, checkRow, checkStatus, isTime } from "./index-input.js";
+import type { KeyvLike } from "./interface.js";
 import { storeKeys } from "./keys.js";
 import { keyvAccess } from "./keyv-access.js";
 import type { Lease, LockProvider } from "./lock.js";

@@ -34,7 +34,7 @@ function stealableLock() {
   return { lock, inner, steal };
 }
 
-describe("ExecutionLease (R-ST-4)", () => {
+describe("ExecutionLease (R-ST-4): holding", () => {
   it("excludes a second holder until released; release is idempotent", async () => {
     const lock = createInProcessLock();
     const first = await ExecutionLease.acquire(settings(lock), "e1", 0);
@@ -56,7 +56,9 @@ describe("ExecutionLease (R-ST-4)", () => {
     await lease!.release();
     expect(await lock.isHeld("lock:e2")).toBe(false);
   });
+});
 
+describe("ExecutionLease (R-ST-4): a renew that answers false", () => {
   it("R-ST-6: a renew that answers false loses the lease for good, even when nobody took the key: another may have acted on the lapse", async () => {
     const { lock, steal } = stealableLock();
     const lease = await ExecutionLease.acquire(
@@ -102,7 +104,9 @@ describe("ExecutionLease (R-ST-4)", () => {
     expect(await held!.hold()).toBe(false);
     await held!.release();
   });
+});
 
+describe("ExecutionLease (R-ST-4): the validity time", () => {
   it("R-ST-6: the validity time: fresh while the store confirmed the lease within its length less a margin; a stalled holder asks the store before it may act", async () => {
     const { lock, steal } = stealableLock();
     let renewals = 0;
@@ -167,7 +171,9 @@ describe("ExecutionLease (R-ST-4)", () => {
     vi.restoreAllMocks();
     await lease!.release();
   });
+});
 
+describe("ExecutionLease (R-ST-4): a failing lock store", () => {
   it("a lock store that fails rejects with STORAGE_ERROR, never null (busy) or a silent hold", async () => {
     const broken: LockProvider = {
       acquire: async () => {
@@ -203,7 +209,9 @@ describe("ExecutionLease (R-ST-4)", () => {
     expect(failing!.lost).toBeUndefined();
     await failing!.release();
   });
+});
 
+describe("withLease (R-ST-4)", () => {
   it("withLease releases after the operation, also when it throws, and answers null when busy", async () => {
     const lock = createInProcessLock();
     await expect(withLease(settings(lock), "e9", 0, async () => Promise.reject(new Error("boom")))).rejects.toThrow(

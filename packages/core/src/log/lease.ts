@@ -1,5 +1,5 @@
 import { CodemodeError, type ExecutionStatus } from "../outcome.js";
-import type { StoreWriter } from "./execution-store.js";
+import type { StoreWriter } from "./interface.js";
 import type { Lease, LeaseFence, LockProvider } from "./lock.js";
 import { asStorageError } from "./storage-error.js";
 

@@ -4,7 +4,7 @@ import { chatMayDecide } from "../adapters/chat-decision.js";
 import { type DecisionOutcome, decidePendingAction } from "../adapters/decide-pending-action.js";
 import { describePendingAction } from "../adapters/pending-approval.js";
 import { errorMessage } from "../error-message.js";
-import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { CodemodeRuntime } from "../runtime/interface.js";
 
 type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">;
 

@@ -1,5 +1,5 @@
 import { errorMessage } from "../error-message.js";
-import type { StoredEntry } from "../log/execution-store.js";
+import type { StoredEntry } from "../log/interface.js";
 import { CodemodeError, type ErrorCode, type ErrorOutcome, errorOutcome, type LogEntry } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { toLogEntries } from "./log-view.js";

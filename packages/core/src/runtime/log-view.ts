@@ -1,5 +1,5 @@
 import { decodeDurable } from "../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../log/interface.js";
 import type { ErrorCode, ExecutionState, ExecutionStatus, LogEntry, PendingAction } from "../outcome.js";
 
 // How stored records look to the application: values decoded, entries ordered by seq.

@@ -1,4 +1,4 @@
-import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../log/interface.js";
 import { CodemodeError } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 

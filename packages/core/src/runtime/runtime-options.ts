@@ -2,7 +2,7 @@ import Keyv from "keyv";
 import { type Connector, type ConnectorDefinition, connectorProblems } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
 import type { ExecutionIndexProvider } from "../log/execution-index.js";
-import type { KeyvLike } from "../log/execution-store.js";
+import type { KeyvLike } from "../log/interface.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { PendingAction } from "../outcome.js";
 import type { Executor } from "../sandbox/executor.js";

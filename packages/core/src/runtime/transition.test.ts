@@ -1,7 +1,7 @@
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import type { ExecutionIndex, IndexRow } from "../log/execution-index.js";
-import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../log/interface.js";
 import { createInProcessLock, type LeaseFence } from "../log/lock.js";
 import type { ExecutionStatus } from "../outcome.js";
 import { createRuntimeContext, type RuntimeContext } from "./context.js";

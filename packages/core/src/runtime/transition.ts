@@ -1,5 +1,5 @@
 import { errorMessage } from "../error-message.js";
-import type { ExecutionHead, StoredEntry, StoredResult } from "../log/execution-store.js";
+import type { ExecutionHead, StoredEntry, StoredResult } from "../log/interface.js";
 import type { ExecutionLease } from "../log/lease.js";
 import type { LeaseFence } from "../log/lock.js";
 import type { ErrorCode, ExecutionEndStatus, ExecutionStatus } from "../outcome.js";

@@ -1,7 +1,7 @@
 import type { Outcome, RollbackReport } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/create-runtime.js";
+import type { CodemodeRuntime } from "../runtime/interface.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS } from "./attributes.js";
-import type { Attributes, OperationSpan, Telemetry } from "./telemetry.js";
+import type { Attributes, OperationSpan, Telemetry } from "./interface.js";
 
 /**
  * The runtime handle with a span around each operation that runs passes or decides: execute,

@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { errorMessage } from "../error-message.js";
-import type { ExecutionHead, StoredEntry } from "../log/execution-store.js";
-import type { PassEnd } from "../runtime/pass/run-pass.js";
+import type { ExecutionHead, StoredEntry } from "../log/interface.js";
+import type { PassEnd } from "../runtime/pass/interface.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS, CODEMODE_SPANS } from "./attributes.js";
 import { type OpenTelemetryApi, observeCalls, recordReplays } from "./call-spans.js";
-import type { Attributes, OperationSpan, RequestHandler, Telemetry } from "./telemetry.js";
+import type { Attributes, OperationSpan, RequestHandler, Telemetry } from "./interface.js";
 import type { TelemetryOptions } from "./telemetry-options.js";
 
 /** The operation running now in this async chain: its span is the parent of the passes it runs. */

@@ -1,5 +1,5 @@
 import { clipMessage } from "../../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { decisionOf, toLogEntries } from "../log-view.js";

@@ -1,6 +1,6 @@
 import { errorMessage } from "../../error-message.js";
 import { ALL_STATUSES, type IndexRow } from "../../log/execution-index.js";
-import type { ExecutionHead } from "../../log/execution-store.js";
+import type { ExecutionHead } from "../../log/interface.js";
 import type { ExecutionState, ExecutionStatus, PendingAction } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";

@@ -1,4 +1,4 @@
-import type { StoredEntry } from "../../log/execution-store.js";
+import type { StoredEntry } from "../../log/interface.js";
 import type { RuntimeContext } from "../context.js";
 import { decisionOf } from "../log-view.js";
 import { reject as rejectRun } from "../transition.js";

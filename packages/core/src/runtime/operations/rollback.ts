@@ -1,6 +1,6 @@
 import { errorMessage } from "../../error-message.js";
 import { decodeDurable } from "../../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, type ErrorCode, type RollbackReport } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";

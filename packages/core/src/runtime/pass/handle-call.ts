@@ -2,7 +2,7 @@ import type { ToolDefinition } from "../../connectors/define-connector.js";
 import type { ArgsValidation } from "../../connectors/validate-args.js";
 import { errorMessage } from "../../error-message.js";
 import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
-import type { StoredEntry } from "../../log/execution-store.js";
+import type { StoredEntry } from "../../log/interface.js";
 import { CodemodeError } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";

@@ -1,4 +1,4 @@
-import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import { CodemodeError } from "../../outcome.js";
 
 /** The budget of one execution's log (`limits.maxLogBytes`, `limits.maxLogEntries`). */

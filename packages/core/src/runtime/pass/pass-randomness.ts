@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ExecutionHead } from "../../log/execution-store.js";
+import type { ExecutionHead } from "../../log/interface.js";
 import type { PassRequest } from "../../sandbox/executor.js";
 
 /**

@@ -2,11 +2,12 @@ import type { Connector, ToolDefinition } from "../../connectors/define-connecto
 import type { ArgsValidator } from "../../connectors/validate-args.js";
 import { errorMessage } from "../../error-message.js";
 import { clipMessage } from "../../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionStore } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry, StoreWriter } from "../../log/interface.js";
 import { CodemodeError, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
-import type { LogBudget } from "./log-budget.js";
-import type { PassRecorder } from "./recorder.js";
+import { LogBudget, type LogLimits } from "./log-budget.js";
+import { PassRecorder } from "./recorder.js";
 
 /** What a pass needs of its execution's lease (an `ExecutionLease`). */
 export interface PassLease {
@@ -20,6 +21,22 @@ export interface PassLease {
   takenOver(): CodemodeError;
 }
 
+/** What one pass works on: its execution, the store and lease it writes through, and the tools it may call. */
+export interface PassStateOptions {
+  store: ExecutionStore;
+  /** Mutated: seqLimit grows as new calls are recorded. */
+  head: ExecutionHead;
+  /** Mutated: every entry this pass records lands here too. */
+  log: Map<number, StoredEntry>;
+  /** The execution's lease, held by this pass: checked before every effect, and every write goes through it. */
+  lease: PassLease & StoreWriter;
+  /** Configured connectors plus the built-in ones (fetch when the network is allowed). */
+  tools: (connector: string, method: string) => ToolDefinition | undefined;
+  validators: ReadonlyMap<string, ArgsValidator>;
+  /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
+  limits: LogLimits;
+}
+
 /** Why a pass stopped early: a pause, or an error with its code. */
 export type Stop = { kind: "paused"; pendingSeq: number } | { kind: "error"; code: ErrorCode; message: string };
 
@@ -27,9 +44,9 @@ export const HALT: HostReply = { kind: "halt" };
 const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
 
 /**
- * What the request handlers of one pass share: the execution, its log, the recorder, and the
- * first reason to stop. The stop is taken synchronously when a request arrives, so a call the
- * program issues after it is never run (R-RP-6).
+ * What the request handlers of one pass share: the execution, its log, the recorder and the
+ * write quota it owns, and the first reason to stop. The stop is taken synchronously when a
+ * request arrives, so a call the program issues after it is never run (R-RP-6).
  */
 export class PassState {
   stop: Stop | undefined;
@@ -40,18 +57,33 @@ export class PassState {
   held: Promise<void> | undefined;
   private readonly usedSeqs = new Set<number>();
 
-  constructor(
-    readonly head: ExecutionHead,
-    readonly log: Map<number, StoredEntry>,
-    readonly recorder: PassRecorder,
-    /** Configured connectors plus the built-in ones (fetch when the network is allowed). */
-    readonly tools: (connector: string, method: string) => ToolDefinition | undefined,
-    readonly validators: ReadonlyMap<string, ArgsValidator>,
-    /** The execution's lease, held by this pass. */
-    readonly lease: PassLease,
-    /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
-    readonly budget: LogBudget,
-  ) {}
+  readonly head: ExecutionHead;
+  readonly log: Map<number, StoredEntry>;
+  readonly tools: PassStateOptions["tools"];
+  readonly validators: ReadonlyMap<string, ArgsValidator>;
+  /** The execution's lease, held by this pass. */
+  readonly lease: PassLease;
+  /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
+  readonly budget: LogBudget;
+  /** Writes this pass's entries in order; a deferred write that fails stops the pass. */
+  readonly recorder: PassRecorder;
+
+  constructor(options: PassStateOptions) {
+    this.head = options.head;
+    this.log = options.log;
+    this.tools = options.tools;
+    this.validators = options.validators;
+    this.lease = options.lease;
+    this.budget = new LogBudget(options.head, options.log, options.limits);
+    this.recorder = new PassRecorder(
+      options.store,
+      options.head,
+      options.log,
+      options.lease,
+      (error) => void this.failWith(error),
+      this.budget,
+    );
+  }
 
   /** Ends the pass now; the request never settles in the sandbox. Its message is what the record and the model get. */
   halt(reason: Stop): Promise<HostReply> {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ExecutionHead, ExecutionStore, StoredEntry, StoreWriter } from "../../log/execution-store.js";
+import type { ExecutionStore } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry, StoreWriter } from "../../log/interface.js";
 import { PassRecorder } from "./recorder.js";
 
 /** A store that records the order batches land in, each after an optional delay per seq. */

@@ -1,4 +1,5 @@
-import { type ExecutionHead, ExecutionStore, type StoredEntry, type StoreWriter } from "../../log/execution-store.js";
+import { ExecutionStore } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry, StoreWriter } from "../../log/interface.js";
 import type { LogBudget } from "./log-budget.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { StoredEntry } from "../../log/execution-store.js";
+import type { StoredEntry } from "../../log/interface.js";
 import type { ReplayEntry } from "../../sandbox/executor.js";
 
 /**

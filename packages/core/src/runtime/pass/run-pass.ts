@@ -1,9 +1,6 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
 import { errorMessage } from "../../error-message.js";
 import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
-import type { ExecutionLease } from "../../log/lease.js";
-import type { ErrorCode } from "../../outcome.js";
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
@@ -11,26 +8,10 @@ import type { PassAdmission } from "../pass-gate.js";
 import { fetchTool } from "./builtin-fetch.js";
 import { handleCall } from "./handle-call.js";
 import { handleStep } from "./handle-step.js";
-import { LogBudget } from "./log-budget.js";
+import type { PassEnd, PassInput } from "./interface.js";
 import { passDeterminism } from "./pass-randomness.js";
 import { PassState, toolLookup } from "./pass-state.js";
-import { PassRecorder } from "./recorder.js";
 import { replayEntries } from "./replay-entries.js";
-
-export interface PassInput {
-  /** Mutated: seqLimit grows as new calls are recorded. */
-  head: ExecutionHead;
-  code: string;
-  /** Mutated: every entry this pass records lands here too. */
-  log: Map<number, StoredEntry>;
-  /** The execution's lease, held by this pass: checked before every effect, fenced before head writes. */
-  lease: ExecutionLease;
-}
-
-export type PassEnd =
-  | { kind: "completed"; resultText: string; logs: string[] }
-  | { kind: "paused"; pendingSeq: number; logs: string[] }
-  | { kind: "error"; code: ErrorCode; message: string; logs: string[] };
 
 const SERVICES = ["search", "describe", "run"];
 
@@ -43,11 +24,15 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   const { settings } = context;
   const builtIn = new Map<string, ToolDefinition>();
   if (settings.allowNetwork) builtIn.set("fetch", fetchTool(settings.timeoutMs));
-  let pass: PassState | undefined;
-  const budget = new LogBudget(head, log, { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries });
-  const recorder = new PassRecorder(context.store, head, log, lease, (error) => void pass?.failWith(error), budget);
-  pass = new PassState(head, log, recorder, toolLookup(context.connectors, builtIn), context.validators, lease, budget);
-  const state = pass;
+  const state = new PassState({
+    store: context.store,
+    head,
+    log,
+    lease,
+    tools: toolLookup(context.connectors, builtIn),
+    validators: context.validators,
+    limits: { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries },
+  });
 
   const onRequest = (request: SandboxRequest): Promise<HostReply> => {
     if (state.stop) return Promise.resolve({ kind: "halt" });
@@ -99,7 +84,7 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     memoryMb: settings.memoryMb,
     maxValueChars: MAX_DURABLE_CHARS,
   });
-  await recorder.drain();
+  await state.recorder.drain();
 
   const stop = state.stop;
   if (stop?.kind === "error") return { kind: "error", code: stop.code, message: stop.message, logs: result.logs };

@@ -1,13 +1,14 @@
 import { errorMessage } from "../../error-message.js";
 import { decodeDurable, MAX_DURABLE_CHARS } from "../../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../../log/execution-store.js";
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { toLogEntries, toPendingAction } from "../log-view.js";
 import { afterTransition, complete, fail, type PendingHooks, pause } from "../transition.js";
-import { type PassEnd, runPass } from "./run-pass.js";
+import type { PassEnd } from "./interface.js";
+import { runPass } from "./run-pass.js";
 
 /**
  * Runs a pass of an execution whose lease the caller hands over, records how it ended, frees the

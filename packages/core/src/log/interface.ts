@@ -1,0 +1,85 @@
+import type { ApprovalDecision, ErrorCode, ExecutionStatus, LogEntryState } from "../outcome.js";
+
+// The types of the durable log: what the store keeps per execution (its head, its entries, its
+// final result), the Keyv it keeps them in, and who may write them. ExecutionStore reads and
+// writes them; the runtime, the pass and the storages share them from here.
+
+/**
+ * The subset of a Keyv instance (≥ 5.6) the runtime uses. Any Keyv adapter fits; `getMany`
+ * makes a pass's log load one round trip (R-ST-2).
+ */
+export interface KeyvLike {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown, ttl?: number): Promise<unknown>;
+  delete(key: string | string[]): Promise<unknown>;
+  getMany?(keys: string[]): Promise<unknown[]>;
+  setMany?(entries: Array<{ key: string; value: unknown }>): Promise<unknown>;
+  deleteMany?(keys: string[]): Promise<unknown>;
+  throwOnErrors?: boolean;
+  on?(event: "error", listener: (error: unknown) => void): unknown;
+  /** Keyv's adapter, when this is a Keyv instance. */
+  store?: unknown;
+}
+
+/** The small record of an execution that changes with its status. Code and log live apart. */
+export interface ExecutionHead {
+  id: string;
+  status: ExecutionStatus;
+  createdAt: number;
+  updatedAt: number;
+  connectors: string[];
+  /** Log entries exist only at seqs below this; raised in blocks so it is rarely rewritten. */
+  seqLimit: number;
+  pendingSeq?: number;
+  /** Replay-stable clock and randomness (R-SB-6), kept so every pass sees the same values. */
+  deterministic: boolean;
+  seed: string;
+  clockMs: number;
+  error?: string;
+  errorCode?: ErrorCode;
+  passes: number;
+}
+
+/** A log entry as stored: arguments and results stay in wire text of the value codec. */
+export interface StoredEntry {
+  seq: number;
+  connector: string;
+  method: string;
+  /** Wire text ("" for no argument). */
+  args: string;
+  /** Wire text of the result; absent for ephemeral entries and failures. */
+  result?: string;
+  error?: string;
+  requiresApproval: boolean;
+  ephemeral?: boolean;
+  state: LogEntryState;
+  /** Steps: the first seq after the step's fn settled. */
+  seqAfter?: number;
+  decision?: ApprovalDecision;
+  /** Rollback progress and failures (R-RB-4). */
+  revertError?: string;
+  startedAt: number;
+  endedAt?: number;
+}
+
+export interface StoredResult {
+  /** Wire text of the final result, or absent when it could not be kept. */
+  result?: string;
+  /** Why the result is not in the record (R-DV-2). */
+  omitted?: string;
+  logs?: string[];
+}
+
+/**
+ * Who writes an execution: the holder of its lease, whose writes go to the store only while it
+ * holds it (`ExecutionLease`). `plain` is the unchecked write, for a lock that cannot check the
+ * lease and write in one store operation; `renew` asks such a lock for a renew first instead of
+ * a validity check.
+ */
+export interface StoreWriter {
+  write(
+    batch: ReadonlyArray<{ key: string; value: string }>,
+    plain: () => Promise<void>,
+    options?: { renew?: boolean },
+  ): Promise<void>;
+}

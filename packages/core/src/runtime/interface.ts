@@ -1,0 +1,69 @@
+import type { ErrorOutcome, ExecutionState, Outcome, PendingAction, RollbackReport } from "../outcome.js";
+import type { Snippet } from "../snippets/snippets.js";
+import type { DescribeOutput, SearchOutput } from "./discovery.js";
+import type { ExecutionSummary } from "./log-view.js";
+import type { ModelDescriptionOptions } from "./model-description.js";
+import type { ApproveInput } from "./operations/approve.js";
+import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
+import type { RecoverOptions } from "./operations/recover.js";
+import type { SaveSnippetInput } from "./operations/snippets.js";
+import type { PassLoad } from "./pass-gate.js";
+
+/**
+ * The host-side runtime. `execute`, `approve` and `rollback` always resolve to data (R-RT-1).
+ * Reads and control operations reject with `CodemodeError` — code `STORAGE_ERROR` when the
+ * store fails, `BUSY` when the execution stayed held — and never report an outage as absence
+ * (R-RT-3).
+ */
+export interface CodemodeRuntime {
+  /** Runs new code as a new execution. */
+  execute(input: { code: string }): Promise<Outcome>;
+  /**
+   * Stores new code as an execution without running it, for a worker to run with
+   * `recover({ executionId })` (job queues); an error outcome when the code is refused or the
+   * store fails.
+   */
+  submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
+  /** Approves the pending action of a paused execution and resumes it. */
+  approve(input: ApproveInput): Promise<Outcome>;
+  /** Rejects the pending action: the execution ends `rejected`. False when that action was not pending. */
+  reject(input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean>;
+  /** Pending actions of paused executions, newest first, a page at a time; or of one execution. */
+  pending(query?: PendingQuery | string): Promise<Page<PendingAction>>;
+  /** Executions, newest first, as summaries, a page at a time; filter by status. */
+  executions(query?: ListQuery): Promise<Page<ExecutionSummary>>;
+  /** One execution with its log, or null when there is none. */
+  execution(executionId: string): Promise<ExecutionState | null>;
+  /** The current `Outcome` of any execution, for a process that did not run it; null when there is none. */
+  outcome(executionId: string): Promise<Outcome | null>;
+  /** Reverts applied calls, newest first, with each tool's `revert`; a report, never a throw. */
+  rollback(input: { executionId: string }): Promise<RollbackReport>;
+  /** Deletes an execution and its log (disposing it when it was not terminal). False when unknown. */
+  deleteExecution(executionId: string): Promise<boolean>;
+  /** Deletes terminal executions beyond the newest `keep` (default 50, at most 100 per call); returns how many. */
+  pruneExecutions(keep?: number): Promise<number>;
+  /**
+   * Resumes `running` executions whose host is gone (lease lapsed) with a new pass each (R-RP-4,
+   * R-RP-4b); `[]` when there is nothing to recover. A live worker's run is never taken.
+   */
+  recover(options?: RecoverOptions): Promise<Outcome[]>;
+  /**
+   * Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is
+   * gone become error. Call `recover` first to resume such runs instead of ending them.
+   */
+  expirePaused(options?: { maxAgeMs?: number }): Promise<string[]>;
+  /** Saves an execution's code as a snippet the model can find and run (R-SN-1); null for an unknown execution. */
+  saveSnippet(name: string, input: SaveSnippetInput): Promise<Snippet | null>;
+  snippets(): Promise<Snippet[]>;
+  deleteSnippet(name: string): Promise<boolean>;
+  /** Ranks connector methods and snippets, like `codemode.search` in the sandbox (R-SN-3). */
+  search(query: string): Promise<SearchOutput>;
+  /** TypeScript declarations of a connector or method, or a snippet's source, like `codemode.describe`. */
+  describe(target: string): Promise<DescribeOutput>;
+  /** The text that tells a model how to use this runtime's Code Mode tool (R-AI-2). */
+  modelDescription(options?: Omit<ModelDescriptionOptions, "allowNetwork">): string;
+  /** The passes running and waiting in this runtime now (`maxPassesInFlight`), read in memory. */
+  load(): PassLoad;
+  /** Releases isolates and timers the runtime holds. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,22 @@
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
+import type { ExecutionLease } from "../../log/lease.js";
+import type { ErrorCode } from "../../outcome.js";
+
+// The types of a pass: what it starts from and how it ends. The runtime runs passes; telemetry
+// observes them through these types alone.
+
+export interface PassInput {
+  /** Mutated: seqLimit grows as new calls are recorded. */
+  head: ExecutionHead;
+  code: string;
+  /** Mutated: every entry this pass records lands here too. */
+  log: Map<number, StoredEntry>;
+  /** The execution's lease, held by this pass: checked before every effect, fenced before head writes. */
+  lease: ExecutionLease;
+}
+
+/** How a pass ended: returned, paused for a person, or failed (console lines in each). */
+export type PassEnd =
+  | { kind: "completed"; resultText: string; logs: string[] }
+  | { kind: "paused"; pendingSeq: number; logs: string[] }
+  | { kind: "error"; code: ErrorCode; message: string; logs: string[] };
