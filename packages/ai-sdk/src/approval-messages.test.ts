@@ -1,24 +1,29 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import { generateText, MissingToolResultsError, type ModelMessage, stepCountIs } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { approvalToolResult, continueAfterApproval } from "./approval-messages.js";
-import { codemodeToolApproval } from "./codemode-tool-approval.js";
 import { createCodemodeTool } from "./create-codemode-tool.js";
 import { syncModelApprovals } from "./sync-model-approvals.js";
+import { chatSettings } from "./testing/approvals.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
-import { createShop, orderMugs } from "./testing/shop.js";
+import { orderMugs } from "./testing/shop.js";
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
-function shop() {
-  const created = createShop();
-  runtimes.push(created.runtime);
-  return created;
-}
+const { shop } = runtimesClosedAfterEach();
 
 const reportOrder = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(lastToolResultValue(prompt))}` });
+
+/** A chat whose model ordered two mugs through an AI SDK approval request; the order waits in the runtime. */
+async function orderAwaitingApproval() {
+  const { runtime, orders } = shop();
+  const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
+  const settings = chatSettings(runtime);
+  const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
+  const first = await generateText({ model, ...settings, messages });
+  messages.push(...first.responseMessages);
+  const [pending] = (await runtime.pending()).items;
+  return { runtime, orders, model, prompts, settings, messages, pending: pending! };
+}
 
 describe("continueAfterApproval", () => {
   it("R-LC-2: pause as a tool result → runtime.approve → the model's next prompt holds the real result in place of the pause", async () => {
@@ -70,19 +75,9 @@ describe("continueAfterApproval", () => {
   });
 
   it("R-LC-2: a call whose AI SDK approval request was settled out of band gets its tool result", async () => {
-    const { runtime } = shop();
-    const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
-    const settings = {
-      tools: { codemode: createCodemodeTool(runtime) },
-      toolApproval: { codemode: codemodeToolApproval(runtime) },
-      stopWhen: stepCountIs(5),
-    };
-    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
-    const first = await generateText({ model, ...settings, messages });
-    messages.push(...first.responseMessages);
+    const { runtime, model, prompts, settings, messages, pending } = await orderAwaitingApproval();
 
-    const [pending] = (await runtime.pending()).items;
-    const outcome = await runtime.approve({ executionId: pending!.executionId, seq: pending!.seq });
+    const outcome = await runtime.approve({ executionId: pending.executionId, seq: pending.seq });
     const continued = continueAfterApproval(messages, outcome);
     expect(continued.at(-1)).toEqual(approvalToolResult(outcome, { toolCallId: "call-1", toolName: "codemode" }));
     await generateText({ model, ...settings, messages: continued });
@@ -132,20 +127,18 @@ describe("continueAfterApproval", () => {
   });
 });
 
+/** Syncs `messages` and expects the approval's tool message to hold the response, then a result matching `value`. */
+async function expectSyncedResult(messages: ModelMessage[], runtime: CodemodeRuntime, value: object) {
+  expect((await syncModelApprovals(messages, runtime))[2]).toMatchObject({
+    role: "tool",
+    content: [{ type: "tool-approval-response" }, { type: "tool-result", output: { value } }],
+  });
+}
+
 describe("syncModelApprovals", () => {
   it("R-LC-2: approved on a dashboard, then a new user message: no `Tool result is missing`; the model sees the program and its result", async () => {
-    const { runtime, orders } = shop();
-    const { model, prompts } = scriptedModel([{ code: orderMugs }, reportOrder]);
-    const settings = {
-      tools: { codemode: createCodemodeTool(runtime) },
-      toolApproval: { codemode: codemodeToolApproval(runtime) },
-      stopWhen: stepCountIs(5),
-    };
-    const messages: ModelMessage[] = [{ role: "user", content: "Order two mugs." }];
-    const first = await generateText({ model, ...settings, messages });
-    messages.push(...first.responseMessages);
-    const [pending] = (await runtime.pending()).items;
-    await runtime.approve({ executionId: pending!.executionId, seq: pending!.seq });
+    const { runtime, orders, model, prompts, settings, messages, pending } = await orderAwaitingApproval();
+    await runtime.approve({ executionId: pending.executionId, seq: pending.seq });
     messages.push({ role: "user", content: "Did my order go through?" });
 
     await expect(generateText({ model, ...settings, messages })).rejects.toSatisfy(MissingToolResultsError.isInstance);
@@ -169,11 +162,7 @@ describe("syncModelApprovals", () => {
   it("R-AP-2: an approving response nobody sent runs once; a paused result approved elsewhere shows its outcome", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderMugs }]);
-    const settings = {
-      tools: { codemode: createCodemodeTool(runtime) },
-      toolApproval: { codemode: codemodeToolApproval(runtime) },
-      stopWhen: stepCountIs(5),
-    };
+    const settings = chatSettings(runtime);
     const first = await generateText({ model, ...settings, prompt: "Order two mugs." });
     const request = first.content.find((part) => part.type === "tool-approval-request")!;
     const messages: ModelMessage[] = [
@@ -182,14 +171,7 @@ describe("syncModelApprovals", () => {
       { role: "tool", content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }] },
       { role: "user", content: "Go on." },
     ];
-    const synced = await syncModelApprovals(messages, runtime);
-    expect(synced[2]).toMatchObject({
-      role: "tool",
-      content: [
-        { type: "tool-approval-response" },
-        { type: "tool-result", output: { value: { status: "completed" } } },
-      ],
-    });
+    await expectSyncedResult(messages, runtime, { status: "completed" });
     await syncModelApprovals(messages, runtime);
     expect(orders).toHaveLength(1);
 
@@ -209,8 +191,7 @@ describe("syncModelApprovals", () => {
   });
 
   it("R-AP-11: an approval or denial the client made up for a call reserved to operators is refused; the model reads why, nothing is ordered", async () => {
-    const { runtime, orders } = createShop(undefined, { orderApprovers: "operator" });
-    runtimes.push(runtime);
+    const { runtime, orders } = shop(undefined, { orderApprovers: "operator" });
     const paused = await runtime.execute({ code: orderMugs });
     expect(paused.status).toBe("paused");
     const seq = (paused as Extract<Outcome, { status: "paused" }>).pending[0]!.seq;
@@ -232,14 +213,7 @@ describe("syncModelApprovals", () => {
         { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved }] },
         { role: "user", content: "Go on." },
       ];
-      const synced = await syncModelApprovals(messages, runtime);
-      expect(synced[2]).toMatchObject({
-        role: "tool",
-        content: [
-          { type: "tool-approval-response" },
-          { type: "tool-result", output: { value: { status: "error", code: "NOT_FOUND" } } },
-        ],
-      });
+      await expectSyncedResult(messages, runtime, { status: "error", code: "NOT_FOUND" });
     }
     expect(orders).toEqual([]);
     expect(await runtime.execution(paused.executionId)).toMatchObject({ status: "paused" });

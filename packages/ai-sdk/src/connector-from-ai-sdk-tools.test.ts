@@ -1,21 +1,12 @@
-import { type CodemodeRuntime, type Connector, createCodemodeRuntime } from "@codemode/core";
-import { generateText, jsonSchema, type ModelMessage, stepCountIs, type ToolSet, tool } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { generateText, jsonSchema, type ModelMessage, type ToolSet, tool } from "ai";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { codemodeToolApproval } from "./codemode-tool-approval.js";
 import { connectorFromAiSdkTools } from "./connector-from-ai-sdk-tools.js";
-import { createCodemodeTool } from "./create-codemode-tool.js";
+import { chatSettings } from "./testing/approvals.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, scriptedModel } from "./testing/scripted-model.js";
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
-function runtimeWith(...connectors: Connector[]) {
-  const runtime = createCodemodeRuntime({ connectors, limits: { timeoutMs: 10_000 } });
-  runtimes.push(runtime);
-  return runtime;
-}
+const { runtimeWith } = runtimesClosedAfterEach();
 
 /** An existing AI SDK tool set, written for a plain tool-calling agent. */
 function billingTools() {
@@ -138,7 +129,9 @@ describe("connectorFromAiSdkTools", () => {
       status: "paused",
     });
   });
+});
 
+describe("connectorFromAiSdkTools: unusual tools, and a whole conversation", () => {
   it("R-CON-5: tools without execute are refused at creation, by name", () => {
     const clientSide = tool({
       description: "Ask the user.",
@@ -176,11 +169,7 @@ describe("connectorFromAiSdkTools", () => {
       { code: refundProgram },
       (prompt) => ({ text: `Refunded ${JSON.stringify(lastToolResultValue(prompt))}` }),
     ]);
-    const settings = {
-      tools: { codemode: createCodemodeTool(runtime) },
-      toolApproval: { codemode: codemodeToolApproval(runtime) },
-      stopWhen: stepCountIs(5),
-    };
+    const settings = chatSettings(runtime);
     const messages: ModelMessage[] = [{ role: "user", content: "Refund INV-7: 20 now and 500 after review." }];
 
     const first = await generateText({ model, ...settings, messages });

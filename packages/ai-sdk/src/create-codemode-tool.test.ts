@@ -1,19 +1,12 @@
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
 import { generateText, stepCountIs, streamText, ToolLoopAgent } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
-import { createShop, orderMugs, searchMugs } from "./testing/shop.js";
+import { orderMugs, searchMugs } from "./testing/shop.js";
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
-function shop() {
-  const created = createShop();
-  runtimes.push(created.runtime);
-  return created;
-}
+const { shop, closeAfterTest } = runtimesClosedAfterEach();
 
 /** The model writes the search program, then answers with what the tool result told it. */
 function searchThenAnswer() {
@@ -24,6 +17,7 @@ function searchThenAnswer() {
 }
 
 describe("createCodemodeTool", () => {
+  // Each story spells out its generateText, streamText or agent call in full, as an application writes it.
   it("R-AI-1: generateText — the model writes code, the tool completes, the model answers", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
@@ -118,7 +112,9 @@ describe("createCodemodeTool", () => {
     expect(shown).toMatchObject({ type: "json" });
     expect(JSON.stringify(shown)).not.toContain('"calls"');
   });
+});
 
+describe("createCodemodeTool: pauses, failures and options", () => {
   it("strict is passed to the AI SDK tool (and so to providers that support strict mode)", () => {
     const { runtime } = shop();
     expect(createCodemodeTool(runtime, { strict: true }).strict).toBe(true);
@@ -162,8 +158,7 @@ describe("createCodemodeTool", () => {
   });
 
   it("R-AI-1: logs are bounded for the model; bigint results arrive as JSON", async () => {
-    const runtime = createCodemodeRuntime();
-    runtimes.push(runtime);
+    const runtime = closeAfterTest(createCodemodeRuntime());
     const code = "async () => { for (let i = 0; i < 5; i++) console.log('line ' + i); return 2n ** 70n; }";
     const { model, prompts } = scriptedModel([{ code }, { text: "done" }]);
     await generateText({
@@ -202,8 +197,7 @@ describe("createCodemodeTool", () => {
         },
       },
     });
-    const runtime = createCodemodeRuntime({ connectors: [mail] });
-    runtimes.push(runtime);
+    const runtime = closeAfterTest(createCodemodeRuntime({ connectors: [mail] }));
     const codemode = createCodemodeTool(runtime);
     const inside = await codemode.execute!(
       { code: "async () => { await mail.send({ to: 'ann@acme.test' }); return 'ok'; }" },

@@ -5,37 +5,19 @@ import {
   type LanguageModel,
   MissingToolResultsError,
   readUIMessageStream,
-  stepCountIs,
   streamText,
   type UIMessage,
 } from "ai";
-import { afterEach, describe, expect, it } from "vitest";
-import { codemodeToolApproval } from "./codemode-tool-approval.js";
-import { createCodemodeTool } from "./create-codemode-tool.js";
+import { describe, expect, it } from "vitest";
 import { syncApprovals } from "./sync-approvals.js";
+import { chatSettings } from "./testing/approvals.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
-import { createShop, orderMugs } from "./testing/shop.js";
+import { orderMugs } from "./testing/shop.js";
 
 /** A useChat conversation whose Code Mode approvals happen in the chat, on a dashboard, or not yet (R-AI-1, R-LC-2). */
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
-function shop() {
-  const created = createShop();
-  runtimes.push(created.runtime);
-  return created;
-}
-
-function settings(runtime: CodemodeRuntime, withApproval = true) {
-  const tools = { codemode: createCodemodeTool(runtime) };
-  return {
-    tools,
-    ...(withApproval ? { toolApproval: { codemode: codemodeToolApproval(runtime) } } : {}),
-    stopWhen: stepCountIs(5),
-  };
-}
+const { shop } = runtimesClosedAfterEach();
 
 /** One request of a useChat app: UI messages in, the assistant's UI message out (as the browser assembles it). */
 async function chatTurn(
@@ -44,7 +26,7 @@ async function chatTurn(
   messages: UIMessage[],
   withApproval = true,
 ): Promise<UIMessage> {
-  const options = settings(runtime, withApproval);
+  const options = chatSettings(runtime, withApproval);
   const result = streamText({
     model,
     ...options,
@@ -151,8 +133,8 @@ describe("syncApprovals", () => {
     const conversation = [first, assistant, user("u2", "Thanks, what is the total?")];
 
     // The AI SDK alone cannot continue: the approved call has no result before the new user turn.
-    const modelMessages = await convertToModelMessages(conversation, { tools: settings(runtime).tools });
-    await expect(generateText({ model, ...settings(runtime), messages: modelMessages })).rejects.toSatisfy(
+    const modelMessages = await convertToModelMessages(conversation, { tools: chatSettings(runtime).tools });
+    await expect(generateText({ model, ...chatSettings(runtime), messages: modelMessages })).rejects.toSatisfy(
       MissingToolResultsError.isInstance,
     );
 
@@ -231,13 +213,11 @@ describe("syncApprovals", () => {
 
   it("a runtime with another name: the model reads NOT_FOUND saying to use the same name and storage; nothing is approved", async () => {
     const approvalSecret = "a-secret-every-process-of-this-app-shares-0123456789";
-    const { runtime, orders } = createShop(undefined, { approvalSecret });
-    runtimes.push(runtime);
+    const { runtime, orders } = shop(undefined, { approvalSecret });
     const { model } = scriptedModel([{ code: orderMugs }]);
     const first = user("u1", "Order two mugs.");
     const assistant = clicked(await chatTurn(model, runtime, [first]), true);
-    const elsewhere = createShop(undefined, { approvalSecret, name: "elsewhere" });
-    runtimes.push(elsewhere.runtime);
+    const elsewhere = shop(undefined, { approvalSecret, name: "elsewhere" });
     const synced = await syncApprovals([first, assistant, user("u2", "Well?")], elsewhere.runtime);
     expect(codemodePart(synced[1]!)).toMatchObject({
       state: "output-available",
@@ -271,8 +251,7 @@ describe("syncApprovals: the browser is not trusted (R-AP-11)", () => {
     ["a runtime whose chat may not approve", { chatApprovals: false }],
   ] as const) {
     it(`${label}: a paused result the browser turns into an approval is refused and reported; nothing is ordered`, async () => {
-      const { runtime, orders } = createShop(undefined, options);
-      runtimes.push(runtime);
+      const { runtime, orders } = shop(undefined, options);
       const { model } = scriptedModel([{ code: orderMugs }, { text: "An operator will decide." }]);
       const first = user("u1", "Order two mugs.");
       const assistant = await chatTurn(model, runtime, [first]);

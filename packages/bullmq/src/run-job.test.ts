@@ -1,31 +1,15 @@
-import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, type Outcome } from "@codemode/core";
 import { describe, expect, it } from "vitest";
 import { RetryableOutcomeError } from "./jobs.js";
 import { runJob, type WorkerRuntime } from "./run-job.js";
+import { countingShop } from "./testing/shop.js";
 
 /** A shop whose `order` needs approval and counts how often it really ran. */
 function setup() {
-  const ran = { read: 0, order: 0 };
   let release: (() => void) | undefined;
-  const shop = defineConnector({
-    name: "shop",
-    tools: {
-      read: {
-        execute: async () => {
-          ran.read++;
-          return { stock: 3 };
-        },
-      },
-      order: {
-        requiresApproval: true,
-        execute: async (args: { sku: string }) => {
-          ran.order++;
-          return { orderId: `o-${args.sku}` };
-        },
-      },
-      /** Holds its pass until the test lets go, so another job meets the run held. */
-      hold: { execute: () => new Promise((resolve) => (release = () => resolve({ held: true }))) },
-    },
+  const { shop, ran } = countingShop({
+    /** Holds its pass until the test lets go, so another job meets the run held. */
+    hold: { execute: () => new Promise((resolve) => (release = () => resolve({ held: true }))) },
   });
   const runtime = createCodemodeRuntime({ connectors: [shop], logger: { warn() {} } });
   return { runtime, ran, release: () => release?.() };

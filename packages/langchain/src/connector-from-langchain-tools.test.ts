@@ -1,21 +1,12 @@
-import { type CodemodeRuntime, type ConnectorDefinition, createCodemodeRuntime } from "@codemode/core";
 import { DynamicTool, tool } from "@langchain/core/tools";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connectorFromLangChainTools, type LangChainCallContext } from "./connector-from-langchain-tools.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 
 /** Existing LangChain tools become a Code Mode connector without rewriting (R-CON-5). */
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
-
-function runtimeWith(...connectors: ConnectorDefinition[]) {
-  const runtime = createCodemodeRuntime({ connectors, limits: { timeoutMs: 10_000 } });
-  runtimes.push(runtime);
-  return runtime;
-}
+const runtimeWith = runtimesClosedAfterEach();
 
 function weatherTools() {
   const seen: Array<{ args: unknown; codemode: unknown }> = [];

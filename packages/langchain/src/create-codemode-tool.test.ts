@@ -1,18 +1,17 @@
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { defineConnector, type Outcome } from "@codemode/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { approvalToolMessage, continueAfterApproval, pausedCodemodeCalls } from "./tool-messages.js";
 
 /** The runtime as a LangChain tool in a createAgent conversation (R-LC-1, R-LC-2). */
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
+const runtimeWith = runtimesClosedAfterEach();
 
+// A shop of its own, not ai-sdk's testing/shop.ts: the adapter packages share no test code.
 function shopRuntime() {
   const orders: Array<{ sku: string; quantity: number }> = [];
   const catalog = defineConnector({
@@ -41,8 +40,7 @@ function shopRuntime() {
       },
     },
   });
-  const runtime = createCodemodeRuntime({ connectors: [catalog, shop], limits: { timeoutMs: 10_000 } });
-  runtimes.push(runtime);
+  const runtime = runtimeWith(catalog, shop);
   return { runtime, orders };
 }
 

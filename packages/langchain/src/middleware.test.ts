@@ -1,8 +1,8 @@
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { type CodemodeRuntime, defineConnector } from "@codemode/core";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
 import {
   type CodemodeApprovalRequest,
@@ -10,14 +10,13 @@ import {
   codemodeApprovalMiddleware,
   resumeCodemodeApproval,
 } from "./middleware.js";
+import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 
 /** A Code Mode pause carried by LangGraph's interrupt, resumed with Command (R-LC-2, R-AP-2). */
 
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
+const runtimeWith = runtimesClosedAfterEach();
 
+// Like the fixture of core's decide-pending-action test, kept apart: core's tests import no adapter code.
 function paymentsRuntime() {
   const effects: string[] = [];
   const payments = defineConnector({
@@ -38,8 +37,7 @@ function paymentsRuntime() {
       },
     },
   });
-  const runtime = createCodemodeRuntime({ connectors: [payments], limits: { timeoutMs: 10_000 } });
-  runtimes.push(runtime);
+  const runtime = runtimeWith(payments);
   return { runtime, effects };
 }
 
@@ -165,7 +163,9 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     });
     expect(String(result.messages.at(-1)!.content)).toContain("rejected");
   });
+});
 
+describe("codemodeApprovalMiddleware: several pauses at once, none, and resume values it cannot use", () => {
   it("R-LC-2: two paused programs in one model turn are one interrupt with one decision each", async () => {
     const { runtime, effects } = paymentsRuntime();
     const model = fakeModel()

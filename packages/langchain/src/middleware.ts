@@ -8,6 +8,7 @@ import {
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import type { CodemodeApprovalDecision, CodemodeApprovalRequest } from "./approval-interrupt.js";
 import {
   approvalToolMessage,
   DEFAULT_TOOL_NAME,
@@ -15,33 +16,17 @@ import {
   pausedCodemodeCalls,
 } from "./tool-messages.js";
 
+export type {
+  CodemodeApprovalDecision,
+  CodemodeApprovalRequest,
+  CodemodeApprovalResponse,
+} from "./approval-interrupt.js";
 export {
   CodemodeResumeError,
   type ResumableAgent,
   resumeCodemodeApproval,
   type ThreadConfig,
 } from "./resume-codemode-approval.js";
-
-/**
- * The value of the interrupt a Code Mode pause raises. Shaped like `humanInTheLoopMiddleware`'s
- * request, so the same review screen shows both; `pending` adds the execution and seq per action.
- */
-export interface CodemodeApprovalRequest {
-  actionRequests: Array<{ name: string; args: unknown; description: string }>;
-  reviewConfigs: Array<{ actionName: string; allowedDecisions: Array<"approve" | "reject"> }>;
-  /** The same actions, in the same order, as the runtime knows them. */
-  pending: PendingAction[];
-  /** Why the previous resume value was not used; the request is asked again. */
-  error?: string;
-}
-
-/** One answer, in the order of `actionRequests`. `message` is the reason, told to the model on a rejection. */
-export type CodemodeApprovalDecision = { type: "approve" | "reject"; message?: string; by?: string };
-
-/** What to resume with: `new Command({ resume: { decisions: [{ type: "approve" }] } })`. */
-export interface CodemodeApprovalResponse {
-  decisions: CodemodeApprovalDecision[];
-}
 
 export interface CodemodeApprovalMiddlewareOptions {
   /** The Code Mode tool's name. Default "codemode". */

@@ -1,5 +1,5 @@
 import { Command } from "@langchain/langgraph";
-import type { CodemodeApprovalRequest, CodemodeApprovalResponse } from "./middleware.js";
+import type { CodemodeApprovalRequest, CodemodeApprovalResponse } from "./approval-interrupt.js";
 
 /** What `resumeCodemodeApproval` needs of an agent: `createAgent`'s (or any compiled graph's) `getState` and `invoke`. */
 export interface ResumableAgent<Result> {

@@ -6,6 +6,8 @@ import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "
 
 /** Decisions applied once, and re-applied from the log by loops that re-run their step (R-AP-2, R-AP-4, R-AP-7). */
 
+// The adapters' tests have look-alike fixtures (langchain's middleware test, ai-sdk's testing/outage-store.ts),
+// kept apart on purpose: core's tests import nothing from an adapter package.
 const runtimes: CodemodeRuntime[] = [];
 afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
@@ -135,6 +137,7 @@ describe("decidePendingAction", () => {
 
 describe("decidePendingAction while the store is down (R-RT-3)", () => {
   it("a rejection that cannot reach the store is STORAGE_ERROR data, not NOT_PAUSED and not a throw", async () => {
+    // A twin of ai-sdk's testing/outage-store.ts, kept here: core's tests import nothing from an adapter package.
     const data = new Map<string, unknown>();
     const state = { down: false };
     const guard = () => {
