@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Lease } from "@codemode/core/store";
 
 /**
@@ -81,22 +82,22 @@ export class KeyedTurns {
  * a key (Redis without pub/sub, SQL rows) poll: a millisecond or two at first, backing off to at
  * most `maxPollMs`, jittered so racing waiters do not retry in step. Within one process only one
  * waiter per key polls (`turns`), and a release in this process wakes it at once (`wakeups`).
- * `waitMs` 0 is a single try.
+ * `waitMs` 0 is a single try. Each try is handed a new token, for the lease it would take.
  */
 export async function acquireByPolling(
   key: string,
-  attempt: () => Promise<Lease | null>,
+  attempt: (token: string) => Promise<Lease | null>,
   waitMs: number,
   local: { wakeups: LocalWakeups; turns: KeyedTurns },
   maxPollMs = 10,
 ): Promise<Lease | null> {
-  if (waitMs <= 0) return attempt();
+  if (waitMs <= 0) return attempt(randomUUID());
   const deadline = Date.now() + waitMs;
   const endTurn = await local.turns.take(key, deadline);
   if (!endTurn) return null;
   try {
     for (let round = 0; ; round++) {
-      const lease = await attempt();
+      const lease = await attempt(randomUUID());
       if (lease) return lease;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return null;
@@ -111,4 +112,9 @@ export async function acquireByPolling(
 /** The per-process state `acquireByPolling` needs, one per lock provider. */
 export function localWaiting(): { wakeups: LocalWakeups; turns: KeyedTurns } {
   return { wakeups: new LocalWakeups(), turns: new KeyedTurns() };
+}
+
+/** A lease's time to live as the stores keep it: whole milliseconds, at least one. */
+export function wholeTtlMs(ttlMs: number): number {
+  return Math.max(1, Math.ceil(ttlMs));
 }

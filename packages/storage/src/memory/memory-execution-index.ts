@@ -1,5 +1,6 @@
-import { compareRows, type ExecutionIndex, type ExecutionIndexProvider, type IndexRow } from "@codemode/core/store";
-import { checkRow, checkRuntimeName, checkStatus, mergePages, pageQuery } from "../execution-index/index-rows.js";
+import { compareRows, type ExecutionIndexProvider, type IndexRow } from "@codemode/core/store";
+import { checkedIndexProvider } from "../execution-index/checked-index.js";
+import { mergePages } from "../execution-index/index-rows.js";
 
 type Status = IndexRow["status"];
 
@@ -52,72 +53,63 @@ export function createMemoryExecutionIndex(): ExecutionIndexProvider & { close()
       closed = true;
       listings.clear();
     },
-    forRuntime(runtimeName): ExecutionIndex {
-      checkRuntimeName(runtimeName);
-      return {
-        async put(row) {
-          checkRow(row);
-          const target = listing(runtimeName);
-          const existing = target.rows.get(row.id);
-          if (existing) unlist(target, existing);
-          const stored = { id: row.id, status: row.status, createdAt: row.createdAt, updatedAt: row.updatedAt };
-          const rows = sorted(target, stored.status);
-          rows.splice(lowerBound(rows, stored), 0, stored);
-          target.rows.set(stored.id, stored);
-        },
-        async remove(row) {
-          checkRow(row);
-          const target = listing(runtimeName);
-          const existing = target.rows.get(row.id);
-          // Only the row listed under the status the caller saw: a row that moved since stays.
-          if (existing?.status === row.status) unlist(target, existing);
-        },
-        async list(query) {
-          const page = pageQuery(query);
-          const target = listing(runtimeName);
-          const pages = page.statuses.map((status) => {
-            const rows = target.byStatus.get(status) ?? [];
-            if (page.order === "newest") {
-              const end = page.after ? lowerBound(rows, page.after) : rows.length;
-              return rows.slice(Math.max(0, end - page.limit), end).reverse();
-            }
-            const start = page.after ? upperBound(rows, page.after) : 0;
-            return rows.slice(start, start + page.limit);
-          });
-          return mergePages(pages, page.order, page.limit).map((row) => ({ ...row }));
-        },
-        async count(statuses) {
-          for (const status of statuses) checkStatus(status);
-          const target = listing(runtimeName);
-          let total = 0;
-          for (const status of new Set(statuses)) total += target.byStatus.get(status)?.length ?? 0;
-          return total;
-        },
-      };
-    },
+    ...checkedIndexProvider({
+      async put(runtimeName, row) {
+        const target = listing(runtimeName);
+        const existing = target.rows.get(row.id);
+        if (existing) unlist(target, existing);
+        const stored = { id: row.id, status: row.status, createdAt: row.createdAt, updatedAt: row.updatedAt };
+        const rows = sorted(target, stored.status);
+        rows.splice(lowerBound(rows, stored), 0, stored);
+        target.rows.set(stored.id, stored);
+      },
+      async remove(runtimeName, row) {
+        const target = listing(runtimeName);
+        const existing = target.rows.get(row.id);
+        // Only the row listed under the status the caller saw: a row that moved since stays.
+        if (existing?.status === row.status) unlist(target, existing);
+      },
+      async list(runtimeName, page) {
+        const target = listing(runtimeName);
+        const pages = page.statuses.map((status) => {
+          const rows = target.byStatus.get(status) ?? [];
+          if (page.order === "newest") {
+            const end = page.after ? lowerBound(rows, page.after) : rows.length;
+            return rows.slice(Math.max(0, end - page.limit), end).reverse();
+          }
+          const start = page.after ? upperBound(rows, page.after) : 0;
+          return rows.slice(start, start + page.limit);
+        });
+        return mergePages(pages, page.order, page.limit).map((row) => ({ ...row }));
+      },
+      async count(runtimeName, statuses) {
+        const target = listing(runtimeName);
+        let total = 0;
+        for (const status of new Set(statuses)) total += target.byStatus.get(status)?.length ?? 0;
+        return total;
+      },
+    }),
   };
 }
 
 /** The first position whose row is not older than `key`. */
 function lowerBound(rows: readonly IndexRow[], key: { createdAt: number; id: string }): number {
-  let low = 0;
-  let high = rows.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (compareRows(rows[middle]!, key) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstPosition(rows, (row) => compareRows(row, key) >= 0);
 }
 
 /** The first position whose row is newer than `key`. */
 function upperBound(rows: readonly IndexRow[], key: { createdAt: number; id: string }): number {
+  return firstPosition(rows, (row) => compareRows(row, key) > 0);
+}
+
+/** Binary search: the first position of `rows` at which `isPast` holds, given that it holds from there on. */
+function firstPosition(rows: readonly IndexRow[], isPast: (row: IndexRow) => boolean): number {
   let low = 0;
   let high = rows.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (compareRows(rows[middle]!, key) <= 0) low = middle + 1;
-    else high = middle;
+    if (isPast(rows[middle]!)) high = middle;
+    else low = middle + 1;
   }
   return low;
 }

@@ -1,6 +1,14 @@
-import type { ExecutionIndex, ExecutionIndexProvider } from "@codemode/core/store";
-import { checkRow, checkRuntimeName, checkStatus, pageQuery } from "../execution-index/index-rows.js";
-import { type PostgresQueryable, quoteIdentifier } from "./postgres-lock.js";
+import type { ExecutionIndexProvider } from "@codemode/core/store";
+import { checkedIndexProvider } from "../execution-index/checked-index.js";
+import { checkStatus } from "../execution-index/index-rows.js";
+import {
+  deleteRowSql,
+  type IndexColumns,
+  indexTableSql,
+  rowOfColumns,
+  upsertRowSql,
+} from "../execution-index/index-table.js";
+import { isDuplicateObject, type PostgresQueryable, quoteIdentifier } from "./postgres-lock.js";
 
 /**
  * The execution index as a PostgreSQL table, one row per execution:
@@ -27,23 +35,14 @@ export function createPostgresExecutionIndex(
   const tableName = options.table ?? "codemode_executions";
   const table = quoteIdentifier(tableName);
   const namespace = options.namespace ?? "";
+  const schema = indexTableSql(table, quoteIdentifier(`${tableName}_by_status`.slice(0, 63)), {
+    id: 'TEXT COLLATE "C"',
+    time: "BIGINT",
+  });
   let ready: Promise<void> | undefined;
   const ensureTable = () =>
     (ready ??= (async () => {
-      await ignoreDuplicate(
-        pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
-          namespace TEXT NOT NULL,
-          runtime TEXT NOT NULL,
-          id TEXT COLLATE "C" NOT NULL,
-          status TEXT NOT NULL,
-          created_at BIGINT NOT NULL,
-          updated_at BIGINT NOT NULL,
-          PRIMARY KEY (namespace, runtime, id))`),
-      );
-      const indexName = quoteIdentifier(`${tableName}_by_status`.slice(0, 63));
-      await ignoreDuplicate(
-        pool.query(`CREATE INDEX IF NOT EXISTS ${indexName} ON ${table} (namespace, runtime, status, created_at, id)`),
-      );
+      for (const statement of schema) await ignoreDuplicate(pool.query(statement));
     })().catch((error: unknown) => {
       // A database that was down at start-up gets its table on a later call.
       ready = undefined;
@@ -54,67 +53,50 @@ export function createPostgresExecutionIndex(
     return pool.query(text, values);
   };
 
-  const put = `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
-    ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;
+  const put = upsertRowSql(table, "VALUES ($1, $2, $3, $4, $5, $6)");
   const leases = options.leases;
   // As `put`, by a lease's holder: $7 the lease's key, $8 its token.
   const putIfHeld =
     leases &&
-    `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at)
-    SELECT $1, $2, $3, $4, $5::bigint, $6::bigint
-    WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(leases.table)} WHERE key = $7 AND token = $8 AND expires_at > clock_timestamp() FOR SHARE)
-    ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = EXCLUDED.status, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at`;
-  // Only the row listed under the status the caller saw: a row that moved since stays.
-  const remove = `DELETE FROM ${table} WHERE namespace = $1 AND runtime = $2 AND id = $3 AND status = $4`;
+    upsertRowSql(
+      table,
+      `SELECT $1, $2, $3, $4, $5::bigint, $6::bigint
+    WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(leases.table)} WHERE key = $7 AND token = $8 AND expires_at > clock_timestamp() FOR SHARE)`,
+    );
+  const remove = deleteRowSql(table, (position) => `$${position}`);
   // One index range per status (a lateral count each): `status = ANY(...)` lets a planner without
   // statistics scan every row of the runtime, paused ones included, so the count before each
   // execute would grow with history.
   const count = `SELECT coalesce(sum(counted.total), 0) AS total FROM unnest($3::text[]) AS wanted(status)
     CROSS JOIN LATERAL (SELECT count(*) AS total FROM ${table} WHERE namespace = $1 AND runtime = $2 AND status = wanted.status) AS counted`;
 
-  return {
-    forRuntime(runtimeName): ExecutionIndex {
-      checkRuntimeName(runtimeName);
-      return {
-        async put(row, _previous, fence) {
-          checkRow(row);
-          const values = [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt];
-          if (fence && leases && putIfHeld)
-            await query(putIfHeld, [...values, (leases.keyPrefix ?? "") + fence.key, fence.token]);
-          else await query(put, values);
-        },
-        async remove(row) {
-          checkRow(row);
-          await query(remove, [namespace, runtimeName, row.id, row.status]);
-        },
-        async list(request) {
-          const page = pageQuery(request);
-          if (page.limit === 0 || page.statuses.length === 0) return [];
-          const values: unknown[] = [namespace, runtimeName, page.statuses];
-          if (page.after) values.push(page.after.createdAt, page.after.id);
-          values.push(page.limit);
-          const found = await query(listSql(table, page.order, page.after !== undefined), values);
-          return (found.rows as Array<{ id: string; status: string; created_at: string; updated_at: string }>).map(
-            (row) => {
-              checkStatus(row.status);
-              return {
-                id: row.id,
-                status: row.status,
-                createdAt: Number(row.created_at),
-                updatedAt: Number(row.updated_at),
-              };
-            },
-          );
-        },
-        async count(statuses) {
-          for (const status of statuses) checkStatus(status);
-          if (statuses.length === 0) return 0;
-          const found = await query(count, [namespace, runtimeName, [...new Set(statuses)]]);
-          return Number((found.rows[0] as { total: string } | undefined)?.total ?? 0);
-        },
-      };
+  return checkedIndexProvider({
+    async put(runtimeName, row, fence) {
+      const values = [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt];
+      if (fence && leases && putIfHeld)
+        await query(putIfHeld, [...values, (leases.keyPrefix ?? "") + fence.key, fence.token]);
+      else await query(put, values);
     },
-  };
+    async remove(runtimeName, row) {
+      await query(remove, [namespace, runtimeName, row.id, row.status]);
+    },
+    async list(runtimeName, page) {
+      if (page.limit === 0 || page.statuses.length === 0) return [];
+      const values: unknown[] = [namespace, runtimeName, page.statuses];
+      if (page.after) values.push(page.after.createdAt, page.after.id);
+      values.push(page.limit);
+      const found = await query(listSql(table, page.order, page.after !== undefined), values);
+      return (found.rows as Array<IndexColumns & { status: string }>).map((row) => {
+        checkStatus(row.status);
+        return rowOfColumns(row, row.status);
+      });
+    },
+    async count(runtimeName, statuses) {
+      if (statuses.length === 0) return 0;
+      const found = await query(count, [namespace, runtimeName, [...new Set(statuses)]]);
+      return Number((found.rows[0] as { total: string } | undefined)?.total ?? 0);
+    },
+  });
 }
 
 /**
@@ -144,7 +126,6 @@ async function ignoreDuplicate(creating: Promise<unknown>): Promise<void> {
   try {
     await creating;
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code !== "23505" && code !== "42P07") throw error;
+    if (!isDuplicateObject(error)) throw error;
   }
 }

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { Lease, LockProvider } from "@codemode/core/store";
-import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+import { acquireByPolling, localWaiting, wholeTtlMs } from "../lock/acquire-by-polling.js";
 import type { StoredRows } from "../lock/stored-rows.js";
 
 /** What the lock needs of a `pg` Pool (or Client). */
@@ -60,11 +59,9 @@ export function createPostgresLock(
     async acquire(key, { ttlMs, waitMs }) {
       await ensureTable();
       const rowKey = prefix + key;
-      const ttl = Math.max(1, Math.ceil(ttlMs));
       return acquireByPolling(
         rowKey,
-        async () => {
-          const token = randomUUID();
+        async (token) => {
           const taken = await pool.query(
             // The NOT EXISTS guard makes a try on a held key a plain read: without it, every poll
             // would lock the row and commit, and a busy key would cost a disk flush per waiter per poll.
@@ -74,7 +71,7 @@ export function createPostgresLock(
            ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
            WHERE ${table}.expires_at <= clock_timestamp()
            RETURNING token`,
-            [rowKey, token, ttl],
+            [rowKey, token, wholeTtlMs(ttlMs)],
           );
           if (taken.rowCount !== 1) return null;
           const lease = postgresLease(pool, table, rowKey, token, () => local.wakeups.wake(rowKey));
@@ -121,7 +118,7 @@ function postgresLease(
       const renewed = await pool.query(
         `UPDATE ${table} SET expires_at = clock_timestamp() + $3::double precision * interval '1 millisecond'
          WHERE key = $1 AND token = $2 AND expires_at > clock_timestamp()`,
-        [rowKey, token, Math.max(1, Math.ceil(ttlMs))],
+        [rowKey, token, wholeTtlMs(ttlMs)],
       );
       return renewed.rowCount === 1;
     },
@@ -138,7 +135,7 @@ export function quoteIdentifier(name: string): string {
 }
 
 /** unique_violation (a racing CREATE of the same type) or duplicate_table. */
-function isDuplicateObject(error: unknown): boolean {
+export function isDuplicateObject(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "23505" || code === "42P07";
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { runExecutionIndexConformance, runStorageConformance, tcpUnreachable } from "@codemode/storage/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { expectStatus, expectStorageErrors, suiteHooks } from "../testing/story-helpers.js";
 
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 // Tables of their own, dropped afterwards, so the tests leave the database as they found it.
@@ -42,17 +43,7 @@ runExecutionIndexConformance(
 );
 
 describe("postgresStorage on a real PostgreSQL", () => {
-  let unavailable: string | undefined;
-  beforeAll(async () => {
-    unavailable = await tcpUnreachable(POSTGRES_URL);
-    if (unavailable && process.env.CI)
-      throw new Error(`PostgreSQL is not reachable at ${POSTGRES_URL} (${unavailable}); CI must provide it`);
-  });
-  const cannotRun = () => {
-    if (!unavailable) return false;
-    console.warn(`story not run: PostgreSQL is not reachable at ${POSTGRES_URL} (${unavailable})`);
-    return true;
-  };
+  const cannotRun = suiteHooks(`PostgreSQL at ${POSTGRES_URL}`, () => tcpUnreachable(POSTGRES_URL));
 
   it("two storages with the same URL in one process close independently (unlike @keyv/postgres's shared pool)", async () => {
     if (cannotRun()) return;
@@ -142,12 +133,7 @@ describe("postgresStorage on a real PostgreSQL", () => {
   it("R-ST-5 nothing listening at the URL: STORAGE_ERROR, never NOT_FOUND", async () => {
     const storage = postgresStorage("postgresql://postgres@127.0.0.1:1/test", TABLES);
     const runtime = createCodemodeRuntime({ connectors: [gate()], storage });
-    const executed = await runtime.execute({ code: "async () => gate.open({})" });
-    expectStatus(executed, "error");
-    expect(executed.code).toBe("STORAGE_ERROR");
-    const approved = await runtime.approve({ executionId: randomUUID() });
-    expectStatus(approved, "error");
-    expect(approved.code).toBe("STORAGE_ERROR");
+    await expectStorageErrors(runtime, "async () => gate.open({})");
     await runtime.close();
     await expect(storage.index.forRuntime("default").list({ limit: 10 })).rejects.toThrow();
     await storage.close();
@@ -156,11 +142,4 @@ describe("postgresStorage on a real PostgreSQL", () => {
 
 function gate() {
   return defineConnector({ name: "gate", tools: { open: { requiresApproval: true, execute: async () => "opened" } } });
-}
-
-function expectStatus<S extends Outcome["status"]>(
-  outcome: Outcome,
-  status: S,
-): asserts outcome is Extract<Outcome, { status: S }> {
-  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
 }

@@ -1,5 +1,6 @@
-import { ALL_STATUSES, type ExecutionIndex, type ExecutionIndexProvider, type IndexRow } from "@codemode/core/store";
-import { checkRow, checkRuntimeName, checkStatus, mergePages, pageQuery } from "../execution-index/index-rows.js";
+import { ALL_STATUSES, type ExecutionIndexProvider, type IndexRow } from "@codemode/core/store";
+import { checkedIndexProvider } from "../execution-index/checked-index.js";
+import { mergePages } from "../execution-index/index-rows.js";
 
 /** The Redis command the index needs; a node-redis client (v5) has it. */
 export interface RedisIndexClient {
@@ -90,48 +91,45 @@ export function createRedisExecutionIndex(
 ): ExecutionIndexProvider {
   const prefix = options.keyPrefix ?? "";
   const lockPrefix = options.lockKeyPrefix ?? prefix;
-  return {
-    forRuntime(runtimeName): ExecutionIndex {
-      const hash = `${prefix}cm:${checkRuntimeName(runtimeName)}:ix`;
-      const setOf = (status: IndexRow["status"]) => `${hash}:${status}`;
-      const allKeys = [hash, ...ALL_STATUSES.map(setOf)];
-      return {
-        async put(row, _previous, fence) {
-          checkRow(row);
-          const values = [row.id, row.status, digits(row.createdAt), String(row.updatedAt)];
-          if (fence)
-            await client.eval(PUT_IF_HELD, {
-              keys: [...allKeys, lockPrefix + fence.key],
-              arguments: [...values, fence.token],
-            });
-          else await client.eval(PUT, { keys: allKeys, arguments: values });
-        },
-        async remove(row) {
-          checkRow(row);
-          await client.eval(REMOVE, { keys: allKeys, arguments: [row.id, row.status] });
-        },
-        async list(query) {
-          const page = pageQuery(query);
-          if (page.limit === 0 || page.statuses.length === 0) return [];
-          const cursor = page.after ? `${digits(page.after.createdAt)}:${page.after.id}` : "";
-          const answer = await client.eval(LIST, {
-            keys: [hash, ...page.statuses.map(setOf)],
-            arguments: [page.order, String(page.limit), cursor],
-          });
-          if (!Array.isArray(answer))
-            throw new Error(`unexpected answer from Redis to an index listing: ${JSON.stringify(answer)}`);
-          const pages = page.statuses.map((status, position) => rowsOf(answer[position], status));
-          return mergePages(pages, page.order, page.limit);
-        },
-        async count(statuses) {
-          for (const status of statuses) checkStatus(status);
-          const wanted = [...new Set(statuses)];
-          if (wanted.length === 0) return 0;
-          return Number(await client.eval(COUNT, { keys: wanted.map(setOf), arguments: [] }));
-        },
-      };
+  const hashOf = (runtimeName: string) => `${prefix}cm:${runtimeName}:ix`;
+  const setOf = (runtimeName: string, status: IndexRow["status"]) => `${hashOf(runtimeName)}:${status}`;
+  const allKeys = (runtimeName: string) => [
+    hashOf(runtimeName),
+    ...ALL_STATUSES.map((status) => setOf(runtimeName, status)),
+  ];
+  return checkedIndexProvider({
+    async put(runtimeName, row, fence) {
+      const values = [row.id, row.status, digits(row.createdAt), String(row.updatedAt)];
+      if (fence)
+        await client.eval(PUT_IF_HELD, {
+          keys: [...allKeys(runtimeName), lockPrefix + fence.key],
+          arguments: [...values, fence.token],
+        });
+      else await client.eval(PUT, { keys: allKeys(runtimeName), arguments: values });
     },
-  };
+    async remove(runtimeName, row) {
+      await client.eval(REMOVE, { keys: allKeys(runtimeName), arguments: [row.id, row.status] });
+    },
+    async list(runtimeName, page) {
+      if (page.limit === 0 || page.statuses.length === 0) return [];
+      const cursor = page.after ? `${digits(page.after.createdAt)}:${page.after.id}` : "";
+      const answer = await client.eval(LIST, {
+        keys: [hashOf(runtimeName), ...page.statuses.map((status) => setOf(runtimeName, status))],
+        arguments: [page.order, String(page.limit), cursor],
+      });
+      if (!Array.isArray(answer))
+        throw new Error(`unexpected answer from Redis to an index listing: ${JSON.stringify(answer)}`);
+      const pages = page.statuses.map((status, position) => rowsOf(answer[position], status));
+      return mergePages(pages, page.order, page.limit);
+    },
+    async count(runtimeName, statuses) {
+      const wanted = [...new Set(statuses)];
+      if (wanted.length === 0) return 0;
+      return Number(
+        await client.eval(COUNT, { keys: wanted.map((status) => setOf(runtimeName, status)), arguments: [] }),
+      );
+    },
+  });
 }
 
 /** A timestamp as 16 digits, so that byte order is numeric order (Number.MAX_SAFE_INTEGER has 16). */

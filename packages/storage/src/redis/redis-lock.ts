@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { Lease, LockProvider } from "@codemode/core/store";
-import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+import { acquireByPolling, localWaiting, wholeTtlMs } from "../lock/acquire-by-polling.js";
 import type { StoredRows } from "../lock/stored-rows.js";
 
 /** The Redis commands the lock needs; a node-redis client (v5) has them. */
@@ -49,12 +48,11 @@ export function createRedisLock(
   return {
     async acquire(key, { ttlMs, waitMs }) {
       const redisKey = prefix + key;
-      const ttl = Math.max(1, Math.ceil(ttlMs));
+      const expiration = { type: "PX" as const, value: wholeTtlMs(ttlMs) };
       return acquireByPolling(
         redisKey,
-        async () => {
-          const token = randomUUID();
-          const answer = await client.set(redisKey, token, { condition: "NX", expiration: { type: "PX", value: ttl } });
+        async (token) => {
+          const answer = await client.set(redisKey, token, { condition: "NX", expiration });
           return answer === "OK"
             ? redisLease(client, redisKey, token, () => local.wakeups.wake(redisKey), options.rows)
             : null;
@@ -81,7 +79,7 @@ function redisLease(
     async renew(ttlMs) {
       const answer = await client.eval(RENEW, {
         keys: [redisKey],
-        arguments: [token, String(Math.max(1, Math.ceil(ttlMs)))],
+        arguments: [token, String(wholeTtlMs(ttlMs))],
       });
       return Number(answer) === 1;
     },

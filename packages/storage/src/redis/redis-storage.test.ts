@@ -8,7 +8,8 @@ import {
   tcpUnreachable,
 } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeAll, expectStatus, expectStorageErrors, suiteHooks } from "../testing/story-helpers.js";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 // Everything these tests write lives under this namespace and is deleted afterwards.
@@ -43,29 +44,63 @@ runExecutionIndexConformance("redisStorage(url)", (namespace) => redisStorage(RE
 });
 
 describe("redisStorage on a real Redis", () => {
-  let unavailable: string | undefined;
+  const redis = realRedis();
+  layoutStories(redis);
+  outageStories(redis);
+  givenClientStories(redis);
+});
+
+/** What the stories on a real Redis share: whether they can run, and what each opened, closed after it. */
+function realRedis() {
   const runtimes: CodemodeRuntime[] = [];
-  const closers: Array<() => Promise<unknown>> = [];
-
-  beforeAll(async () => {
-    unavailable = await tcpUnreachable(REDIS_URL);
-    if (unavailable && process.env.CI)
-      throw new Error(`Redis is not reachable at ${REDIS_URL} (${unavailable}); CI must provide it`);
-  });
-  afterEach(async () => {
-    for (const runtime of runtimes.splice(0)) await runtime.close();
-    for (const close of closers.splice(0)) await close().catch(() => undefined);
-  });
-  const cannotRun = () => {
-    if (!unavailable) return false;
-    console.warn(`story not run: Redis is not reachable at ${REDIS_URL} (${unavailable})`);
-    return true;
+  const opened: Array<{ close(): Promise<unknown> }> = [];
+  const cannotRun = suiteHooks(
+    `Redis at ${REDIS_URL}`,
+    () => tcpUnreachable(REDIS_URL),
+    async () => {
+      for (const runtime of runtimes.splice(0)) await runtime.close();
+      await closeAll(opened);
+    },
+  );
+  /** Closes `closable` after the story. */
+  const closeLater = <T extends { close(): Promise<unknown> }>(closable: T): T => {
+    opened.push(closable);
+    return closable;
   };
+  return {
+    cannotRun,
+    closeLater,
+    /** Closes `runtime` after the story, before what `closeLater` was given. */
+    track(runtime: CodemodeRuntime): CodemodeRuntime {
+      runtimes.push(runtime);
+      return runtime;
+    },
+    /** A client of its own, to look at the keys as Redis holds them. */
+    async rawClient(): Promise<RedisClient> {
+      const client = createClient({ url: REDIS_URL }) as RedisClient;
+      await client.connect();
+      return closeLater(client);
+    },
+    /**
+     * A storage that reaches Redis through a proxy: `proxy.cut()` drops every connection and refuses
+     * new ones, a server that went away for as long as the story says (a killed connection alone
+     * reconnects within milliseconds); `proxy.restore()` brings it back.
+     */
+    async storageBehindProxy() {
+      const proxy = closeLater(await cuttableProxy(REDIS_URL));
+      const storage = closeLater(redisStorage(proxy.url, { namespace: NAMESPACE, connectTimeoutMs: 500 }));
+      return { proxy, storage };
+    },
+  };
+}
 
+type RealRedis = ReturnType<typeof realRedis>;
+
+/** How the storage lays out its keys: the namespace once, leases and the execution index included. */
+function layoutStories({ cannotRun, closeLater, track, rawClient }: RealRedis): void {
   it("keys carry the namespace once, leases and the execution index included", async () => {
     if (cannotRun()) return;
-    const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
-    closers.push(() => storage.close());
+    const storage = closeLater(redisStorage(REDIS_URL, { namespace: NAMESPACE }));
     const name = `layout-${randomUUID().slice(0, 8)}`;
     const runtime = track(createCodemodeRuntime({ name, connectors: [gate()], storage }));
     const paused = await runtime.execute({ code: "async () => gate.open({})" });
@@ -89,15 +124,37 @@ describe("redisStorage on a real Redis", () => {
     await lease!.release();
   });
 
+  it("the execution index: a sorted set per status whose members order by (createdAt, id), and a hash of rows", async () => {
+    if (cannotRun()) return;
+    const storage = closeLater(redisStorage(REDIS_URL, { namespace: NAMESPACE }));
+    const name = `ix-layout-${randomUUID().slice(0, 8)}`;
+    const index = storage.index.forRuntime(name);
+    await index.put({ id: "run-1", status: "running", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 });
+    await index.put(
+      { id: "run-1", status: "paused", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_500 },
+      "running",
+    );
+
+    const raw = await rawClient();
+    const base = `${NAMESPACE}::cm:${name}:ix`;
+    expect((await raw.keys(`*${name}*`)).sort()).toEqual([base, `${base}:paused`]);
+    expect(await raw.zRangeWithScores(`${base}:paused`, 0, -1)).toEqual([
+      { value: "0001700000000000:run-1", score: 0 },
+    ]);
+    expect(await raw.hGetAll(base)).toEqual({ "run-1": "paused 0001700000000000 1700000000500" });
+    await index.remove({ id: "run-1", status: "paused", createdAt: 1_700_000_000_000 });
+    expect(await raw.keys(`*${name}*`)).toEqual([]);
+  });
+}
+
+/** R-ST-5 when Redis goes away: a killed connection mid-pass, a server out of reach, nothing listening at all. */
+function outageStories({ cannotRun, closeLater, track, rawClient, storageBehindProxy }: RealRedis): void {
   it("R-ST-5 its connection killed mid-pass (CLIENT KILL), the server out of reach until the pass ended: STORAGE_ERROR, no unhandled rejection; after the reconnect the record is consistent and the runs go on", async () => {
     if (cannotRun()) return;
     // The client reconnects within a millisecond of a killed connection, sooner than the pass's
     // next (batched) write may come; through a proxy cut right after the kill, the pass meets the
     // outage whatever the timing, until the test restores the proxy.
-    const proxy = await cuttableProxy(REDIS_URL);
-    closers.push(() => proxy.close());
-    const storage = redisStorage(proxy.url, { namespace: NAMESPACE, connectTimeoutMs: 500 });
-    closers.push(() => storage.close());
+    const { proxy, storage } = await storageBehindProxy();
     const client = (storage.keyv.store as { client: RedisClient }).client;
     const raw = await rawClient();
     const name = `kill-${randomUUID().slice(0, 8)}`;
@@ -158,37 +215,9 @@ describe("redisStorage on a real Redis", () => {
     expect(applied).toEqual([`${paused.executionId}:0`]);
   });
 
-  it("the execution index: a sorted set per status whose members order by (createdAt, id), and a hash of rows", async () => {
-    if (cannotRun()) return;
-    const storage = redisStorage(REDIS_URL, { namespace: NAMESPACE });
-    closers.push(() => storage.close());
-    const name = `ix-layout-${randomUUID().slice(0, 8)}`;
-    const index = storage.index.forRuntime(name);
-    await index.put({ id: "run-1", status: "running", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 });
-    await index.put(
-      { id: "run-1", status: "paused", createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_500 },
-      "running",
-    );
-
-    const raw = await rawClient();
-    const base = `${NAMESPACE}::cm:${name}:ix`;
-    expect((await raw.keys(`*${name}*`)).sort()).toEqual([base, `${base}:paused`]);
-    expect(await raw.zRangeWithScores(`${base}:paused`, 0, -1)).toEqual([
-      { value: "0001700000000000:run-1", score: 0 },
-    ]);
-    expect(await raw.hGetAll(base)).toEqual({ "run-1": "paused 0001700000000000 1700000000500" });
-    await index.remove({ id: "run-1", status: "paused", createdAt: 1_700_000_000_000 });
-    expect(await raw.keys(`*${name}*`)).toEqual([]);
-  });
-
   it("R-ST-5 the execution index while Redis is unreachable rejects, never answers an empty page; once it is back it lists again", async () => {
     if (cannotRun()) return;
-    // A proxy that drops every connection and refuses new ones: a server that went away, for as
-    // long as the test says (a killed connection alone reconnects within milliseconds).
-    const proxy = await cuttableProxy(REDIS_URL);
-    closers.push(() => proxy.close());
-    const storage = redisStorage(proxy.url, { namespace: NAMESPACE, connectTimeoutMs: 500 });
-    closers.push(() => storage.close());
+    const { proxy, storage } = await storageBehindProxy();
     const index = storage.index.forRuntime(`ix-cut-${randomUUID().slice(0, 8)}`);
     const row = { id: "run-1", status: "paused" as const, createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000 };
     await index.put(row);
@@ -209,27 +238,24 @@ describe("redisStorage on a real Redis", () => {
   });
 
   it("R-ST-5 nothing listening at the URL: STORAGE_ERROR within the connect timeout, never NOT_FOUND", async () => {
-    const storage = redisStorage("redis://127.0.0.1:1", { namespace: NAMESPACE, connectTimeoutMs: 300 });
-    closers.push(() => storage.close());
+    const storage = closeLater(redisStorage("redis://127.0.0.1:1", { namespace: NAMESPACE, connectTimeoutMs: 300 }));
     const runtime = track(createCodemodeRuntime({ connectors: [gate()], storage }));
     const started = Date.now();
-    const executed = await runtime.execute({ code: "async () => gate.open({})" });
-    expectStatus(executed, "error");
-    expect(executed.code).toBe("STORAGE_ERROR");
-    const approved = await runtime.approve({ executionId: randomUUID() });
-    expectStatus(approved, "error");
-    expect(approved.code).toBe("STORAGE_ERROR");
+    await expectStorageErrors(runtime, "async () => gate.open({})");
     await expect(runtime.expirePaused()).rejects.toMatchObject({ name: "CodemodeError", code: "STORAGE_ERROR" });
     await expect(runtime.executions()).rejects.toMatchObject({ code: "STORAGE_ERROR" });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
+}
 
+/** A client the caller passes in: the storage uses it as it is, and leaves it open. */
+function givenClientStories({ cannotRun, closeLater, track }: RealRedis): void {
   it("a client passed in is used as it is and left open on close()", async () => {
     if (cannotRun()) return;
     const client = createClient({ url: REDIS_URL, disableOfflineQueue: true }) as RedisClient;
     client.on("error", () => undefined);
     await client.connect();
-    closers.push(() => client.close());
+    closeLater(client);
     const storage = redisStorage(client, { namespace: NAMESPACE });
     const runtime = track(
       createCodemodeRuntime({ connectors: [gate()], storage, name: `given-${randomUUID().slice(0, 8)}` }),
@@ -243,19 +269,7 @@ describe("redisStorage on a real Redis", () => {
     expectStatus(afterClose, "error");
     expect(afterClose.code).toBe("STORAGE_ERROR");
   });
-
-  function track(runtime: CodemodeRuntime): CodemodeRuntime {
-    runtimes.push(runtime);
-    return runtime;
-  }
-
-  async function rawClient(): Promise<RedisClient> {
-    const client = createClient({ url: REDIS_URL }) as RedisClient;
-    await client.connect();
-    closers.push(() => client.close());
-    return client;
-  }
-});
+}
 
 /** One gated tool; records the idempotency key of each applied call. */
 function gate(applied: string[] = []) {
@@ -271,11 +285,4 @@ function gate(applied: string[] = []) {
       },
     },
   });
-}
-
-function expectStatus<S extends Outcome["status"]>(
-  outcome: Outcome,
-  status: S,
-): asserts outcome is Extract<Outcome, { status: S }> {
-  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
 }

@@ -1,6 +1,8 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { ExecutionIndex, ExecutionIndexProvider, IndexRow } from "@codemode/core/store";
-import { checkRow, checkRuntimeName, checkStatus, mergePages, pageQuery } from "../execution-index/index-rows.js";
+import type { ExecutionIndexProvider, IndexRow } from "@codemode/core/store";
+import { checkedIndexProvider } from "../execution-index/checked-index.js";
+import { mergePages } from "../execution-index/index-rows.js";
+import { deleteRowSql, indexTableSql, rowOfColumns, upsertRowSql } from "../execution-index/index-table.js";
 
 /**
  * The execution index as a table of the SQLite file, one row per execution:
@@ -26,33 +28,21 @@ export function createSqliteExecutionIndex(
   const tableName = options.table ?? "codemode_executions";
   const table = `"${tableName}"`;
   const namespace = options.namespace ?? "";
-  database.exec(`CREATE TABLE IF NOT EXISTS ${table} (
-    namespace TEXT NOT NULL,
-    runtime TEXT NOT NULL,
-    id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    PRIMARY KEY (namespace, runtime, id))`);
-  database.exec(
-    `CREATE INDEX IF NOT EXISTS "${tableName}_by_status" ON ${table} (namespace, runtime, status, created_at, id)`,
-  );
+  for (const statement of indexTableSql(table, `"${tableName}_by_status"`, { id: "TEXT", time: "INTEGER" }))
+    database.exec(statement);
 
-  const put = database.prepare(
-    `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at`,
-  );
+  const put = database.prepare(upsertRowSql(table, "VALUES (?, ?, ?, ?, ?, ?)"));
   const leases = options.leases;
   // As `put`, by a lease's holder: then the lease's key, its token and the time now.
   const putIfHeld =
     leases &&
     database.prepare(
-      `INSERT INTO ${table} (namespace, runtime, id, status, created_at, updated_at)
-       SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM "${leases.table}" WHERE key = ? AND token = ? AND expires_at > ?)
-       ON CONFLICT (namespace, runtime, id) DO UPDATE SET status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+      upsertRowSql(
+        table,
+        `SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM "${leases.table}" WHERE key = ? AND token = ? AND expires_at > ?)`,
+      ),
     );
-  // Only the row listed under the status the caller saw: a row that moved since stays.
-  const remove = database.prepare(`DELETE FROM ${table} WHERE namespace = ? AND runtime = ? AND id = ? AND status = ?`);
+  const remove = database.prepare(deleteRowSql(table, () => "?"));
   const count = database.prepare(
     `SELECT count(*) AS total FROM ${table} WHERE namespace = ? AND runtime = ? AND status = ?`,
   );
@@ -69,61 +59,40 @@ export function createSqliteExecutionIndex(
     oldest: { first: pageStatement("oldest", false), after: pageStatement("oldest", true) },
   };
 
-  return {
-    forRuntime(runtimeName): ExecutionIndex {
-      checkRuntimeName(runtimeName);
-      return {
-        async put(row, _previous, fence) {
-          checkRow(row);
-          if (fence && leases && putIfHeld)
-            putIfHeld.run(
-              namespace,
-              runtimeName,
-              row.id,
-              row.status,
-              row.createdAt,
-              row.updatedAt,
-              (leases.keyPrefix ?? "") + fence.key,
-              fence.token,
-              Date.now(),
-            );
-          else put.run(namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt);
-        },
-        async remove(row) {
-          checkRow(row);
-          remove.run(namespace, runtimeName, row.id, row.status);
-        },
-        async list(query) {
-          const page = pageQuery(query);
-          if (page.limit === 0) return [];
-          const statements = pages[page.order];
-          const perStatus = snapshot(database, () =>
-            page.statuses.map((status): IndexRow[] => {
-              const found = page.after
-                ? statements.after.all(namespace, runtimeName, status, page.after.createdAt, page.after.id, page.limit)
-                : statements.first.all(namespace, runtimeName, status, page.limit);
-              return (found as Array<{ id: string; created_at: number; updated_at: number }>).map((row) => ({
-                id: row.id,
-                status,
-                createdAt: Number(row.created_at),
-                updatedAt: Number(row.updated_at),
-              }));
-            }),
-          );
-          return mergePages(perStatus, page.order, page.limit);
-        },
-        async count(statuses) {
-          for (const status of statuses) checkStatus(status);
-          return snapshot(database, () => {
-            let total = 0;
-            for (const status of new Set(statuses))
-              total += Number((count.get(namespace, runtimeName, status) as { total: number }).total);
-            return total;
-          });
-        },
-      };
+  return checkedIndexProvider({
+    async put(runtimeName, row, fence) {
+      const values = [namespace, runtimeName, row.id, row.status, row.createdAt, row.updatedAt] as const;
+      if (fence && leases && putIfHeld)
+        putIfHeld.run(...values, (leases.keyPrefix ?? "") + fence.key, fence.token, Date.now());
+      else put.run(...values);
     },
-  };
+    async remove(runtimeName, row) {
+      remove.run(namespace, runtimeName, row.id, row.status);
+    },
+    async list(runtimeName, page) {
+      if (page.limit === 0) return [];
+      const statements = pages[page.order];
+      const perStatus = snapshot(database, () =>
+        page.statuses.map((status): IndexRow[] => {
+          const found = page.after
+            ? statements.after.all(namespace, runtimeName, status, page.after.createdAt, page.after.id, page.limit)
+            : statements.first.all(namespace, runtimeName, status, page.limit);
+          return (found as Array<{ id: string; created_at: number; updated_at: number }>).map((row) =>
+            rowOfColumns(row, status),
+          );
+        }),
+      );
+      return mergePages(perStatus, page.order, page.limit);
+    },
+    async count(runtimeName, statuses) {
+      return snapshot(database, () => {
+        let total = 0;
+        for (const status of new Set(statuses))
+          total += Number((count.get(namespace, runtimeName, status) as { total: number }).total);
+        return total;
+      });
+    },
+  });
 }
 
 /** Runs reads of several statements on one snapshot, so a write of another process between them cannot show a row twice. */

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import type { Lease, LockProvider } from "@codemode/core/store";
-import { acquireByPolling, localWaiting } from "../lock/acquire-by-polling.js";
+import { acquireByPolling, localWaiting, wholeTtlMs } from "../lock/acquire-by-polling.js";
 import type { KeyvEntries, StoredRows } from "../lock/stored-rows.js";
 
 /**
@@ -71,7 +70,7 @@ export function createSqliteLock(
     ...(data ? { setIfHeld: (entries: KeyvEntries) => setIfHeld(rowKey, token, entries) } : {}),
     async renew(ttlMs) {
       const now = Date.now();
-      return Number(renew.run(now + Math.max(1, Math.ceil(ttlMs)), rowKey, token, now).changes) === 1;
+      return Number(renew.run(now + wholeTtlMs(ttlMs), rowKey, token, now).changes) === 1;
     },
     async release() {
       release.run(rowKey, token);
@@ -84,10 +83,9 @@ export function createSqliteLock(
       const rowKey = prefix + key;
       return acquireByPolling(
         rowKey,
-        async () => {
-          const token = randomUUID();
+        async (token) => {
           const now = Date.now();
-          const row = take.get(rowKey, token, now + Math.max(1, Math.ceil(ttlMs)), now);
+          const row = take.get(rowKey, token, now + wholeTtlMs(ttlMs), now);
           return row === undefined ? null : lease(rowKey, token);
         },
         waitMs,
