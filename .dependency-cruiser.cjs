@@ -58,7 +58,11 @@ module.exports = {
     coreRoom("sandbox-is-the-bottom", "sandbox", ["runtime", "log", "connectors", "adapters", "mcp", "telemetry"]),
     coreRoom("log-is-below-the-runtime", "log", ["runtime", "adapters", "mcp", "telemetry", "connectors"]),
     coreRoom("connectors-are-below-the-runtime", "connectors", ["runtime", "log", "adapters", "mcp", "telemetry"]),
-    coreRoom("runtime-is-below-its-surfaces", "runtime", ["adapters", "mcp"]),
+    {
+      ...coreRoom("runtime-is-below-its-surfaces", "runtime", ["adapters", "mcp"]),
+      // The handle's modelDescription() hands out the adapters' model-facing text: the one arrow up.
+      to: { path: "^packages/core/src/(adapters|mcp)/", pathNot: "^packages/core/src/adapters/model-description\\.ts$" },
+    },
     coreRoom("adapters-are-not-mcp", "adapters", ["mcp"]),
   ],
   options: {

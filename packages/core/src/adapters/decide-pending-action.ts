@@ -1,6 +1,6 @@
 import { CodemodeError, errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
-import { type ModelFacingOutcome, type ModelOutputOptions, modelFacingOutcome } from "../runtime/model-output.js";
+import { type ModelFacingOutcome, type ModelOutputOptions, modelFacingOutcome } from "./model-output.js";
 
 /** A human's answer to one pending action. */
 export interface PendingDecision {

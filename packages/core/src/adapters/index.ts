@@ -16,15 +16,7 @@ export {
   decideStep,
   type IssuedCall,
   type RecordedCall,
-} from "../runtime/decide.js";
-export { type ModelDescriptionOptions, modelDescription } from "../runtime/model-description.js";
-export {
-  approvalFollowUpText,
-  approvalResultText,
-  type ModelFacingOutcome,
-  type ModelOutputOptions,
-  modelFacingOutcome,
-} from "../runtime/model-output.js";
+} from "../runtime/pass/decide.js";
 export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 export {
   type DecisionOutcome,
@@ -35,6 +27,14 @@ export {
   type RejectedOutcome,
 } from "./decide-pending-action.js";
 export { methodNamesFor } from "./method-names.js";
+export { type ModelDescriptionOptions, modelDescription } from "./model-description.js";
+export {
+  approvalFollowUpText,
+  approvalResultText,
+  type ModelFacingOutcome,
+  type ModelOutputOptions,
+  modelFacingOutcome,
+} from "./model-output.js";
 export { createOutcomeMemo, type OutcomeMemo } from "./outcome-memo.js";
 export { checkPauseReference, type PauseState, pauseState } from "./pause-state.js";
 export {

@@ -2,8 +2,8 @@ import { createRequire } from "node:module";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ModelOutputOptions } from "../adapters/model-output.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
-import type { ModelOutputOptions } from "../runtime/model-output.js";
 import { type HttpListenOptions, listenStreamableHttp, type McpHttpListener } from "./http-listener.js";
 import { registerCodemodeTools } from "./server-tools.js";
 

@@ -8,10 +8,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "../adapters/decide-pending-action.js";
+import type { ModelOutputOptions } from "../adapters/model-output.js";
 import { toModelJson } from "../adapters/pending-approval.js";
 import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
-import type { ModelOutputOptions } from "../runtime/model-output.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
 import * as schemas from "./server-schemas.js";
 

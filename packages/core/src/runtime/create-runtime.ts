@@ -1,8 +1,8 @@
+import { modelDescription } from "../adapters/model-description.js";
 import { instrumentRuntime } from "../telemetry/instrument-runtime.js";
 import { createApprovalAuthority, registerApprovalAuthority } from "./approval-authority.js";
 import { createRuntimeContext } from "./context.js";
 import type { CodemodeRuntime } from "./interface.js";
-import { modelDescription } from "./model-description.js";
 import { approve } from "./operations/approve.js";
 import { deleteExecution } from "./operations/delete.js";
 import { execute, submit } from "./operations/execute.js";

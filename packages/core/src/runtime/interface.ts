@@ -1,8 +1,8 @@
+import type { ModelDescriptionOptions } from "../adapters/model-description.js";
 import type { ErrorOutcome, ExecutionState, Outcome, PendingAction, RollbackReport } from "../outcome.js";
 import type { Snippet } from "../snippets/snippets.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
-import type { ModelDescriptionOptions } from "./model-description.js";
 import type { ApproveInput } from "./operations/approve.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";

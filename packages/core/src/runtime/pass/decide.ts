@@ -1,4 +1,4 @@
-import type { LogEntryState } from "../outcome.js";
+import type { LogEntryState } from "../../outcome.js";
 
 /** A call the program issued at some seq, as the host sees it. */
 export interface IssuedCall {

@@ -6,7 +6,7 @@ import type { StoredEntry } from "../../log/interface.js";
 import { CodemodeError } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
-import { decideCall, type RecordedCall } from "../decide.js";
+import { decideCall, type RecordedCall } from "./decide.js";
 import { HALT, type PassState } from "./pass-state.js";
 import { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
 

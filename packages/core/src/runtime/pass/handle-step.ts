@@ -1,7 +1,7 @@
 import { checkDurableSize, clipMessage } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/interface.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
-import { decideStep, stepArgs } from "../decide.js";
+import { decideStep, stepArgs } from "./decide.js";
 import { toRecordedCall } from "./handle-call.js";
 import type { PassState } from "./pass-state.js";
 
