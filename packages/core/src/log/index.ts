@@ -10,6 +10,12 @@ export {
   type IndexRow,
   TERMINAL_STATUSES,
 } from "./execution-index.js";
+export {
+  checkQuery as checkIndexQuery,
+  checkRow as checkIndexRow,
+  checkStatus as checkIndexStatus,
+  type PageQuery as CheckedIndexQuery,
+} from "./index-input.js";
 export type { KeyvLike } from "./interface.js";
 export { createKeyvExecutionIndex } from "./kv-execution-index.js";
 export { createInProcessLock, type Lease, type LeaseFence, type LockProvider } from "./lock.js";

@@ -6,10 +6,12 @@ import {
   ListToolsRequestSchema,
   McpError,
   type Tool,
+  type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "../adapters/decide-pending-action.js";
 import type { ModelOutputOptions } from "../adapters/model-output.js";
 import { toModelJson } from "../adapters/pending-approval.js";
+import type { JsonSchema } from "../connectors/define-connector.js";
 import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
@@ -105,63 +107,74 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
   });
 }
 
+/** What a tool does to the world, as MCP annotations. */
+const READS: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+/** One tool's descriptor: its schemas are ours (server-schemas.ts), typed as the SDK wants them. */
+function tool(
+  name: string,
+  title: string,
+  description: string,
+  [input, output]: [JsonSchema, JsonSchema],
+  annotations: ToolAnnotations,
+): Tool {
+  return {
+    name,
+    title,
+    description,
+    inputSchema: input as Tool["inputSchema"],
+    outputSchema: output as Tool["outputSchema"],
+    annotations,
+  };
+}
+
 /** The tools, described afresh on every listing: connectors can change (MCP list_changed). */
 function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[] {
   const tools: Tool[] = [
-    {
-      name: "search",
-      title: "Search tools",
-      description: "Find connector methods and saved snippets for what you need; answers paths to pass to describe.",
-      inputSchema: schemas.searchInputSchema as Tool["inputSchema"],
-      outputSchema: schemas.searchOutputSchema as Tool["outputSchema"],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: "describe",
-      title: "Describe a tool",
-      description:
-        "TypeScript declarations of a connector or method (\"notes.add_note\"), or a snippet's source. Check a method's types before calling it.",
-      inputSchema: schemas.describeInputSchema as Tool["inputSchema"],
-      outputSchema: schemas.describeOutputSchema as Tool["outputSchema"],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: "execute",
-      title: "Run a program",
-      description: runtime.modelDescription(),
-      inputSchema: schemas.executeInputSchema as Tool["inputSchema"],
-      outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    },
+    tool(
+      "search",
+      "Search tools",
+      "Find connector methods and saved snippets for what you need; answers paths to pass to describe.",
+      [schemas.searchInputSchema, schemas.searchOutputSchema],
+      READS,
+    ),
+    tool(
+      "describe",
+      "Describe a tool",
+      "TypeScript declarations of a connector or method (\"notes.add_note\"), or a snippet's source. Check a method's types before calling it.",
+      [schemas.describeInputSchema, schemas.describeOutputSchema],
+      READS,
+    ),
+    tool("execute", "Run a program", runtime.modelDescription(), [schemas.executeInputSchema, schemas.outcomeSchema], {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    }),
   ];
   if (!settings.operatorTools) return tools;
   tools.push(
-    {
-      name: "pending",
-      title: "Pending approvals",
-      description: "Actions of paused programs that wait for a person's approval, newest first, a page at a time.",
-      inputSchema: schemas.pendingInputSchema as Tool["inputSchema"],
-      outputSchema: schemas.pendingOutputSchema as Tool["outputSchema"],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    {
-      name: "approve",
-      title: "Approve a pending action",
-      description:
-        "For operators: runs the pending action of a paused program and resumes it; answers the new outcome.",
-      inputSchema: schemas.approveInputSchema as Tool["inputSchema"],
-      outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    },
-    {
-      name: "reject",
-      title: "Reject a pending action",
-      description:
-        "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
-      inputSchema: schemas.rejectInputSchema as Tool["inputSchema"],
-      outputSchema: schemas.outcomeSchema as Tool["outputSchema"],
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    tool(
+      "pending",
+      "Pending approvals",
+      "Actions of paused programs that wait for a person's approval, newest first, a page at a time.",
+      [schemas.pendingInputSchema, schemas.pendingOutputSchema],
+      READS,
+    ),
+    tool(
+      "approve",
+      "Approve a pending action",
+      "For operators: runs the pending action of a paused program and resumes it; answers the new outcome.",
+      [schemas.approveInputSchema, schemas.outcomeSchema],
+      { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    ),
+    tool(
+      "reject",
+      "Reject a pending action",
+      "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
+      [schemas.rejectInputSchema, schemas.outcomeSchema],
+      { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    ),
   );
   return tools;
 }

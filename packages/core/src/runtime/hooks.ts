@@ -15,14 +15,7 @@ export async function runPassEndHooks(
   executionId: string,
   status: "paused" | ExecutionEndStatus,
 ): Promise<void> {
-  for (const connector of connectors.values()) {
-    if (!connector.onPassEnd) continue;
-    try {
-      await connector.onPassEnd(executionId, status);
-    } catch (error) {
-      warn(`onPassEnd of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`);
-    }
-  }
+  await runHook(connectors, "onPassEnd", warn, executionId, status);
   if (status !== "paused") await runDisposeHooks(connectors, warn, executionId, status);
 }
 
@@ -33,14 +26,26 @@ export async function runDisposeHooks(
   executionId: string,
   status: ExecutionEndStatus,
 ): Promise<void> {
+  await runHook(connectors, "disposeExecution", warn, executionId, status);
+}
+
+/** One hook of every connector that has it, in order; one that throws is reported and the rest still run. */
+async function runHook(
+  connectors: ReadonlyMap<string, Connector>,
+  hook: "onPassEnd" | "disposeExecution",
+  warn: Warn,
+  executionId: string,
+  status: ExecutionEndStatus | "paused",
+): Promise<void> {
   for (const connector of connectors.values()) {
-    if (!connector.disposeExecution) continue;
+    const run = connector[hook] as
+      | ((executionId: string, status: ExecutionEndStatus | "paused") => unknown)
+      | undefined;
+    if (!run) continue;
     try {
-      await connector.disposeExecution(executionId, status);
+      await run.call(connector, executionId, status);
     } catch (error) {
-      warn(
-        `disposeExecution of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`,
-      );
+      warn(`${hook} of connector "${connector.name}" threw for execution ${executionId}: ${errorMessage(error)}`);
     }
   }
 }

@@ -12,6 +12,13 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
   if (!telemetry.enabled) return runtime;
   const { recordValues } = telemetry;
   const describe = (span: OperationSpan, outcome: Outcome) => describeOutcome(span, outcome, recordValues);
+  /** An operation on one execution: its span names the execution when the input does. */
+  const onExecution = <T>(
+    name: string,
+    executionId: unknown,
+    run: () => Promise<T>,
+    describeResult: (span: OperationSpan, result: T) => void,
+  ) => telemetry.operation(name, idOf(executionId), run, describeResult);
   return {
     ...runtime,
     execute: (input) =>
@@ -21,12 +28,11 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
         () => runtime.execute(input),
         describe,
       ),
-    approve: (input) =>
-      telemetry.operation("approve", idOf(input?.executionId), () => runtime.approve(input), describe),
+    approve: (input) => onExecution("approve", input?.executionId, () => runtime.approve(input), describe),
     recover: (options) =>
-      telemetry.operation(
+      onExecution(
         "recover",
-        idOf(options?.executionId),
+        options?.executionId,
         () => runtime.recover(options),
         (span, outcomes) => {
           span.set("codemode.recover.count", outcomes.length);
@@ -34,9 +40,9 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
         },
       ),
     reject: (input) =>
-      telemetry.operation(
+      onExecution(
         "reject",
-        idOf(input?.executionId),
+        input?.executionId,
         () => runtime.reject(input),
         (span, rejected) => {
           span.set(A.rejected, rejected);
@@ -47,13 +53,7 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
           span.event(CODEMODE_EVENTS.reject, attributes);
         },
       ),
-    rollback: (input) =>
-      telemetry.operation(
-        "rollback",
-        idOf(input?.executionId),
-        () => runtime.rollback(input),
-        (span, report) => describeRollback(span, report),
-      ),
+    rollback: (input) => onExecution("rollback", input?.executionId, () => runtime.rollback(input), describeRollback),
   };
 }
 

@@ -24,15 +24,8 @@ export async function execute(context: RuntimeContext, input: { code: string }):
     failed: (error: unknown) => failureOutcome(executionId, error, []),
   };
   return handOver(context, executionId, options, async (_lease, start) => {
-    try {
-      // R-RE-1: stored first, so a crash right after still leaves a record; then listed.
-      await context.store.createExecution(head, code as string);
-      await listNew(context, head);
-    } catch (error) {
-      // Unlisted, it could never be found, expired or pruned: nothing has run, so take it back.
-      await context.store.deleteExecution(head).catch(() => undefined);
-      return failureOutcome(executionId, error, []);
-    }
+    const failed = await storeNew(context, head, code as string);
+    if (failed) return failed;
     // R-RE-1: then older terminal executions beyond maxExecutions go, with their logs, beside the
     // pass (which mostly waits on the sandbox); they are gone before execute returns. The new
     // execution is running, so it is never among them.
@@ -58,15 +51,26 @@ export async function submit(
   const refused = checkCode(executionId, code, "submit");
   if (refused) return refused;
   const head = newHead(context, executionId, code as string);
-  try {
-    await context.store.createExecution(head, code as string);
-    await listNew(context, head);
-  } catch (error) {
-    await context.store.deleteExecution(head).catch(() => undefined);
-    return failureOutcome(executionId, error, []);
-  }
+  const failed = await storeNew(context, head, code as string);
+  if (failed) return failed;
   await pruneAfterExecute(context);
   return { executionId };
+}
+
+/**
+ * R-RE-1: stored first, so a crash right after still leaves a record; then listed. An execution
+ * that could not be listed could never be found, expired or pruned: nothing has run, so it is
+ * taken back, and the failure is the answer.
+ */
+async function storeNew(context: RuntimeContext, head: SeededHead, code: string): Promise<ErrorOutcome | undefined> {
+  try {
+    await context.store.createExecution(head, code);
+    await listNew(context, head);
+    return undefined;
+  } catch (error) {
+    await context.store.deleteExecution(head).catch(() => undefined);
+    return failureOutcome(head.id, error, []);
+  }
 }
 
 function checkCode(executionId: string, code: unknown, operation: string): ErrorOutcome | undefined {
