@@ -68,34 +68,11 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
             await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }),
           );
         }
-        case "approve": {
-          // The action the operator saw, never "whatever is pending now".
-          const seq = optionalSeq(args);
-          if (seq === undefined)
-            throw new ToolInputError("approve needs seq: the pending action's number (see pending)");
-          const reason = optionalText(args, "reason");
-          const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
-          return outcomeResult(
-            await runtime.approve({ executionId: text(args, "executionId"), by, seq, ...(reason ? { reason } : {}) }),
-            settings,
-          );
-        }
+        case "approve":
+          return outcomeResult(await runtime.approve(operatorDecision(server, args, "approve")), settings);
         case "reject": {
-          const seq = optionalSeq(args);
-          if (seq === undefined)
-            throw new ToolInputError("reject needs seq: the pending action's number (see pending)");
-          const reason = optionalText(args, "reason");
-          const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
-          return outcomeResult(
-            await decidePendingAction(runtime, {
-              executionId: text(args, "executionId"),
-              seq,
-              approved: false,
-              by,
-              ...(reason ? { reason } : {}),
-            }),
-            settings,
-          );
+          const decision = { ...operatorDecision(server, args, "reject"), approved: false };
+          return outcomeResult(await decidePendingAction(runtime, decision), settings);
         }
       }
     } catch (error) {
@@ -194,6 +171,22 @@ function structured(value: unknown, isError = false): CallToolResult {
     structuredContent: json,
     ...(isError ? { isError: true } : {}),
   };
+}
+
+/**
+ * An operator's decision from the approve and reject tools: the action the operator saw (its seq,
+ * never "whatever is pending now"), who decided (the client's claimed name) and why.
+ */
+function operatorDecision(
+  server: Server,
+  args: Args,
+  tool: "approve" | "reject",
+): { executionId: string; seq: number; by: string; reason?: string } {
+  const seq = optionalSeq(args);
+  if (seq === undefined) throw new ToolInputError(`${tool} needs seq: the pending action's number (see pending)`);
+  const reason = optionalText(args, "reason");
+  const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
+  return { executionId: text(args, "executionId"), seq, by, ...(reason ? { reason } : {}) };
 }
 
 function text(args: Args, key: string): string {

@@ -19,6 +19,7 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
     run: () => Promise<T>,
     describeResult: (span: OperationSpan, result: T) => void,
   ) => telemetry.operation(name, idOf(executionId), run, describeResult);
+  // One wrapper per operation, alike in shape (a duplicate pair kept): each names what its span says.
   return {
     ...runtime,
     execute: (input) =>
