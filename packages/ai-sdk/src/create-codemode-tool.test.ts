@@ -1,5 +1,5 @@
 import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
-import { generateText, stepCountIs, streamText, ToolLoopAgent } from "ai";
+import { generateText, type LanguageModel, stepCountIs, streamText, ToolLoopAgent } from "ai";
 import { describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
@@ -16,8 +16,14 @@ function searchThenAnswer() {
   ]);
 }
 
+/** Settings for generateText or streamText: `model` may call `codemode` for up to five steps. */
+function toolLoop(model: LanguageModel, codemode: ReturnType<typeof createCodemodeTool>, prompt: string) {
+  return { model, tools: { codemode }, stopWhen: stepCountIs(5), prompt };
+}
+
 describe("createCodemodeTool", () => {
-  // Each story spells out its generateText, streamText or agent call in full, as an application writes it.
+  // The three R-AI-1 stories spell out their generateText, streamText or agent call in full, as an
+  // application writes it; the tests after them share those settings through toolLoop.
   it("R-AI-1: generateText — the model writes code, the tool completes, the model answers", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
@@ -57,11 +63,8 @@ describe("createCodemodeTool", () => {
   it("R-AI-1: ToolLoopAgent — the agent loop calls the tool and answers", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const agent = new ToolLoopAgent({
-      model,
-      tools: { codemode: createCodemodeTool(runtime) },
-      stopWhen: stepCountIs(5),
-    });
+    const tools = { codemode: createCodemodeTool(runtime) };
+    const agent = new ToolLoopAgent({ model, tools, stopWhen: stepCountIs(5) });
     const result = await agent.generate({ prompt: "Which mugs do you sell?" });
 
     expect(result.text).toBe('Found: ["mug-logo"]');
@@ -71,12 +74,7 @@ describe("createCodemodeTool", () => {
   it("R-AI-1: by default the tool's output — and so the UI message stream — is the model-facing outcome, without `calls`", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = streamText({
-      model,
-      tools: { codemode: createCodemodeTool(runtime) },
-      stopWhen: stepCountIs(5),
-      prompt: "Mugs?",
-    });
+    const result = streamText(toolLoop(model, createCodemodeTool(runtime), "Mugs?"));
     const chunks: unknown[] = [];
     for await (const chunk of result.toUIMessageStream()) chunks.push(chunk);
 
@@ -97,12 +95,7 @@ describe("createCodemodeTool", () => {
   it("R-AI-1: includeCalls: true makes the output the full Outcome with `calls`; the model still sees none", async () => {
     const { runtime } = shop();
     const { model, prompts } = searchThenAnswer();
-    const result = await generateText({
-      model,
-      tools: { codemode: createCodemodeTool(runtime, { includeCalls: true }) },
-      stopWhen: stepCountIs(5),
-      prompt: "Mugs?",
-    });
+    const result = await generateText(toolLoop(model, createCodemodeTool(runtime, { includeCalls: true }), "Mugs?"));
 
     const output = result.steps[0]!.toolResults[0]!.output as Outcome;
     expect(output.calls).toEqual([
@@ -124,12 +117,7 @@ describe("createCodemodeTool: pauses, failures and options", () => {
   it("R-AI-1: a pause is a tool result that tells the model to wait, not an exception", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, { text: "Your order waits for approval." }]);
-    const result = await generateText({
-      model,
-      tools: { codemode: createCodemodeTool(runtime) },
-      stopWhen: stepCountIs(5),
-      prompt: "Order two mugs.",
-    });
+    const result = await generateText(toolLoop(model, createCodemodeTool(runtime), "Order two mugs."));
 
     expect(result.text).toBe("Your order waits for approval.");
     expect(orders).toEqual([]);
@@ -146,12 +134,7 @@ describe("createCodemodeTool: pauses, failures and options", () => {
       { code: "async () => { return catalog.search_products({ query: 'mug' }" },
       { text: "Let me fix that." },
     ]);
-    const result = await generateText({
-      model,
-      tools: { codemode: createCodemodeTool(runtime) },
-      stopWhen: stepCountIs(5),
-      prompt: "Mugs?",
-    });
+    const result = await generateText(toolLoop(model, createCodemodeTool(runtime), "Mugs?"));
 
     expect(result.text).toBe("Let me fix that.");
     expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "error", code: "SYNTAX_ERROR" });
@@ -161,12 +144,9 @@ describe("createCodemodeTool: pauses, failures and options", () => {
     const runtime = closeAfterTest(createCodemodeRuntime());
     const code = "async () => { for (let i = 0; i < 5; i++) console.log('line ' + i); return 2n ** 70n; }";
     const { model, prompts } = scriptedModel([{ code }, { text: "done" }]);
-    await generateText({
-      model,
-      tools: { codemode: createCodemodeTool(runtime, { modelOutput: { maxLogLines: 2 } }) },
-      stopWhen: stepCountIs(5),
-      prompt: "Big number.",
-    });
+    await generateText(
+      toolLoop(model, createCodemodeTool(runtime, { modelOutput: { maxLogLines: 2 } }), "Big number."),
+    );
 
     expect(lastToolResultValue(prompts[1]!)).toMatchObject({
       status: "completed",

@@ -1,7 +1,7 @@
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
-import { type CodemodeRuntime, createCodemodeRuntime } from "../runtime/create-runtime.js";
+import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "../runtime/create-runtime.js";
 import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "./decide-pending-action.js";
 
 /** Decisions applied once, and re-applied from the log by loops that re-run their step (R-AP-2, R-AP-4, R-AP-7). */
@@ -13,23 +13,19 @@ afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
 });
 
-function setup() {
-  const sent: string[] = [];
-  const mail = defineConnector({
-    name: "mail",
-    tools: {
-      send: {
-        requiresApproval: true,
-        execute: (args: { to: string }) => {
-          sent.push(args.to);
-          return { sent: args.to };
-        },
-      },
-    },
-  });
-  const runtime = createCodemodeRuntime({ connectors: [mail] });
+function runtimeOver(options: CodemodeRuntimeOptions): CodemodeRuntime {
+  const runtime = createCodemodeRuntime(options);
   runtimes.push(runtime);
-  return { runtime, sent };
+  return runtime;
+}
+
+/** `mail.send` needs approval; `sent` lists whom it really mailed. */
+function mailConnector(sent: string[] = []) {
+  const send = (args: { to: string }) => {
+    sent.push(args.to);
+    return { sent: args.to };
+  };
+  return defineConnector({ name: "mail", tools: { send: { requiresApproval: true, execute: send } } });
 }
 
 const twoMails = `async () => {
@@ -43,29 +39,27 @@ function pendingOf(outcome: DecisionOutcome) {
   return outcome.pending[0]!;
 }
 
+/** `twoMails` paused at its first mail; `decideFirst` answers that pause. */
+async function pausedAtFirstMail() {
+  const sent: string[] = [];
+  const runtime = runtimeOver({ connectors: [mailConnector(sent)] });
+  const first = pendingOf(await runtime.execute({ code: twoMails }));
+  const decideFirst = (decision: { approved: boolean; by?: string; reason?: string }) =>
+    decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, ...decision });
+  return { runtime, sent, first, decideFirst };
+}
+
 describe("decidePendingAction", () => {
   it("approves: the run resumes and pauses at the next gated call (R-AP-2)", async () => {
-    const { runtime, sent } = setup();
-    const first = pendingOf(await runtime.execute({ code: twoMails }));
-    const next = await decidePendingAction(runtime, {
-      executionId: first.executionId,
-      seq: first.seq,
-      approved: true,
-      by: "ops",
-    });
+    const { sent, decideFirst } = await pausedAtFirstMail();
+    const next = await decideFirst({ approved: true, by: "ops" });
     expect(pendingOf(next)).toMatchObject({ connector: "mail", method: "send", args: { to: "bob" } });
     expect(sent).toEqual(["ann"]);
   });
 
   it("rejects: the outcome names the rejected action and the reason; nothing ran (R-AP-4)", async () => {
-    const { runtime, sent } = setup();
-    const first = pendingOf(await runtime.execute({ code: twoMails }));
-    const outcome = await decidePendingAction(runtime, {
-      executionId: first.executionId,
-      seq: first.seq,
-      approved: false,
-      reason: "not today",
-    });
+    const { sent, first, decideFirst } = await pausedAtFirstMail();
+    const outcome = await decideFirst({ approved: false, reason: "not today" });
     expect(outcome).toMatchObject({
       status: "rejected",
       reason: "not today",
@@ -81,52 +75,28 @@ describe("decidePendingAction", () => {
   });
 
   it("replays already applied decisions from the log: the same answers again, nothing runs twice", async () => {
-    const { runtime, sent } = setup();
-    const first = pendingOf(await runtime.execute({ code: twoMails }));
-    const second = pendingOf(
-      await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true }),
-    );
-    const done = await decidePendingAction(runtime, {
-      executionId: second.executionId,
-      seq: second.seq,
-      approved: true,
-    });
-    expect(done).toMatchObject({ status: "completed", result: "both sent" });
+    const { runtime, sent, decideFirst } = await pausedAtFirstMail();
+    const second = pendingOf(await decideFirst({ approved: true }));
+    const decideSecond = () =>
+      decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true });
+    expect(await decideSecond()).toMatchObject({ status: "completed", result: "both sent" });
 
     // A loop that re-runs from the top walks the same decisions again.
-    const again = await decidePendingAction(runtime, {
-      executionId: first.executionId,
-      seq: first.seq,
-      approved: true,
-    });
-    expect(pendingOf(again)).toMatchObject({ seq: second.seq, args: { to: "bob" } });
-    expect(
-      await decidePendingAction(runtime, { executionId: second.executionId, seq: second.seq, approved: true }),
-    ).toMatchObject({ status: "completed", result: "both sent" });
+    expect(pendingOf(await decideFirst({ approved: true }))).toMatchObject({ seq: second.seq, args: { to: "bob" } });
+    expect(await decideSecond()).toMatchObject({ status: "completed", result: "both sent" });
     expect(sent).toEqual(["ann", "bob"]);
   });
 
   it("replays a rejection from the log", async () => {
-    const { runtime } = setup();
-    const first = pendingOf(await runtime.execute({ code: twoMails }));
-    await decidePendingAction(runtime, {
-      executionId: first.executionId,
-      seq: first.seq,
-      approved: false,
-      reason: "no",
-    });
-    expect(
-      await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false }),
-    ).toMatchObject({ status: "rejected", reason: "no" });
+    const { decideFirst } = await pausedAtFirstMail();
+    await decideFirst({ approved: false, reason: "no" });
+    expect(await decideFirst({ approved: false })).toMatchObject({ status: "rejected", reason: "no" });
   });
 
   it("a decision that contradicts the log changes nothing and says NOT_PAUSED (R-AP-3)", async () => {
-    const { runtime, sent } = setup();
-    const first = pendingOf(await runtime.execute({ code: twoMails }));
-    await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: false });
-    expect(
-      await decidePendingAction(runtime, { executionId: first.executionId, seq: first.seq, approved: true }),
-    ).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    const { runtime, sent, decideFirst } = await pausedAtFirstMail();
+    await decideFirst({ approved: false });
+    expect(await decideFirst({ approved: true })).toMatchObject({ status: "error", code: "NOT_PAUSED" });
     expect(await decidePendingAction(runtime, { executionId: "missing", seq: 0, approved: false })).toMatchObject({
       status: "error",
       code: "NOT_PAUSED",
@@ -162,9 +132,7 @@ describe("decidePendingAction while the store is down (R-RT-3)", () => {
         data.clear();
       },
     };
-    const mail = defineConnector({ name: "mail", tools: { send: { requiresApproval: true, execute: () => "sent" } } });
-    const runtime = createCodemodeRuntime({ connectors: [mail], storage: new Keyv({ store }) as never });
-    runtimes.push(runtime);
+    const runtime = runtimeOver({ connectors: [mailConnector()], storage: new Keyv({ store }) as never });
     const paused = await runtime.execute({ code: twoMails });
     const action = pendingOf(paused);
     state.down = true;

@@ -13,6 +13,11 @@ function tool(definition: Omit<ToolDefinition, "execute">): ToolDefinition {
   return { ...definition, execute: () => undefined };
 }
 
+/** The program's lines marked `// error` fail against `declarations`, the others compile. */
+function expectMarkedErrors(declarations: string, programLines: string[]): void {
+  expectErrorsOnMarkedLines(declarations, programLines.join("\n"));
+}
+
 /** One method's declaration inside its connector's global, as the model would see it. */
 function declareMethod(connectorName: string, methodName: string, definition: ToolDefinition): string {
   return connectorDeclaration(defineConnector({ name: connectorName, tools: { [methodName]: definition } }));
@@ -49,18 +54,15 @@ describe("toolDeclaration", () => {
   });
 
   it("accepts a correct call and rejects a wrong property type, a missing property and a wrong enum literal", () => {
-    expectErrorsOnMarkedLines(
-      declareMethod("github", "create_issue", createIssue),
-      [
-        'github.create_issue({ repo: "a", title: "b" }).then((issue) => issue.number.toFixed());',
-        'github.create_issue({ repo: "a", title: "b", labels: ["bug"] });',
-        'github.create_issue({ repo: "a", title: 7 }); // error',
-        'github.create_issue({ repo: "a" }); // error',
-        'github.create_issue({ repo: "a", title: "b", labels: ["question"] }); // error',
-        'github.create_issue({ repo: "a", title: "b" }).then((issue) => issue.title); // error',
-        "github.delete_repo({}); // error",
-      ].join("\n"),
-    );
+    expectMarkedErrors(declareMethod("github", "create_issue", createIssue), [
+      'github.create_issue({ repo: "a", title: "b" }).then((issue) => issue.number.toFixed());',
+      'github.create_issue({ repo: "a", title: "b", labels: ["bug"] });',
+      'github.create_issue({ repo: "a", title: 7 }); // error',
+      'github.create_issue({ repo: "a" }); // error',
+      'github.create_issue({ repo: "a", title: "b", labels: ["question"] }); // error',
+      'github.create_issue({ repo: "a", title: "b" }).then((issue) => issue.title); // error',
+      "github.delete_repo({}); // error",
+    ]);
   });
 
   it("tells in the doc comment that a call needs approval", () => {
@@ -76,26 +78,20 @@ describe("toolDeclaration", () => {
     expect(toolDeclaration("health", "ping", bare)).toBe(
       "/** Ping. */\nping(args?: { [key: string]: unknown }): Promise<unknown>;",
     );
-    expectErrorsOnMarkedLines(
-      declareMethod("health", "ping", bare),
-      [
-        "health.ping();",
-        "health.ping({ verbose: true }).then((result) => String(result));",
-        "health.ping().then((result) => result.ok); // error",
-      ].join("\n"),
-    );
+    expectMarkedErrors(declareMethod("health", "ping", bare), [
+      "health.ping();",
+      "health.ping({ verbose: true }).then((result) => String(result));",
+      "health.ping().then((result) => result.ok); // error",
+    ]);
   });
 
   it("lets a call leave out an argument whose properties are all optional", () => {
     const list = tool({ inputSchema: { type: "object", properties: { state: { enum: ["open", "closed"] } } } });
-    expectErrorsOnMarkedLines(
-      declareMethod("github", "list_issues", list),
-      [
-        "github.list_issues();",
-        'github.list_issues({ state: "open" });',
-        'github.list_issues({ state: "all" }); // error',
-      ].join("\n"),
-    );
+    expectMarkedErrors(declareMethod("github", "list_issues", list), [
+      "github.list_issues();",
+      'github.list_issues({ state: "open" });',
+      'github.list_issues({ state: "all" }); // error',
+    ]);
   });
 
   it("declares a recursive input through its connector's namespace", () => {
@@ -114,13 +110,10 @@ describe("toolDeclaration", () => {
     const namedTypes = new Map<string, string>();
     expect(toolDeclaration("files", "walk", walk, { namedTypes })).toBe("walk(args: files.Folder): Promise<unknown>;");
     expect(namedTypes.get("Folder")).toBe("{ name: string; folders?: Folder[] }");
-    expectErrorsOnMarkedLines(
-      declareMethod("files", "walk", walk),
-      [
-        'files.walk({ name: "a", folders: [{ name: "b", folders: [] }] });',
-        'files.walk({ name: "a", folders: [{ folders: [] }] }); // error',
-      ].join("\n"),
-    );
+    expectMarkedErrors(declareMethod("files", "walk", walk), [
+      'files.walk({ name: "a", folders: [{ name: "b", folders: [] }] });',
+      'files.walk({ name: "a", folders: [{ folders: [] }] }); // error',
+    ]);
   });
 });
 
@@ -142,16 +135,13 @@ describe("toolDeclaration: Standard Schema inputs", () => {
     expect(declaration).toContain('priority?: "low" | "high"');
     expect(declaration).toContain("Promise<{ number: number; labels: string[] }>");
     expect(declaration).toContain("/** owner/name */");
-    expectErrorsOnMarkedLines(
-      declareMethod("github", "create_issue", zodIssue),
-      [
-        'github.create_issue({ repo: "a", title: "b" }).then((issue) => issue.number.toFixed() + issue.labels.join());',
-        'github.create_issue({ repo: "a", title: "b", priority: "high", due: null });',
-        'github.create_issue({ repo: "a", title: 1 }); // error',
-        'github.create_issue({ title: "b" }); // error',
-        'github.create_issue({ repo: "a", title: "b", priority: "urgent" }); // error',
-      ].join("\n"),
-    );
+    expectMarkedErrors(declareMethod("github", "create_issue", zodIssue), [
+      'github.create_issue({ repo: "a", title: "b" }).then((issue) => issue.number.toFixed() + issue.labels.join());',
+      'github.create_issue({ repo: "a", title: "b", priority: "high", due: null });',
+      'github.create_issue({ repo: "a", title: 1 }); // error',
+      'github.create_issue({ title: "b" }); // error',
+      'github.create_issue({ repo: "a", title: "b", priority: "urgent" }); // error',
+    ]);
   });
 
   it("writes zod's input type for the argument and its output type for the result", () => {
@@ -175,13 +165,10 @@ describe("toolDeclaration: Standard Schema inputs", () => {
     const classify = tool({ inputSchema: z.object({ primary: Category, secondary: Category.optional() }) });
     const declarations = declareMethod("shop", "classify", classify);
     expect(declarations).toContain("declare namespace shop {");
-    expectErrorsOnMarkedLines(
-      declarations,
-      [
-        'shop.classify({ primary: { name: "a", children: [{ name: "b", children: [] }] } });',
-        'shop.classify({ primary: { name: "a", children: [{ name: 2, children: [] }] } }); // error',
-      ].join("\n"),
-    );
+    expectMarkedErrors(declarations, [
+      'shop.classify({ primary: { name: "a", children: [{ name: "b", children: [] }] } });',
+      'shop.classify({ primary: { name: "a", children: [{ name: 2, children: [] }] } }); // error',
+    ]);
     const Comment: z.ZodType = z.lazy(() => z.object({ text: z.string(), replies: z.array(Comment) }));
     const reply = toolDeclaration("forum", "reply", tool({ inputSchema: Comment }), { namedTypes: new Map() });
     expect(reply).toBe("reply(args: forum.ReplyArgs): Promise<unknown>;");
@@ -246,14 +233,11 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
     expect(declaration).toContain("  create_issue(args: {");
     expect(declaration).toContain("declare namespace github {\n  type Node = ");
     expect(declaration).toContain("  type Node2 = ");
-    expectErrorsOnMarkedLines(
-      declaration,
-      [
-        'github.tree({ path: "/" }).then((node) => node.nodes?.[0]?.path.toUpperCase());',
-        'github.labels({ label: "bug", nodes: [{ label: "ui" }] });',
-        'github.labels({ path: "/" }); // error',
-      ].join("\n"),
-    );
+    expectMarkedErrors(declaration, [
+      'github.tree({ path: "/" }).then((node) => node.nodes?.[0]?.path.toUpperCase());',
+      'github.labels({ label: "bug", nodes: [{ label: "ui" }] });',
+      'github.labels({ path: "/" }); // error',
+    ]);
   });
 
   it("declares only the methods asked for", () => {
@@ -271,25 +255,22 @@ describe("connectorDeclaration and runtimeDeclarations", () => {
   it("declares every connector and codemode so that a whole program type-checks", () => {
     const declarations = runtimeDeclarations([github, drive]);
     expect(declarations.endsWith(CODEMODE_DECLARATION)).toBe(true);
-    expectErrorsOnMarkedLines(
-      declarations,
-      [
-        "async function main() {",
-        '  const found = await codemode.search("open issues");',
-        "  const first = found.results[0];",
-        "  if (first !== undefined && !first.requiresApproval) await codemode.describe(first.path).then((described) => ('declaration' in described ? described.declaration.trim() : described));",
-        '  const stamp = await codemode.step("stamp", () => Date.now());',
-        '  const later = await codemode.step("later", async () => "x");',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: test data, the model's program source holds its own template literal
-        '  const issue = await github.create_issue({ repo: "acme/web", title: `Triage at ${stamp.toFixed()} ${later.toUpperCase()}` });',
-        '  await drive.tree({ fileId: "root", nodes: [{ fileId: "child" }] });',
-        '  await codemode.run("triage", { issue: issue.number });',
-        '  await codemode.run("triage");',
-        "  await codemode.search(42); // error",
-        '  await drive.tree({ path: "/" }); // error',
-        "  stamp.toUpperCase(); // error",
-        "}",
-      ].join("\n"),
-    );
+    expectMarkedErrors(declarations, [
+      "async function main() {",
+      '  const found = await codemode.search("open issues");',
+      "  const first = found.results[0];",
+      "  if (first !== undefined && !first.requiresApproval) await codemode.describe(first.path).then((described) => ('declaration' in described ? described.declaration.trim() : described));",
+      '  const stamp = await codemode.step("stamp", () => Date.now());',
+      '  const later = await codemode.step("later", async () => "x");',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: test data, the model's program source holds its own template literal
+      '  const issue = await github.create_issue({ repo: "acme/web", title: `Triage at ${stamp.toFixed()} ${later.toUpperCase()}` });',
+      '  await drive.tree({ fileId: "root", nodes: [{ fileId: "child" }] });',
+      '  await codemode.run("triage", { issue: issue.number });',
+      '  await codemode.run("triage");',
+      "  await codemode.search(42); // error",
+      '  await drive.tree({ path: "/" }); // error',
+      "  stamp.toUpperCase(); // error",
+      "}",
+    ]);
   });
 });

@@ -29,142 +29,139 @@ const policy = (fields: Partial<CallPolicy> = {}): CallPolicy => ({
   ...fields,
 });
 
-describe("decideCall: a call with no log entry", () => {
-  it("R-AP-1: pauses a new call that needs approval", () => {
-    expect(decideCall(call(), undefined, policy({ requiresApproval: true }))).toEqual({
-      type: "pause",
-      reason: "needs-approval",
+/** What `decideCall` answers. */
+type CallDecision = ReturnType<typeof decideCall>;
+
+const replayValue: CallDecision = { type: "replay", outcome: "value" };
+const replayError: CallDecision = { type: "replay", outcome: "error" };
+type ExecuteReason = Extract<CallDecision, { type: "execute" }>["reason"];
+type PauseReason = Extract<CallDecision, { type: "pause" }>["reason"];
+const execute = (reason: ExecuteReason): CallDecision => ({ type: "execute", reason });
+const pause = (reason: PauseReason): CallDecision => ({ type: "pause", reason });
+
+/** One row: the test's title, the log entry at the call's seq (if any), the tool's rule, the decision. */
+type DecisionCase = [
+  title: string,
+  logged: RecordedCall | undefined,
+  rule: Partial<CallPolicy>,
+  decision: CallDecision,
+];
+
+/** The same call (`call()`) decided against each row's entry and rule. */
+function itDecides(cases: readonly DecisionCase[]): void {
+  for (const [title, logged, rule, decision] of cases) {
+    it(title, () => {
+      expect(decideCall(call(), logged, policy(rule))).toEqual(decision);
     });
-  });
+  }
+}
 
-  it("R-RP-1: runs a new call that needs no approval", () => {
-    expect(decideCall(call(), undefined, policy())).toEqual({ type: "execute", reason: "new" });
-  });
-
-  it("R-RP-3: runs a new reexecute call like any new call", () => {
-    expect(decideCall(call(), undefined, policy({ reexecute: true }))).toEqual({ type: "execute", reason: "new" });
-  });
-
-  it("R-RP-4b: onInterrupted does not matter for a new call", () => {
-    expect(decideCall(call(), undefined, policy({ onInterrupted: "ask" }))).toEqual({ type: "execute", reason: "new" });
-  });
+describe("decideCall: a call with no log entry", () => {
+  itDecides([
+    ["R-AP-1: pauses a new call that needs approval", undefined, { requiresApproval: true }, pause("needs-approval")],
+    ["R-RP-1: runs a new call that needs no approval", undefined, {}, execute("new")],
+    ["R-RP-3: runs a new reexecute call like any new call", undefined, { reexecute: true }, execute("new")],
+    ["R-RP-4b: onInterrupted does not matter for a new call", undefined, { onInterrupted: "ask" }, execute("new")],
+  ]);
 });
 
 describe("decideCall: a call matching its log entry", () => {
-  it("R-RP-3: replays an applied entry's result", () => {
-    expect(decideCall(call(), recorded("applied"), policy())).toEqual({ type: "replay", outcome: "value" });
-  });
-
-  it("R-RP-3: replays an applied entry even when the tool needs approval (it was approved once)", () => {
-    expect(decideCall(call(), recorded("applied"), policy({ requiresApproval: true }))).toEqual({
-      type: "replay",
-      outcome: "value",
-    });
-  });
-
-  it("R-RP-3: runs an applied ephemeral (reexecute) entry again", () => {
-    expect(decideCall(call(), recorded("applied", { ephemeral: true }), policy({ reexecute: true }))).toEqual({
-      type: "execute",
-      reason: "reexecute",
-    });
-  });
-
-  it("R-RB-3: replays a reverted entry's recorded result (the program saw it once)", () => {
-    expect(decideCall(call(), recorded("reverted"), policy())).toEqual({ type: "replay", outcome: "value" });
-  });
-
-  it("R-RP-3: runs a reverted ephemeral entry again", () => {
-    expect(decideCall(call(), recorded("reverted", { ephemeral: true }), policy({ reexecute: true }))).toEqual({
-      type: "execute",
-      reason: "reexecute",
-    });
-  });
-
-  it("R-CON-3: replays an error entry as the same rejection", () => {
-    expect(decideCall(call(), recorded("error"), policy())).toEqual({ type: "replay", outcome: "error" });
-  });
-
-  it("R-CON-3: replays an error entry even when the tool needs approval (a rejected action stays rejected)", () => {
-    expect(decideCall(call(), recorded("error", { approved: true }), policy({ requiresApproval: true }))).toEqual({
-      type: "replay",
-      outcome: "error",
-    });
-  });
-
-  it("R-CON-3: an ephemeral error entry replays its rejection, so the program takes the same branch", () => {
-    expect(decideCall(call(), recorded("error", { ephemeral: true }), policy({ reexecute: true }))).toEqual({
-      type: "replay",
-      outcome: "error",
-    });
-  });
-
-  it("R-AP-2: runs a pending entry once it is approved", () => {
-    expect(decideCall(call(), recorded("pending", { approved: true }), policy({ requiresApproval: true }))).toEqual({
-      type: "execute",
-      reason: "approved",
-    });
-  });
-
-  it("R-AP-1: keeps an unapproved pending entry paused", () => {
-    expect(decideCall(call(), recorded("pending"), policy({ requiresApproval: true }))).toEqual({
-      type: "pause",
-      reason: "needs-approval",
-    });
-  });
-
-  it("R-AP-1: keeps an unapproved pending entry paused even if the rule would now let it through", () => {
-    expect(decideCall(call(), recorded("pending"), policy({ requiresApproval: false }))).toEqual({
-      type: "pause",
-      reason: "needs-approval",
-    });
-  });
-
-  it("R-AP-2: an approved pending entry runs even if the rule now says no approval is needed", () => {
-    expect(decideCall(call(), recorded("pending", { approved: true }), policy())).toEqual({
-      type: "execute",
-      reason: "approved",
-    });
-  });
-
-  it("R-RP-4: runs an entry left executing again (same idempotency key, decided by the pass)", () => {
-    expect(decideCall(call(), recorded("executing"), policy())).toEqual({ type: "execute", reason: "interrupted" });
-  });
-
-  it("R-RP-4: an interrupted approved call runs again without asking approval again", () => {
-    expect(decideCall(call(), recorded("executing", { approved: true }), policy({ requiresApproval: true }))).toEqual({
-      type: "execute",
-      reason: "interrupted",
-    });
-  });
-
-  it("R-RP-4b: an entry left executing by an onInterrupted: ask tool asks for approval again", () => {
-    expect(decideCall(call(), recorded("executing"), policy({ onInterrupted: "ask" }))).toEqual({
-      type: "pause",
-      reason: "interrupted",
-    });
-  });
-
-  it("R-RP-4b: asks again even when the tool needs approval and was approved before", () => {
-    expect(
-      decideCall(
-        call(),
-        recorded("executing", { approved: true }),
-        policy({ requiresApproval: true, onInterrupted: "ask" }),
-      ),
-    ).toEqual({
-      type: "pause",
-      reason: "interrupted",
-    });
-  });
-
-  it("R-RP-3: an ephemeral entry left executing just runs again, whatever onInterrupted says", () => {
-    expect(
-      decideCall(call(), recorded("executing", { ephemeral: true }), policy({ reexecute: true, onInterrupted: "ask" })),
-    ).toEqual({
-      type: "execute",
-      reason: "reexecute",
-    });
-  });
+  const approved = { approved: true };
+  const ephemeral = { ephemeral: true };
+  itDecides([
+    ["R-RP-3: replays an applied entry's result", recorded("applied"), {}, replayValue],
+    [
+      "R-RP-3: replays an applied entry even when the tool needs approval (it was approved once)",
+      recorded("applied"),
+      { requiresApproval: true },
+      replayValue,
+    ],
+    [
+      "R-RP-3: runs an applied ephemeral (reexecute) entry again",
+      recorded("applied", ephemeral),
+      { reexecute: true },
+      execute("reexecute"),
+    ],
+    [
+      "R-RB-3: replays a reverted entry's recorded result (the program saw it once)",
+      recorded("reverted"),
+      {},
+      replayValue,
+    ],
+    [
+      "R-RP-3: runs a reverted ephemeral entry again",
+      recorded("reverted", ephemeral),
+      { reexecute: true },
+      execute("reexecute"),
+    ],
+    ["R-CON-3: replays an error entry as the same rejection", recorded("error"), {}, replayError],
+    [
+      "R-CON-3: replays an error entry even when the tool needs approval (a rejected action stays rejected)",
+      recorded("error", approved),
+      { requiresApproval: true },
+      replayError,
+    ],
+    [
+      "R-CON-3: an ephemeral error entry replays its rejection, so the program takes the same branch",
+      recorded("error", ephemeral),
+      { reexecute: true },
+      replayError,
+    ],
+    [
+      "R-AP-2: runs a pending entry once it is approved",
+      recorded("pending", approved),
+      { requiresApproval: true },
+      execute("approved"),
+    ],
+    [
+      "R-AP-1: keeps an unapproved pending entry paused",
+      recorded("pending"),
+      { requiresApproval: true },
+      pause("needs-approval"),
+    ],
+    [
+      "R-AP-1: keeps an unapproved pending entry paused even if the rule would now let it through",
+      recorded("pending"),
+      { requiresApproval: false },
+      pause("needs-approval"),
+    ],
+    [
+      "R-AP-2: an approved pending entry runs even if the rule now says no approval is needed",
+      recorded("pending", approved),
+      {},
+      execute("approved"),
+    ],
+    [
+      "R-RP-4: runs an entry left executing again (same idempotency key, decided by the pass)",
+      recorded("executing"),
+      {},
+      execute("interrupted"),
+    ],
+    [
+      "R-RP-4: an interrupted approved call runs again without asking approval again",
+      recorded("executing", approved),
+      { requiresApproval: true },
+      execute("interrupted"),
+    ],
+    [
+      "R-RP-4b: an entry left executing by an onInterrupted: ask tool asks for approval again",
+      recorded("executing"),
+      { onInterrupted: "ask" },
+      pause("interrupted"),
+    ],
+    [
+      "R-RP-4b: asks again even when the tool needs approval and was approved before",
+      recorded("executing", approved),
+      { requiresApproval: true, onInterrupted: "ask" },
+      pause("interrupted"),
+    ],
+    [
+      "R-RP-3: an ephemeral entry left executing just runs again, whatever onInterrupted says",
+      recorded("executing", ephemeral),
+      { reexecute: true, onInterrupted: "ask" },
+      execute("reexecute"),
+    ],
+  ]);
 });
 
 describe("decideCall: key-order-insensitive arguments (R-RP-2)", () => {

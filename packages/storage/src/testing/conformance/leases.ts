@@ -8,6 +8,11 @@ export function leaseStories(suite: StorageSuite): void {
   const { cannotRun, open } = suite;
   /** A storage's lock, and a key of it that no other story uses. */
   const openLock = async () => ({ lock: (await open()).lock, key: lockKey() });
+  /** As `openLock`, with a lease on the key for `ttlMs` already taken. */
+  const openLease = async (ttlMs: number) => {
+    const { lock, key } = await openLock();
+    return { lock, key, lease: await takeLease(lock, key, ttlMs) };
+  };
 
   describe("leases (R-ST-4)", () => {
     it("one holder at a time: of ten racing acquires exactly one wins, and release frees the key", async () => {
@@ -29,8 +34,7 @@ export function leaseStories(suite: StorageSuite): void {
 
     it("a waiting acquire gets the key soon after the holder releases it, and gives up with null after waitMs", async () => {
       if (cannotRun()) return;
-      const { lock, key } = await openLock();
-      const holder = await takeLease(lock, key, 10_000);
+      const { lock, key, lease: holder } = await openLease(10_000);
 
       const started = Date.now();
       expect(await lock.acquire(key, { ttlMs: 10_000, waitMs: 200 })).toBeNull();
@@ -48,8 +52,7 @@ export function leaseStories(suite: StorageSuite): void {
 
     it("a lease lapses after its ttl: the key reads as free and another acquire wins", async () => {
       if (cannotRun()) return;
-      const { lock, key } = await openLock();
-      await takeLease(lock, key, 300);
+      const { lock, key } = await openLease(300);
       expect(await lock.isHeld(key)).toBe(true);
       await sleep(450);
       expect(await lock.isHeld(key)).toBe(false);
@@ -59,8 +62,7 @@ export function leaseStories(suite: StorageSuite): void {
 
     it("renew extends a live lease, and answers false once it lapsed — taken by another or not", async () => {
       if (cannotRun()) return;
-      const { lock, key } = await openLock();
-      const lease = await takeLease(lock, key, 400);
+      const { lock, key, lease } = await openLease(400);
       await sleep(250);
       expect(await lease.renew(400)).toBe(true);
       await sleep(250);
@@ -78,11 +80,9 @@ export function leaseStories(suite: StorageSuite): void {
       await other.release();
     });
 
-    // Kept: this story opens as the renew story above does (lock, key, short lease, wait); each story reads on its own.
     it("release checks the token: a lapsed holder's release leaves the new holder's lease alone", async () => {
       if (cannotRun()) return;
-      const { lock, key } = await openLock();
-      const stale = await takeLease(lock, key, 200);
+      const { lock, key, lease: stale } = await openLease(200);
       await sleep(300);
       const current = await takeLease(lock, key, 10_000);
       await stale.release();

@@ -3,25 +3,32 @@ import { expectStatus } from "../story-helpers.js";
 import { ledgerConnector, readsThenApplyProgram } from "./ledger.js";
 import { runtimeName, type StorageSuite } from "./storage-suite.js";
 
+type Ledger = ReturnType<typeof ledgerConnector>;
+
 /**
  * Resuming from the store alone (R-ST-3) on another runtime instance or after a restart, and
  * concurrent approvals of one run that run its action once (R-AP-6).
  */
 export function resumeStories(suite: StorageSuite): void {
   const { cannotRun, open, runtimeOn } = suite;
+  /** One storage and one runtime name: `instanceWith(ledger)` opens another instance of that app on it. */
+  const openApp = async () => {
+    const storage = await open();
+    const name = runtimeName();
+    return (ledger: Ledger) => runtimeOn(storage, { name, connectors: [ledger.connector] });
+  };
 
   it("R-ST-3 a run paused on one runtime instance is approved on another and completes; the action runs once", async () => {
     if (cannotRun()) return;
-    const storage = await open();
-    const name = runtimeName();
+    const instanceWith = await openApp();
     const firstLedger = ledgerConnector();
-    const first = runtimeOn(storage, { name, connectors: [firstLedger.connector] });
+    const first = instanceWith(firstLedger);
     const paused = await first.execute({ code: readsThenApplyProgram(3) });
     expectStatus(paused, "paused");
     await first.close();
 
     const secondLedger = ledgerConnector();
-    const second = runtimeOn(storage, { name, connectors: [secondLedger.connector] });
+    const second = instanceWith(secondLedger);
     expect((await second.pending()).items).toEqual([
       { executionId: paused.executionId, seq: 3, connector: "ledger", method: "apply", args: { item: "item-0" } },
     ]);
@@ -58,14 +65,12 @@ export function resumeStories(suite: StorageSuite): void {
     });
   }
 
-  // Kept: this story opens as the first one does (storage, name, ledger, runtime); each story reads on its own.
   it("R-AP-6 two runtime instances approve the same run at once: the action runs once, the other gets NOT_PAUSED or BUSY", async () => {
     if (cannotRun()) return;
-    const storage = await open();
-    const name = runtimeName();
+    const instanceWith = await openApp();
     const ledger = ledgerConnector();
-    const first = runtimeOn(storage, { name, connectors: [ledger.connector] });
-    const second = runtimeOn(storage, { name, connectors: [ledger.connector] });
+    const first = instanceWith(ledger);
+    const second = instanceWith(ledger);
     for (let round = 0; round < 5; round++) {
       const paused = await first.execute({ code: readsThenApplyProgram(2) });
       expectStatus(paused, "paused");
