@@ -14,6 +14,8 @@ export class CliError extends Error {
     super(message);
   }
 
+  // A brand check like CodemodeError.isInstance (a duplicate pair kept): each class checks its own
+  // name and field, so an error from another copy of the package is still recognised.
   static isInstance(error: unknown): error is CliError {
     return (
       typeof error === "object" &&

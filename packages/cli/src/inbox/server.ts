@@ -43,6 +43,8 @@ export async function startApprovalInbox(options: StartApprovalInboxOptions): Pr
   const token = options.token ?? randomBytes(24).toString("base64url");
   const inbox = createApprovalInbox({ ...options, token });
   const server = createServer(inbox.handler);
+  // Listening as core's MCP HTTP listener does (a duplicate pair kept): a few lines of node:http,
+  // not worth a public helper in core.
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8787, host, () => {

@@ -130,6 +130,7 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
     }),
   ];
   if (!settings.operatorTools) return tools;
+  // The operator tools read alike (a duplicate pair kept): each descriptor is its own text.
   tools.push(
     tool(
       "pending",
