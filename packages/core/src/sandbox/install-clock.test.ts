@@ -1,15 +1,14 @@
-import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installClock } from "./install-clock.js";
+import { partRealm } from "./part-realm-fixtures.js";
 
 const START = Date.UTC(2024, 0, 2, 3, 4, 5);
 
 /** A fresh realm with the clock installed from its source text, as prelude.ts injects it. */
 function realmWithClock(clockMs: number): (expression: string) => unknown {
-  const context: Context = createContext();
-  const install = runInContext(`(${installClock.toString()})`, context) as typeof installClock;
-  install(runInContext("globalThis", context) as Record<string, unknown>, clockMs);
-  return (expression) => runInContext(expression, context);
+  const realm = partRealm();
+  realm.load(installClock)(realm.intrinsics, realm.global, clockMs);
+  return realm.read;
 }
 
 describe("installClock (R-SB-6)", () => {

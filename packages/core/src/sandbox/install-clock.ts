@@ -1,3 +1,5 @@
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
+
 /**
  * Runs INSIDE the sandbox (injected as source text, see prelude.ts): it may reference nothing
  * outside itself. Replaces `Date` with one whose clock stands still at `clockMs`, the execution's
@@ -10,16 +12,13 @@
  * zone, so a run paused on one host and resumed on another sees the same values.
  * `install-time-zone.ts` does the same for the methods of dates and for `Intl`.
  */
-export function installClock(global: Record<string, unknown>, clockMs: number): void {
+export function installClock(intrinsics: SandboxIntrinsics, global: Record<string, unknown>, clockMs: number): void {
   "use strict";
+  const { ReflectConstruct, ReflectApply, ObjectDefineProperty, StringCtor } = intrinsics;
   const OriginalDate = Date;
   const OriginalParse = Date.parse;
   const OriginalUTC = Date.UTC;
   const GetTimezoneOffset = Date.prototype.getTimezoneOffset;
-  const ReflectConstruct = Reflect.construct;
-  const ReflectApply = Reflect.apply;
-  const ObjectDefineProperty = Object.defineProperty;
-  const StringCtor = String;
   const RegExpTest = RegExp.prototype.test;
   // A zone written in the text: a Z or an offset after a time, or a zone name V8 reads.
   const ZONE = /\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?\s*(?:Z|[+-]\d\d:?\d\d)|\b(?:UTC|UT|GMT|[ECMP][SD]T)\b/i;

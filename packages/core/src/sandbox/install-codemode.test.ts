@@ -1,10 +1,9 @@
-import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installCodemode, installFetch } from "./install-codemode.js";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
 import { createFormatter } from "./install-console.js";
+import { partRealm } from "./part-realm-fixtures.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { loadValueCodec } from "./value-codec.js";
 
 type Request = Record<string, unknown> & { id: number };
 
@@ -15,14 +14,15 @@ type Request = Record<string, unknown> & { id: number };
 function codemodeWith(
   options: { replay?: SandboxReplayEntry[]; services?: string[]; answer?: (request: Request) => string } = {},
 ) {
-  const context: Context = createContext();
-  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const global = runInContext("globalThis", context) as Record<string, unknown>;
-  const codec = loadValueCodec(load);
-  const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
+  const { global, load, intrinsics, codec, read } = partRealm();
+  const formatter = load(createFormatter)(intrinsics, codec, {
+    maxMessageChars: 10_000,
+    maxReadChars: 16 * 1024 * 1024,
+  });
   const submitted: Request[] = [];
   const answer = options.answer ?? (() => "");
   const bridge = load(createSandboxBridge)(
+    intrinsics,
     codec,
     (id, text, args) => {
       const request = { id, ...JSON.parse(text), ...(args === undefined ? {} : { args }) } as Request;
@@ -32,8 +32,9 @@ function codemodeWith(
     formatter.messageOf,
     1_000_000,
   );
-  const seqs = load(installConnectors)(global, { github: ["get"] }, options.replay ?? [], codec, bridge);
+  const seqs = load(installConnectors)(intrinsics, global, { github: ["get"] }, options.replay ?? [], codec, bridge);
   const service = load(installCodemode)(
+    intrinsics,
     global,
     options.services ?? ["search", "describe"],
     codec,
@@ -41,11 +42,11 @@ function codemodeWith(
     seqs,
     formatter.describeThrown,
   );
-  load(installFetch)(global, service, seqs, bridge.plain);
+  load(installFetch)(intrinsics, global, service, seqs, bridge.plain);
   return {
     submitted,
     seqs,
-    run: (program: string): Promise<unknown> => runInContext(`(async () => { ${program} })()`, context),
+    run: (program: string) => read(`(async () => { ${program} })()`) as Promise<unknown>,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { SeqCounter } from "./install-connectors.js";
 import type { SandboxBridge } from "./sandbox-bridge.js";
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { ValueCodec } from "./value-codec.js";
 
 /** Asks the host for a `codemode.*` service; `seq` when the service is recorded like a step (fetch). */
@@ -13,6 +14,7 @@ export type ServiceCall = (name: string, input: unknown, seq?: number) => Promis
  * snippet's body here so its calls join this execution's log. Returns the service call for fetch.
  */
 export function installCodemode(
+  intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   services: string[],
   codec: ValueCodec,
@@ -21,18 +23,9 @@ export function installCodemode(
   describeThrown: (error: unknown) => string,
 ): ServiceCall {
   "use strict";
-  const ObjectFreeze = Object.freeze;
-  const ObjectCreate = Object.create;
-  const ObjectDefineProperty = Object.defineProperty;
-  const ObjectGetPrototypeOf = Object.getPrototypeOf;
-  const PromiseReject = Promise.reject.bind(Promise);
-  const ErrorCtor = Error;
-  const TypeErrorCtor = TypeError;
-  const RangeErrorCtor = RangeError;
-  const StringCtor = String;
-  const send = bridge.send;
-  const plain = bridge.plain;
-  const decodeText = bridge.decodeText;
+  const { ObjectFreeze, ObjectCreate, ObjectDefineProperty, ObjectGetPrototypeOf, PromiseReject } = intrinsics;
+  const { ErrorCtor, TypeErrorCtor, RangeErrorCtor, StringCtor } = intrinsics;
+  const { send, plain, decodeText } = bridge;
 
   async function step(name: unknown, fn: unknown): Promise<unknown> {
     if (typeof name !== "string" || name === "")
@@ -139,16 +132,14 @@ export function installCodemode(
  * response is a frozen, Response-like object whose body is already text.
  */
 export function installFetch(
+  intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   service: ServiceCall,
   seqs: SeqCounter,
   plain: (fields: Record<string, unknown>) => Record<string, unknown>,
 ): void {
   "use strict";
-  const ObjectFreeze = Object.freeze;
-  const ObjectDefineProperty = Object.defineProperty;
-  const JSONParse = JSON.parse;
-  const StringCtor = String;
+  const { ObjectFreeze, ObjectDefineProperty, JSONParse, StringCtor } = intrinsics;
 
   ObjectDefineProperty(global, "fetch", {
     value: async function fetch(input: unknown, init?: unknown) {

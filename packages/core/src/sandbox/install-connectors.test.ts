@@ -1,8 +1,7 @@
-import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
+import { partRealm } from "./part-realm-fixtures.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { loadValueCodec } from "./value-codec.js";
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 
@@ -11,18 +10,17 @@ type Method = (...args: unknown[]) => Promise<unknown>;
  * sandbox bridge; `submitted` is what reached the host (parsed), `deliver` answers it.
  */
 function connectorsWith(replay: SandboxReplayEntry[] = []) {
-  const context: Context = createContext();
-  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const global = runInContext("globalThis", context) as Record<string, unknown>;
-  const codec = loadValueCodec(load);
+  const { global, load, intrinsics, codec, read } = partRealm();
   const submitted: Array<Record<string, unknown> & { id: number }> = [];
   const bridge = load(createSandboxBridge)(
+    intrinsics,
     codec,
     (id, text, args) => submitted.push({ id, ...JSON.parse(text), ...(args === undefined ? {} : { args }) }),
     (_error, fallback) => fallback,
     1_000_000,
   );
   const seqs = load(installConnectors)(
+    intrinsics,
     global,
     { github: ["get", "create_issue"], slack: ["post"] },
     replay,
@@ -35,7 +33,7 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
     submitted,
     seqs,
     deliver: bridge.deliver,
-    read: (expression: string): unknown => runInContext(expression, context),
+    read,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { SandboxBridge } from "./sandbox-bridge.js";
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { ValueCodec } from "./value-codec.js";
 
 /** A preloaded log entry as the sandbox receives it (the host's `ReplayEntry`, as JSON). */
@@ -35,6 +36,7 @@ export interface SeqCounter {
  * A program that tampers with what is preloaded can only fool itself: effects happen on the host.
  */
 export function installConnectors(
+  intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   connectors: Record<string, string[]>,
   replayEntries: SandboxReplayEntry[],
@@ -42,20 +44,9 @@ export function installConnectors(
   bridge: SandboxBridge,
 ): SeqCounter {
   "use strict";
-  const ReflectApply = Reflect.apply;
-  const ObjectFreeze = Object.freeze;
-  const ObjectCreate = Object.create;
-  const ObjectDefineProperty = Object.defineProperty;
-  const PromiseResolve = Promise.resolve.bind(Promise);
-  const PromiseReject = Promise.reject.bind(Promise);
-  const MapCtor = Map;
-  const MapGet = Map.prototype.get;
-  const MapSet = Map.prototype.set;
-  const ErrorCtor = Error;
-  const TypeErrorCtor = TypeError;
-  const send = bridge.send;
-  const invalid = bridge.invalid;
-  const decodeText = bridge.decodeText;
+  const { ReflectApply, ObjectFreeze, ObjectCreate, ObjectDefineProperty, PromiseResolve, PromiseReject } = intrinsics;
+  const { MapCtor, MapGet, MapSet, ErrorCtor, TypeErrorCtor } = intrinsics;
+  const { send, invalid, decodeText } = bridge;
 
   const replay = new MapCtor<number, SandboxReplayEntry>();
   for (let index = 0; index < replayEntries.length; index++) {

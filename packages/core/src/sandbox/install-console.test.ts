@@ -1,29 +1,22 @@
-import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createFormatter, installConsole } from "./install-console.js";
-import { loadValueCodec } from "./value-codec.js";
+import { partRealm } from "./part-realm-fixtures.js";
 
 /** A fresh realm with `console` installed from its source text; `lines` is what the host was sent. */
 function consoleInFreshRealm() {
-  const context: Context = createContext();
-  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const formatter = load(createFormatter)(loadValueCodec(load), {
+  const { global, load, intrinsics, codec, read } = partRealm();
+  const formatter = load(createFormatter)(intrinsics, codec, {
     maxMessageChars: 10_000,
     maxReadChars: 16 * 1024 * 1024,
   });
   const lines: Array<[string, string]> = [];
-  load(installConsole)(
-    runInContext("globalThis", context) as Record<string, unknown>,
-    formatter.formatValue,
-    (level, text) => lines.push([level, text]),
-    {
-      maxLogLines: 1_000,
-      maxLogLineChars: 10_000,
-      maxLogChars: 1_000_000,
-      maxReadChars: 16 * 1024 * 1024,
-    },
-  );
-  return { formatter, lines, read: (expression: string): unknown => runInContext(expression, context) };
+  load(installConsole)(intrinsics, global, formatter.formatValue, (level, text) => lines.push([level, text]), {
+    maxLogLines: 1_000,
+    maxLogLineChars: 10_000,
+    maxLogChars: 1_000_000,
+    maxReadChars: 16 * 1024 * 1024,
+  });
+  return { formatter, lines, read };
 }
 
 describe("installConsole", () => {

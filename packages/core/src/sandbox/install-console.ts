@@ -1,3 +1,4 @@
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { ValueCodec } from "./value-codec.js";
 
 /** Text of values and thrown things, as the sandbox shows them; none of these ever throws. */
@@ -27,12 +28,13 @@ export interface FormatterLimits {
  * throw, so every path falls back to simpler text. Messages are cut here, before they cross to
  * the host: the copy isolated-vm makes is flat, whatever the string cost the sandbox.
  */
-export function createFormatter(codec: ValueCodec, limits: FormatterLimits): SandboxFormatter {
+export function createFormatter(
+  intrinsics: SandboxIntrinsics,
+  codec: ValueCodec,
+  limits: FormatterLimits,
+): SandboxFormatter {
   "use strict";
-  const ErrorCtor = Error;
-  const StringCtor = String;
-  const StringSlice = String.prototype.slice;
-  const ReflectApply = Reflect.apply;
+  const { ErrorCtor, StringCtor, StringSlice, ReflectApply } = intrinsics;
   const { maxMessageChars, maxReadChars } = limits;
 
   function clip(text: string, maxChars: number): string {
@@ -96,17 +98,14 @@ export interface ConsoleLimits {
  * `maxLogChars` characters nothing more is sent: the host keeps no more and notes the cut.
  */
 export function installConsole(
+  intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   formatValue: (value: unknown) => string,
   log: (level: string, text: string) => void,
   limits: ConsoleLimits,
 ): void {
   "use strict";
-  const ObjectFreeze = Object.freeze;
-  const ObjectCreate = Object.create;
-  const ObjectDefineProperty = Object.defineProperty;
-  const StringSlice = String.prototype.slice;
-  const ReflectApply = Reflect.apply;
+  const { ObjectFreeze, ObjectCreate, ObjectDefineProperty, StringSlice, ReflectApply } = intrinsics;
   const { maxLogLines, maxLogLineChars, maxLogChars, maxReadChars } = limits;
   let sentLines = 0;
   let sentChars = 0;

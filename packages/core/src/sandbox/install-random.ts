@@ -18,6 +18,8 @@ export function installRandom(
   randomBytes: (count: number) => string,
 ): void {
   "use strict";
+  // Its own built-ins rather than sandbox-intrinsics.ts's: test/hardening-determinism.test.ts runs
+  // this source alone, with these four arguments, to draw what executions before issue 17.10 drew.
   const ReflectApply = Reflect.apply;
   const ObjectFreeze = Object.freeze;
   const ObjectCreate = Object.create;

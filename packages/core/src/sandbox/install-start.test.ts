@@ -1,27 +1,35 @@
-import { type Context, createContext, runInContext } from "node:vm";
+import { runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createFormatter } from "./install-console.js";
 import { installStart } from "./install-start.js";
+import { partRealm } from "./part-realm-fixtures.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { loadValueCodec } from "./value-codec.js";
+
+/** A fresh realm with `__codemode_start` installed from its source text; what it reports goes to `finish`. */
+function realmWithStart(finish: (text: string) => void) {
+  const realm = partRealm();
+  const { load, intrinsics, codec } = realm;
+  const limits = { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 };
+  const formatter = load(createFormatter)(intrinsics, codec, limits);
+  const bridge = load(createSandboxBridge)(intrinsics, codec, () => {}, formatter.messageOf, 1_000_000);
+  const { messageOf, describeThrown } = formatter;
+  load(installStart)(
+    intrinsics,
+    realm.global,
+    codec,
+    bridge.plain,
+    messageOf,
+    describeThrown,
+    finish,
+    limits.maxReadChars,
+  );
+  return realm;
+}
 
 /** Runs `main` (source of a function) through `__codemode_start` in a fresh realm; the text it reports to `finish`. */
 function start(main: string): Promise<string> {
-  const context: Context = createContext();
-  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const codec = loadValueCodec(load);
-  const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
-  const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf, 1_000_000);
   return new Promise<string>((resolve) => {
-    load(installStart)(
-      runInContext("globalThis", context) as Record<string, unknown>,
-      codec,
-      bridge.plain,
-      formatter.messageOf,
-      formatter.describeThrown,
-      resolve,
-      16 * 1024 * 1024,
-    );
+    const { context } = realmWithStart(resolve);
     expect(runInContext(`__codemode_start(${main})`, context, { filename: "codemode.js" })).toBeUndefined();
   });
 }
@@ -55,21 +63,8 @@ describe("installStart: how a program's end becomes one text", () => {
 
   it("R-RT-5: it returns nothing and reports once through finish, so the host never waits on a promise of the isolate", async () => {
     const reports: string[] = [];
-    const context: Context = createContext();
-    const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-    const codec = loadValueCodec(load);
-    const formatter = load(createFormatter)(codec, { maxMessageChars: 10_000, maxReadChars: 16 * 1024 * 1024 });
-    const bridge = load(createSandboxBridge)(codec, () => {}, formatter.messageOf, 1_000_000);
-    load(installStart)(
-      runInContext("globalThis", context) as Record<string, unknown>,
-      codec,
-      bridge.plain,
-      formatter.messageOf,
-      formatter.describeThrown,
-      (text) => reports.push(text),
-      16 * 1024 * 1024,
-    );
-    expect(runInContext("__codemode_start(async () => 1)", context)).toBeUndefined();
+    const { read } = realmWithStart((text) => reports.push(text));
+    expect(read("__codemode_start(async () => 1)")).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(reports).toEqual(["R1"]);
   });

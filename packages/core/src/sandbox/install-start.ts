@@ -1,3 +1,4 @@
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { ValueCodec } from "./value-codec.js";
 
 /**
@@ -11,6 +12,7 @@ import type { ValueCodec } from "./value-codec.js";
  * while awaiting) makes a later `process.exit()` hang (R-RT-5).
  */
 export function installStart(
+  intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   codec: ValueCodec,
   plain: (fields: Record<string, unknown>) => Record<string, unknown>,
@@ -20,13 +22,8 @@ export function installStart(
   maxReadChars: number,
 ): void {
   "use strict";
-  const JSONStringify = JSON.stringify;
-  const ReflectApply = Reflect.apply;
-  const ObjectDefineProperty = Object.defineProperty;
-  const PromiseResolve = Promise.resolve.bind(Promise);
-  const PromiseThen = Promise.prototype.then;
-  const ErrorCtor = Error;
-  const StringCtor = String;
+  const { JSONStringify, ReflectApply, ObjectDefineProperty, PromiseResolve, PromiseThen, ErrorCtor, StringCtor } =
+    intrinsics;
 
   ObjectDefineProperty(global, "__codemode_start", {
     configurable: true,

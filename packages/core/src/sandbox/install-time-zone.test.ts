@@ -1,22 +1,21 @@
-import { type Context, createContext, runInContext } from "node:vm";
+import { createContext, runInContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installClock } from "./install-clock.js";
-import { installMemoryGuards } from "./install-memory-guards.js";
+import { installIntlGuard } from "./install-intl-guard.js";
 import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
+import { partRealm } from "./part-realm-fixtures.js";
 
 const START = Date.UTC(2024, 0, 2, 3, 4, 5);
 const previousZone = process.env.TZ;
 
 /** A fresh realm with the clock and the UTC time zone installed from their source text, as sandbox-setup.ts does. */
 function deterministicRealm(): (expression: string) => unknown {
-  const context: Context = createContext();
-  const global = runInContext("globalThis", context) as Record<string, unknown>;
-  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
-  const timeZone = load(createUtcTimeZone)(START, load(createUtcDates));
-  load(installClock)(global, START);
-  timeZone.patchDatesOnFirstUse(global);
-  load(installMemoryGuards)(global, 1_000, timeZone.patchIntl);
-  return (expression) => runInContext(expression, context);
+  const { global, load, intrinsics, read } = partRealm();
+  const timeZone = load(createUtcTimeZone)(intrinsics, START, load(createUtcDates));
+  load(installClock)(intrinsics, global, START);
+  intrinsics.onFirstRead(global, "Date", timeZone.patchDates);
+  load(installIntlGuard)(intrinsics, global, 1_000, timeZone.patchIntl);
+  return read;
 }
 
 describe("createUtcTimeZone (R-SB-6, issue 17.10)", () => {

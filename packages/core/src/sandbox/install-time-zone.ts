@@ -1,9 +1,9 @@
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
+
 /** What makes the sandbox's time zone UTC: applied on first use of `Date` and of `Intl`. */
 export interface UtcTimeZone {
   /** Makes the local-time methods of `Date.prototype` their UTC counterparts. */
   patchDates(OriginalDate: DateConstructor): void;
-  /** Does the same when the program first reads `global.Date`. */
-  patchDatesOnFirstUse(global: Record<string, unknown>): void;
   /** Makes `Intl.DateTimeFormat` default to UTC and format the execution's clock. */
   patchIntl(intl: Record<string, unknown>): void;
 }
@@ -20,23 +20,17 @@ export interface UtcTimeZone {
  * - `toLocaleString` & co and `Intl.DateTimeFormat` default to `timeZone: "UTC"`;
  * - `format()` and `formatToParts()` without a date format the execution's clock.
  *
- * The patches are applied when the program first reads `Date` or `Intl` (the latter through
- * installMemoryGuards): a program that uses neither pays nothing for them.
+ * The patches are applied when the program first reads `Date` or `Intl` (see sandbox-setup.ts and
+ * installIntlGuard): a program that uses neither pays nothing for them.
  */
-export function createUtcTimeZone(clockMs: number, createDates: typeof createUtcDates): UtcTimeZone {
+export function createUtcTimeZone(
+  intrinsics: SandboxIntrinsics,
+  clockMs: number,
+  createDates: typeof createUtcDates,
+): UtcTimeZone {
   "use strict";
-  const ReflectApply = Reflect.apply;
-  const ReflectConstruct = Reflect.construct;
-  const ReflectOwnKeys = Reflect.ownKeys;
-  const ObjectCreate = Object.create;
-  const ObjectDefineProperty = Object.defineProperty;
-  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  const ObjectCtor = Object;
-  const WeakMapCtor = WeakMap;
-  const WeakMapGet = WeakMap.prototype.get;
-  const WeakMapSet = WeakMap.prototype.set;
-  const ObjectHasOwn = Object.hasOwn;
-  const FIELDS = ["value", "writable", "get", "set", "enumerable", "configurable"];
+  const { ReflectApply, ReflectConstruct, ReflectOwnKeys, ObjectCreate, ObjectDefineProperty, ObjectCtor } = intrinsics;
+  const { WeakMapCtor, WeakMapGet, WeakMapSet, descriptorOf, defineValue } = intrinsics;
   type Method = (...args: unknown[]) => unknown;
 
   /** Options whose `timeZone` is read here once and is "UTC" unless the program named one. */
@@ -54,7 +48,7 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
   }
 
   /**
-   * Runs on the program's first read of `Intl` (see installMemoryGuards), possibly after it
+   * Runs on the program's first read of `Intl` (see installIntlGuard), possibly after it
    * poisoned prototypes: captured built-ins, index loops and null-prototype descriptors only.
    */
   function patchIntl(intl: Record<string, unknown>): void {
@@ -69,21 +63,11 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
     const keys = ReflectOwnKeys(OriginalFormat);
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index]!;
-      if (key !== "name") ObjectDefineProperty(DateTimeFormat, key, descriptorOf(OriginalFormat, key));
+      if (key !== "name") ObjectDefineProperty(DateTimeFormat, key, descriptorOf(OriginalFormat, key)!);
     }
     const formatProto = OriginalFormat.prototype as Record<string, unknown>;
-    ObjectDefineProperty(formatProto, "constructor", {
-      __proto__: null,
-      value: DateTimeFormat,
-      writable: true,
-      configurable: true,
-    } as PropertyDescriptor);
-    ObjectDefineProperty(intl, "DateTimeFormat", {
-      __proto__: null,
-      value: DateTimeFormat,
-      writable: true,
-      configurable: true,
-    } as PropertyDescriptor);
+    defineValue(formatProto, "constructor", DateTimeFormat);
+    defineValue(intl, "DateTimeFormat", DateTimeFormat);
 
     // `format` is a getter of a function bound to its formatter, the same one on every read.
     const formatGetter = (descriptorOf(formatProto, "format") as { get: Method }).get;
@@ -112,35 +96,20 @@ export function createUtcTimeZone(clockMs: number, createDates: typeof createUtc
     } as PropertyDescriptor);
   }
 
-  /** An own property's descriptor with a null prototype, read field by field. */
-  function descriptorOf(from: object, key: PropertyKey): PropertyDescriptor {
-    const found = ObjectGetOwnPropertyDescriptor(from, key) as Record<string, unknown>;
-    const descriptor = { __proto__: null } as unknown as Record<string, unknown>;
-    for (let index = 0; index < FIELDS.length; index++) {
-      const field = FIELDS[index]!;
-      if (ObjectHasOwn(found, field)) descriptor[field] = found[field];
-    }
-    return descriptor as PropertyDescriptor;
-  }
-
-  return { ...createDates(inUtc), patchIntl };
+  return { patchDates: createDates(intrinsics, inUtc), patchIntl };
 }
 
 /**
  * Runs INSIDE the sandbox (injected as source text, see prelude.ts) with `deterministic`: it may
- * reference nothing outside itself. The UTC methods of dates for createUtcTimeZone; `inUtc`
- * gives options a UTC default time zone.
+ * reference nothing outside itself. Returns `patchDates` for createUtcTimeZone; `inUtc` gives
+ * options a UTC default time zone.
  */
 export function createUtcDates(
+  intrinsics: SandboxIntrinsics,
   inUtc: (options: unknown) => unknown,
-): Pick<UtcTimeZone, "patchDates" | "patchDatesOnFirstUse"> {
+): UtcTimeZone["patchDates"] {
   "use strict";
-  const ReflectApply = Reflect.apply;
-  const ObjectCreate = Object.create;
-  const ObjectDefineProperty = Object.defineProperty;
-  const ObjectKeys = Object.keys;
-  const MathCeil = Math.ceil;
-  const MathFloor = Math.floor;
+  const { ReflectApply, ObjectCreate, ObjectKeys, MathCeil, MathFloor, defineValue } = intrinsics;
   const PARTS = ["FullYear", "Month", "Date", "Day", "Hours", "Minutes", "Seconds", "Milliseconds"];
   const LOCALE_METHODS = ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"];
   const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -148,23 +117,15 @@ export function createUtcDates(
   type Method = (...args: unknown[]) => unknown;
   const call = (fn: Method, self: unknown, args: unknown[] = []): unknown => ReflectApply(fn, self, args);
   /**
-   * Runs on the program's first read of `Date` (see `patchDatesOnFirstUse`), possibly after it
+   * Runs on the program's first read of `Date` (see sandbox-setup.ts), possibly after it
    * poisoned prototypes: captured built-ins, index loops and null-prototype objects only. Every
    * date comes from `Date`, so its prototype is still untouched when this runs.
    */
-  function patchDates(OriginalDate: DateConstructor): void {
+  return function patchDates(OriginalDate: DateConstructor): void {
     const proto = OriginalDate.prototype as unknown as Record<string, Method>;
     const replace = (methods: Record<string, Method>): void => {
       const names = ObjectKeys(methods);
-      for (let index = 0; index < names.length; index++) {
-        ObjectDefineProperty(proto, names[index]!, {
-          __proto__: null,
-          value: methods[names[index]!],
-          writable: true,
-          configurable: true,
-          enumerable: false,
-        } as PropertyDescriptor);
-      }
+      for (let index = 0; index < names.length; index++) defineValue(proto, names[index]!, methods[names[index]!]);
     };
     const getTime = proto.getTime!;
     const setTime = proto.setTime!;
@@ -238,37 +199,5 @@ export function createUtcDates(
         return valid(this) ? timePart(this) : "Invalid Date";
       },
     });
-  }
-
-  /**
-   * Patches dates when the program first reads the global `Date` (patching `Date.prototype`
-   * up front cost every deterministic pass ~0.5 ms).
-   */
-  // Called in every deterministic pass, before model code: parenthesized so that V8 compiles it
-  // with the prelude (from its code cache) instead of lazily in each isolate.
-  const patchDatesOnFirstUse = function patchDatesOnFirstUse(global: Record<string, unknown>): void {
-    const DateCtor = global.Date as DateConstructor;
-    const settle = (value: unknown): void => {
-      ObjectDefineProperty(global, "Date", {
-        __proto__: null,
-        value,
-        writable: true,
-        configurable: true,
-        enumerable: false,
-      } as PropertyDescriptor);
-    };
-    ObjectDefineProperty(global, "Date", {
-      __proto__: null,
-      configurable: true,
-      enumerable: false,
-      get() {
-        patchDates(DateCtor);
-        settle(DateCtor);
-        return DateCtor;
-      },
-      set: settle,
-    } as PropertyDescriptor);
   };
-
-  return { patchDates, patchDatesOnFirstUse };
 }

@@ -1,23 +1,22 @@
-import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { installTimers } from "./install-timers.js";
+import { partRealm } from "./part-realm-fixtures.js";
 
 /**
  * A fresh realm with the timers installed from their source text. Each timer request waits for
  * `fire(index)`, standing in for the host's pass-scoped timer service.
  */
 function timersInFreshRealm() {
-  const context: Context = createContext();
-  const global = runInContext("globalThis", context) as Record<string, unknown>;
+  const { global, load, intrinsics, read } = partRealm();
   const requests: Array<{ request: Record<string, unknown>; fire: () => void }> = [];
   const send = (request: Record<string, unknown>) =>
     new Promise<unknown>((resolve) => requests.push({ request, fire: () => resolve("") }));
-  (runInContext(`(${installTimers.toString()})`, context) as typeof installTimers)(global, send);
+  load(installTimers)(intrinsics, global, send);
   const fire = async (index: number) => {
     requests[index]!.fire();
     await new Promise((resolve) => setImmediate(resolve));
   };
-  return { requests, fire, read: (expression: string): unknown => runInContext(expression, context) };
+  return { requests, fire, read };
 }
 
 describe("installTimers", () => {

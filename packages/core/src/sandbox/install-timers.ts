@@ -1,3 +1,5 @@
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
+
 /**
  * Runs INSIDE the sandbox (injected as source text, see prelude.ts): it may reference nothing
  * outside itself. Installs `setTimeout`, `setInterval`, their `clear*` and `queueMicrotask`.
@@ -5,19 +7,13 @@
  * timers die with the pass and never outlive the deadline; a cancelled timer's reply is ignored.
  */
 export function installTimers(
+  intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   send: (request: Record<string, unknown>, decode: boolean) => Promise<unknown>,
 ): void {
   "use strict";
-  const ReflectApply = Reflect.apply;
-  const PromiseResolve = Promise.resolve.bind(Promise);
-  const PromiseThen = Promise.prototype.then;
-  const MapCtor = Map;
-  const MapGet = Map.prototype.get;
-  const MapSet = Map.prototype.set;
-  const TypeErrorCtor = TypeError;
-  const StringCtor = String;
-  const MathFloor = Math.floor;
+  const { ReflectApply, PromiseResolve, PromiseThen, MapCtor, MapGet, MapSet } = intrinsics;
+  const { TypeErrorCtor, StringCtor, MathFloor } = intrinsics;
 
   let nextTimerId = 1;
   const cancelled = new MapCtor<number, boolean>();

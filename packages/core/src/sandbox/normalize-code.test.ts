@@ -31,6 +31,7 @@ function positionOf(text: string, needle: string): { line: number; column: numbe
 }
 
 describe("code forms (R-SB-2)", () => {
+  // One program and what it returns per test: alike in shape (the duplicate finder pairs some), not repeated logic.
   it("runs an async arrow function", async () => {
     expect(await runBody("async () => { const a = 20; return a + 22; }")).toBe(42);
   });
@@ -196,30 +197,27 @@ describe("TypeScript (R-SB-2, beyond)", () => {
 });
 
 describe("syntax errors carry the line and column where the error is (R-SB-2)", () => {
-  it("in a multi-line async arrow", () => {
-    const code = "async () => {\n  const a = 1;\n  const b = a +* 2;\n  return b;\n}";
-    expect(syntaxError(code)).toMatchObject(positionOf(code, "* 2"));
-  });
-
-  it("in a one-line async arrow", () => {
-    const code = "async () => { const b = a +* 2; }";
-    expect(syntaxError(code)).toMatchObject(positionOf(code, "* 2"));
-  });
-
-  it("in a multi-line TypeScript async arrow with a return type", () => {
-    const code = "\n  async (): Promise<number> => {\n  const a: number = 1;\n  const b = a +* 2;\n  return b;\n}";
-    expect(syntaxError(code)).toMatchObject(positionOf(code, "* 2"));
-  });
-
-  it("in an async arrow with typed destructured parameters", () => {
-    const code = "async ({ repo }: { repo: string }) => {\n  const issues = await list(repo);\n  let x = {;\n}";
-    expect(syntaxError(code)).toMatchObject(positionOf(code, ";\n}"));
-  });
-
-  it("in a body of statements", () => {
-    const code = "const x = 1;\nconst y = 2;\n\nif (x > y {\n  x\n}";
-    expect(syntaxError(code)).toMatchObject(positionOf(code, "{\n  x"));
-  });
+  // [name, code, the text the error's position must point at]
+  const pointed: Array<[string, string, string]> = [
+    ["in a multi-line async arrow", "async () => {\n  const a = 1;\n  const b = a +* 2;\n  return b;\n}", "* 2"],
+    ["in a one-line async arrow", "async () => { const b = a +* 2; }", "* 2"],
+    [
+      "in a multi-line TypeScript async arrow with a return type",
+      "\n  async (): Promise<number> => {\n  const a: number = 1;\n  const b = a +* 2;\n  return b;\n}",
+      "* 2",
+    ],
+    [
+      "in an async arrow with typed destructured parameters",
+      "async ({ repo }: { repo: string }) => {\n  const issues = await list(repo);\n  let x = {;\n}",
+      ";\n}",
+    ],
+    ["in a body of statements", "const x = 1;\nconst y = 2;\n\nif (x > y {\n  x\n}", "{\n  x"],
+  ];
+  for (const [name, code, at] of pointed) {
+    it(name, () => {
+      expect(syntaxError(code)).toMatchObject(positionOf(code, at));
+    });
+  }
 
   it("an unterminated string", () => {
     const code = "const a = 1;\nconst s = 'open\nconst c = 3;";

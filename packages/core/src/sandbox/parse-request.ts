@@ -52,29 +52,18 @@ export function parseRequest(
       break;
     case "step":
       if (isSeq(record.seq) && isSeq(record.seqAfter) && typeof record.name === "string") {
-        if (typeof record.value === "string" && record.error === undefined) {
-          return {
-            ok: true,
-            request: {
-              type: "step",
-              seq: record.seq,
-              name: record.name,
-              seqAfter: record.seqAfter,
-              value: record.value,
-            },
+        // Exactly one of a value and an error.
+        const valued = typeof record.value === "string" && record.error === undefined;
+        if (valued || (typeof record.error === "string" && record.value === undefined)) {
+          const request: SandboxRequest = {
+            type: "step",
+            seq: record.seq,
+            name: record.name,
+            seqAfter: record.seqAfter,
           };
-        }
-        if (typeof record.error === "string" && record.value === undefined) {
-          return {
-            ok: true,
-            request: {
-              type: "step",
-              seq: record.seq,
-              name: record.name,
-              seqAfter: record.seqAfter,
-              error: record.error,
-            },
-          };
+          if (valued) request.value = record.value as string;
+          else request.error = record.error as string;
+          return { ok: true, request };
         }
       }
       break;

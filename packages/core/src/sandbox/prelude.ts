@@ -1,13 +1,15 @@
+import { installBufferGuards } from "./install-buffer-guards.js";
 import { installClock } from "./install-clock.js";
 import { installCodemode, installFetch } from "./install-codemode.js";
 import { installConnectors } from "./install-connectors.js";
 import { createFormatter, installConsole } from "./install-console.js";
-import { installMemoryGuards } from "./install-memory-guards.js";
+import { installIntlGuard } from "./install-intl-guard.js";
 import { installRandom } from "./install-random.js";
 import { installStart } from "./install-start.js";
 import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import { installTimers } from "./install-timers.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
+import { captureSandboxIntrinsics } from "./sandbox-intrinsics.js";
 import { type SandboxParts, sandboxSetup } from "./sandbox-setup.js";
 import { composeValueCodec } from "./value-codec.js";
 import { createBase64 } from "./value-codec-base64.js";
@@ -16,6 +18,7 @@ import { createEncoder } from "./value-codec-encoder.js";
 import { captureCodecIntrinsics } from "./value-codec-intrinsics.js";
 
 const PARTS: SandboxParts = {
+  captureSandboxIntrinsics,
   captureCodecIntrinsics,
   createBase64,
   createEncoder,
@@ -32,7 +35,8 @@ const PARTS: SandboxParts = {
   createUtcTimeZone,
   createUtcDates,
   installRandom,
-  installMemoryGuards,
+  installBufferGuards,
+  installIntlGuard,
   installStart,
 };
 

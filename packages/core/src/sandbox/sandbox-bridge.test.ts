@@ -1,22 +1,21 @@
-import { type Context, createContext, runInContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { partRealm } from "./part-realm-fixtures.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
-import { loadValueCodec } from "./value-codec.js";
 
 /** The sandbox's end of the bridge, compiled in a fresh realm from its source text. */
 function bridgeInFreshRealm() {
-  const context: Context = createContext();
-  const load = <Part>(part: Part): Part => runInContext(`(${String(part)})`, context) as Part;
+  const { load, intrinsics, codec, read } = partRealm();
   const submitted: Array<{ id: number; text: string }> = [];
   const bridge = load(createSandboxBridge)(
-    loadValueCodec(load),
+    intrinsics,
+    codec,
     // Arguments cross beside the request; put them back where the request had them.
     (id, text, args) =>
       submitted.push({ id, text: args === undefined ? text : JSON.stringify({ ...JSON.parse(text), args }) }),
     (_error, fallback) => fallback,
     1_000_000,
   );
-  return { bridge, submitted, read: (expression: string): unknown => runInContext(expression, context) };
+  return { bridge, submitted, read };
 }
 
 describe("the sandbox's end of the bridge", () => {

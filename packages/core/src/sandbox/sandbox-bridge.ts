@@ -1,3 +1,4 @@
+import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { ValueCodec } from "./value-codec.js";
 
 /** The sandbox's end of the bridge (see docs/decisions.md, "Sandbox bridge"). */
@@ -31,22 +32,15 @@ export interface SandboxBridge {
  * (the host callback) stays in this closure, never on a global.
  */
 export function createSandboxBridge(
+  intrinsics: SandboxIntrinsics,
   codec: ValueCodec,
   submit: (id: number, text: string, args: string | undefined) => void,
   messageOf: (error: unknown, fallback: string) => string,
   maxValueChars: number,
 ): SandboxBridge {
   "use strict";
-  const JSONStringify = JSON.stringify;
-  const ReflectApply = Reflect.apply;
-  const ObjectCreate = Object.create;
-  const ObjectKeys = Object.keys;
-  const PromiseCtor = Promise;
-  const MapCtor = Map;
-  const MapGet = Map.prototype.get;
-  const MapSet = Map.prototype.set;
-  const MapDelete = Map.prototype.delete;
-  const ErrorCtor = Error;
+  const { JSONStringify, ReflectApply, ObjectCreate, ObjectKeys, PromiseCtor, ErrorCtor } = intrinsics;
+  const { MapCtor, MapGet, MapSet, MapDelete } = intrinsics;
 
   type Waiter = { resolve: (value: unknown) => void; reject: (error: unknown) => void; decode: boolean };
   const waiting = new MapCtor<number, Waiter>();

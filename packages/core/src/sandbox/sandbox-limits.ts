@@ -47,7 +47,7 @@ export const MAX_CODE_CHARS = 1_000_000;
 
 /**
  * `Intl` objects a pass may create: each keeps ICU data (up to ~30 KB) in host memory that the
- * heap limit does not count (see install-memory-guards.ts).
+ * heap limit does not count (see install-intl-guard.ts).
  */
 export const MAX_INTL_OBJECTS = 1_000;
 

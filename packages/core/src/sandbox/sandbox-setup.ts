@@ -1,13 +1,15 @@
+import type { installBufferGuards } from "./install-buffer-guards.js";
 import type { installClock } from "./install-clock.js";
 import type { installCodemode, installFetch } from "./install-codemode.js";
 import type { installConnectors, SandboxReplayEntry } from "./install-connectors.js";
 import type { createFormatter, installConsole } from "./install-console.js";
-import type { installMemoryGuards } from "./install-memory-guards.js";
+import type { installIntlGuard } from "./install-intl-guard.js";
 import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
 import type { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import type { installTimers } from "./install-timers.js";
 import type { createSandboxBridge } from "./sandbox-bridge.js";
+import type { captureSandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { SandboxLimits } from "./sandbox-limits.js";
 import type { composeValueCodec, ValueCodecParts } from "./value-codec.js";
 
@@ -41,6 +43,7 @@ export const TIMER_SERVICE = "__timer";
  * the sandbox is exactly what is type-checked and unit-tested here.
  */
 export interface SandboxParts extends ValueCodecParts {
+  captureSandboxIntrinsics: typeof captureSandboxIntrinsics;
   composeValueCodec: typeof composeValueCodec;
   createFormatter: typeof createFormatter;
   createSandboxBridge: typeof createSandboxBridge;
@@ -53,7 +56,8 @@ export interface SandboxParts extends ValueCodecParts {
   createUtcTimeZone: typeof createUtcTimeZone;
   createUtcDates: typeof createUtcDates;
   installRandom: typeof installRandom;
-  installMemoryGuards: typeof installMemoryGuards;
+  installBufferGuards: typeof installBufferGuards;
+  installIntlGuard: typeof installIntlGuard;
   installStart: typeof installStart;
 }
 
@@ -75,31 +79,46 @@ export function sandboxSetup(
   configText: string,
 ): (id: number, kind: number, text: string) => void {
   "use strict";
+  // First: the built-ins every installer uses, captured while no program has touched them.
+  const intrinsics = parts.captureSandboxIntrinsics();
   const global = globalThis as Record<string, unknown>;
   const codec = parts.composeValueCodec(parts);
   const config = JSON.parse(configText) as Omit<SandboxConfig, "replay"> & { replay: SandboxReplayEntry[] };
 
   const limits = config.limits;
-  const formatter = parts.createFormatter(codec, limits);
-  const bridge = parts.createSandboxBridge(codec, submit, formatter.messageOf, limits.maxValueChars);
+  const formatter = parts.createFormatter(intrinsics, codec, limits);
+  const bridge = parts.createSandboxBridge(intrinsics, codec, submit, formatter.messageOf, limits.maxValueChars);
   // Installed in this order, which is the order a program sees the globals in.
-  const seqs = parts.installConnectors(global, config.connectors, config.replay, codec, bridge);
-  const service = parts.installCodemode(global, config.services, codec, bridge, seqs, formatter.describeThrown);
-  if (config.allowNetwork) parts.installFetch(global, service, seqs, bridge.plain);
-  parts.installConsole(global, formatter.formatValue, log, limits);
-  parts.installTimers(global, bridge.send);
+  const seqs = parts.installConnectors(intrinsics, global, config.connectors, config.replay, codec, bridge);
+  const service = parts.installCodemode(
+    intrinsics,
+    global,
+    config.services,
+    codec,
+    bridge,
+    seqs,
+    formatter.describeThrown,
+  );
+  if (config.allowNetwork) parts.installFetch(intrinsics, global, service, seqs, bridge.plain);
+  parts.installConsole(intrinsics, global, formatter.formatValue, log, limits);
+  parts.installTimers(intrinsics, global, bridge.send);
   const deterministic = config.deterministic;
-  // The sandbox's time zone is UTC: dates now, Intl on its first use (see installMemoryGuards).
-  const timeZone = deterministic ? parts.createUtcTimeZone(deterministic.clockMs, parts.createUtcDates) : undefined;
+  // The sandbox's time zone is UTC: dates on their first use (patching `Date.prototype` up front
+  // cost every deterministic pass ~0.5 ms), Intl on its first use (see installIntlGuard).
+  const timeZone = deterministic
+    ? parts.createUtcTimeZone(intrinsics, deterministic.clockMs, parts.createUtcDates)
+    : undefined;
   if (deterministic && timeZone) {
-    parts.installClock(global, deterministic.clockMs);
-    timeZone.patchDatesOnFirstUse(global);
+    parts.installClock(intrinsics, global, deterministic.clockMs);
+    intrinsics.onFirstRead(global, "Date", timeZone.patchDates);
   }
   parts.installRandom(global, deterministic, codec, randomBytes);
   // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
   delete global.WebAssembly;
-  parts.installMemoryGuards(global, limits.maxIntlObjects, timeZone?.patchIntl);
+  parts.installBufferGuards(intrinsics, global);
+  parts.installIntlGuard(intrinsics, global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(
+    intrinsics,
     global,
     codec,
     bridge.plain,

@@ -7,25 +7,19 @@ function roundTrip(value: unknown): unknown {
   return valueCodec.decode(text!);
 }
 
-function encodeError(value: unknown): Error & { code?: unknown } {
+/** The codec error `action` (the codec's `what`) throws; fails the test when it throws nothing. */
+function codecError(what: "encode" | "decode", action: () => unknown): Error & { code?: unknown } {
   try {
-    valueCodec.encode(value);
+    action();
   } catch (error) {
     expect(isValueCodecError(error)).toBe(true);
     return error as Error & { code?: unknown };
   }
-  throw new Error("expected encode to throw");
+  throw new Error(`expected ${what} to throw`);
 }
 
-function decodeError(text: string): Error & { code?: unknown } {
-  try {
-    valueCodec.decode(text);
-  } catch (error) {
-    expect(isValueCodecError(error)).toBe(true);
-    return error as Error & { code?: unknown };
-  }
-  throw new Error("expected decode to throw");
-}
+const encodeError = (value: unknown) => codecError("encode", () => valueCodec.encode(value));
+const decodeError = (text: string) => codecError("decode", () => valueCodec.decode(text));
 
 describe("value codec round trips (R-SB-4)", () => {
   it("keeps plain JSON data as plain JSON text", () => {

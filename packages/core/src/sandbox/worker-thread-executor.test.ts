@@ -5,6 +5,7 @@
 import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HostReply, PassRequest, SandboxRequest } from "./executor.js";
+import { expectFreshIsolates, expectLimitsHold } from "./pass-fixtures.js";
 import { createWorkerThreadExecutor, type WorkerThreadExecutor } from "./worker-thread-executor.js";
 
 const value = (text: string): HostReply => ({ kind: "value", value: text });
@@ -83,16 +84,7 @@ describe("worker-thread executor", () => {
 
   it("R-SB-1: every pass gets a fresh isolate on its thread: nothing a program leaves behind reaches the next", async () => {
     executor = createWorkerThreadExecutor({ threads: 1, prewarm: 1 });
-    const first = await executor.runPass(
-      request("globalThis.leaked = 'secret'; Object.prototype.poisoned = true; await tools.ping({}); typeof leaked"),
-    );
-    expect(first).toMatchObject({ status: "returned", value: '"string"' });
-    for (let index = 0; index < 3; index++) {
-      const next = await executor.runPass(
-        request("[typeof leaked, ({}).poisoned === undefined, await tools.ping({})]"),
-      );
-      expect(next).toMatchObject({ status: "returned", value: '["undefined",true,1]' });
-    }
+    await expectFreshIsolates(executor, request, 3);
   });
 
   it("spreads the passes in flight over its threads, starting each thread once", async () => {
@@ -152,17 +144,7 @@ describe("worker-thread executor", () => {
 
   it("R-SB-3: time and memory limits hold on a thread, and the thread serves the next pass", async () => {
     executor = createWorkerThreadExecutor({ threads: 1, memoryMb: 64 });
-    expect(await executor.runPass({ ...request("while (true) {}"), timeoutMs: 300 })).toMatchObject({
-      status: "failed",
-      code: "TIMEOUT",
-    });
-    expect(
-      await executor.runPass({
-        ...request("const keep = []; while (true) keep.push(new Array(1e6).fill(7));"),
-        memoryMb: 16,
-      }),
-    ).toMatchObject({ status: "failed", code: "MEMORY_LIMIT" });
-    expect(await executor.runPass(request("6 * 7"))).toMatchObject({ status: "returned", value: "42" });
+    await expectLimitsHold(executor, request);
   });
 
   it("a thread that dies mid-pass fails its passes with SANDBOX_ERROR, and the next pass runs on a new thread", async () => {
