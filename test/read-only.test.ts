@@ -2,7 +2,7 @@
  * The write path's fast lanes, through the public API over a Keyv store that records every write
  * in the order it reaches the adapter: read-only tools (`readOnly: true`) skip the write-ahead
  * entry, and results recorded without waiting may share a batch with what comes next, never landing
- * after it. Crash stories (a host killed inside a read-only call) are in test/recover.test.ts.
+ * after it. Crash stories (a host killed inside a read-only call) are in test/recover-*.test.ts.
  */
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import Keyv from "keyv";

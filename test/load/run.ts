@@ -1,7 +1,7 @@
 /**
- * The load test (`npm run test:load`, part of `npm test`): one child process per store keeps 100
- * executions in flight with no pause between them, for 10,000 executions, and must hold every
- * bound below. It imports the BUILT packages: run `npm run build` first (CI does).
+ * The load test (`npm run test:load`, run after `npm test` by .ci/run and the README): one child
+ * process per store keeps 100 executions in flight with no pause between them, for 10,000
+ * executions, and must hold every bound below. It imports the BUILT packages: run `npm run build` first (CI does).
  *
  *   node test/load/run.ts [--executions N] [--in-flight N] [--stores memory,sqlite,redis]
  *

@@ -1,5 +1,5 @@
 /**
- * A host process for test/recover.test.ts over a shared store, importing the BUILT packages
+ * A host process for test/recover-*.test.ts over a shared store, importing the BUILT packages
  * (run `npm run build` first), as a deployed worker would.
  *
  *   node test/recover-processes/worker.ts '{"store":"sqlite","url":"/tmp/x.sqlite","namespace":"n","role":"run","workerId":"a"}'

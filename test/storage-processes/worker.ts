@@ -1,5 +1,5 @@
 /**
- * A worker process for test/storage-processes.test.ts: one Code Mode runtime host over a shared
+ * A worker process for test/storage-processes-*.test.ts: one Code Mode runtime host over a shared
  * store, driven by its parent over the IPC channel. It imports the BUILT packages (run
  * `npm run build` first), as a deployed worker would.
  *

@@ -1,9 +1,4 @@
-/**
- * R-RP-4, R-RP-4b, `runtime.recover`: a host killed inside a call is recovered by another process
- * over the same store. Real child processes (SIGKILL), real stores. Each worker is
- * `node test/recover-processes/worker.ts`, importing the BUILT packages: run `npm run build`
- * before these tests (CI does).
- */
+// The stories of the recover tests (test/recover-*.test.ts), one store at a time.
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,9 +10,9 @@ import { tcpUnreachable } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RecoverWorkerConfig } from "./recover-processes/worker.ts";
+import type { RecoverWorkerConfig } from "./worker.ts";
 
-const WORKER = fileURLToPath(new URL("./recover-processes/worker.ts", import.meta.url));
+const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 /** Short, so a killed worker's lease lapses quickly; a live worker renews it every third. */
@@ -136,11 +131,15 @@ const stores: StoreCase[] = [
   },
 ];
 
-afterAll(async () => {
-  for (const store of stores) if (!(await store.unavailable())) await store.cleanup();
-});
-
-for (const store of stores) {
+/**
+ * The recover stories on one store (`sqlite`, `postgres` or `redis`): each store has its own test
+ * file, so the three run side by side.
+ */
+export function recoverStories(storeName: "sqlite" | "postgres" | "redis"): void {
+  const store = stores.find((candidate) => candidate.name === storeName)!;
+  afterAll(async () => {
+    if (!(await store.unavailable())) await store.cleanup();
+  });
   describe(`runtime.recover across processes on ${store.name}`, () => {
     let unavailable: string | undefined;
     beforeAll(async () => {

@@ -1,12 +1,4 @@
-/**
- * Many workers, one store (R-AP-6, R-ST-3, R-ST-4, R-RE-2): real child processes share a Redis,
- * a PostgreSQL database or a SQLite file, and race each other the way deployed workers would.
- * Each worker is `node test/storage-processes/worker.ts`, importing the BUILT packages: run
- * `npm run build` before these tests (CI does).
- *
- * The connector counts every applied action on the real store, so "exactly once" is checked
- * against the store, not against what either process believes.
- */
+// The stories of the storage process tests (test/storage-processes-*.test.ts), one store at a time.
 import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -18,12 +10,12 @@ import { tcpUnreachable } from "@codemode/storage/testing";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Summary, WorkerConfig, WorkerRequest } from "./storage-processes/worker.ts";
+import type { Summary, WorkerConfig, WorkerRequest } from "./worker.ts";
 
-const WORKER = fileURLToPath(new URL("./storage-processes/worker.ts", import.meta.url));
+const WORKER = fileURLToPath(new URL("./worker.ts", import.meta.url));
 const BUILT = [
-  fileURLToPath(new URL("../packages/core/dist/index.js", import.meta.url)),
-  fileURLToPath(new URL("../packages/storage/dist/index.js", import.meta.url)),
+  fileURLToPath(new URL("../../packages/core/dist/index.js", import.meta.url)),
+  fileURLToPath(new URL("../../packages/storage/dist/index.js", import.meta.url)),
 ];
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -273,7 +265,14 @@ function sqliteBackend(): Backend {
   };
 }
 
-for (const backend of [redisBackend(), postgresBackend(), sqliteBackend()]) {
+const BACKENDS = { redis: redisBackend, postgres: postgresBackend, sqlite: sqliteBackend };
+
+/**
+ * The stories on one store: each store has its own test file (test/storage-processes-*.test.ts),
+ * so the three run side by side.
+ */
+export function storageProcessStories(kind: keyof typeof BACKENDS): void {
+  const backend = BACKENDS[kind]();
   describe(`worker processes sharing ${backend.label}`, () => {
     let unavailable: string | undefined;
     let first: Worker;
