@@ -82,7 +82,7 @@ export interface PassStart {
 export interface HandOverOptions<R> {
   /** How long to wait for a held lease. Default: the runtime's `lockWaitMs`. */
   waitMs?: number;
-  /** The answer when the lease stays held. Default: a BUSY outcome with the log as it stands. */
+  /** The answer when the lease stays held. Default: `failed` with a BUSY error. */
   busy?: () => R | Promise<R>;
   /** The answer when the store fails. Default: its outcome, with the log as it stands (R-RT-2). */
   failed?: (error: unknown) => R | Promise<R>;
@@ -111,14 +111,7 @@ export async function handOver<R extends Outcome | undefined>(
     // R-RT-1: a lock on a store that is down is an outcome, not a throw.
     return failed(error);
   }
-  if (!lease) {
-    if (options.busy) return options.busy();
-    return failureOutcome(
-      executionId,
-      new CodemodeError("BUSY", busyMessage(executionId)),
-      await currentCalls(context, executionId),
-    );
-  }
+  if (!lease) return options.busy ? options.busy() : failed(new CodemodeError("BUSY", busyMessage(executionId)));
   const held = lease;
   let handedOver = false;
   const start = (run: PassStart): Promise<Outcome> => {
