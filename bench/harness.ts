@@ -54,6 +54,13 @@ export interface Benchmark {
    */
   repeat?: number;
   run(): Promise<BenchRow[]>;
+  /**
+   * Results that are not timings (token counts, say): markdown read after `run`, printed and
+   * written to RESULTS.md as a section of its own, headed by `section`. Default none.
+   */
+  report?: () => string;
+  /** The heading of the `report` section. */
+  section?: string;
 }
 
 export interface Stats {

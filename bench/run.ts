@@ -25,6 +25,7 @@ import { redisBenchmark } from "./redis.bench.ts";
 import { replayBenchmark } from "./replay.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
 import { storesBenchmark } from "./stores.bench.ts";
+import { tokensBenchmark } from "./tokens.bench.ts";
 
 const BENCHMARKS: Benchmark[] = [
   executorBenchmark,
@@ -37,6 +38,7 @@ const BENCHMARKS: Benchmark[] = [
   fleetBenchmark,
   memoryBenchmark,
   loadBenchmark,
+  tokensBenchmark,
 ];
 
 const RESULTS_FILE = fileURLToPath(new URL("./RESULTS.md", import.meta.url));
@@ -137,6 +139,7 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const rows: BenchRow[] = [];
+  const sections: string[] = [];
   for (const benchmark of toRun) {
     const benchmarkStarted = Date.now();
     const repeat = benchmark.repeat ?? 1;
@@ -144,10 +147,13 @@ async function main(): Promise<void> {
     const runs: BenchRow[][] = [];
     for (let run = 0; run < repeat; run++) runs.push(await benchmark.run());
     rows.push(...mergeRuns(runs));
+    const report = benchmark.report?.();
+    if (report) sections.push(`## ${benchmark.section ?? benchmark.name}\n\n${report}\n`);
     console.log(`${repeat > 1 ? `${repeat} runs, ` : ""}${((Date.now() - benchmarkStarted) / 1000).toFixed(1)} s`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`\n${textTable(rows)}\n`);
+  for (const section of sections) console.log(section);
 
   if (selected.length > 0) {
     console.log(`(only ${selected.join(", ")} ran: ${RESULTS_FILE} and the plots left as they were)`);
@@ -200,6 +206,7 @@ second as more run at once.
 
 ${plots}
 
+${sections.join("\n")}
 ## Where the time goes (CPU profiles)
 
 Main-thread CPU profiles taken right after the benchmarks by bench/profile.ts (V8's sampling

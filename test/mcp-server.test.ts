@@ -39,9 +39,7 @@ describe("createCodemodeMcpServer: tools for agents", () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(["search", "describe", "execute"]);
     for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: "object" });
-    expect(tools.find((tool) => tool.name === "execute")?.description).toContain(
-      "notes: Short notes with a title and a body.",
-    );
+    expect(tools.find((tool) => tool.name === "execute")?.description).toContain("- notes (Short notes with a…): ");
     expect(tools.find((tool) => tool.name === "search")?.annotations).toMatchObject({ readOnlyHint: true });
     const operatorTools = (await (await operator()).listTools()).tools.map((tool) => tool.name);
     expect(operatorTools).toEqual(["search", "describe", "execute", "pending", "approve", "reject"]);

@@ -18,7 +18,7 @@ const products = [
 // A real shop would keep orders in its own database and dedupe on the idempotency key.
 const orders = new Map<string, { orderId: string; sku: string; quantity: number; status: string }>();
 
-const catalog = defineConnector({
+export const catalog = defineConnector({
   name: "catalog",
   instructions: "Read-only product catalog.",
   tools: {
@@ -33,7 +33,7 @@ const catalog = defineConnector({
   },
 });
 
-const shop = defineConnector({
+export const shop = defineConnector({
   name: "shop",
   instructions: "Places orders. Every order needs a human's approval.",
   tools: {

@@ -16,8 +16,20 @@ export type Item =
   | { type: "call"; callId: string; name: string; arguments: string }
   | { type: "result"; callId: string; output: string };
 
-/** What the imitated model answers: text, or one function call. */
-export type Reply = { text: string } | { call: { name: string; arguments: unknown } };
+/** One function call the imitated model makes. */
+export interface ReplyCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** What the imitated model answers: text, one function call, or several at once (parallel calls). */
+export type Reply = { text: string } | { call: ReplyCall } | { calls: ReplyCall[] };
+
+/** The calls of a reply: none for text. */
+function callsOf(reply: Reply): ReplyCall[] {
+  if ("calls" in reply) return reply.calls;
+  return "call" in reply ? [reply.call] : [];
+}
 
 export interface RecordedRequest {
   api: "responses" | "chat";
@@ -178,28 +190,31 @@ function respondResponses(
   const id = nextId("resp");
   const model = String(body.model ?? "gpt-imitation");
   const created_at = Math.floor(Date.now() / 1000);
-  let item: Json;
+  const output: Json[] = [];
   if ("text" in reply) {
-    item = {
+    const item = {
       type: "message",
       id: nextId("msg"),
       status: "completed",
       role: "assistant",
       content: [{ type: "output_text", text: reply.text, annotations: [] }],
     };
-    stored.set(String(item.id), { type: "text", role: "assistant", text: reply.text });
-  } else {
+    stored.set(item.id, { type: "text", role: "assistant", text: reply.text });
+    output.push(item);
+  }
+  for (const call of callsOf(reply)) {
     const callId = nextId("call");
-    const args = JSON.stringify(reply.call.arguments);
-    item = {
+    const args = JSON.stringify(call.arguments);
+    const item = {
       type: "function_call",
       id: nextId("fc"),
       call_id: callId,
-      name: reply.call.name,
+      name: call.name,
       arguments: args,
       status: "completed",
     };
-    stored.set(String(item.id), { type: "call", callId, name: reply.call.name, arguments: args });
+    stored.set(item.id, { type: "call", callId, name: call.name, arguments: args });
+    output.push(item);
   }
   const final = {
     id,
@@ -207,7 +222,7 @@ function respondResponses(
     created_at,
     model,
     status: "completed",
-    output: [item],
+    output,
     usage,
     incomplete_details: null,
     error: null,
@@ -220,36 +235,36 @@ function respondResponses(
   const events: Json[] = [
     { type: "response.created", response: { ...final, status: "in_progress", output: [], usage: null } },
   ];
-  if (item.type === "message") {
-    events.push({
-      type: "response.output_item.added",
-      output_index: 0,
-      item: { ...item, status: "in_progress", content: [] },
-    });
-    events.push({
-      type: "response.output_text.delta",
-      item_id: item.id,
-      output_index: 0,
-      content_index: 0,
-      delta: (reply as { text: string }).text,
-    });
-  } else {
-    events.push({
-      type: "response.output_item.added",
-      output_index: 0,
-      item: { ...item, status: "in_progress", arguments: "" },
-    });
-    events.push({
-      type: "response.function_call_arguments.delta",
-      item_id: item.id,
-      output_index: 0,
-      delta: item.arguments,
-    });
+  for (const [index, item] of output.entries()) {
+    if (item.type === "message") {
+      events.push({
+        type: "response.output_item.added",
+        output_index: index,
+        item: { ...item, status: "in_progress", content: [] },
+      });
+      events.push({
+        type: "response.output_text.delta",
+        item_id: item.id,
+        output_index: index,
+        content_index: 0,
+        delta: (reply as { text: string }).text,
+      });
+    } else {
+      events.push({
+        type: "response.output_item.added",
+        output_index: index,
+        item: { ...item, status: "in_progress", arguments: "" },
+      });
+      events.push({
+        type: "response.function_call_arguments.delta",
+        item_id: item.id,
+        output_index: index,
+        delta: item.arguments,
+      });
+    }
+    events.push({ type: "response.output_item.done", output_index: index, item });
   }
-  events.push(
-    { type: "response.output_item.done", output_index: 0, item },
-    { type: "response.completed", response: final },
-  );
+  events.push({ type: "response.completed", response: final });
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const [index, event] of events.entries())
     response.write(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`);
@@ -264,20 +279,17 @@ function respondChat(response: ServerResponse, body: Json, reply: Reply, nextId:
     system_fingerprint: null,
   };
   const chatUsage = { prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 };
-  const toolCall =
-    "call" in reply
-      ? {
-          id: nextId("call"),
-          type: "function",
-          function: { name: reply.call.name, arguments: JSON.stringify(reply.call.arguments) },
-        }
-      : undefined;
-  const finish = toolCall ? "tool_calls" : "stop";
+  const toolCalls = callsOf(reply).map((call) => ({
+    id: nextId("call"),
+    type: "function",
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
+  const finish = toolCalls.length > 0 ? "tool_calls" : "stop";
   if (!body.stream) {
     const message = {
       role: "assistant",
-      content: toolCall ? null : (reply as { text: string }).text,
-      ...(toolCall ? { tool_calls: [toolCall] } : {}),
+      content: "text" in reply ? reply.text : null,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       refusal: null,
     };
     send(response, 200, {
@@ -295,8 +307,9 @@ function respondChat(response: ServerResponse, body: Json, reply: Reply, nextId:
     ...extra,
   });
   const chunks = [chunk({ role: "assistant", content: "" }, null)];
-  if (toolCall) chunks.push(chunk({ tool_calls: [{ index: 0, ...toolCall }] }, null));
-  else chunks.push(chunk({ content: (reply as { text: string }).text }, null));
+  if ("text" in reply) chunks.push(chunk({ content: reply.text }, null));
+  for (const [index, toolCall] of toolCalls.entries())
+    chunks.push(chunk({ tool_calls: [{ index, ...toolCall }] }, null));
   chunks.push(chunk({}, finish));
   if ((body.stream_options as Json | undefined)?.include_usage)
     chunks.push({ ...base, object: "chat.completion.chunk", choices: [], usage: chatUsage } as never);

@@ -160,7 +160,7 @@ describe("createCodemodeTool: pauses, failures and options", () => {
     const described = createCodemodeTool(runtime, { hints: { shop: "Ask before ordering more than 10." } })
       .description as string;
     expect(described).toBe(runtime.modelDescription({ hints: { shop: "Ask before ordering more than 10." } }));
-    expect(described).toMatch(/- catalog: Read-only product catalog\. Methods: search_products, live_stock\./);
+    expect(described).toContain("- catalog (Read-only product…): search_products, +1 more.");
     expect(described).toContain("Ask before ordering more than 10.");
     expect(described).toContain("do not re-issue the code");
     expect(createCodemodeTool(runtime, { description: "Run code." }).description).toBe("Run code.");

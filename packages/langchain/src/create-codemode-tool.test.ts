@@ -73,7 +73,7 @@ describe("createCodemodeTool (R-LC-1)", () => {
     const codemode = createCodemodeTool(runtime);
     expect(codemode.name).toBe("codemode");
     expect(codemode.description).toBe(runtime.modelDescription());
-    expect(codemode.description).toContain("catalog: Read-only product catalog.");
+    expect(codemode.description).toContain("- catalog (Read-only product…): ");
     expect(codemode.schema).toMatchObject({ type: "object", required: ["code"] });
     expect(createCodemodeTool(runtime, { name: "run_code", description: "Runs code." })).toMatchObject({
       name: "run_code",
