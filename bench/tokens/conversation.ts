@@ -96,11 +96,11 @@ export function directTools(sources: readonly ToolSource[]): ToolSet {
       const method = source.connector.tools[definition.name];
       tools[`${source.name}_${definition.name}`] = tool({
         ...(definition.description ? { description: definition.description } : {}),
-        inputSchema: jsonSchema(definition.inputSchema),
-        execute: async (args: unknown) => {
+        inputSchema: jsonSchema<unknown>(definition.inputSchema),
+        execute: async (args: unknown): Promise<unknown> => {
           if (!method || source.origin !== "task")
             throw new Error(`${source.name}.${definition.name} is not part of a task`);
-          return (await method.execute(args as never, undefined as never)) as never;
+          return await method.execute(args as never, undefined as never);
         },
       });
     }

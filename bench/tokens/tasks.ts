@@ -16,12 +16,19 @@
 import type { Reply, ReplyCall } from "../../test/openai-imitation/server.ts";
 import { TODAY } from "./task-tools.ts";
 
-// The connectors as the programs see them (globals in the sandbox), and the JSON the scripts read:
-// untyped on purpose, as a program and a model's reading of a result are.
-// biome-ignore lint/suspicious/noExplicitAny: the sandbox's globals, typed by `codemode.describe` there
-declare const crm: any, billing: any, mail: any, inventory: any, support: any, orders: any;
+// The JSON the scripts read and the programs handle: untyped on purpose, as a model's reading of
+// a result is.
 // biome-ignore lint/suspicious/noExplicitAny: results as parsed JSON
 type Json = any;
+type Call<R> = (args: object) => Promise<R>;
+
+// The connectors as the programs see them (globals in the sandbox, declared by `codemode.describe`).
+declare const crm: { list_customers: Call<Json[]>; get_customer: Call<Json> };
+declare const billing: { list_invoices: Call<Json[]> };
+declare const mail: { send_email: Call<Json> };
+declare const inventory: { list_products: Call<Json[]>; create_purchase_order: Call<Json> };
+declare const support: { list_tickets: Call<Json[]>; tag_ticket: Call<Json>; reply_ticket: Call<Json> };
+declare const orders: { get_order: Call<Json> };
 
 /** The conversation so far, as the model reads it: each call with its arguments and parsed result. */
 export interface Seen {
