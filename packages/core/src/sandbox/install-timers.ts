@@ -5,6 +5,9 @@ import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
  * outside itself. Installs `setTimeout`, `setInterval`, their `clear*` and `queueMicrotask`.
  * A timer is a request to the host's pass-scoped timer service (`__timer`, TIMER_SERVICE), so
  * timers die with the pass and never outlive the deadline; a cancelled timer's reply is ignored.
+ * A timer's delay counts from when its request reaches the host, so two timers set together
+ * whose delays differ by less than the host's latency between two requests (a few
+ * milliseconds, more on a starved machine) may fire in either order.
  */
 export function installTimers(
   intrinsics: SandboxIntrinsics,

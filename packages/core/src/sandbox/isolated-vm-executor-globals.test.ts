@@ -139,14 +139,16 @@ describe("timers within a pass", () => {
     const outcome = await run(
       `async () => {
         const order = [];
-        setTimeout(() => order.push('later'), 30);
+        // 'later' waits far longer than the host takes between two requests on a loaded machine:
+        // each timer starts when its request reaches the host (see install-timers.ts).
+        setTimeout(() => order.push('later'), 300);
         setTimeout((label) => order.push(label), 0, 'soon');
         const cancelled = setTimeout(() => order.push('cancelled'), 5);
         clearTimeout(cancelled);
         let ticks = 0;
         await new Promise((resolve) => { const id = setInterval(() => { ticks++; if (ticks === 3) { clearInterval(id); resolve(); } }, 5); });
         queueMicrotask(() => order.push('microtask'));
-        await new Promise((resolve) => setTimeout(resolve, 60));
+        await new Promise((resolve) => setTimeout(resolve, 400));
         const call = await github.get({});
         return { order, ticks, seq: call.seq };
       }`,
