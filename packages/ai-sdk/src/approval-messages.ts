@@ -1,8 +1,24 @@
 import type { Outcome } from "@codemode/core";
-import { approvalFollowUpText, executionIdOfModelOutput, type ModelOutputOptions } from "@codemode/core/adapters";
+import {
+  approvalFollowUpText,
+  checkArgument,
+  executionIdOfModelOutput,
+  MODEL_OUTPUT,
+  type ModelOutputOptions,
+  OUTCOME,
+  STRING,
+  shapeOf,
+} from "@codemode/core/adapters";
 import type { ModelMessage, ToolModelMessage } from "ai";
+import { MODEL_MESSAGES } from "./check-options.js";
 import { findPauseApproval } from "./pause-approvals.js";
 import { modelJson } from "./tool-output.js";
+
+const TOOL_CALL = shapeOf(
+  { toolCallId: STRING, toolName: STRING },
+  "the tool call { toolCallId, toolName } of strings",
+  ["toolCallId", "toolName"],
+);
 
 /**
  * The tool message that answers a `codemode` tool call with an outcome (R-LC-2), shaped as the
@@ -18,6 +34,10 @@ export function approvalToolResult(
   call: { toolCallId: string; toolName: string },
   options: ModelOutputOptions = {},
 ): ToolModelMessage {
+  const usage = "approvalToolResult(outcome, call, options)";
+  checkArgument(usage, "outcome", outcome, OUTCOME);
+  checkArgument(usage, "call", call, TOOL_CALL);
+  checkArgument(usage, "options", options, MODEL_OUTPUT);
   return {
     role: "tool",
     content: [
@@ -56,6 +76,10 @@ export function continueAfterApproval(
   outcome: Outcome,
   options: ModelOutputOptions = {},
 ): ModelMessage[] {
+  const usage = "continueAfterApproval(messages, outcome, options)";
+  checkArgument(usage, "messages", messages, MODEL_MESSAGES);
+  checkArgument(usage, "outcome", outcome, OUTCOME);
+  checkArgument(usage, "options", options, MODEL_OUTPUT);
   let replacedAt = -1;
   const next = messages.map((message, index): ModelMessage => {
     if (message.role !== "tool") return message;

@@ -1,12 +1,17 @@
 import type { CodemodeRuntime } from "@codemode/core";
 import {
   chatMayDecide,
+  checkArgument,
   checkChatDecision,
+  checkOptions,
   decidePendingAction,
   pauseApprovalReason,
+  runtimeWith,
+  STRING,
   signPauseApproval,
 } from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
+import { checkApprovalRuntime, MODEL_MESSAGES } from "./check-options.js";
 import { isCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
 import { prerun } from "./resume-approved.js";
@@ -60,6 +65,7 @@ export interface CodemodeToolApproval {
  * });
  */
 export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolApproval {
+  checkApprovalRuntime(runtime);
   const decide = async (code: string, toolCallId: string, messages: ModelMessage[]): Promise<ToolApprovalStatus> => {
     // The SDK asks again when the approval comes back; the code already ran and waits there.
     if (findPauseApproval(messages, toolCallId)) return "user-approval";
@@ -95,6 +101,8 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
   }) as CodemodeToolApproval;
 }
 
+const DECIDING_RUNTIME = runtimeWith("approve", "reject", "execution");
+
 /**
  * Ends, as `rejected`, the paused executions whose AI SDK approval request was just denied (the
  * `tool-approval-response` parts of the last message). The AI SDK tells the model of a denial
@@ -112,6 +120,10 @@ export async function rejectDeniedExecutions(
   messages: ModelMessage[],
   options: { by?: string } = {},
 ): Promise<string[]> {
+  const usage = "rejectDeniedExecutions(runtime, messages, options)";
+  checkArgument(usage, "runtime", runtime, DECIDING_RUNTIME);
+  checkArgument(usage, "messages", messages, MODEL_MESSAGES);
+  checkOptions(usage, options, { by: STRING });
   const last = messages.at(-1);
   if (last?.role !== "tool") return [];
   const rejected: string[] = [];

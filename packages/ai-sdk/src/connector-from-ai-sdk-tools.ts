@@ -5,7 +5,7 @@ import {
   type StandardSchemaV1,
   type ToolDefinition,
 } from "@codemode/core";
-import { methodNamesFor } from "@codemode/core/adapters";
+import { checkArgument, checkOptions, methodNamesFor, RECORD, STRING } from "@codemode/core/adapters";
 import type { ToolSet } from "ai";
 
 export interface AiSdkConnectorOptions {
@@ -45,6 +45,13 @@ export function connectorFromAiSdkTools(
   toolSet: ToolSet,
   options: AiSdkConnectorOptions = {},
 ): Connector {
+  const usage = "connectorFromAiSdkTools(name, toolSet, options)";
+  checkArgument(usage, "name", name, STRING);
+  checkArgument(usage, "toolSet", toolSet, {
+    ...RECORD,
+    expected: "an object of AI SDK tools by name, e.g. { findCustomer, sendInvoice }",
+  });
+  checkOptions(usage, options, { instructions: STRING, context: RECORD });
   const entries = Object.entries(toolSet) as Array<[string, AiSdkTool]>;
   const withoutExecute = entries
     .filter(([, aiTool]) => typeof aiTool?.execute !== "function")

@@ -1,4 +1,13 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
+import {
+  BOOLEAN,
+  checkArgument,
+  checkOptions,
+  HINTS,
+  MODEL_OUTPUT,
+  runtimeWith,
+  STRING,
+} from "@codemode/core/adapters";
 import { jsonSchema, type Tool, tool } from "ai";
 import { registerCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval } from "./pause-approvals.js";
@@ -45,6 +54,9 @@ const inputSchema = jsonSchema<CodemodeToolInput>(
   },
 );
 
+const USAGE = "createCodemodeTool(runtime, options)";
+const TOOL_RUNTIME = runtimeWith("execute", "approve", "reject", "execution", "modelDescription");
+
 /**
  * The Code Mode runtime as an AI SDK tool (R-AI-1): the model sends `{ code }`, the tool runs it.
  * It never throws: a pause, a replay divergence or a failing program is an outcome the model
@@ -78,6 +90,15 @@ export function createCodemodeTool(
   runtime: CodemodeRuntime,
   options: CodemodeToolOptions = {},
 ): Tool<CodemodeToolInput, Outcome> | Tool<CodemodeToolInput, CodemodeToolOutput> {
+  checkArgument(USAGE, "runtime", runtime, TOOL_RUNTIME);
+  checkOptions(USAGE, options, {
+    description: STRING,
+    hints: HINTS,
+    approvedBy: STRING,
+    strict: BOOLEAN,
+    includeCalls: BOOLEAN,
+    modelOutput: MODEL_OUTPUT,
+  });
   const output = (outcome: Outcome) => codemodeToolOutput(outcome, options);
   const codemodeTool = tool({
     description: options.description ?? runtime.modelDescription(options.hints ? { hints: options.hints } : {}),

@@ -1,16 +1,23 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import {
+  BOOLEAN,
+  checkArgument,
   checkChatDecision,
+  checkOptions,
   type DecisionOutcome,
   decidePendingAction,
+  MODEL_OUTPUT,
   type ModelFacingRejection,
   modelFacingDecision,
   type PauseReference,
   pauseState,
   readPauseReference,
+  runtimeWith,
+  STRING,
   toModelJson,
 } from "@codemode/core/adapters";
 import { type DynamicToolUIPart, isToolUIPart, type ToolUIPart, type UIMessage } from "ai";
+import { UI_MESSAGES } from "./check-options.js";
 import { openPause } from "./pause-approvals.js";
 import { resumeApproved } from "./resume-approved.js";
 import { codemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
@@ -27,6 +34,8 @@ export interface SyncApprovalsOptions extends ToolOutputOptions {
    */
   keepWaiting?: boolean;
 }
+
+const SYNCING_RUNTIME = runtimeWith("approve", "reject", "execution", "outcome");
 
 type ToolPart = ToolUIPart | DynamicToolUIPart;
 type Position = { beforeLastUserMessage: boolean; trailing: boolean };
@@ -64,6 +73,10 @@ export async function syncApprovals<MESSAGE extends UIMessage>(
   runtime: CodemodeRuntime,
   options: SyncApprovalsOptions = {},
 ): Promise<MESSAGE[]> {
+  const usage = "syncApprovals(messages, runtime, options)";
+  checkArgument(usage, "messages", messages, UI_MESSAGES);
+  checkArgument(usage, "runtime", runtime, SYNCING_RUNTIME);
+  checkOptions(usage, options, { by: STRING, keepWaiting: BOOLEAN, includeCalls: BOOLEAN, modelOutput: MODEL_OUTPUT });
   const lastUserMessage = messages.findLastIndex((message) => message.role === "user");
   const trailingAssistant = messages.at(-1)?.role === "assistant" ? messages.length - 1 : -1;
   const synced: MESSAGE[] = [];

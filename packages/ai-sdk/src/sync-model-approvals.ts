@@ -1,6 +1,17 @@
 import type { CodemodeRuntime } from "@codemode/core";
-import { checkChatDecision, decidePendingAction, type ModelOutputOptions, pauseState } from "@codemode/core/adapters";
+import {
+  checkArgument,
+  checkChatDecision,
+  checkOptions,
+  decidePendingAction,
+  MODEL_OUTPUT,
+  type ModelOutputOptions,
+  pauseState,
+  runtimeWith,
+  STRING,
+} from "@codemode/core/adapters";
 import type { ModelMessage, ToolResultPart } from "ai";
+import { MODEL_MESSAGES } from "./check-options.js";
 import { openPause, type PauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
 import { resumeApproved } from "./resume-approved.js";
 import { modelJson } from "./tool-output.js";
@@ -33,6 +44,10 @@ export async function syncModelApprovals(
   runtime: CodemodeRuntime,
   options: SyncModelApprovalsOptions = {},
 ): Promise<ModelMessage[]> {
+  const usage = "syncModelApprovals(messages, runtime, options)";
+  checkArgument(usage, "messages", messages, MODEL_MESSAGES);
+  checkArgument(usage, "runtime", runtime, runtimeWith("approve", "reject", "execution", "outcome"));
+  checkOptions(usage, options, { by: STRING, modelOutput: MODEL_OUTPUT });
   const answered = new Set<string>();
   for (const message of messages)
     if (message.role === "tool")

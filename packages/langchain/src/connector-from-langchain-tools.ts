@@ -7,11 +7,21 @@ import {
   type StandardSchemaV1,
   type ToolDefinition,
 } from "@codemode/core";
-import { methodNamesFor } from "@codemode/core/adapters";
+import {
+  BOOLEAN,
+  checkArgument,
+  checkOptions,
+  type Expectation,
+  methodNamesFor,
+  recordOf,
+  STRING,
+  shapeOf,
+} from "@codemode/core/adapters";
 import { ToolMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isInteropZodSchema } from "@langchain/core/utils/types";
+import { FUNCTION } from "./check-options.js";
 
 /** Whether a call needs a human's approval: always, or decided per call from its arguments. */
 export type ApprovalRule = boolean | ((args: Record<string, unknown>) => boolean);
@@ -39,6 +49,23 @@ export interface LangChainCallContext {
   idempotencyKey: string;
 }
 
+const TOOLS: Expectation = {
+  expected: "an array of LangChain tools, e.g. [getForecast, sendAlert]",
+  accepts: Array.isArray,
+};
+const LANGCHAIN_TOOL = shapeOf(
+  { name: STRING, invoke: FUNCTION },
+  "a LangChain tool (with a name and invoke, as tool() makes)",
+  ["name", "invoke"],
+);
+const REQUIRES_APPROVAL = recordOf(
+  {
+    expected: "true, false or a function of the arguments",
+    accepts: (value) => BOOLEAN.accepts(value) || FUNCTION.accepts(value),
+  },
+  "an object of true, false or functions by tool name, e.g. { send_alert: true }",
+);
+
 /**
  * Existing LangChain tools as one Code Mode connector, unchanged (R-CON-5): each tool becomes a
  * method (names that are not identifiers are made into one: `get-weather` → `get_weather`), its
@@ -57,6 +84,16 @@ export function connectorFromLangChainTools(
   tools: ReadonlyArray<StructuredToolInterface>,
   options: LangChainConnectorOptions = {},
 ): Connector {
+  const usage = "connectorFromLangChainTools(name, tools, options)";
+  checkArgument(usage, "name", name, STRING);
+  checkArgument(usage, "tools", tools, TOOLS);
+  for (const [index, langchainTool] of tools.entries())
+    checkArgument(usage, `tools[${index}]`, langchainTool, LANGCHAIN_TOOL);
+  checkOptions(usage, options, {
+    instructions: STRING,
+    requiresApproval: REQUIRES_APPROVAL,
+    parseJsonResults: BOOLEAN,
+  });
   const toolNames = tools.map((langchainTool) => langchainTool.name);
   const duplicates = toolNames.filter((toolName, index) => toolNames.indexOf(toolName) !== index);
   if (duplicates.length > 0)

@@ -1,5 +1,6 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import type { ModelOutputOptions } from "@codemode/core/adapters";
+import { checkArgument, checkOptions, HINTS, MODEL_OUTPUT, runtimeWith, STRING } from "@codemode/core/adapters";
 import { DynamicStructuredTool, tool } from "@langchain/core/tools";
 import type { JSONSchema } from "@langchain/core/utils/json_schema";
 import { codemodeToolContent, DEFAULT_TOOL_NAME } from "./tool-messages.js";
@@ -40,6 +41,9 @@ const CODE_SCHEMA: JSONSchema = {
  * const agent = createAgent({ model, tools: [createCodemodeTool(runtime)] });
  */
 export function createCodemodeTool(runtime: CodemodeRuntime, options: CodemodeToolOptions = {}): CodemodeTool {
+  const usage = "createCodemodeTool(runtime, options)";
+  checkArgument(usage, "runtime", runtime, runtimeWith("execute", "modelDescription"));
+  checkOptions(usage, options, { name: STRING, description: STRING, hints: HINTS, modelOutput: MODEL_OUTPUT });
   const codemodeTool = tool(
     async ({ code }: { code: string }): Promise<[string, Outcome]> => {
       const outcome = await runtime.execute({ code });

@@ -1,14 +1,20 @@
 import type { CodemodeRuntime, PendingAction } from "@codemode/core";
 import {
+  checkArgument,
+  checkOptions,
   type DecisionOutcome,
   decidePendingAction,
   describePendingAction,
+  MODEL_OUTPUT,
   type ModelOutputOptions,
+  runtimeWith,
+  STRING,
 } from "@codemode/core/adapters";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import type { CodemodeApprovalDecision, CodemodeApprovalRequest } from "./approval-interrupt.js";
+import { FUNCTION } from "./check-options.js";
 import {
   approvalToolMessage,
   DEFAULT_TOOL_NAME,
@@ -59,6 +65,9 @@ export interface CodemodeApprovalMiddlewareOptions {
  * while (result.__interrupt__?.length) result = await agent.invoke(new Command({ resume: { decisions: [{ type: "approve" }] } }), config);
  */
 export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: CodemodeApprovalMiddlewareOptions = {}) {
+  const usage = "codemodeApprovalMiddleware(runtime, options)";
+  checkArgument(usage, "runtime", runtime, runtimeWith("approve", "reject", "execution"));
+  checkOptions(usage, options, { toolName: STRING, describe: FUNCTION, modelOutput: MODEL_OUTPUT });
   const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
   const describe = options.describe ?? defaultDescription;
   return createMiddleware({

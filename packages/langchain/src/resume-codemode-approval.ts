@@ -1,5 +1,7 @@
+import { checkArgument, RECORD, shapeOf } from "@codemode/core/adapters";
 import { Command } from "@langchain/langgraph";
 import type { CodemodeApprovalRequest, CodemodeApprovalResponse } from "./approval-interrupt.js";
+import { FUNCTION } from "./check-options.js";
 
 /** What `resumeCodemodeApproval` needs of an agent: `createAgent`'s (or any compiled graph's) `getState` and `invoke`. */
 export interface ResumableAgent<Result> {
@@ -37,6 +39,17 @@ export class CodemodeResumeError extends Error {
   }
 }
 
+const AGENT = shapeOf(
+  { getState: FUNCTION, invoke: FUNCTION },
+  "an agent with getState and invoke (createAgent's, or a compiled graph)",
+  ["getState", "invoke"],
+);
+const RESPONSE = shapeOf(
+  { decisions: { expected: "an array", accepts: Array.isArray } },
+  'the response { decisions: [{ type: "approve" | "reject" }] }',
+  ["decisions"],
+);
+
 /**
  * `agent.invoke(new Command({ resume }), config)` for a Code Mode approval, after checking that the
  * thread really waits on one. LangGraph answers a resume that finds no interrupt with an empty
@@ -56,6 +69,10 @@ export async function resumeCodemodeApproval<Result>(
   response: CodemodeApprovalResponse,
   config: ThreadConfig,
 ): Promise<Result> {
+  const usage = "resumeCodemodeApproval(agent, response, config)";
+  checkArgument(usage, "agent", agent, AGENT);
+  checkArgument(usage, "response", response, RESPONSE);
+  checkArgument(usage, "config", config, { ...RECORD, expected: "an object, e.g. { configurable: { thread_id } }" });
   const threadId = config.configurable?.thread_id;
   const state = await agent.getState(config);
   const interrupts = (state.tasks ?? []).flatMap((task) => task.interrupts ?? []);

@@ -1,17 +1,25 @@
 import type { Outcome, PendingAction } from "@codemode/core";
 import {
   approvalFollowUpText,
+  checkArgument,
+  checkOptions,
   type DecisionOutcome,
+  MODEL_OUTPUT,
   type ModelOutputOptions,
   modelFacingDecision,
+  OUTCOME,
+  STRING,
 } from "@codemode/core/adapters";
 import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { MESSAGES } from "./check-options.js";
 
 /** The name `createCodemodeTool` gives its tool unless told otherwise. */
 export const DEFAULT_TOOL_NAME = "codemode";
 
 /** The text of a Code Mode tool result: the model-facing outcome as JSON (no `calls`). */
 export function codemodeToolContent(outcome: DecisionOutcome, options?: ModelOutputOptions): string {
+  checkArgument("codemodeToolContent(outcome, options)", "outcome", outcome, OUTCOME);
+  if (options !== undefined) checkArgument("codemodeToolContent(outcome, options)", "options", options, MODEL_OUTPUT);
   return JSON.stringify(modelFacingDecision(outcome, options));
 }
 
@@ -34,6 +42,7 @@ export function approvalToolMessage(
   replaces: ReplacedToolMessage,
   options: { modelOutput?: ModelOutputOptions } = {},
 ): ToolMessage {
+  checkReplacement("approvalToolMessage(outcome, replaces, options)", outcome, replaces, options);
   const ids = ToolMessage.isInstance(replaces)
     ? { toolCallId: replaces.tool_call_id, id: replaces.id, name: replaces.name }
     : replaces;
@@ -64,6 +73,7 @@ export function continueAfterApproval(
   replaces: ReplacedToolMessage,
   options: { modelOutput?: ModelOutputOptions } = {},
 ): [ToolMessage, HumanMessage] {
+  checkReplacement("continueAfterApproval(outcome, replaces, options)", outcome, replaces, options);
   const message = approvalToolMessage(outcome, replaces, options);
   return [message, new HumanMessage(approvalFollowUpText(outcome, message.name ?? DEFAULT_TOOL_NAME))];
 }
@@ -88,6 +98,8 @@ export function pausedCodemodeCalls(
   messages: readonly BaseMessage[],
   options: { toolName?: string } = {},
 ): PausedCodemodeCall[] {
+  checkArgument("pausedCodemodeCalls(messages, options)", "messages", messages, MESSAGES);
+  checkOptions("pausedCodemodeCalls(messages, options)", options, { toolName: STRING });
   const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
   const paused: PausedCodemodeCall[] = [];
   for (const message of messages) {
@@ -126,4 +138,17 @@ function isActionLike(value: unknown): value is Omit<PendingAction, "executionId
   if (typeof value !== "object" || value === null) return false;
   const { seq, connector, method } = value as Record<string, unknown>;
   return typeof seq === "number" && typeof connector === "string" && typeof method === "string";
+}
+
+const REPLACED = {
+  expected: "the paused ToolMessage, or its ids { toolCallId, id?, name? }",
+  accepts: (value: unknown) =>
+    ToolMessage.isInstance(value) ||
+    (typeof value === "object" && value !== null && typeof (value as { toolCallId?: unknown }).toolCallId === "string"),
+};
+
+function checkReplacement(usage: string, outcome: unknown, replaces: unknown, options: unknown): void {
+  checkArgument(usage, "outcome", outcome, OUTCOME);
+  checkArgument(usage, "replaces", replaces, REPLACED);
+  checkOptions(usage, options, { modelOutput: MODEL_OUTPUT });
 }

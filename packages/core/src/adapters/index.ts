@@ -19,6 +19,21 @@ export {
 } from "../runtime/pass/decide.js";
 export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 export {
+  BOOLEAN,
+  checkArgument,
+  checkOptions,
+  describeValue,
+  type Expectation,
+  HINTS,
+  MODEL_OUTPUT,
+  OUTCOME,
+  RECORD,
+  recordOf,
+  runtimeWith,
+  STRING,
+  shapeOf,
+} from "./check-argument.js";
+export {
   type DecisionOutcome,
   decidePendingAction,
   type ModelFacingRejection,
