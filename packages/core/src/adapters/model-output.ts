@@ -20,6 +20,15 @@ export type ModelFacingOutcome =
   | { status: "error"; executionId: string; code: string; error: string; logs?: string[] };
 
 /**
+ * What a model is told of a pause that waits outside the chat (one the chat may approve becomes an
+ * approval request before the model sees it): where a person approves it, that the run then
+ * resumes without the model, and who reports the result. The MCP server words it for what its
+ * client can do (mcp/server-tools.ts).
+ */
+const PAUSED_MESSAGE =
+  "Paused: a person must approve the pending action (in the app, its approval inbox or `codemode approve`); the run then resumes by itself. Tell the user what waits; do not re-issue the code. The app reports the result.";
+
+/**
  * What every framework adapter hands the model (R-AI-1, R-LC-1): the outcome without `calls`
  * (the audit log is for the application), logs bounded, and for a pause a sentence telling the
  * model to wait for the human instead of re-issuing the code.
@@ -38,8 +47,7 @@ export function modelFacingOutcome(outcome: Outcome, options: ModelOutputOptions
         status: "paused",
         executionId: outcome.executionId,
         pending: outcome.pending.map(({ seq, connector, method, args }) => ({ seq, connector, method, args })),
-        message:
-          "Paused: a human must approve the pending action. Tell the user what is waiting; do not re-issue the code. The run continues by itself after approval.",
+        message: PAUSED_MESSAGE,
         ...withLogs,
       };
     case "error":

@@ -22,7 +22,7 @@ export interface ElicitationContext {
 /** How the questions ended: the outcome after the person's answers, and a note when they left it paused. */
 export interface ElicitedOutcome {
   outcome: DecisionOutcome;
-  /** Set when the run is still paused because nobody answered: said to the model. */
+  /** Set when the run is still paused because nobody decided: why, said to the model before who can approve it. */
   stillPending?: string;
 }
 
@@ -67,7 +67,7 @@ export async function askForApprovals(
     const action = outcome.pending[0];
     if (!action) break;
     if (!chatMayDecide(runtime, action))
-      return { outcome, stillPending: "This action is reserved to an operator's approval; it waits for one." };
+      return { outcome, stillPending: "this action is reserved to an operator's approval." };
     let answer: Awaited<ReturnType<Server["elicitInput"]>>;
     try {
       answer = await server.elicitInput(
@@ -80,17 +80,10 @@ export async function askForApprovals(
       );
     } catch (error) {
       const why = errorMessage(error);
-      return {
-        outcome,
-        stillPending: `Asking the person failed (${why}); the action waits for an operator's approval.`,
-      };
+      return { outcome, stillPending: `asking the person failed (${why}).` };
     }
     if (answer.action === "cancel")
-      return {
-        outcome,
-        stillPending:
-          "The person closed the approval request without deciding; the action waits for an operator's approval.",
-      };
+      return { outcome, stillPending: "the person closed the approval request without deciding." };
     const given = answer.content?.reason;
     const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : undefined;
     outcome = await decidePendingAction(runtime, {

@@ -160,8 +160,25 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
 function outcomeResult(outcome: DecisionOutcome, settings: ServerToolSettings, stillPending?: string): CallToolResult {
   const facing = modelFacingDecision(outcome, settings.modelOutput);
   const value =
-    stillPending && facing.status === "paused" ? { ...facing, message: `${facing.message} ${stillPending}` } : facing;
+    facing.status === "paused"
+      ? { ...facing, message: pauseMessage(facing.executionId, settings, stillPending) }
+      : facing;
   return structured(value, outcome.status === "error");
+}
+
+/**
+ * What an MCP client is told of a pause that `execute` leaves waiting: the adapters' "the app"
+ * means nothing here. Who can approve it, from where (the client itself cannot: it did not answer
+ * an elicitation, or was never asked), and that nothing on this server shows the result later.
+ */
+function pauseMessage(executionId: string, settings: ServerToolSettings, stillPending?: string): string {
+  const where = settings.operatorTools
+    ? `this server's approve tool, \`codemode approve ${executionId}\` or \`codemode inbox\``
+    : `\`codemode approve ${executionId}\` or \`codemode inbox\``;
+  const result = settings.operatorTools
+    ? "Call approve only when the user says so; it answers the result."
+    : "The operator sees the result; this server cannot show it to you later.";
+  return `Paused: ${stillPending ? `${stillPending} An` : "an"} operator must approve the pending action (${where}); the run then resumes by itself. Tell the user what waits and the execution id; do not re-issue the code. ${result}`;
 }
 
 /** A result as `structuredContent`, and as JSON text for clients that read only content. */

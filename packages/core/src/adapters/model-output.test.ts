@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import type { Outcome } from "../outcome.js";
+import { modelFacingOutcome } from "./model-output.js";
+
+/** What a model reads of an outcome (R-AI-1, R-LC-1). */
+
+const paused: Outcome = {
+  status: "paused",
+  executionId: "ex-1",
+  pending: [{ executionId: "ex-1", seq: 2, connector: "shop", method: "create_order", args: { sku: "mug" } }],
+  calls: [],
+};
+
+describe("modelFacingOutcome", () => {
+  it("R-AI-1 R-LC-1: a pause says where a person approves it, that the run resumes by itself and who reports the result", () => {
+    const shown = modelFacingOutcome(paused);
+    expect(shown).toEqual({
+      status: "paused",
+      executionId: "ex-1",
+      pending: [{ seq: 2, connector: "shop", method: "create_order", args: { sku: "mug" } }],
+      message:
+        "Paused: a person must approve the pending action (in the app, its approval inbox or `codemode approve`); the run then resumes by itself. Tell the user what waits; do not re-issue the code. The app reports the result.",
+    });
+  });
+});
