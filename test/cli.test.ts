@@ -59,6 +59,33 @@ describe("codemode when things are wrong", () => {
   );
 
   it(
+    "a SQLite store that cannot be opened, at config import or in its factory: exit 7 naming the store, not 6",
+    async () => {
+      const paths = [
+        { path: directory, cause: "unable to open database file" }, // a folder, not a file
+        { path: join(CONFIG, "runs.sqlite"), cause: "EEXIST: file already exists, mkdir" }, // its folder cannot be made: CONFIG is a file
+      ];
+      const line =
+        /^codemode: the store is unreachable \(the config .+ could not open its store: .+\); check that the config's SQLite path names a file this process can create and write \(not a folder\)$/;
+      for (const { path, cause } of paths) {
+        const atImport = await codemode(["--config", join(FIXTURES, "sqlite-at-import.config.ts"), "executions"], {
+          CODEMODE_TEST_SQLITE_PATH: path,
+        });
+        expect(atImport.code, path).toBe(7);
+        expect(problemLine(atImport)).toMatch(line);
+        expect(problemLine(atImport)).toContain(`sqlite-at-import.config.ts could not open its store: ${cause}`);
+        const inFactory = await codemode(["--config", CONFIG, "pending", "--json"], {
+          CODEMODE_TEST_STORE: `sqlite:${path}`,
+        });
+        expect(inFactory.code, path).toBe(7);
+        expect(problemLine(inFactory)).toMatch(line);
+        expect(JSON.parse(inFactory.stdout)).toMatchObject({ error: { exitCode: 7, code: "STORAGE_ERROR" } });
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     "usage errors exit 2; --help exits 0 and lists the exit codes",
     async () => {
       expect((await codemode(["frobnicate"])).code).toBe(2);

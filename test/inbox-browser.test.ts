@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url";
 import type { CodemodeRuntime } from "@codemode/core";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INBOX_STYLES } from "../packages/cli/src/inbox/assets.ts";
+import { logTable } from "../packages/cli/src/inbox/log-table.ts";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";
 
 /**
@@ -150,6 +152,40 @@ describe("the approval inbox in a browser", () => {
       expect(await page.locator("table.log .decision.rejected").count()).toBe(1);
       expect(await page.locator("table.log strong").textContent()).toBe("sam");
       await context.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a long connector.method in a card's call log is shown whole: it wraps inside its column, not cut or spilling into the next",
+    async () => {
+      const name = "payments_eu_west.create_refund_for_customer_order_after_manager_review";
+      const [connector = "", method = ""] = name.split(".");
+      const log = [
+        {
+          seq: 1,
+          connector,
+          method,
+          args: { note: "x".repeat(400) },
+          requiresApproval: true,
+          state: "pending" as const,
+          startedAt: Date.now(),
+        },
+      ];
+      const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+      await page.setContent(
+        `<style>${INBOX_STYLES.value}</style><main><article class="card"><details class="so-far" open><summary>log</summary>${logTable(log, true).value}</details></article></main>`,
+      );
+      const cell = page.locator("td.call-name");
+      expect(await cell.textContent()).toBe(name);
+      const overflow = await cell.evaluate((td) => {
+        const right = td.getBoundingClientRect().right;
+        const lines = [...(td.querySelector("code")?.getClientRects() ?? [])];
+        return { lines: lines.length, beyond: Math.max(...lines.map((line) => line.right)) - right };
+      });
+      expect(overflow.lines).toBeGreaterThan(1);
+      expect(overflow.beyond).toBeLessThanOrEqual(0);
+      await page.close();
     },
     TIMEOUT,
   );

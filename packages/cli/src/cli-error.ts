@@ -1,6 +1,7 @@
 import { CodemodeError, type ErrorCode } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { type StoreFailure, storeFailure } from "./store-failure.js";
 
 /** A failure the command reports in one line (with what to do) and an exit code. */
 export class CliError extends Error {
@@ -48,12 +49,18 @@ export function firstLine(message: string): string {
   return message.split("\n", 1)[0]?.trim() ?? "";
 }
 
-export function storeUnreachable(message: string): CliError {
-  return new CliError(
-    EXIT_CODES.store,
-    `the store is unreachable (${firstLine(message)}); check that it is running and that the config points at it`,
-    "STORAGE_ERROR",
-  );
+/**
+ * The store could not be reached (a server) or opened (a SQLite file), as exit 7 with what to
+ * check. `where` names the config when the store failed while it was being loaded.
+ */
+export function storeUnreachable(failure: StoreFailure | string, where?: string): CliError {
+  const { kind, message } = typeof failure === "string" ? { kind: "server", message: failure } : failure;
+  const problem = `${where ? `${where}: ` : ""}${firstLine(message) || "it failed without a message"}`;
+  const remedy =
+    kind === "file"
+      ? "check that the config's SQLite path names a file this process can create and write (not a folder)"
+      : "check that it is running and that the config points at it";
+  return new CliError(EXIT_CODES.store, `the store is unreachable (${problem}); ${remedy}`, "STORAGE_ERROR");
 }
 
 export function unknownExecution(executionId: string): CliError {
@@ -68,7 +75,8 @@ export function unknownExecution(executionId: string): CliError {
 export function fromRuntimeError(error: unknown): CliError {
   if (CliError.isInstance(error)) return error;
   if (CodemodeError.isInstance(error)) {
-    if (error.code === "STORAGE_ERROR") return storeUnreachable(error.message);
+    if (error.code === "STORAGE_ERROR")
+      return storeUnreachable(storeFailure(error) ?? { kind: "server", message: error.message });
     if (error.code === "BUSY")
       return new CliError(
         EXIT_CODES.busy,
@@ -77,6 +85,9 @@ export function fromRuntimeError(error: unknown): CliError {
       );
     return new CliError(exitCodeOf(error.code), firstLine(error.message), error.code);
   }
+  // A store client's own error that reached the command unwrapped is still the store's.
+  const store = storeFailure(error);
+  if (store) return storeUnreachable(store);
   const message = errorMessage(error);
   return new CliError(EXIT_CODES.internal, `unexpected failure: ${firstLine(message)}`);
 }

@@ -15,9 +15,9 @@ export const EXIT_CODES = {
   conflict: 4,
   /** Another process holds the run right now (a pass or a decision under way): try again shortly. */
   busy: 5,
-  /** The config module could not be found or loaded, or does not export a runtime. */
+  /** The config module could not be found or loaded, or does not export a runtime (a store it opens that fails is `store`). */
   config: 6,
-  /** The store could not be reached (STORAGE_ERROR). */
+  /** The store could not be reached or opened (STORAGE_ERROR), also while the config was loading it. */
   store: 7,
   /** A bug: something failed that none of the above describes. */
   internal: 70,

@@ -3,9 +3,10 @@ import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { CodemodeRuntime } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
-import { CliError, firstLine } from "./cli-error.js";
+import { CliError, firstLine, storeUnreachable } from "./cli-error.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import type { InboxQueue } from "./inbox/inbox-options.js";
+import { storeFailure } from "./store-failure.js";
 
 /** What a config module gave the command. */
 export interface LoadedConfig {
@@ -47,7 +48,8 @@ const RUNTIME_METHODS = [
  * export named `runtime`) is a runtime, or a function returning one — or returning
  * `{ runtime, close?, queue? }` — possibly async. Optional exports `close` (what to close after
  * the runtime: storages) and `queue` (a `@codemode/bullmq` queue for the inbox). Node 24 loads
- * `.ts` configs by stripping their types.
+ * `.ts` configs by stripping their types. A store that cannot be reached or opened while the module
+ * loads (a SQLite path that is a folder, a refused connection) is `EXIT_CODES.store`, not `config`.
  *
  * @example
  * // codemode.config.ts
@@ -67,6 +69,7 @@ export async function loadRuntimeConfig(
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
+    throwIfStoreFailed(error, shown);
     throw configError(
       `could not load the config ${shown}: ${describe(error)}`,
       "fix the error above in the module, or point --config at the right file",
@@ -76,6 +79,7 @@ export async function loadRuntimeConfig(
   try {
     if (typeof produced === "function") produced = await (produced as () => unknown)();
   } catch (error) {
+    throwIfStoreFailed(error, shown);
     throw configError(
       `the config ${shown} failed while creating the runtime: ${describe(error)}`,
       "check what its factory opens (storage URL, files)",
@@ -127,6 +131,12 @@ export function resolveConfigFile(given: string | undefined, cwd: string): strin
     `no config found (looked for ${DEFAULT_CONFIG_FILES.join(", ")} in ${cwd})`,
     "pass --config ./codemode.config.ts or set CODEMODE_CONFIG",
   );
+}
+
+/** Stores open while the config is loaded: one that cannot be reached or opened is exit 7, not a config error. */
+function throwIfStoreFailed(error: unknown, shown: string): void {
+  const failure = storeFailure(error);
+  if (failure) throw storeUnreachable(failure, `the config ${shown} could not open its store`);
 }
 
 function configError(problem: string, remedy: string): CliError {

@@ -37,6 +37,7 @@ table.log.compact { table-layout: fixed; }
 table.log.compact th:nth-child(1) { width: 3.5em; } table.log.compact th:nth-child(2) { width: 11em; }
 table.log.compact th:nth-child(3) { width: 7em; } table.log.compact th:nth-child(6) { width: 12em; }
 table.log.compact code.value { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+td.call-name code, code.call { overflow-wrap: anywhere; }
 table { width: 100%; border-collapse: collapse; background: var(--paper); }
 .so-far table { margin-top: 8px; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); vertical-align: top; font-size: 13px; }

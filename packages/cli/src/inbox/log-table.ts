@@ -12,7 +12,7 @@ export function logTable(log: readonly LogEntry[], compact: boolean): SafeHtml {
   const rows = log.map(
     (entry) => html`<tr class="entry state-${entry.state}">
   <td class="num">${entry.seq}</td>
-  <td><code>${entry.connector}.${entry.method}</code></td>
+  <td class="call-name">${callName(entry)}</td>
   <td><span class="badge ${entry.state}">${entry.state}</span></td>
   <td>${value(entry.args, compact)}</td>
   <td>${entry.error !== undefined ? html`<span class="failure">${entry.error}</span>` : value(entry.result, compact)}</td>
@@ -24,6 +24,11 @@ export function logTable(log: readonly LogEntry[], compact: boolean): SafeHtml {
 <thead><tr><th>seq</th><th>call</th><th>state</th><th>arguments</th><th>result</th><th>decision</th>${compact ? "" : html`<th>started</th>`}</tr></thead>
 <tbody>${rows}</tbody>
 </table>`;
+}
+
+/** The whole `connector.method`, never cut: it wraps, preferably after the dot (arguments may be abbreviated, the name is not). */
+function callName(entry: LogEntry): SafeHtml {
+  return html`<code>${entry.connector}.<wbr>${entry.method}</code>`;
 }
 
 function value(data: unknown, compact: boolean): SafeHtml {

@@ -10,17 +10,60 @@ export interface SearchOutput {
   truncated: boolean;
 }
 
+/**
+ * What `describe` answers: a connector, a method, a snippet, or an error. Every variant lists the
+ * other variants' members as absent (`?: undefined`), so `(await runtime.describe("x.y")).declaration`
+ * reads as `string | undefined` with no `in` check; `kind` (or `error`) tells them apart.
+ */
 export type DescribeOutput =
-  | { kind: "connector"; path: string; description?: string; methods: string[]; declaration: string }
+  | {
+      kind: "connector";
+      path: string;
+      description?: string;
+      methods: string[];
+      declaration: string;
+      requiresApproval?: undefined;
+      source?: undefined;
+      connectors?: undefined;
+      inputSchema?: undefined;
+      error?: undefined;
+    }
   | {
       kind: "method";
       path: string;
       description?: string;
       requiresApproval: boolean | "depends on arguments";
       declaration: string;
+      methods?: undefined;
+      source?: undefined;
+      connectors?: undefined;
+      inputSchema?: undefined;
+      error?: undefined;
     }
-  | { kind: "snippet"; path: string; description?: string; source: string; connectors: string[]; inputSchema?: unknown }
-  | { error: string };
+  | {
+      kind: "snippet";
+      path: string;
+      description?: string;
+      source: string;
+      connectors: string[];
+      inputSchema?: unknown;
+      methods?: undefined;
+      requiresApproval?: undefined;
+      declaration?: undefined;
+      error?: undefined;
+    }
+  | {
+      error: string;
+      kind?: undefined;
+      path?: undefined;
+      description?: undefined;
+      methods?: undefined;
+      requiresApproval?: undefined;
+      declaration?: undefined;
+      source?: undefined;
+      connectors?: undefined;
+      inputSchema?: undefined;
+    };
 
 /**
  * What `codemode.search`, `codemode.describe` and `codemode.run` answer, and the runtime's own
