@@ -62,15 +62,16 @@ export function leaseStories(suite: StorageSuite): void {
 
     it("renew extends a live lease, and answers false once it lapsed — taken by another or not", async () => {
       if (cannotRun()) return;
-      const { lock, key, lease } = await openLease(400);
-      await sleep(250);
-      expect(await lease.renew(400)).toBe(true);
-      await sleep(250);
-      // 500 ms after it was taken with a 400 ms ttl: alive only because it was renewed.
+      // Wide margins: on a loaded machine a sleep can overrun by a few hundred milliseconds.
+      const { lock, key, lease } = await openLease(1_000);
+      await sleep(600);
+      expect(await lease.renew(1_000)).toBe(true);
+      await sleep(600);
+      // 1.2 s after it was taken with a 1 s ttl: alive only because it was renewed.
       expect(await lock.isHeld(key)).toBe(true);
       expect(await lock.acquire(key, { ttlMs: 400, waitMs: 0 })).toBeNull();
 
-      await sleep(400);
+      await sleep(1_000);
       expect(await lease.renew(10_000)).toBe(false);
       expect(await lock.isHeld(key)).toBe(false);
 
