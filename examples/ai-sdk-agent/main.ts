@@ -8,6 +8,7 @@
 //   npm run build && node examples/ai-sdk-agent/main.ts "Order three blue pens"
 import { openai } from "@ai-sdk/openai";
 import {
+  approvalReasonText,
   codemodeToolApproval,
   connectorFromAiSdkTools,
   continueAfterApproval,
@@ -89,7 +90,8 @@ for (let turn = 0; turn < 10; turn += 1) {
   const responses: ToolApprovalResponse[] = [];
   for (const part of result.content) {
     if (part.type !== "tool-approval-request" || part.isAutomatic) continue;
-    const approved = await askYesNo(part.reason ?? `Run ${part.toolCall.toolName}?`);
+    // The reason ends in a `[codemode execution … seq …]` marker for the adapter: show people the text.
+    const approved = await askYesNo(approvalReasonText(part.reason) ?? `Run ${part.toolCall.toolName}?`);
     responses.push({
       type: "tool-approval-response",
       approvalId: part.approvalId,
