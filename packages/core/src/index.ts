@@ -14,7 +14,10 @@ export type { SearchResult } from "./connectors/search.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
 export {
   type ApprovalDecision,
+  type ArgumentDifference,
   CodemodeError,
+  type Divergence,
+  type DivergentCall,
   ERROR_CODES,
   type ErrorCode,
   type ErrorOutcome,
@@ -33,6 +36,11 @@ export type { ExecutionSummary } from "./runtime/log-view.js";
 export type { ApproveInput } from "./runtime/operations/approve.js";
 export type { ListQuery, Page, PendingQuery } from "./runtime/operations/list.js";
 export type { RecoverOptions } from "./runtime/operations/recover.js";
+export type {
+  ReplayCheckQuery,
+  ReplayCheckReport,
+  ReplayCheckResult,
+} from "./runtime/operations/replay-check.js";
 export type { SaveSnippetInput } from "./runtime/operations/snippets.js";
 export type { PassLoad } from "./runtime/pass-gate.js";
 export { truncateResult } from "./runtime/truncate-result.js";

@@ -72,10 +72,59 @@ export interface ExecutionState {
   updatedAt: number;
 }
 
+/** One call as a divergence shows it: what the log holds, or what the program issues now. */
+export interface DivergentCall {
+  connector: string;
+  method: string;
+  /** The arguments, decoded (undefined for none, or when they could not be read). */
+  args: unknown;
+}
+
+/** One place where the recorded arguments and the arguments issued now differ. */
+export interface ArgumentDifference {
+  /** Where, as a JavaScript path from the argument: `""` for the whole of it, `.items[2].sku`. */
+  path: string;
+  /** Absent when the recorded arguments had nothing there. */
+  recorded?: unknown;
+  /** Absent when the arguments issued now have nothing there. */
+  now?: unknown;
+}
+
+/**
+ * Why a stored run no longer replays against the current code and tools (R-RP-2), recorded
+ * against now: the same data in a `REPLAY_DIVERGENCE` outcome and in `runtime.replayCheck`.
+ * - `call`: another connector or method at this seq;
+ * - `arguments`: the same method with other arguments (see `argumentDiff`);
+ * - `schema`: the tool's schema refuses the recorded arguments (see `schemaError`);
+ * - `missing-tool`: the recorded connector or method is not configured any more;
+ * - `ended`: the program ended before reaching this recorded seq.
+ */
+export interface Divergence {
+  seq: number;
+  kind: "call" | "arguments" | "schema" | "missing-tool" | "ended";
+  recorded?: DivergentCall;
+  now?: DivergentCall;
+  /** For `arguments`: the first places that differ (at most 20). */
+  argumentDiff?: ArgumentDifference[];
+  /** For `schema`: what the tool's schema said of the recorded arguments. */
+  schemaError?: string;
+  /** One sentence for people and models. */
+  message: string;
+}
+
 export type Outcome =
   | { status: "completed"; executionId: string; result: unknown; logs?: string[]; calls?: LogEntry[] }
   | { status: "paused"; executionId: string; pending: PendingAction[]; logs?: string[]; calls?: LogEntry[] }
-  | { status: "error"; executionId: string; error: string; code: ErrorCode; logs?: string[]; calls?: LogEntry[] };
+  | {
+      status: "error";
+      executionId: string;
+      error: string;
+      code: ErrorCode;
+      logs?: string[];
+      calls?: LogEntry[];
+      /** With `REPLAY_DIVERGENCE`, from the pass that found it: what differs, recorded against now. */
+      divergence?: Divergence;
+    };
 
 export type ErrorOutcome = Extract<Outcome, { status: "error" }>;
 
@@ -84,10 +133,11 @@ export function errorOutcome(
   executionId: string,
   code: ErrorCode,
   error: string,
-  extra: { logs?: string[]; calls?: LogEntry[] } = {},
+  extra: { logs?: string[]; calls?: LogEntry[]; divergence?: Divergence } = {},
 ): ErrorOutcome {
   const outcome: ErrorOutcome = { status: "error", executionId, error, code };
   if (extra.logs && extra.logs.length > 0) outcome.logs = extra.logs;
+  if (extra.divergence) outcome.divergence = extra.divergence;
   // R-RT-2: every outcome carries the log as it stands; none when the execution is unknown.
   outcome.calls = extra.calls ?? [];
   return outcome;

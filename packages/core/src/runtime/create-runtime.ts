@@ -12,6 +12,7 @@ import { readOutcome } from "./operations/outcome.js";
 import { pruneExecutions } from "./operations/prune.js";
 import { recover } from "./operations/recover.js";
 import { reject } from "./operations/reject.js";
+import { replayCheck } from "./operations/replay-check.js";
 import { rollback } from "./operations/rollback.js";
 import { deleteSnippet, listSnippets, saveSnippet } from "./operations/snippets.js";
 import { type CodemodeRuntimeOptions, DEFAULTS } from "./runtime-options.js";
@@ -44,6 +45,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     deleteExecution: (executionId) => deleteExecution(context, String(executionId)),
     pruneExecutions: (keep = DEFAULTS.maxExecutions) => pruneExecutions(context, keep),
     recover: (recoverOptions) => recover(context, recoverOptions),
+    replayCheck: (target) => replayCheck(context, target),
     expirePaused: (expireOptions) => expireStale(context, expireOptions?.maxAgeMs ?? 24 * 60 * 60 * 1000),
     saveSnippet: (name, input) => saveSnippet(context, name, input),
     snippets: () => listSnippets(context),

@@ -6,6 +6,7 @@ import type { ExecutionSummary } from "./log-view.js";
 import type { ApproveInput } from "./operations/approve.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";
+import type { ReplayCheckQuery, ReplayCheckReport } from "./operations/replay-check.js";
 import type { SaveSnippetInput } from "./operations/snippets.js";
 import type { PassLoad } from "./pass-gate.js";
 
@@ -47,6 +48,13 @@ export interface CodemodeRuntime {
    * R-RP-4b); `[]` when there is nothing to recover. A live worker's run is never taken.
    */
   recover(options?: RecoverOptions): Promise<Outcome[]>;
+  /**
+   * Runs stored code against its recorded log with the current connectors, tools and schemas,
+   * never calling a tool and changing nothing in the store: one run by id, or the runs a query
+   * picks (default: the paused ones, newest first, at most 100). Each result is `ok`, or gives the
+   * first divergence with its diff, recorded against now. Run it in CI after changing tools.
+   */
+  replayCheck(target?: string | ReplayCheckQuery): Promise<ReplayCheckReport>;
   /**
    * Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is
    * gone become error. Call `recover` first to resume such runs instead of ending them.

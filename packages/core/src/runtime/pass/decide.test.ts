@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LogEntryState } from "../../outcome.js";
+import type { Divergence, LogEntryState } from "../../outcome.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import { type CallPolicy, decideCall, decideStep, type IssuedCall, type RecordedCall, stepArgs } from "./decide.js";
 
@@ -196,7 +196,12 @@ describe("decideCall: divergence (R-RP-2)", () => {
   const divergence = (issued: IssuedCall, logged: RecordedCall, rule: CallPolicy = policy()) => {
     const decision = decideCall(issued, logged, rule);
     expect(decision.type).toBe("diverge");
-    return (decision as { message: string }).message;
+    return (decision as { divergence: Divergence }).divergence.message;
+  };
+  const divergenceOf = (issued: IssuedCall, logged: RecordedCall): Divergence => {
+    const decision = decideCall(issued, logged, policy());
+    if (decision.type !== "diverge") throw new Error(`expected a divergence, got ${decision.type}`);
+    return decision.divergence;
   };
 
   it("R-RP-2: another connector at the same seq diverges, naming the seq, both calls and codemode.step", () => {
@@ -224,6 +229,41 @@ describe("decideCall: divergence (R-RP-2)", () => {
     expect(message).toContain('{"item":1,"quantity":3}');
     expect(message).toContain('{"item":1,"quantity":2}');
     expect(message).toContain("codemode.step");
+  });
+
+  it("R-RP-2: the divergence is data, recorded against now: both calls decoded and each argument that differs", () => {
+    const found = divergenceOf(
+      call({ seq: 4, canonicalArgs: canonical({ item: 1, lines: [{ sku: "b" }], note: "gift", quantity: 3 }) }),
+      recorded("applied", { canonicalArgs: canonical({ item: 1, lines: [{ sku: "a" }], quantity: 2 }) }),
+    );
+    expect(found).toMatchObject({
+      seq: 4,
+      kind: "arguments",
+      recorded: { connector: "shop", method: "create_order", args: { item: 1, lines: [{ sku: "a" }], quantity: 2 } },
+      now: { connector: "shop", method: "create_order", args: { item: 1, note: "gift", quantity: 3 } },
+    });
+    expect(found.argumentDiff).toEqual([
+      { path: ".lines[0].sku", recorded: "a", now: "b" },
+      { path: ".note", now: "gift" },
+      { path: ".quantity", recorded: 2, now: 3 },
+    ]);
+    expect(found.message).toContain("3 differences, first at .lines[0].sku");
+  });
+
+  it("R-RP-2: another method is a divergence of kind call, with no argument diff", () => {
+    const found = divergenceOf(call({ method: "cancel_order" }), recorded("applied"));
+    expect(found.kind).toBe("call");
+    expect(found.argumentDiff).toBeUndefined();
+    expect(found.now?.method).toBe("cancel_order");
+  });
+
+  it("R-RP-2: a huge differing argument is shown clipped in the diff, never whole", () => {
+    const found = divergenceOf(
+      call({ canonicalArgs: canonical({ text: "y".repeat(100_000) }) }),
+      recorded("applied", { canonicalArgs: canonical({ text: "x".repeat(100_000) }) }),
+    );
+    expect(JSON.stringify(found).length).toBeLessThan(2_000);
+    expect(found.argumentDiff?.[0]?.path).toBe(".text");
   });
 
   it("R-RP-2: a missing argument where one was logged diverges and says so", () => {
@@ -289,7 +329,7 @@ describe("decideStep (R-RP-5)", () => {
   it("R-RP-5 R-RP-2: a step's identity is its name: another name at that seq diverges, naming the seq and both names", () => {
     const decision = decideStep(5, "pick", stepEntry("stamp", "applied"));
     expect(decision.type).toBe("diverge");
-    const message = (decision as { message: string }).message;
+    const message = (decision as { divergence: Divergence }).divergence.message;
     expect(message).toContain("seq 5");
     expect(message).toContain('"pick"');
     expect(message).toContain('"stamp"');
@@ -299,7 +339,7 @@ describe("decideStep (R-RP-5)", () => {
   it("R-RP-2: a step where the log has a connector call diverges", () => {
     const decision = decideStep(2, "stamp", recorded("applied"));
     expect(decision.type).toBe("diverge");
-    const message = (decision as { message: string }).message;
+    const message = (decision as { divergence: Divergence }).divergence.message;
     expect(message).toContain("seq 2");
     expect(message).toContain("shop.create_order");
   });

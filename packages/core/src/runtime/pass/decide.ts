@@ -1,4 +1,5 @@
-import type { LogEntryState } from "../../outcome.js";
+import type { Divergence, LogEntryState } from "../../outcome.js";
+import { argumentDiff, divergenceMessage, divergentCall } from "./divergence.js";
 
 /** A call the program issued at some seq, as the host sees it. */
 export interface IssuedCall {
@@ -32,7 +33,7 @@ export type CallDecision =
   | { type: "replay"; outcome: "value" | "error" }
   | { type: "execute"; reason: "new" | "approved" | "reexecute" | "interrupted" }
   | { type: "pause"; reason: "needs-approval" | "interrupted" }
-  | { type: "diverge"; message: string };
+  | { type: "diverge"; divergence: Divergence };
 
 /**
  * Decides one connector call from the log entry at its seq and the tool's policy. Pure: the pass
@@ -49,8 +50,8 @@ export function decideCall(call: IssuedCall, recorded: RecordedCall | undefined,
   if (!recorded)
     return policy.requiresApproval ? { type: "pause", reason: "needs-approval" } : { type: "execute", reason: "new" };
 
-  const difference = describeDifference(call, recorded);
-  if (difference) return { type: "diverge", message: divergenceMessage(call.seq, difference) };
+  const divergence = describeDivergence(call, recorded);
+  if (divergence) return { type: "diverge", divergence };
 
   switch (recorded.state) {
     case "applied":
@@ -71,8 +72,8 @@ export function decideCall(call: IssuedCall, recorded: RecordedCall | undefined,
 export function decideStep(seq: number, name: string, recorded: RecordedCall | undefined): CallDecision {
   const call: IssuedCall = { seq, connector: "codemode", method: "step", canonicalArgs: stepArgs(name) };
   if (!recorded) return { type: "execute", reason: "new" };
-  const difference = describeDifference(call, recorded);
-  if (difference) return { type: "diverge", message: divergenceMessage(seq, difference) };
+  const divergence = describeDivergence(call, recorded);
+  if (divergence) return { type: "diverge", divergence };
   return { type: "replay", outcome: recorded.state === "error" ? "error" : "value" };
 }
 
@@ -81,25 +82,23 @@ export function stepArgs(name: string): string {
   return JSON.stringify({ name });
 }
 
-function describeDifference(call: IssuedCall, recorded: RecordedCall): string | undefined {
-  const issued = `${call.connector}.${call.method}`;
-  const logged = `${recorded.connector}.${recorded.method}`;
-  if (issued !== logged)
-    return `the program called ${issued}(${preview(call.canonicalArgs)}) where the log has ${logged}(${preview(recorded.canonicalArgs)})`;
-  if (call.canonicalArgs !== recorded.canonicalArgs) {
-    return `the program called ${issued} with ${preview(call.canonicalArgs)} where the log has ${preview(recorded.canonicalArgs)}`;
-  }
-  return undefined;
-}
-
-function divergenceMessage(seq: number, difference: string): string {
-  return (
-    `Replay diverged at seq ${seq}: ${difference}. Every pass must issue the same calls in the same order with the same arguments; ` +
-    `wrap time, randomness and other values that change between runs in codemode.step(name, fn) so they are recorded once.`
-  );
-}
-
-function preview(text: string): string {
-  if (text === "") return "no argument";
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+/** The divergence of an issued call from the record at its seq, recorded against now; none when they match. */
+export function describeDivergence(call: IssuedCall, recorded: RecordedCall): Divergence | undefined {
+  const sameMethod = call.connector === recorded.connector && call.method === recorded.method;
+  if (sameMethod && call.canonicalArgs === recorded.canonicalArgs) return undefined;
+  const base = {
+    seq: call.seq,
+    kind: sameMethod ? ("arguments" as const) : ("call" as const),
+    recorded: divergentCall(recorded.connector, recorded.method, recorded.canonicalArgs),
+    now: divergentCall(call.connector, call.method, call.canonicalArgs),
+  };
+  if (!sameMethod) return { ...base, message: divergenceMessage(base) };
+  const { differences, total } = argumentDiff(recorded.canonicalArgs, call.canonicalArgs);
+  const first = differences[0];
+  const extra = first
+    ? ` (${total === 1 ? "one difference" : `${total} differences`}, first at ${first.path === "" ? "the argument itself" : first.path})`
+    : "";
+  const divergence: Divergence = { ...base, argumentDiff: differences, message: "" };
+  divergence.message = divergenceMessage(divergence, extra);
+  return divergence;
 }

@@ -128,7 +128,12 @@ function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
   );
   switch (decision.type) {
     case "diverge":
-      return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+      return pass.halt({
+        kind: "error",
+        code: "REPLAY_DIVERGENCE",
+        message: decision.divergence.message,
+        divergence: decision.divergence,
+      });
     case "replay": {
       const recorded = call.recorded as StoredEntry;
       return Promise.resolve(

@@ -19,7 +19,12 @@ export async function handleStep(
   const recorded = pass.log.get(seq);
   const decision = decideStep(seq, name, recorded && toRecordedCall(recorded));
   if (decision.type === "diverge")
-    return pass.halt({ kind: "error", code: "REPLAY_DIVERGENCE", message: decision.message });
+    return pass.halt({
+      kind: "error",
+      code: "REPLAY_DIVERGENCE",
+      message: decision.divergence.message,
+      divergence: decision.divergence,
+    });
   if (decision.type === "replay") return { kind: "value", value: "" };
   try {
     // The name is the step's identity, kept in its entry: it is held to the limit of values.

@@ -1,6 +1,6 @@
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { ExecutionLease } from "../../log/lease.js";
-import type { ErrorCode } from "../../outcome.js";
+import type { Divergence, ErrorCode } from "../../outcome.js";
 
 // The types of a pass: what it starts from and how it ends. The runtime runs passes; telemetry
 // observes them through these types alone.
@@ -19,4 +19,4 @@ export interface PassInput {
 export type PassEnd =
   | { kind: "completed"; resultText: string; logs: string[] }
   | { kind: "paused"; pendingSeq: number; logs: string[] }
-  | { kind: "error"; code: ErrorCode; message: string; logs: string[] };
+  | { kind: "error"; code: ErrorCode; message: string; logs: string[]; divergence?: Divergence };

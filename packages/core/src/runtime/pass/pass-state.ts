@@ -4,7 +4,7 @@ import { errorMessage } from "../../error-message.js";
 import { clipMessage } from "../../log/durable-value.js";
 import type { ExecutionStore } from "../../log/execution-store.js";
 import type { ExecutionHead, StoredEntry, StoreWriter } from "../../log/interface.js";
-import { CodemodeError, type ErrorCode } from "../../outcome.js";
+import { CodemodeError, type Divergence, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
 import { LogBudget, type LogLimits } from "./log-budget.js";
 import { PassRecorder } from "./recorder.js";
@@ -38,7 +38,9 @@ export interface PassStateOptions {
 }
 
 /** Why a pass stopped early: a pause, or an error with its code. */
-export type Stop = { kind: "paused"; pendingSeq: number } | { kind: "error"; code: ErrorCode; message: string };
+export type Stop =
+  | { kind: "paused"; pendingSeq: number }
+  | { kind: "error"; code: ErrorCode; message: string; divergence?: Divergence };
 
 export const HALT: HostReply = { kind: "halt" };
 const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);

@@ -13,7 +13,8 @@ import { passDeterminism } from "./pass-randomness.js";
 import { PassState, toolLookup } from "./pass-state.js";
 import { replayEntries } from "./replay-entries.js";
 
-const SERVICES = ["search", "describe", "run"];
+/** The `codemode.*` services a pass answers: they read the catalogue and record nothing. */
+export const SERVICES = ["search", "describe", "run"];
 
 /**
  * One pass of an execution: runs the stored code in a fresh sandbox and answers each request.
@@ -87,7 +88,10 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   await state.recorder.drain();
 
   const stop = state.stop;
-  if (stop?.kind === "error") return { kind: "error", code: stop.code, message: stop.message, logs: result.logs };
+  if (stop?.kind === "error") {
+    const divergence = stop.divergence ? { divergence: stop.divergence } : {};
+    return { kind: "error", code: stop.code, message: stop.message, logs: result.logs, ...divergence };
+  }
   if (stop?.kind === "paused") return { kind: "paused", pendingSeq: stop.pendingSeq, logs: result.logs };
   switch (result.status) {
     case "returned":
@@ -117,7 +121,7 @@ async function runAdmitted(
 }
 
 /** search / describe / run take no seq (R-RP-1): they read the catalogue, they record nothing. */
-async function answerService(context: RuntimeContext, name: string, argsText: string): Promise<HostReply> {
+export async function answerService(context: RuntimeContext, name: string, argsText: string): Promise<HostReply> {
   if (!SERVICES.includes(name)) return { kind: "error", message: `codemode.${name} is not available in this runtime` };
   try {
     const args = decodeDurable(argsText);

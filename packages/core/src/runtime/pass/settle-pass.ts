@@ -74,7 +74,13 @@ async function settle(
     }
     if (end.kind === "error") {
       const hooks = await fail(context, lease, head, { message: end.message, code: end.code }, logs);
-      return { outcome: errorOutcome(head.id, end.code, end.message, { ...logs, calls: toLogEntries(log) }), hooks };
+      const divergence = end.divergence ? { divergence: end.divergence } : {};
+      const outcome = errorOutcome(head.id, end.code, end.message, {
+        ...logs,
+        calls: toLogEntries(log),
+        ...divergence,
+      });
+      return { outcome, hooks };
     }
     const kept =
       end.resultText.length <= MAX_DURABLE_CHARS

@@ -1,0 +1,337 @@
+import type { ToolDefinition } from "../../connectors/define-connector.js";
+import { errorMessage } from "../../error-message.js";
+import { decodeDurable, MAX_DURABLE_CHARS } from "../../log/durable-value.js";
+import { ALL_STATUSES } from "../../log/execution-index.js";
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
+import type { Divergence, ErrorCode, ExecutionStatus } from "../../outcome.js";
+import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
+import { valueCodec } from "../../sandbox/value-codec.js";
+import type { RuntimeContext } from "../context.js";
+import { asStorageError } from "../failure.js";
+import { fetchTool } from "../pass/builtin-fetch.js";
+import { decideCall, decideStep } from "../pass/decide.js";
+import { divergenceMessage, divergentCall } from "../pass/divergence.js";
+import { toRecordedCall } from "../pass/handle-call.js";
+import { passDeterminism } from "../pass/pass-randomness.js";
+import { toolLookup } from "../pass/pass-state.js";
+import { replayEntries } from "../pass/replay-entries.js";
+import { answerService, SERVICES } from "../pass/run-pass.js";
+
+/** Which stored runs `replayCheck` takes, newest first. */
+export interface ReplayCheckQuery {
+  /** Default `"paused"`: the runs an approval will replay. */
+  status?: ExecutionStatus | readonly ExecutionStatus[];
+  /** Only runs created at or after this time (ms since the epoch, or a Date). */
+  since?: number | Date;
+  /** At most this many runs, 1–1,000. Default 100. */
+  limit?: number;
+}
+
+/** How one stored run fared against the current code, connectors, tools and schemas. */
+export interface ReplayCheckResult {
+  executionId: string;
+  /** Its status in the store; absent when there is no such execution. */
+  status?: ExecutionStatus;
+  /** True when the program replays its whole record without a divergence. */
+  ok: boolean;
+  /** Recorded connector calls the program reached and matched (replayed steps are not counted). */
+  replayed: number;
+  /**
+   * Where the check stopped: `end` (the program returned or threw), `frontier` (the first call the
+   * record has no result for: the pending one, or a new one), `reexecute` (a `replay: "reexecute"`
+   * call, which a check never runs), `divergence`, or `error` (the check could not run).
+   */
+  stoppedAt: "end" | "frontier" | "reexecute" | "divergence" | "error";
+  /** The first divergence, recorded against now. */
+  divergence?: Divergence;
+  /** Why the check could not run: an unknown execution (NOT_FOUND), a pass limit, a syntax error… */
+  error?: { code: ErrorCode; message: string };
+}
+
+export interface ReplayCheckReport {
+  /** True when every run checked is `ok`. */
+  ok: boolean;
+  results: ReplayCheckResult[];
+}
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1_000;
+
+/**
+ * Runs stored code against its recorded log with the current connectors, tools and schemas and
+ * never calls a tool: every recorded call is answered from the log, the first call the log has no
+ * result for ends the check. Reads only; nothing in the store changes. A store failure rejects
+ * with STORAGE_ERROR (R-RT-3); an unknown execution is a result with code NOT_FOUND.
+ */
+export async function replayCheck(
+  context: RuntimeContext,
+  target: string | ReplayCheckQuery = {},
+): Promise<ReplayCheckReport> {
+  const heads = await headsFor(context, target);
+  const results: ReplayCheckResult[] = [];
+  for (const head of heads) results.push(await checkOne(context, head));
+  return { ok: results.every((result) => result.ok), results };
+}
+
+async function headsFor(
+  context: RuntimeContext,
+  target: string | ReplayCheckQuery,
+): Promise<Array<ExecutionHead | string>> {
+  if (typeof target === "string") {
+    const head = await read(`could not read execution ${target}`, () => context.store.readHead(target));
+    return [head ?? target];
+  }
+  const query = checkQuery(target);
+  const heads: ExecutionHead[] = [];
+  let after: { createdAt: number; id: string } | undefined;
+  while (heads.length < query.limit) {
+    const rows = await read("could not list executions", () =>
+      context.index.list({ statuses: query.statuses, order: "newest", limit: 100, ...(after ? { after } : {}) }),
+    );
+    const recent = rows.filter((row) => row.createdAt >= query.since);
+    const found = await read("could not read executions", () =>
+      context.store.readHeads(recent.slice(0, query.limit - heads.length).map((row) => row.id)),
+    );
+    for (const head of found) if (head && query.statuses.includes(head.status)) heads.push(head);
+    const last = rows[rows.length - 1];
+    if (rows.length < 100 || !last || last.createdAt < query.since) break;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+  return heads;
+}
+
+function checkQuery(query: ReplayCheckQuery): { statuses: ExecutionStatus[]; since: number; limit: number } {
+  if (typeof query !== "object" || query === null)
+    throw new TypeError("replayCheck(target): target must be an execution id or { status?, since?, limit? }");
+  const statuses = query.status === undefined ? ["paused" as const] : [query.status].flat();
+  for (const status of statuses)
+    if (!ALL_STATUSES.includes(status))
+      throw new TypeError(`replayCheck: status must be one of ${ALL_STATUSES.join(", ")}; got ${String(status)}`);
+  const since = query.since instanceof Date ? query.since.getTime() : (query.since ?? 0);
+  if (typeof since !== "number" || !Number.isFinite(since))
+    throw new TypeError("replayCheck: since must be a time in ms since the epoch, or a Date");
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw new TypeError(`replayCheck: limit must be an integer from 1 to ${MAX_LIMIT}; got ${String(limit)}`);
+  return { statuses, since, limit };
+}
+
+async function read<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw asStorageError(what, error);
+  }
+}
+
+/** What one dry pass found: the first divergence, how far it got and how it stopped. */
+interface DryPass {
+  replayed: number;
+  issued: Set<number>;
+  stop?: { at: "frontier" | "reexecute" } | { at: "divergence"; divergence: Divergence };
+}
+
+async function checkOne(context: RuntimeContext, target: ExecutionHead | string): Promise<ReplayCheckResult> {
+  if (typeof target === "string")
+    return {
+      executionId: target,
+      ok: false,
+      replayed: 0,
+      stoppedAt: "error",
+      error: { code: "NOT_FOUND", message: `there is no execution ${target}` },
+    };
+  const head = target;
+  const { code, log } = await read(`could not read execution ${head.id}`, () => context.store.readCodeAndLog(head));
+  const base = { executionId: head.id, status: head.status };
+  const tools = toolLookup(
+    context.connectors,
+    new Map<string, ToolDefinition>(
+      context.settings.allowNetwork ? [["fetch", fetchTool(context.settings.timeoutMs)]] : [],
+    ),
+  );
+  const staticDivergence = await firstStaticDivergence(context, log, tools);
+  const dry: DryPass = { replayed: 0, issued: new Set() };
+  const stopWith = (stop: NonNullable<DryPass["stop"]>): HostReply => {
+    dry.stop ??= stop;
+    return { kind: "halt" };
+  };
+  const onRequest = async (request: SandboxRequest): Promise<HostReply> => {
+    if (dry.stop) return { kind: "halt" };
+    if (request.type === "service") {
+      const { seq } = request;
+      if (request.name === "fetch" && seq !== undefined)
+        return answerCall(log, tools, dry, stopWith, {
+          seq,
+          connector: "codemode",
+          method: "fetch",
+          args: request.args,
+        });
+      return answerService(context, request.name, request.args);
+    }
+    if (request.type === "step") {
+      dry.issued.add(request.seq);
+      const recorded = log.get(request.seq);
+      const decision = decideStep(request.seq, request.name, recorded && toRecordedCall(recorded));
+      if (decision.type === "diverge") return stopWith({ at: "divergence", divergence: decision.divergence });
+      if (decision.type === "replay") {
+        dry.replayed += 1;
+        return { kind: "value", value: "" };
+      }
+      return stopWith({ at: "frontier" });
+    }
+    if (request.type === "invalid") return { kind: "error", message: request.message };
+    return answerCall(log, tools, dry, stopWith, request);
+  };
+  const admission = await context.passes.admit();
+  let result: Awaited<ReturnType<RuntimeContext["executor"]["runPass"]>>;
+  try {
+    result = await context.executor.runPass({
+      code,
+      connectors: Object.fromEntries(
+        [...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
+      ),
+      onRequest,
+      services: SERVICES,
+      // Steps only: every recorded call comes to the host, which compares it and counts it.
+      replay: replayEntries(log).filter((entry) => entry.kind === "step"),
+      deterministic: passDeterminism(head),
+      allowNetwork: context.settings.allowNetwork,
+      timeoutMs: context.settings.timeoutMs,
+      memoryMb: context.settings.memoryMb,
+      maxValueChars: MAX_DURABLE_CHARS,
+    });
+  } finally {
+    admission.release();
+  }
+  const { replayed } = dry;
+  // The program ended by itself (returned, or threw): a recorded call it never reached is a divergence.
+  const ended =
+    !dry.stop && (result.status === "returned" || (result.status === "failed" && result.code === "SANDBOX_ERROR"));
+  const divergence = earliest(
+    staticDivergence,
+    dry.stop?.at === "divergence" ? dry.stop.divergence : undefined,
+    ended ? endedEarly(log, dry.issued) : undefined,
+  );
+  if (divergence) return { ...base, ok: false, replayed, stoppedAt: "divergence", divergence };
+  if (dry.stop) return { ...base, ok: true, replayed, stoppedAt: dry.stop.at };
+  if (!ended) {
+    const error =
+      result.status === "failed"
+        ? { code: result.code, message: result.error }
+        : { code: "SANDBOX_ERROR" as const, message: "the check's pass was halted without a reason" };
+    return { ...base, ok: false, replayed, stoppedAt: "error", error };
+  }
+  return { ...base, ok: true, replayed, stoppedAt: "end" };
+}
+
+type CallRequest = { seq: number; connector: string; method: string; args: string };
+
+function answerCall(
+  log: ReadonlyMap<number, StoredEntry>,
+  tools: (connector: string, method: string) => ToolDefinition | undefined,
+  dry: DryPass,
+  stopWith: (stop: NonNullable<DryPass["stop"]>) => HostReply,
+  request: CallRequest,
+): HostReply {
+  const { seq, connector, method } = request;
+  dry.issued.add(seq);
+  const recorded = log.get(seq);
+  const tool = tools(connector, method);
+  if (!tool) {
+    if (!recorded) return { kind: "error", message: `${connector}.${method} is not a configured tool` };
+    const divergence: Omit<Divergence, "message"> = {
+      seq,
+      kind: "missing-tool",
+      recorded: divergentCall(recorded.connector, recorded.method, recorded.args),
+      now: divergentCall(connector, method, request.args),
+    };
+    return stopWith({ at: "divergence", divergence: { ...divergence, message: divergenceMessage(divergence) } });
+  }
+  if (!recorded) return stopWith({ at: "frontier" });
+  let canonicalArgs = "";
+  try {
+    if (request.args !== "") canonicalArgs = valueCodec.canonical(request.args);
+  } catch (error) {
+    return { kind: "error", message: errorMessage(error) };
+  }
+  const decision = decideCall({ seq, connector, method, canonicalArgs }, toRecordedCall(recorded), {
+    requiresApproval: false,
+    reexecute: tool.replay === "reexecute",
+    onInterrupted: tool.onInterrupted ?? "rerun",
+  });
+  switch (decision.type) {
+    case "diverge":
+      return stopWith({ at: "divergence", divergence: decision.divergence });
+    case "replay":
+      dry.replayed += 1;
+      return decision.outcome === "value"
+        ? { kind: "value", value: recorded.result ?? "" }
+        : { kind: "error", message: recorded.error ?? "the call failed" };
+    case "execute":
+      return stopWith({ at: decision.reason === "reexecute" ? "reexecute" : "frontier" });
+    case "pause":
+      return stopWith({ at: "frontier" });
+  }
+}
+
+/**
+ * Divergences the log shows without running the code, at the seq of each recorded call: a
+ * connector or method that is not configured any more, or a schema that refuses the recorded
+ * arguments. The first one by seq.
+ */
+async function firstStaticDivergence(
+  context: RuntimeContext,
+  log: ReadonlyMap<number, StoredEntry>,
+  tools: (connector: string, method: string) => ToolDefinition | undefined,
+): Promise<Divergence | undefined> {
+  const entries = [...log.values()].sort((a, b) => a.seq - b.seq);
+  for (const entry of entries) {
+    if (entry.connector === "codemode" && entry.method === "step") continue;
+    const recorded = divergentCall(entry.connector, entry.method, entry.args);
+    if (!tools(entry.connector, entry.method)) {
+      const divergence: Omit<Divergence, "message"> = { seq: entry.seq, kind: "missing-tool", recorded };
+      return { ...divergence, message: divergenceMessage(divergence) };
+    }
+    const validator = context.validators.get(`${entry.connector}.${entry.method}`);
+    if (!validator) continue;
+    let refusal: string | undefined;
+    try {
+      const validation = await validator(decodeDurable(entry.args));
+      if (!validation.ok) refusal = validation.message;
+    } catch (error) {
+      refusal = `the schema threw: ${errorMessage(error)}`;
+    }
+    if (refusal !== undefined) {
+      const divergence: Omit<Divergence, "message"> = {
+        seq: entry.seq,
+        kind: "schema",
+        recorded,
+        schemaError: refusal,
+      };
+      return { ...divergence, message: divergenceMessage(divergence) };
+    }
+  }
+  return undefined;
+}
+
+/** A recorded call the program, having ended, never reached (calls inside a replayed step are skipped, not missed). */
+function endedEarly(log: ReadonlyMap<number, StoredEntry>, issued: ReadonlySet<number>): Divergence | undefined {
+  const skipped = new Set<number>();
+  for (const entry of log.values())
+    if (entry.connector === "codemode" && entry.method === "step")
+      for (let seq = entry.seq; seq < (entry.seqAfter ?? entry.seq + 1); seq++) skipped.add(seq);
+  const missed = [...log.values()]
+    .filter((entry) => !issued.has(entry.seq) && !skipped.has(entry.seq))
+    .sort((a, b) => a.seq - b.seq)[0];
+  if (!missed) return undefined;
+  const divergence: Omit<Divergence, "message"> = {
+    seq: missed.seq,
+    kind: "ended",
+    recorded: divergentCall(missed.connector, missed.method, missed.args),
+  };
+  return { ...divergence, message: divergenceMessage(divergence) };
+}
+
+function earliest(...found: Array<Divergence | undefined>): Divergence | undefined {
+  return found.filter((item) => item !== undefined).sort((a, b) => a.seq - b.seq)[0];
+}

@@ -1,0 +1,236 @@
+/**
+ * R-RP-2, `runtime.replayCheck`: stored runs checked against changed tools without calling one,
+ * and `REPLAY_DIVERGENCE` outcomes that carry the diff, recorded against now. On memory, SQLite,
+ * Redis and PostgreSQL (the last two fail in CI when the service is missing, skip elsewhere).
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import type { CodemodeStorage } from "@codemode/storage";
+import { memoryStorage } from "@codemode/storage/memory";
+import { postgresStorage } from "@codemode/storage/postgres";
+import { redisStorage } from "@codemode/storage/redis";
+import { sqliteStorage } from "@codemode/storage/sqlite";
+import { tcpUnreachable } from "@codemode/storage/testing";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+
+const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
+const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+/** The shop as it was when the runs paused, and as it is after a change; `calls` counts every real call. */
+function shopConnector(version: "before" | "renamed-field" | "renamed-method", calls: string[]) {
+  const order = {
+    requiresApproval: true,
+    inputSchema:
+      version === "renamed-field"
+        ? z.object({ sku: z.string(), count: z.number() })
+        : z.object({ sku: z.string(), quantity: z.number() }),
+    execute: async (args: unknown) => {
+      calls.push(`order ${JSON.stringify(args)}`);
+      return { orderId: "o-1" };
+    },
+  };
+  return defineConnector({
+    name: "shop",
+    tools: {
+      search: {
+        readOnly: true,
+        execute: async () => {
+          calls.push("search");
+          return [{ sku: "mug" }];
+        },
+      },
+      ...(version === "renamed-method" ? { place_order: order } : { create_order: order }),
+    },
+  });
+}
+
+const PAUSING_CODE = `async () => {
+  const [mug] = await shop.search({ query: "mug" });
+  return shop.create_order({ sku: mug.sku, quantity: 2 });
+}`;
+
+interface Store {
+  name: string;
+  url?: string;
+  open(namespace: string): CodemodeStorage;
+}
+
+const STORES: Store[] = [
+  { name: "memory", open: () => memoryStorage() },
+  {
+    name: "SQLite",
+    open: () => sqliteStorage(join(mkdtempSync(join(tmpdir(), "codemode-replay-check-")), "runs.sqlite")),
+  },
+  { name: "Redis", url: REDIS_URL, open: (namespace) => redisStorage(REDIS_URL, { namespace }) },
+  { name: "PostgreSQL", url: POSTGRES_URL, open: (namespace) => postgresStorage(POSTGRES_URL, { namespace }) },
+];
+
+function expectStatus<S extends Outcome["status"]>(
+  outcome: Outcome,
+  status: S,
+): asserts outcome is Extract<Outcome, { status: S }> {
+  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
+}
+
+/** Fails the suite in CI when the service is missing; elsewhere each story is skipped with the reason printed. */
+function serviceCheck(store: Store): () => boolean {
+  let unavailable: string | undefined;
+  beforeAll(async () => {
+    unavailable = store.url ? await tcpUnreachable(store.url) : undefined;
+    if (unavailable && process.env.CI)
+      throw new Error(`${store.name} is not reachable (${unavailable}); CI must provide it`);
+  });
+  return () => {
+    if (unavailable) console.warn(`${store.name}: story not run: ${unavailable}`);
+    return unavailable !== undefined;
+  };
+}
+
+for (const store of STORES) {
+  describe(`runtime.replayCheck on ${store.name}`, () => {
+    const cannotRun = serviceCheck(store);
+    const opened: Array<{ close(): Promise<unknown> }> = [];
+    afterEach(async () => {
+      for (const each of opened.splice(0).reverse()) await each.close().catch(() => undefined);
+    });
+
+    /** One store, and runtimes over it as an application before and after a deploy would be. */
+    function runtimes() {
+      const storage = store.open(`codemode-replay-check-${randomUUID().slice(0, 8)}`);
+      opened.push(storage);
+      return (version: "before" | "renamed-field" | "renamed-method", calls: string[], deterministic = true) => {
+        const runtime = createCodemodeRuntime({ connectors: [shopConnector(version, calls)], storage, deterministic });
+        opened.unshift(runtime);
+        return runtime;
+      };
+    }
+
+    it("R-RP-2: after a schema change, names each affected paused run with the schema's refusal; no tool is called and the store is unchanged", async () => {
+      if (cannotRun()) return;
+      const make = runtimes();
+      const before = make("before", []);
+      const first = await before.execute({ code: PAUSING_CODE });
+      const second = await before.execute({ code: PAUSING_CODE });
+      expectStatus(first, "paused");
+      expectStatus(second, "paused");
+      const stored = await before.execution(first.executionId);
+
+      const calls: string[] = [];
+      const after = make("renamed-field", calls);
+      const report = await after.replayCheck({ status: "paused" });
+      expect(report.ok).toBe(false);
+      expect(report.results.map((result) => result.executionId).sort()).toEqual(
+        [first.executionId, second.executionId].sort(),
+      );
+      for (const result of report.results) {
+        expect(result).toMatchObject({
+          ok: false,
+          status: "paused",
+          stoppedAt: "divergence",
+          divergence: {
+            seq: 1,
+            kind: "schema",
+            recorded: { connector: "shop", method: "create_order", args: { sku: "mug", quantity: 2 } },
+          },
+        });
+        expect(result.divergence?.schemaError).toMatch(/count/);
+        expect(result.divergence?.message).toMatch(/seq 1.*schema of shop\.create_order/);
+      }
+      expect(calls).toEqual([]);
+      expect(await after.execution(first.executionId)).toEqual(stored);
+
+      // The check changed nothing: the application as it was still approves and completes the run.
+      const approved = await before.approve({ executionId: first.executionId });
+      expectStatus(approved, "completed");
+    });
+
+    it("R-RP-2: a renamed method is a missing tool at its seq; the unchanged tools check ok up to the pending call", async () => {
+      if (cannotRun()) return;
+      const make = runtimes();
+      const before = make("before", []);
+      const paused = await before.execute({ code: PAUSING_CODE });
+      expectStatus(paused, "paused");
+
+      const calls: string[] = [];
+      const same = await make("before", calls).replayCheck(paused.executionId);
+      expect(same).toEqual({
+        ok: true,
+        results: [{ executionId: paused.executionId, status: "paused", ok: true, replayed: 1, stoppedAt: "frontier" }],
+      });
+      const renamed = await make("renamed-method", calls).replayCheck(paused.executionId);
+      expect(renamed.results[0]).toMatchObject({
+        ok: false,
+        stoppedAt: "divergence",
+        divergence: { seq: 1, kind: "missing-tool", recorded: { connector: "shop", method: "create_order" } },
+      });
+      expect(calls).toEqual([]);
+    });
+
+    it("R-RP-2: a completed run replays to its end; since and limit pick the runs; an unknown id is NOT_FOUND", async () => {
+      if (cannotRun()) return;
+      const make = runtimes();
+      const runtime = make("before", []);
+      const paused = await runtime.execute({ code: PAUSING_CODE });
+      expectStatus(paused, "paused");
+      const completed = await runtime.approve({ executionId: paused.executionId });
+      expectStatus(completed, "completed");
+
+      const calls: string[] = [];
+      const checker = make("before", calls);
+      const report = await checker.replayCheck({ status: "completed" });
+      expect(report.results).toEqual([
+        { executionId: paused.executionId, status: "completed", ok: true, replayed: 2, stoppedAt: "end" },
+      ]);
+      expect((await checker.replayCheck({ status: "completed", since: Date.now() + 60_000 })).results).toEqual([]);
+      const unknown = await checker.replayCheck("no-such-run");
+      expect(unknown).toMatchObject({
+        ok: false,
+        results: [{ executionId: "no-such-run", ok: false, error: { code: "NOT_FOUND" } }],
+      });
+      expect(calls).toEqual([]);
+    });
+
+    it("R-RP-2: a run that diverges on approval gives REPLAY_DIVERGENCE with the argument diff, and replayCheck finds the same", async () => {
+      if (cannotRun()) return;
+      // Real randomness: the program's arguments change on every pass, which replay must catch.
+      const runtime = runtimes()("before", [], false);
+      const paused = await runtime.execute({
+        code: "async () => shop.create_order({ sku: 'mug', quantity: 1 + Math.floor(Math.random() * 1e9) })",
+      });
+      expectStatus(paused, "paused");
+      const checked = await runtime.replayCheck(paused.executionId);
+      expect(checked.results[0]).toMatchObject({
+        ok: false,
+        divergence: { seq: 0, kind: "arguments", argumentDiff: [{ path: ".quantity" }] },
+      });
+      const approved = await runtime.approve({ executionId: paused.executionId });
+      expectStatus(approved, "error");
+      expect(approved.code).toBe("REPLAY_DIVERGENCE");
+      expect(approved.divergence).toMatchObject({
+        seq: 0,
+        kind: "arguments",
+        recorded: { connector: "shop", method: "create_order", args: { sku: "mug" } },
+        now: { connector: "shop", method: "create_order", args: { sku: "mug" } },
+        argumentDiff: [{ path: ".quantity", recorded: expect.any(Number), now: expect.any(Number) }],
+      });
+      expect(approved.error).toContain("first at .quantity");
+    });
+  });
+}
+
+describe("runtime.replayCheck refuses a query it cannot read (store outages: outages.test.ts)", () => {
+  it("a query it cannot read is a TypeError that says what it takes", async () => {
+    const runtime = createCodemodeRuntime({});
+    try {
+      await expect(runtime.replayCheck({ limit: 0 })).rejects.toThrow(/limit must be an integer from 1 to 1000/);
+      await expect(runtime.replayCheck({ status: "done" as never })).rejects.toThrow(/status must be one of/);
+      await expect(runtime.replayCheck({ since: Number.NaN })).rejects.toThrow(/since must be a time/);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
