@@ -219,6 +219,90 @@ for (const store of STORES) {
       });
       expect(approved.error).toContain("first at .quantity");
     });
+
+    it("runtime.fork: a fork from seq 3 of a completed run replays seqs 0-2 and runs seq 3 on live; the original is untouched", async () => {
+      if (cannotRun()) return;
+      const storage = store.open(`codemode-fork-${randomUUID().slice(0, 8)}`);
+      opened.push(storage);
+      const written: number[] = [];
+      const ledger = defineConnector({
+        name: "ledger",
+        tools: {
+          write: {
+            execute: async (args: { n: number }) => {
+              written.push(args.n);
+              return { n: args.n, at: written.length };
+            },
+          },
+        },
+      });
+      const runtime = createCodemodeRuntime({ connectors: [ledger], storage });
+      opened.unshift(runtime);
+      const code =
+        "async () => { const out = []; for (let n = 0; n < 5; n++) out.push(await ledger.write({ n })); return out; }";
+      const original = await runtime.execute({ code });
+      expectStatus(original, "completed");
+      expect(written).toEqual([0, 1, 2, 3, 4]);
+      const before = await runtime.execution(original.executionId);
+
+      const forked = await runtime.fork({ executionId: original.executionId, fromSeq: 3 });
+      expectStatus(forked, "completed");
+      expect(forked.executionId).not.toBe(original.executionId);
+      expect(written).toEqual([0, 1, 2, 3, 4, 3, 4]);
+      // Seqs 0-2 are the original's results, replayed; 3 and 4 ran again.
+      expect(forked.result).toEqual([
+        { n: 0, at: 1 },
+        { n: 1, at: 2 },
+        { n: 2, at: 3 },
+        { n: 3, at: 6 },
+        { n: 4, at: 7 },
+      ]);
+      const state = await runtime.execution(forked.executionId);
+      expect(state?.forkedFrom).toEqual({ executionId: original.executionId, fromSeq: 3 });
+      expect(state?.log.map((entry) => entry.seq)).toEqual([0, 1, 2, 3, 4]);
+      expect(await runtime.execution(original.executionId)).toEqual(before);
+
+      // New code from a seq: the prefix replays, the rest is the new program's.
+      const changed = await runtime.fork({
+        executionId: original.executionId,
+        fromSeq: 2,
+        code: "async () => { const a = await ledger.write({ n: 0 }); const b = await ledger.write({ n: 1 }); return [a.at, b.at, (await ledger.write({ n: 99 })).n]; }",
+      });
+      expectStatus(changed, "completed");
+      expect(changed.result).toEqual([1, 2, 99]);
+      expect(written.slice(-1)).toEqual([99]);
+    });
+
+    it("runtime.fork: a pending approval before fromSeq is asked again; unknown runs and seqs it cannot start from are outcomes", async () => {
+      if (cannotRun()) return;
+      const calls: string[] = [];
+      const runtime = runtimes()("before", calls);
+      const paused = await runtime.execute({ code: PAUSING_CODE });
+      expectStatus(paused, "paused");
+      const approved = await runtime.approve({ executionId: paused.executionId });
+      expectStatus(approved, "completed");
+
+      // The approval belonged to the original: the fork pauses at the same call and asks again.
+      expect(await runtime.fork({ executionId: paused.executionId, fromSeq: 3 })).toMatchObject({
+        status: "error",
+        code: "NOT_FOUND",
+        error: expect.stringContaining("beyond the log"),
+      });
+      // From the log's end, the whole record replays (the approved order included) and nothing runs.
+      expectStatus(await runtime.fork({ executionId: paused.executionId, fromSeq: 2 }), "completed");
+      expect(calls).toEqual(["search", 'order {"sku":"mug","quantity":2}']);
+      const again = await runtime.fork({ executionId: paused.executionId, fromSeq: 1 });
+      expectStatus(again, "paused");
+      expect(again.pending).toMatchObject([{ seq: 1, connector: "shop", method: "create_order" }]);
+
+      expect(await runtime.fork({ executionId: "no-such-run", fromSeq: 0 })).toMatchObject({
+        status: "error",
+        code: "NOT_FOUND",
+      });
+      await expect(runtime.fork({ executionId: paused.executionId, fromSeq: -1 })).rejects.toThrow(
+        /fromSeq must be an integer/,
+      );
+    });
   });
 }
 

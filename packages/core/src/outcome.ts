@@ -70,6 +70,8 @@ export interface ExecutionState {
   connectors: string[];
   createdAt: number;
   updatedAt: number;
+  /** Set on an execution `runtime.fork` made: the execution and seq its log was copied from. */
+  forkedFrom?: { executionId: string; fromSeq: number };
 }
 
 /** One call as a divergence shows it: what the log holds, or what the program issues now. */

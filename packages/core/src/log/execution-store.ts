@@ -26,9 +26,11 @@ export class ExecutionStore {
     return (Math.floor(seq / SEQ_BLOCK) + 1) * SEQ_BLOCK;
   }
 
-  async createExecution(head: ExecutionHead, code: string): Promise<void> {
+  /** A new execution: its code, the entries it starts with (a fork's prefix), then its head, in one batch. */
+  async createExecution(head: ExecutionHead, code: string, entries: readonly StoredEntry[] = []): Promise<void> {
     await this.setMany([
       { key: this.keys.code(head.id), value: code },
+      ...entries.map((entry) => ({ key: this.keys.entry(head.id, entry.seq), value: JSON.stringify(entry) })),
       { key: this.keys.head(head.id), value: JSON.stringify(head) },
     ]);
   }

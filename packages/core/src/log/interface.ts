@@ -38,6 +38,8 @@ export interface ExecutionHead {
   error?: string;
   errorCode?: ErrorCode;
   passes: number;
+  /** Set on an execution `runtime.fork` made: where its log came from. */
+  forkedFrom?: { executionId: string; fromSeq: number };
 }
 
 /** A log entry as stored: arguments and results stay in wire text of the value codec. */

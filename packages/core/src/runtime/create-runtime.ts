@@ -7,6 +7,7 @@ import { approve } from "./operations/approve.js";
 import { deleteExecution } from "./operations/delete.js";
 import { execute, submit } from "./operations/execute.js";
 import { expireStale } from "./operations/expire.js";
+import { fork } from "./operations/fork.js";
 import { listExecutions, listPending, readExecution } from "./operations/list.js";
 import { readOutcome } from "./operations/outcome.js";
 import { pruneExecutions } from "./operations/prune.js";
@@ -46,6 +47,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     pruneExecutions: (keep = DEFAULTS.maxExecutions) => pruneExecutions(context, keep),
     recover: (recoverOptions) => recover(context, recoverOptions),
     replayCheck: (target) => replayCheck(context, target),
+    fork: (input) => fork(context, input),
     expirePaused: (expireOptions) => expireStale(context, expireOptions?.maxAgeMs ?? 24 * 60 * 60 * 1000),
     saveSnippet: (name, input) => saveSnippet(context, name, input),
     snippets: () => listSnippets(context),

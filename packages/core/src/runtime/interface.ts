@@ -4,6 +4,7 @@ import type { Snippet } from "../snippets/snippets.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
 import type { ApproveInput } from "./operations/approve.js";
+import type { ForkInput } from "./operations/fork.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";
 import type { ReplayCheckQuery, ReplayCheckReport } from "./operations/replay-check.js";
@@ -55,6 +56,12 @@ export interface CodemodeRuntime {
    * first divergence with its diff, recorded against now. Run it in CI after changing tools.
    */
   replayCheck(target?: string | ReplayCheckQuery): Promise<ReplayCheckReport>;
+  /**
+   * A new execution whose log is the original's prefix before `fromSeq`, with the same code or
+   * `code`: the prefix replays, every call from `fromSeq` on runs live under the usual approvals.
+   * The original is untouched; the fork's record says where it came from (`forkedFrom`).
+   */
+  fork(input: ForkInput): Promise<Outcome>;
   /**
    * Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is
    * gone become error. Call `recover` first to resume such runs instead of ending them.

@@ -73,6 +73,10 @@ export function toExecutionState(
   if (stored?.logs) state.logs = stored.logs;
   if (head.error !== undefined) state.error = head.error;
   if (head.errorCode !== undefined) state.errorCode = head.errorCode;
+  // The store's contents are hostile input: only a well-formed origin is shown.
+  const origin = head.forkedFrom;
+  if (origin && typeof origin.executionId === "string" && Number.isSafeInteger(origin.fromSeq))
+    state.forkedFrom = { executionId: origin.executionId, fromSeq: origin.fromSeq };
   return state;
 }
 

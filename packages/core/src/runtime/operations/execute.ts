@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
+import type { StoredEntry } from "../../log/interface.js";
 import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
@@ -62,9 +63,14 @@ export async function submit(
  * that could not be listed could never be found, expired or pruned: nothing has run, so it is
  * taken back, and the failure is the answer.
  */
-async function storeNew(context: RuntimeContext, head: SeededHead, code: string): Promise<ErrorOutcome | undefined> {
+export async function storeNew(
+  context: RuntimeContext,
+  head: SeededHead,
+  code: string,
+  entries: readonly StoredEntry[] = [],
+): Promise<ErrorOutcome | undefined> {
   try {
-    await context.store.createExecution(head, code);
+    await context.store.createExecution(head, code, entries);
     await listNew(context, head);
     return undefined;
   } catch (error) {
@@ -73,7 +79,7 @@ async function storeNew(context: RuntimeContext, head: SeededHead, code: string)
   }
 }
 
-function checkCode(executionId: string, code: unknown, operation: string): ErrorOutcome | undefined {
+export function checkCode(executionId: string, code: unknown, operation: string): ErrorOutcome | undefined {
   if (typeof code !== "string")
     return errorOutcome(executionId, "SANDBOX_ERROR", `${operation} needs { code: string }`, { calls: [] });
   if (code.length > MAX_DURABLE_CHARS) {
@@ -87,7 +93,7 @@ function checkCode(executionId: string, code: unknown, operation: string): Error
   return undefined;
 }
 
-function newHead(context: RuntimeContext, executionId: string, code: string): SeededHead {
+export function newHead(context: RuntimeContext, executionId: string, code: string): SeededHead {
   const now = Date.now();
   return {
     id: executionId,
