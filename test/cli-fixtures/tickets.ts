@@ -3,7 +3,7 @@
  * needs approval and can be reverted) over a real SQLite file or Redis. Imported by the test
  * process (to make runs) and by the config module the `codemode` bin loads in a child process.
  */
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { type CodemodeRuntime, type Connector, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { redisStorage } from "@codemode/storage/redis";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 
@@ -44,20 +44,22 @@ export const FREE_PROGRAM = `async () => (await tickets.list({ status: "closed" 
 
 /**
  * `sqlite:<file>` or a `redis://` URL; `name` keeps each test's runs apart in a shared Redis.
- * `connectTimeoutMs` bounds how long a Redis that is not there is waited for.
+ * `connectTimeoutMs` bounds how long a Redis that is not there is waited for. `connector` is
+ * `tickets` as it is, or as a changed version of the application configures it.
  */
 export function openTicketsRuntime(
   store: string,
   name: string,
   connectTimeoutMs = 5_000,
   maxPassesInFlight?: number,
+  connector: Connector = tickets,
 ): { runtime: CodemodeRuntime; close(): Promise<void> } {
   const storage = store.startsWith("sqlite:")
     ? sqliteStorage(store.slice("sqlite:".length))
     : redisStorage(store, { namespace: "codemode-cli-test", connectTimeoutMs });
   const runtime = createCodemodeRuntime({
     name,
-    connectors: [tickets],
+    connectors: [connector],
     storage,
     lockWaitMs: 2_000,
     ...(maxPassesInFlight ? { maxPassesInFlight } : {}),

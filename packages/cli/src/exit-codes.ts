@@ -5,7 +5,10 @@
 export const EXIT_CODES = {
   /** Done. For `approve` and `recover`: the run completed or paused at its next approval. */
   ok: 0,
-  /** The run failed: its program ended in error after `approve`/`recover`, or a revert of `rollback` failed. */
+  /**
+   * The run failed: its program ended in error after `approve`/`recover`, a revert of `rollback`
+   * failed, or `replay-check` could not run a stored program (and none diverged).
+   */
   runFailed: 1,
   /** The command line was wrong: an unknown command or option, a missing argument, a bad number. */
   usage: 2,
@@ -19,6 +22,8 @@ export const EXIT_CODES = {
   config: 6,
   /** The store could not be reached or opened (STORAGE_ERROR), also while the config was loading it. */
   store: 7,
+  /** `replay-check`: a stored run no longer replays against the current code, tools or schemas. */
+  diverges: 8,
   /** A bug: something failed that none of the above describes. */
   internal: 70,
 } as const;

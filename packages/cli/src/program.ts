@@ -5,6 +5,7 @@ import { registerInbox } from "./commands/inbox.js";
 import { registerListings } from "./commands/list.js";
 import { registerMaintenance } from "./commands/maintenance.js";
 import { createRegister } from "./commands/register.js";
+import { registerReplayCheck } from "./commands/replay-check.js";
 import { registerShow } from "./commands/show.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
@@ -14,6 +15,7 @@ Exit codes:
   1  the run failed               5  busy: another process holds the run; try again
   2  usage error                  6  the config could not be loaded
   3  unknown execution id         7  the store is unreachable
+                                  8  replay-check: a stored run diverges from the current tools
  70  internal error
 
 The config (--config, $CODEMODE_CONFIG, or ./codemode.config.{ts,mts,js,mjs}) exports your runtime:
@@ -25,7 +27,7 @@ See docs/operating.md.`;
 export function createProgram(state: ExitState): Command {
   const program = new Command("codemode")
     .description(
-      "Operate a Code Mode runtime: list and inspect executions, approve or reject paused calls, roll back, expire, recover, and serve an approval inbox.",
+      "Operate a Code Mode runtime: list and inspect executions, approve or reject paused calls, roll back, expire, recover, check paused runs against changed tools, and serve an approval inbox.",
     )
     .option("-c, --config <module>", "the config module that exports your runtime (.ts, .js, .mjs)")
     .option("--json", "print the result as JSON (errors as { error } on stdout too)")
@@ -39,6 +41,7 @@ export function createProgram(state: ExitState): Command {
   registerShow(program, register);
   registerDecisions(program, register);
   registerMaintenance(program, register);
+  registerReplayCheck(program, register);
   registerInbox(program, register, state);
   for (const command of program.commands) command.exitOverride();
   return program;

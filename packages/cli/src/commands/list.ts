@@ -8,7 +8,14 @@ import { Progress } from "../output/progress.js";
 import { abbreviate, type Output } from "../output/terminal.js";
 import type { Register } from "./register.js";
 
-const STATUSES: readonly ExecutionStatus[] = ["running", "paused", "completed", "error", "rejected", "rolled_back"];
+export const STATUSES: readonly ExecutionStatus[] = [
+  "running",
+  "paused",
+  "completed",
+  "error",
+  "rejected",
+  "rolled_back",
+];
 
 interface PageOptions {
   limit?: string;
@@ -40,14 +47,20 @@ export function registerListings(program: Command, register: Register): void {
   register(program.command("snippets").description("list saved snippets"), () => (context) => listSnippets(context));
 }
 
-async function listExecutions({ runtime, out }: CommandContext, options: PageOptions & { status?: string[] }) {
-  const status = options.status?.flatMap((value) => value.split(",")).filter(Boolean);
+/** `--status paused completed` or `--status paused,completed`: the statuses named, or a usage error. */
+export function statusesOf(values: readonly string[] | undefined): ExecutionStatus[] | undefined {
+  const status = values?.flatMap((value) => value.split(",")).filter(Boolean);
   const unknown = status?.filter((value) => !STATUSES.includes(value as ExecutionStatus)) ?? [];
   if (unknown.length > 0)
     throw new CliError(EXIT_CODES.usage, `unknown status ${unknown.join(", ")}; use ${STATUSES.join(", ")}`);
+  return status as ExecutionStatus[] | undefined;
+}
+
+async function listExecutions({ runtime, out }: CommandContext, options: PageOptions & { status?: string[] }) {
+  const status = statusesOf(options.status);
   const query = {
     limit: wholeNumber(options.limit, "--limit", 1),
-    ...(status?.length ? { status: status as ExecutionStatus[] } : {}),
+    ...(status?.length ? { status } : {}),
   };
   const page = await readPages(out, "reading executions", options, (cursor) =>
     runtime.executions({ ...query, ...(cursor ? { cursor } : {}) }),
