@@ -143,3 +143,24 @@ describe("out-of-band approval with model messages through @ai-sdk/openai (Respo
     expect(orders).toHaveLength(1);
   });
 });
+
+describe("the OpenAI imitation itself", () => {
+  it.each(apis)(
+    "a reply of { calls: [] } fails the request with a clear error, never an empty tool-call turn ($api API)",
+    async ({ api }) => {
+      const empty = await startOpenAIImitation(() => ({ calls: [] }));
+      try {
+        const provider = createOpenAI({ baseURL: empty.baseURL, apiKey: "imitation" });
+        const request = generateText({
+          model: api === "chat" ? provider.chat("gpt-4.1-mini") : provider("gpt-4.1-mini"),
+          prompt: "Hello.",
+          maxRetries: 0,
+        });
+        await expect(request).rejects.toThrow("the imitated model replied { calls: [] }");
+        expect(empty.requests).toHaveLength(1);
+      } finally {
+        await empty.close();
+      }
+    },
+  );
+});

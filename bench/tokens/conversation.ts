@@ -2,26 +2,20 @@
  * One task, one way: a real `generateText` loop of the AI SDK through the real `@ai-sdk/openai`
  * provider (Chat Completions), against the local imitation of the OpenAI HTTP API
  * (test/openai-imitation/server.ts), whose "model" is the task's script. Every request the
- * provider sends is recorded and counted with the o200k_base tokenizer (GPT-4o, GPT-4.1, o-series).
- *
- * How a request is counted: the tool definitions are the `tools` array exactly as the provider
- * serialised it (JSON); each message is its text, or for an assistant's tool calls their names
- * and argument strings, plus 3 tokens of message framing, plus 3 for the reply's start, as
- * OpenAI's published counting recipe does. OpenAI renders tool definitions in its own format
- * before the model sees them, so its billed figure differs by a few percent; both styles are
- * counted the same way.
+ * provider sends is recorded and counted as bench/tokens/count.ts says: the messages by OpenAI's
+ * cookbook recipe, the tool definitions both as raw JSON and by the cookbook's recipe for them.
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import { createCodemodeTool } from "@codemode/ai-sdk";
 import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
 import { generateText, jsonSchema, stepCountIs, type ToolSet, tool } from "ai";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import {
   type Item,
   type RecordedRequest,
   type Reply,
   startOpenAIImitation,
 } from "../../test/openai-imitation/server.ts";
+import { replyTokens, requestTokens, type TwoWays } from "./count.ts";
 import type { Seen } from "./tasks.ts";
 import type { ToolSource } from "./tool-sets.ts";
 
@@ -29,10 +23,10 @@ import type { ToolSource } from "./tool-sets.ts";
 export interface ConversationCount {
   /** Model calls (requests the provider sent). */
   turns: number;
-  /** Summed over every request: what the model read. */
-  inputTokens: number;
+  /** Summed over every request: what the model read, with the tool definitions counted both ways. */
+  inputTokens: TwoWays;
   /** Of `inputTokens`: the tool definitions, summed over every request. */
-  toolDefinitionTokens: number;
+  toolDefinitionTokens: TwoWays;
   /** Summed over every reply: what the model wrote (tool-call names and arguments, programs, text). */
   outputTokens: number;
   /** Bytes of tool results in the conversation: the intermediate data that reached the model. */
@@ -42,31 +36,6 @@ export interface ConversationCount {
 }
 
 type Json = Record<string, unknown>;
-
-/** Tokens of one request as the model reads it. */
-export function requestTokens(body: Json): { total: number; tools: number } {
-  const tools = Array.isArray(body.tools) && body.tools.length > 0 ? countTokens(JSON.stringify(body.tools)) : 0;
-  let messages = 3;
-  for (const message of (body.messages as Json[] | undefined) ?? []) {
-    messages += 3;
-    if (typeof message.content === "string") messages += countTokens(message.content);
-    else if (Array.isArray(message.content))
-      for (const part of message.content as Json[])
-        if (typeof part.text === "string") messages += countTokens(part.text);
-    for (const call of (message.tool_calls as Json[] | undefined) ?? []) {
-      const fn = call.function as { name: string; arguments: string };
-      messages += countTokens(fn.name) + countTokens(fn.arguments);
-    }
-  }
-  return { total: tools + messages, tools };
-}
-
-/** Tokens the model writes for one reply. */
-export function replyTokens(reply: Reply): number {
-  if ("text" in reply) return countTokens(reply.text);
-  const calls = "calls" in reply ? reply.calls : [reply.call];
-  return calls.reduce((sum, call) => sum + countTokens(call.name) + countTokens(JSON.stringify(call.arguments)), 0);
-}
 
 /** The conversation as the script reads it: each call with its arguments and its parsed result. */
 export function seenOf(items: Item[]): Seen {
@@ -122,7 +91,8 @@ export async function converse(
   });
   try {
     const model = createOpenAI({ baseURL: imitation.baseURL, apiKey: "imitation" }).chat("gpt-4.1");
-    const result = await generateText({ model, tools, prompt, stopWhen: stepCountIs(10) });
+    // No retries: a failed request would otherwise be sent, and counted, again.
+    const result = await generateText({ model, tools, prompt, stopWhen: stepCountIs(10), maxRetries: 0 });
     return { ...countRequests(imitation.requests), outputTokens, answer: result.text };
   } finally {
     await imitation.close();
@@ -130,12 +100,14 @@ export async function converse(
 }
 
 function countRequests(requests: RecordedRequest[]): Omit<ConversationCount, "outputTokens" | "answer"> {
-  let inputTokens = 0;
-  let toolDefinitionTokens = 0;
+  const inputTokens = { json: 0, recipe: 0 };
+  const toolDefinitionTokens = { json: 0, recipe: 0 };
   for (const request of requests) {
-    const counted = requestTokens(request.body);
-    inputTokens += counted.total;
-    toolDefinitionTokens += counted.tools;
+    const { messages, tools } = requestTokens(request.body);
+    for (const way of ["json", "recipe"] as const) {
+      inputTokens[way] += messages + tools[way];
+      toolDefinitionTokens[way] += tools[way];
+    }
   }
   const last = (requests.at(-1)?.body.messages as Json[] | undefined) ?? [];
   const intermediateBytes = last

@@ -22,7 +22,10 @@ export interface ReplyCall {
   arguments: unknown;
 }
 
-/** What the imitated model answers: text, one function call, or several at once (parallel calls). */
+/**
+ * What the imitated model answers: text, one function call, or several at once (parallel calls).
+ * `{ calls: [] }` is refused: a reply with no call and no text is no turn a model can give.
+ */
 export type Reply = { text: string } | { call: ReplyCall } | { calls: ReplyCall[] };
 
 /** The calls of a reply: none for text. */
@@ -76,6 +79,10 @@ export async function startOpenAIImitation(
       const recorded: RecordedRequest = { api, body, items, tools: toolNames(body) };
       requests.push(recorded);
       const reply = model(items, recorded);
+      if ("calls" in reply && reply.calls.length === 0)
+        throw new Error(
+          "the imitated model replied { calls: [] }: a reply needs at least one call, or { text } to answer",
+        );
       if (api === "responses") return respondResponses(response, body, reply, nextId, stored);
       return respondChat(response, body, reply, nextId);
     } catch (error) {
