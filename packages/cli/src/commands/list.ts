@@ -1,4 +1,5 @@
 import type { ExecutionStatus, ExecutionSummary, PendingAction } from "@codemode/core";
+import { ALL_STATUSES } from "@codemode/core/store";
 import type { Command } from "commander";
 import { CliError } from "../cli-error.js";
 import { type CommandContext, wholeNumber } from "../command-context.js";
@@ -7,15 +8,6 @@ import { ago, clockTime } from "../explain.js";
 import { Progress } from "../output/progress.js";
 import { abbreviate, type Output } from "../output/terminal.js";
 import type { Register } from "./register.js";
-
-export const STATUSES: readonly ExecutionStatus[] = [
-  "running",
-  "paused",
-  "completed",
-  "error",
-  "rejected",
-  "rolled_back",
-];
 
 interface PageOptions {
   limit?: string;
@@ -29,7 +21,7 @@ export function registerListings(program: Command, register: Register): void {
     program
       .command("executions")
       .description("list executions, newest first, a page at a time")
-      .option("-s, --status <status...>", `only these statuses (${STATUSES.join(", ")})`)
+      .option("-s, --status <status...>", `only these statuses (${ALL_STATUSES.join(", ")})`)
       .option("-n, --limit <n>", "executions per page (1-1000)", "20")
       .option("--cursor <cursor>", "the page after this cursor (printed under the previous page)")
       .option("-a, --all", "every page, not just the first"),
@@ -50,9 +42,9 @@ export function registerListings(program: Command, register: Register): void {
 /** `--status paused completed` or `--status paused,completed`: the statuses named, or a usage error. */
 export function statusesOf(values: readonly string[] | undefined): ExecutionStatus[] | undefined {
   const status = values?.flatMap((value) => value.split(",")).filter(Boolean);
-  const unknown = status?.filter((value) => !STATUSES.includes(value as ExecutionStatus)) ?? [];
+  const unknown = status?.filter((value) => !ALL_STATUSES.includes(value as ExecutionStatus)) ?? [];
   if (unknown.length > 0)
-    throw new CliError(EXIT_CODES.usage, `unknown status ${unknown.join(", ")}; use ${STATUSES.join(", ")}`);
+    throw new CliError(EXIT_CODES.usage, `unknown status ${unknown.join(", ")}; use ${ALL_STATUSES.join(", ")}`);
   return status as ExecutionStatus[] | undefined;
 }
 

@@ -6,13 +6,14 @@ import type {
   ReplayCheckReport,
   ReplayCheckResult,
 } from "@codemode/core";
+import { ALL_STATUSES } from "@codemode/core/store";
 import type { Command } from "commander";
 import { CliError, firstLine, unknownExecution } from "../cli-error.js";
 import { type CommandContext, duration, wholeNumber } from "../command-context.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { abbreviate, type Output, visibleOnOneLine } from "../output/terminal.js";
-import { STATUSES, statusesOf } from "./list.js";
+import { statusesOf } from "./list.js";
 import type { Register } from "./register.js";
 
 export interface ReplayCheckOptions {
@@ -37,7 +38,7 @@ export function registerReplayCheck(program: Command, register: Register): void 
         "check stored runs (default: paused) against the current code, tools and schemas; calls no tool, changes nothing",
       )
       .option("--id <executionId>", "only this execution")
-      .option("-s, --status <status...>", `runs with these statuses (${STATUSES.join(", ")}; default paused)`)
+      .option("-s, --status <status...>", `runs with these statuses (${ALL_STATUSES.join(", ")}; default paused)`)
       .option("--since <duration>", "only runs created within this long before now: 90s, 30m, 24h, 7d")
       .option("-n, --limit <n>", `at most this many runs, newest first (1-${MAX_LIMIT}, default 100)`),
     (options: ReplayCheckOptions) => (context) => replayCheck(context, options),

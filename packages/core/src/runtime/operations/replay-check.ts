@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
 import { errorMessage } from "../../error-message.js";
-import { decodeDurable, MAX_DURABLE_CHARS } from "../../log/durable-value.js";
+import { decodeDurable } from "../../log/durable-value.js";
 import { ALL_STATUSES } from "../../log/execution-index.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { Divergence, ErrorCode, ExecutionStatus } from "../../outcome.js";
@@ -8,14 +8,11 @@ import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { fetchTool } from "../pass/builtin-fetch.js";
 import { decideCall, decideStep } from "../pass/decide.js";
-import { divergenceMessage, divergentCall } from "../pass/divergence.js";
+import { divergentCall, withMessage } from "../pass/divergence.js";
 import { toRecordedCall } from "../pass/handle-call.js";
-import { passDeterminism } from "../pass/pass-randomness.js";
-import { toolLookup } from "../pass/pass-state.js";
 import { replayEntries } from "../pass/replay-entries.js";
-import { answerService, SERVICES } from "../pass/run-pass.js";
+import { answerService, passTools, runInSandbox } from "../pass/run-pass.js";
 
 /** Which stored runs `replayCheck` takes, newest first. */
 export interface ReplayCheckQuery {
@@ -143,12 +140,7 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
   const head = target;
   const { code, log } = await read(`could not read execution ${head.id}`, () => context.store.readCodeAndLog(head));
   const base = { executionId: head.id, status: head.status };
-  const tools = toolLookup(
-    context.connectors,
-    new Map<string, ToolDefinition>(
-      context.settings.allowNetwork ? [["fetch", fetchTool(context.settings.timeoutMs)]] : [],
-    ),
-  );
+  const tools = passTools(context);
   const staticDivergence = await firstStaticDivergence(context, log, tools);
   const dry: DryPass = { replayed: 0, issued: new Set() };
   const stopWith = (stop: NonNullable<DryPass["stop"]>): HostReply => {
@@ -182,27 +174,12 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
     if (request.type === "invalid") return { kind: "error", message: request.message };
     return answerCall(log, tools, dry, stopWith, request);
   };
-  const admission = await context.passes.admit();
-  let result: Awaited<ReturnType<RuntimeContext["executor"]["runPass"]>>;
-  try {
-    result = await context.executor.runPass({
-      code,
-      connectors: Object.fromEntries(
-        [...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
-      ),
-      onRequest,
-      services: SERVICES,
-      // Steps only: every recorded call comes to the host, which compares it and counts it.
-      replay: replayEntries(log).filter((entry) => entry.kind === "step"),
-      deterministic: passDeterminism(head),
-      allowNetwork: context.settings.allowNetwork,
-      timeoutMs: context.settings.timeoutMs,
-      memoryMb: context.settings.memoryMb,
-      maxValueChars: MAX_DURABLE_CHARS,
-    });
-  } finally {
-    admission.release();
-  }
+  const result = await runInSandbox(context, head, {
+    code,
+    onRequest,
+    // Steps only: every recorded call comes to the host, which compares it and counts it.
+    replay: replayEntries(log).filter((entry) => entry.kind === "step"),
+  });
   const { replayed } = dry;
   // The program ended by itself (returned, or threw): a recorded call it never reached is a divergence.
   const ended =
@@ -239,13 +216,13 @@ function answerCall(
   const tool = tools(connector, method);
   if (!tool) {
     if (!recorded) return { kind: "error", message: `${connector}.${method} is not a configured tool` };
-    const divergence: Omit<Divergence, "message"> = {
+    const divergence = withMessage({
       seq,
       kind: "missing-tool",
       recorded: divergentCall(recorded.connector, recorded.method, recorded.args),
       now: divergentCall(connector, method, request.args),
-    };
-    return stopWith({ at: "divergence", divergence: { ...divergence, message: divergenceMessage(divergence) } });
+    });
+    return stopWith({ at: "divergence", divergence });
   }
   if (!recorded) return stopWith({ at: "frontier" });
   let canonicalArgs = "";
@@ -288,10 +265,7 @@ async function firstStaticDivergence(
   for (const entry of entries) {
     if (entry.connector === "codemode" && entry.method === "step") continue;
     const recorded = divergentCall(entry.connector, entry.method, entry.args);
-    if (!tools(entry.connector, entry.method)) {
-      const divergence: Omit<Divergence, "message"> = { seq: entry.seq, kind: "missing-tool", recorded };
-      return { ...divergence, message: divergenceMessage(divergence) };
-    }
+    if (!tools(entry.connector, entry.method)) return withMessage({ seq: entry.seq, kind: "missing-tool", recorded });
     const validator = context.validators.get(`${entry.connector}.${entry.method}`);
     if (!validator) continue;
     let refusal: string | undefined;
@@ -301,15 +275,7 @@ async function firstStaticDivergence(
     } catch (error) {
       refusal = `the schema threw: ${errorMessage(error)}`;
     }
-    if (refusal !== undefined) {
-      const divergence: Omit<Divergence, "message"> = {
-        seq: entry.seq,
-        kind: "schema",
-        recorded,
-        schemaError: refusal,
-      };
-      return { ...divergence, message: divergenceMessage(divergence) };
-    }
+    if (refusal !== undefined) return withMessage({ seq: entry.seq, kind: "schema", recorded, schemaError: refusal });
   }
   return undefined;
 }
@@ -324,12 +290,11 @@ function endedEarly(log: ReadonlyMap<number, StoredEntry>, issued: ReadonlySet<n
     .filter((entry) => !issued.has(entry.seq) && !skipped.has(entry.seq))
     .sort((a, b) => a.seq - b.seq)[0];
   if (!missed) return undefined;
-  const divergence: Omit<Divergence, "message"> = {
+  return withMessage({
     seq: missed.seq,
     kind: "ended",
     recorded: divergentCall(missed.connector, missed.method, missed.args),
-  };
-  return { ...divergence, message: divergenceMessage(divergence) };
+  });
 }
 
 function earliest(...found: Array<Divergence | undefined>): Divergence | undefined {

@@ -1,5 +1,5 @@
 import type { Divergence, LogEntryState } from "../../outcome.js";
-import { argumentDiff, divergenceMessage, divergentCall } from "./divergence.js";
+import { argumentDiff, divergentCall, withMessage } from "./divergence.js";
 
 /** A call the program issued at some seq, as the host sees it. */
 export interface IssuedCall {
@@ -92,13 +92,11 @@ export function describeDivergence(call: IssuedCall, recorded: RecordedCall): Di
     recorded: divergentCall(recorded.connector, recorded.method, recorded.canonicalArgs),
     now: divergentCall(call.connector, call.method, call.canonicalArgs),
   };
-  if (!sameMethod) return { ...base, message: divergenceMessage(base) };
+  if (!sameMethod) return withMessage(base);
   const { differences, total } = argumentDiff(recorded.canonicalArgs, call.canonicalArgs);
   const first = differences[0];
   const extra = first
     ? ` (${total === 1 ? "one difference" : `${total} differences`}, first at ${first.path === "" ? "the argument itself" : first.path})`
     : "";
-  const divergence: Divergence = { ...base, argumentDiff: differences, message: "" };
-  divergence.message = divergenceMessage(divergence, extra);
-  return divergence;
+  return withMessage({ ...base, argumentDiff: differences }, extra);
 }

@@ -50,8 +50,13 @@ export function argumentDiff(
   return { differences, total };
 }
 
+/** A divergence with its sentence: `extra` is said after what differs. */
+export function withMessage(fields: Omit<Divergence, "message">, extra = ""): Divergence {
+  return { ...fields, message: divergenceMessage(fields, extra) };
+}
+
 /** The sentence of a divergence: what differs, and what to do about it. */
-export function divergenceMessage(divergence: Omit<Divergence, "message">, extra = ""): string {
+function divergenceMessage(divergence: Omit<Divergence, "message">, extra = ""): string {
   const where = `Replay diverged at seq ${divergence.seq}: `;
   const { recorded, now } = divergence;
   const name = (call: DivergentCall | undefined) => (call ? `${call.connector}.${call.method}` : "nothing");

@@ -1,10 +1,10 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
 import { errorMessage } from "../../error-message.js";
 import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
+import type { ExecutionHead } from "../../log/interface.js";
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
-import type { PassAdmission } from "../pass-gate.js";
 import { fetchTool } from "./builtin-fetch.js";
 import { handleCall } from "./handle-call.js";
 import { handleStep } from "./handle-step.js";
@@ -23,14 +23,12 @@ export const SERVICES = ["search", "describe", "run"];
 export async function runPass(context: RuntimeContext, input: PassInput): Promise<PassEnd> {
   const { head, log, lease } = input;
   const { settings } = context;
-  const builtIn = new Map<string, ToolDefinition>();
-  if (settings.allowNetwork) builtIn.set("fetch", fetchTool(settings.timeoutMs));
   const state = new PassState({
     store: context.store,
     head,
     log,
     lease,
-    tools: toolLookup(context.connectors, builtIn),
+    tools: passTools(context),
     validators: context.validators,
     limits: { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries },
   });
@@ -68,22 +66,10 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     }
   };
 
-  // Back-pressure: beyond `maxPassesInFlight`, a pass waits here, holding its lease, before any sandbox exists.
-  const admission = await context.passes.admit();
-  context.telemetry.passAdmitted(head, admission);
-  const result = await runAdmitted(context, admission, {
+  const result = await runInSandbox(context, head, {
     code: input.code,
-    connectors: Object.fromEntries(
-      [...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
-    ),
     onRequest: context.telemetry.observeRequests(head, log, onRequest),
-    services: SERVICES,
     replay: replayEntries(log),
-    deterministic: passDeterminism(head),
-    allowNetwork: settings.allowNetwork,
-    timeoutMs: settings.timeoutMs,
-    memoryMb: settings.memoryMb,
-    maxValueChars: MAX_DURABLE_CHARS,
   });
   await state.recorder.drain();
 
@@ -108,13 +94,39 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   }
 }
 
-async function runAdmitted(
+/** The tools a pass may call: the configured connectors, plus `fetch` when the network is allowed. */
+export function passTools(context: RuntimeContext): (connector: string, method: string) => ToolDefinition | undefined {
+  const builtIn = new Map<string, ToolDefinition>();
+  if (context.settings.allowNetwork) builtIn.set("fetch", fetchTool(context.settings.timeoutMs));
+  return toolLookup(context.connectors, builtIn);
+}
+
+/**
+ * Runs `code` in the executor as a pass of `head` (its replay-stable clock and randomness, the
+ * runtime's limits), once admitted. Back-pressure: beyond `maxPassesInFlight`, it waits here,
+ * before any sandbox exists (holding the execution's lease, when the caller has one).
+ */
+export async function runInSandbox(
   context: RuntimeContext,
-  admission: PassAdmission,
-  request: PassRequest,
+  head: ExecutionHead,
+  run: Pick<PassRequest, "code" | "onRequest" | "replay">,
 ): Promise<PassResult> {
+  const { settings } = context;
+  const admission = await context.passes.admit();
+  context.telemetry.passAdmitted(head, admission);
   try {
-    return await context.executor.runPass(request);
+    return await context.executor.runPass({
+      ...run,
+      connectors: Object.fromEntries(
+        [...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
+      ),
+      services: SERVICES,
+      deterministic: passDeterminism(head),
+      allowNetwork: settings.allowNetwork,
+      timeoutMs: settings.timeoutMs,
+      memoryMb: settings.memoryMb,
+      maxValueChars: MAX_DURABLE_CHARS,
+    });
   } finally {
     admission.release();
   }
