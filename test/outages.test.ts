@@ -120,6 +120,8 @@ for (const store of stores) {
       await expect(runtime.describe("charge_once")).rejects.toMatchObject(storageError);
       await expect(runtime.replayCheck(pausedId)).rejects.toMatchObject(storageError);
       await expect(runtime.replayCheck({ status: "paused" })).rejects.toMatchObject(storageError);
+      await expect(runtime.rerun()).rejects.toMatchObject(storageError);
+      await expect(runtime.rerun({ executionId: completedId })).rejects.toMatchObject(storageError);
     });
 
     it("control operations reject with STORAGE_ERROR instead of answering false or 0", async () => {

@@ -4,21 +4,10 @@
  * Redis and PostgreSQL (the last two fail in CI when the service is missing, skip elsewhere).
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
-import type { CodemodeStorage } from "@codemode/storage";
-import { memoryStorage } from "@codemode/storage/memory";
-import { postgresStorage } from "@codemode/storage/postgres";
-import { redisStorage } from "@codemode/storage/redis";
-import { sqliteStorage } from "@codemode/storage/sqlite";
-import { tcpUnreachable } from "@codemode/storage/testing";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-
-const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
-const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+import { expectStatus, STORES, serviceCheck } from "./four-stores-fixtures.ts";
 
 /** The shop as it was when the runs paused, and as it is after a change; `calls` counts every real call. */
 function shopConnector(version: "before" | "renamed-field" | "renamed-method", calls: string[]) {
@@ -52,43 +41,6 @@ const PAUSING_CODE = `async () => {
   const [mug] = await shop.search({ query: "mug" });
   return shop.create_order({ sku: mug.sku, quantity: 2 });
 }`;
-
-interface Store {
-  name: string;
-  url?: string;
-  open(namespace: string): CodemodeStorage;
-}
-
-const STORES: Store[] = [
-  { name: "memory", open: () => memoryStorage() },
-  {
-    name: "SQLite",
-    open: () => sqliteStorage(join(mkdtempSync(join(tmpdir(), "codemode-replay-check-")), "runs.sqlite")),
-  },
-  { name: "Redis", url: REDIS_URL, open: (namespace) => redisStorage(REDIS_URL, { namespace }) },
-  { name: "PostgreSQL", url: POSTGRES_URL, open: (namespace) => postgresStorage(POSTGRES_URL, { namespace }) },
-];
-
-function expectStatus<S extends Outcome["status"]>(
-  outcome: Outcome,
-  status: S,
-): asserts outcome is Extract<Outcome, { status: S }> {
-  if (outcome.status !== status) throw new Error(`expected ${status}, got ${JSON.stringify(outcome).slice(0, 600)}`);
-}
-
-/** Fails the suite in CI when the service is missing; elsewhere each story is skipped with the reason printed. */
-function serviceCheck(store: Store): () => boolean {
-  let unavailable: string | undefined;
-  beforeAll(async () => {
-    unavailable = store.url ? await tcpUnreachable(store.url) : undefined;
-    if (unavailable && process.env.CI)
-      throw new Error(`${store.name} is not reachable (${unavailable}); CI must provide it`);
-  });
-  return () => {
-    if (unavailable) console.warn(`${store.name}: story not run: ${unavailable}`);
-    return unavailable !== undefined;
-  };
-}
 
 for (const store of STORES) {
   describe(`runtime.replayCheck on ${store.name}`, () => {

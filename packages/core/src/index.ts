@@ -42,6 +42,7 @@ export type {
   ReplayCheckReport,
   ReplayCheckResult,
 } from "./runtime/operations/replay-check.js";
+export type { RerunQuery, RerunReport, RerunResult } from "./runtime/operations/rerun.js";
 export type { SaveSnippetInput } from "./runtime/operations/snippets.js";
 export type { PassLoad } from "./runtime/pass-gate.js";
 export { truncateResult } from "./runtime/truncate-result.js";

@@ -72,6 +72,8 @@ export interface ExecutionState {
   updatedAt: number;
   /** Set on an execution `runtime.fork` made: the execution and seq its log was copied from. */
   forkedFrom?: { executionId: string; fromSeq: number };
+  /** The failures `runtime.rerun` ran this execution again after, oldest first (the last ten). */
+  reruns?: Array<{ at: number; error: string; code?: ErrorCode }>;
 }
 
 /** One call as a divergence shows it: what the log holds, or what the program issues now. */

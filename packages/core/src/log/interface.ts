@@ -40,6 +40,15 @@ export interface ExecutionHead {
   passes: number;
   /** Set on an execution `runtime.fork` made: where its log came from. */
   forkedFrom?: { executionId: string; fromSeq: number };
+  /** The failures `runtime.rerun` ran this execution again after, oldest first (the last few). */
+  reruns?: RerunRecord[];
+}
+
+/** A failure an execution was run again after: when, and what it had ended with. */
+export interface RerunRecord {
+  at: number;
+  error: string;
+  code?: ErrorCode;
 }
 
 /** A log entry as stored: arguments and results stay in wire text of the value codec. */

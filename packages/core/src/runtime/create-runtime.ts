@@ -14,6 +14,7 @@ import { pruneExecutions } from "./operations/prune.js";
 import { recover } from "./operations/recover.js";
 import { reject } from "./operations/reject.js";
 import { replayCheck } from "./operations/replay-check.js";
+import { rerun } from "./operations/rerun.js";
 import { rollback } from "./operations/rollback.js";
 import { deleteSnippet, listSnippets, saveSnippet } from "./operations/snippets.js";
 import { type CodemodeRuntimeOptions, DEFAULTS } from "./runtime-options.js";
@@ -48,6 +49,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     recover: (recoverOptions) => recover(context, recoverOptions),
     replayCheck: (target) => replayCheck(context, target),
     fork: (input) => fork(context, input),
+    rerun: (query) => rerun(context, query),
     expirePaused: (expireOptions) => expireStale(context, expireOptions?.maxAgeMs ?? 24 * 60 * 60 * 1000),
     saveSnippet: (name, input) => saveSnippet(context, name, input),
     snippets: () => listSnippets(context),

@@ -8,6 +8,7 @@ import type { ForkInput } from "./operations/fork.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";
 import type { ReplayCheckQuery, ReplayCheckReport } from "./operations/replay-check.js";
+import type { RerunQuery, RerunReport } from "./operations/rerun.js";
 import type { SaveSnippetInput } from "./operations/snippets.js";
 import type { PassLoad } from "./pass-gate.js";
 
@@ -62,6 +63,13 @@ export interface CodemodeRuntime {
    * The original is untouched; the fork's record says where it came from (`forkedFrom`).
    */
   fork(input: ForkInput): Promise<Outcome>;
+  /**
+   * Runs failed executions again, each as a new pass of its own run (default: those that failed
+   * with STORAGE_ERROR or BUSY, newest first, at most 100), and reports each outcome or why a run
+   * was skipped. The log is kept: what was recorded replays, a call left under way runs again with
+   * its idempotency key. `dryRun` picks and checks without running.
+   */
+  rerun(query?: RerunQuery): Promise<RerunReport>;
   /**
    * Paused runs older than `maxAgeMs` (default 24 h) become rejected; running runs whose host is
    * gone become error. Call `recover` first to resume such runs instead of ending them.

@@ -1,6 +1,13 @@
 import { decodeDurable } from "../log/durable-value.js";
-import type { ExecutionHead, StoredEntry } from "../log/interface.js";
-import type { ErrorCode, ExecutionState, ExecutionStatus, LogEntry, PendingAction } from "../outcome.js";
+import type { ExecutionHead, RerunRecord, StoredEntry } from "../log/interface.js";
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  type ExecutionState,
+  type ExecutionStatus,
+  type LogEntry,
+  type PendingAction,
+} from "../outcome.js";
 
 // How stored records look to the application: values decoded, entries ordered by seq.
 
@@ -77,6 +84,13 @@ export function toExecutionState(
   const origin = head.forkedFrom;
   if (origin && typeof origin.executionId === "string" && Number.isSafeInteger(origin.fromSeq))
     state.forkedFrom = { executionId: origin.executionId, fromSeq: origin.fromSeq };
+  const reruns = Array.isArray(head.reruns) ? head.reruns.filter(isRerunRecord) : [];
+  if (reruns.length > 0)
+    state.reruns = reruns.map((record) => ({
+      at: record.at,
+      error: record.error,
+      ...(record.code !== undefined ? { code: record.code } : {}),
+    }));
   return state;
 }
 
@@ -109,4 +123,15 @@ export function toSummary(head: ExecutionHead): ExecutionSummary {
   if (head.error !== undefined) summary.error = head.error;
   if (head.errorCode !== undefined) summary.errorCode = head.errorCode;
   return summary;
+}
+
+/** A well-formed record of a rerun: the store's contents are hostile input. */
+function isRerunRecord(value: unknown): value is RerunRecord {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Partial<RerunRecord>;
+  return (
+    Number.isFinite(record.at) &&
+    typeof record.error === "string" &&
+    (record.code === undefined || (ERROR_CODES as readonly unknown[]).includes(record.code))
+  );
 }

@@ -43,7 +43,8 @@ export type TransitionWriter = Pick<ExecutionLease, "write" | "fence">;
 // The named transitions: each is one status change of an execution, written through the lease
 // the caller holds, and returns the hooks it owes. They read alike on purpose (a duplicate pair
 // by shape): one small function per move names what happened where a change bag would not. A pass ends with `complete`, `fail` or
-// `pause`; a person or an operator moves a run with `resume`, `reject`, `rollBack` or `expire`.
+// `pause`; a person or an operator moves a run with `resume`, `reject`, `rollBack`, `expire` or
+// `runAgain`.
 
 /** A pass returned: the final record is kept with the head (R-DV-2 decides what fits). */
 export async function complete(
@@ -87,6 +88,27 @@ export async function resume(
   approved: StoredEntry,
 ): Promise<PendingHooks> {
   await changeStatus(context, lease, head, "running", { entries: [approved] });
+  return undefined;
+}
+
+/** How many earlier failures a rerun execution keeps in its head. */
+export const RERUNS_KEPT = 10;
+
+/**
+ * An operator runs a failed execution again (`runtime.rerun`): back to `running` for a new pass,
+ * its error moved to `reruns` (the last few are kept) and the failed pass's console lines cleared.
+ * The log is not touched: what was recorded replays, a call left `executing` runs again (R-RP-4).
+ */
+export async function runAgain(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+): Promise<PendingHooks> {
+  const failure = { at: Date.now(), error: head.error ?? "", ...(head.errorCode ? { code: head.errorCode } : {}) };
+  head.reruns = [...(Array.isArray(head.reruns) ? head.reruns : []), failure].slice(-RERUNS_KEPT);
+  delete head.error;
+  delete head.errorCode;
+  await changeStatus(context, lease, head, "running", { result: {} });
   return undefined;
 }
 

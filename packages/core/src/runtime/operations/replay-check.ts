@@ -1,27 +1,22 @@
 import type { ToolDefinition } from "../../connectors/define-connector.js";
 import { errorMessage } from "../../error-message.js";
 import { decodeDurable } from "../../log/durable-value.js";
-import { ALL_STATUSES } from "../../log/execution-index.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { Divergence, ErrorCode, ExecutionStatus } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
 import { decideCall, decideStep } from "../pass/decide.js";
 import { divergentCall, withMessage } from "../pass/divergence.js";
 import { toRecordedCall } from "../pass/handle-call.js";
 import { replayEntries } from "../pass/replay-entries.js";
 import { answerService, passTools, runInSandbox } from "../pass/run-pass.js";
+import { checkRunQuery, type RunQuery, readStore, selectRuns } from "./select-runs.js";
 
 /** Which stored runs `replayCheck` takes, newest first. */
-export interface ReplayCheckQuery {
+export interface ReplayCheckQuery extends RunQuery {
   /** Default `"paused"`: the runs an approval will replay. */
   status?: ExecutionStatus | readonly ExecutionStatus[];
-  /** Only runs created at or after this time (ms since the epoch, or a Date). */
-  since?: number | Date;
-  /** At most this many runs, 1–1,000. Default 100. */
-  limit?: number;
 }
 
 /** How one stored run fared against the current code, connectors, tools and schemas. */
@@ -51,9 +46,6 @@ export interface ReplayCheckReport {
   results: ReplayCheckResult[];
 }
 
-const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 1_000;
-
 /**
  * Runs stored code against its recorded log with the current connectors, tools and schemas and
  * never calls a tool: every recorded call is answered from the log, the first call the log has no
@@ -64,61 +56,13 @@ export async function replayCheck(
   context: RuntimeContext,
   target: string | ReplayCheckQuery = {},
 ): Promise<ReplayCheckReport> {
-  const heads = await headsFor(context, target);
+  const heads: Array<ExecutionHead | string> =
+    typeof target === "string"
+      ? [(await readStore(`could not read execution ${target}`, () => context.store.readHead(target))) ?? target]
+      : await selectRuns(context, checkRunQuery("replayCheck", target, "paused"));
   const results: ReplayCheckResult[] = [];
   for (const head of heads) results.push(await checkOne(context, head));
   return { ok: results.every((result) => result.ok), results };
-}
-
-async function headsFor(
-  context: RuntimeContext,
-  target: string | ReplayCheckQuery,
-): Promise<Array<ExecutionHead | string>> {
-  if (typeof target === "string") {
-    const head = await read(`could not read execution ${target}`, () => context.store.readHead(target));
-    return [head ?? target];
-  }
-  const query = checkQuery(target);
-  const heads: ExecutionHead[] = [];
-  let after: { createdAt: number; id: string } | undefined;
-  while (heads.length < query.limit) {
-    const rows = await read("could not list executions", () =>
-      context.index.list({ statuses: query.statuses, order: "newest", limit: 100, ...(after ? { after } : {}) }),
-    );
-    const recent = rows.filter((row) => row.createdAt >= query.since);
-    const found = await read("could not read executions", () =>
-      context.store.readHeads(recent.slice(0, query.limit - heads.length).map((row) => row.id)),
-    );
-    for (const head of found) if (head && query.statuses.includes(head.status)) heads.push(head);
-    const last = rows[rows.length - 1];
-    if (rows.length < 100 || !last || last.createdAt < query.since) break;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-  return heads;
-}
-
-function checkQuery(query: ReplayCheckQuery): { statuses: ExecutionStatus[]; since: number; limit: number } {
-  if (typeof query !== "object" || query === null)
-    throw new TypeError("replayCheck(target): target must be an execution id or { status?, since?, limit? }");
-  const statuses = query.status === undefined ? ["paused" as const] : [query.status].flat();
-  for (const status of statuses)
-    if (!ALL_STATUSES.includes(status))
-      throw new TypeError(`replayCheck: status must be one of ${ALL_STATUSES.join(", ")}; got ${String(status)}`);
-  const since = query.since instanceof Date ? query.since.getTime() : (query.since ?? 0);
-  if (typeof since !== "number" || !Number.isFinite(since))
-    throw new TypeError("replayCheck: since must be a time in ms since the epoch, or a Date");
-  const limit = query.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
-    throw new TypeError(`replayCheck: limit must be an integer from 1 to ${MAX_LIMIT}; got ${String(limit)}`);
-  return { statuses, since, limit };
-}
-
-async function read<T>(what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw asStorageError(what, error);
-  }
 }
 
 /** What one dry pass found: the first divergence, how far it got and how it stopped. */
@@ -138,7 +82,9 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
       error: { code: "NOT_FOUND", message: `there is no execution ${target}` },
     };
   const head = target;
-  const { code, log } = await read(`could not read execution ${head.id}`, () => context.store.readCodeAndLog(head));
+  const { code, log } = await readStore(`could not read execution ${head.id}`, () =>
+    context.store.readCodeAndLog(head),
+  );
   const base = { executionId: head.id, status: head.status };
   const tools = passTools(context);
   const staticDivergence = await firstStaticDivergence(context, log, tools);

@@ -1,0 +1,185 @@
+import type { ExecutionHead } from "../../log/interface.js";
+import { ERROR_CODES, type ErrorCode, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { failureOutcome } from "../failure.js";
+import { missingConnectors } from "../missing-connectors.js";
+import { runAgain } from "../transition.js";
+import { handOver } from "./control-step.js";
+import { checkRunQuery, type RunQuery, readStore, selectRuns } from "./select-runs.js";
+
+/** Which failed runs `rerun` takes: by default those a store or a lease failed, not their program. */
+export interface RerunQuery extends RunQuery {
+  /** Only `"error"`: runs that failed. */
+  status?: "error";
+  /**
+   * The error codes to run again. Default `STORAGE_ERROR` and `BUSY`: the store or a lease failed
+   * the run, not its program. `SYNTAX_ERROR` is refused: the same code fails the same way; fork
+   * it with new code.
+   */
+  codes?: readonly ErrorCode[];
+  /** Only this execution (any code but `SYNTAX_ERROR` unless `codes` says otherwise); no other filter applies. */
+  executionId?: string;
+  /** Picks and checks the runs, but runs nothing and changes nothing. */
+  dryRun?: boolean;
+}
+
+/** What became of one failed run. */
+export interface RerunResult {
+  executionId: string;
+  /** The failure the run was picked for, as recorded (SANDBOX_ERROR when the record has no code). */
+  failed: { code: ErrorCode; error: string };
+  /**
+   * `rerun`: a new pass ran, `outcome` is how it ended; `would-rerun`: a dry run found it ready;
+   * `skipped`: it was left as it was, `reason` says why (it changed meanwhile, another process
+   * holds it, a connector it uses is not configured here, there is no such execution).
+   */
+  action: "rerun" | "would-rerun" | "skipped";
+  outcome?: Outcome;
+  reason?: { code: ErrorCode; message: string };
+}
+
+export interface RerunReport {
+  dryRun: boolean;
+  results: RerunResult[];
+}
+
+const DEFAULT_CODES: readonly ErrorCode[] = ["STORAGE_ERROR", "BUSY"];
+/** Codes a rerun would fail the same way again: the code is what is wrong. */
+const NEVER: ReadonlySet<ErrorCode> = new Set(["SYNTAX_ERROR"]);
+
+/**
+ * Runs failed executions again, each as a new pass of its own run: under its lease, the run goes
+ * from `error` back to `running` (`runAgain`: the failure is kept in `reruns`), then the pass
+ * replays what was recorded and runs the rest live under the usual approvals; a call the failed
+ * pass left `executing` runs again with the same idempotency key (R-RP-4). The log is never
+ * rewritten: a recorded tool error replays as the same rejection (R-CON-3), so a run its program
+ * failed ends the same way again; fork such a run from the failed call's seq instead.
+ *
+ * Each run is reported: its outcome, or why it was skipped. A run picked but held by another
+ * process, changed meanwhile, or missing a connector is skipped and keeps its state. A store
+ * failure while listing rejects with STORAGE_ERROR (R-RT-3); one met for a run is its outcome.
+ */
+export async function rerun(context: RuntimeContext, query: RerunQuery = {}): Promise<RerunReport> {
+  const { codes, dryRun, executionId } = checkQuery(query);
+  const keep = (head: ExecutionHead) => codes.has(head.errorCode ?? "SANDBOX_ERROR");
+  let heads: Array<ExecutionHead | string>;
+  if (executionId !== undefined)
+    heads = [
+      (await readStore(`could not read execution ${executionId}`, () => context.store.readHead(executionId))) ??
+        executionId,
+    ];
+  else heads = await selectRuns(context, checkRunQuery("rerun", query, "error", ["error"]), keep);
+  const results: RerunResult[] = new Array(heads.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < heads.length) {
+      const position = next++;
+      results[position] = await rerunOne(context, heads[position] as ExecutionHead | string, keep, dryRun);
+    }
+  };
+  // Side by side, as many as may run at once; the pass gate admits them.
+  const lanes = Math.max(1, Math.min(heads.length, context.settings.maxPassesInFlight));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return { dryRun, results };
+}
+
+function checkQuery(query: RerunQuery): { codes: Set<ErrorCode>; dryRun: boolean; executionId?: string } {
+  if (typeof query !== "object" || query === null)
+    throw new TypeError("rerun(query): query must be { status?, codes?, since?, limit?, executionId?, dryRun? }");
+  const { executionId } = query;
+  if (executionId !== undefined && (typeof executionId !== "string" || executionId === ""))
+    throw new TypeError("rerun: executionId must be a non-empty string when given");
+  if (query.dryRun !== undefined && typeof query.dryRun !== "boolean")
+    throw new TypeError("rerun: dryRun must be a boolean when given");
+  if (query.codes !== undefined && (!Array.isArray(query.codes) || query.codes.length === 0))
+    throw new TypeError("rerun: codes must be a non-empty array of error codes when given");
+  const asked =
+    query.codes ?? (executionId !== undefined ? ERROR_CODES.filter((code) => !NEVER.has(code)) : DEFAULT_CODES);
+  for (const code of asked) {
+    if (!(ERROR_CODES as readonly string[]).includes(code))
+      throw new TypeError(`rerun: codes must be error codes (${ERROR_CODES.join(", ")}); got ${String(code)}`);
+    if (NEVER.has(code))
+      throw new TypeError(
+        `rerun: ${code} runs fail the same way again; fork them with new code (runtime.fork({ executionId, fromSeq: 0, code }))`,
+      );
+  }
+  return {
+    codes: new Set(asked),
+    dryRun: query.dryRun === true,
+    ...(executionId !== undefined ? { executionId } : {}),
+  };
+}
+
+/** One run: checked again under its lease, moved back to running and handed to a new pass. */
+async function rerunOne(
+  context: RuntimeContext,
+  picked: ExecutionHead | string,
+  keep: (head: ExecutionHead) => boolean,
+  dryRun: boolean,
+): Promise<RerunResult> {
+  if (typeof picked === "string")
+    return skipped(picked, { code: "SANDBOX_ERROR", error: "" }, "NOT_FOUND", `there is no execution ${picked}`);
+  const executionId = picked.id;
+  const failed = { code: picked.errorCode ?? ("SANDBOX_ERROR" as const), error: picked.error ?? "" };
+  const refused = (head: ExecutionHead | undefined): RerunResult | undefined => {
+    if (!head) return skipped(executionId, failed, "NOT_FOUND", `execution ${executionId} was deleted`);
+    if (head.status !== "error")
+      return skipped(executionId, failed, "NOT_PAUSED", `execution ${executionId} is ${head.status}, no longer failed`);
+    if (!keep(head))
+      return skipped(
+        executionId,
+        failed,
+        "NOT_PAUSED",
+        `execution ${executionId} failed with ${head.errorCode ?? "SANDBOX_ERROR"}, which this rerun does not take`,
+      );
+    return undefined;
+  };
+  const first = refused(picked);
+  if (first) return first;
+  if (dryRun) {
+    try {
+      const { log } = await context.store.readCodeAndLog(picked);
+      const missing = missingConnectors(context, picked, log, "; rerun it from a runtime that has them");
+      if (missing) return skipped(executionId, failed, missing.code, missing.message);
+      return { executionId, failed, action: "would-rerun" };
+    } catch (error) {
+      const outcome = failureOutcome(executionId, error);
+      return skipped(executionId, failed, outcome.code, outcome.error);
+    }
+  }
+  let skip: RerunResult | undefined;
+  const options = {
+    waitMs: 0,
+    busy: () => {
+      skip = skipped(executionId, failed, "BUSY", `execution ${executionId} is held by another process`);
+      return undefined;
+    },
+    // The store failed before the run was handed to a pass: it stays as it was.
+    failed: (error: unknown) => {
+      const { code, error: message } = failureOutcome(executionId, error);
+      skip = skipped(executionId, failed, code, message);
+      return undefined;
+    },
+  };
+  const outcome = await handOver(context, executionId, options, async (lease, start) => {
+    // Read again under the lease: another process may have rerun or deleted it since it was picked.
+    const head = await context.store.readHead(executionId);
+    skip = refused(head);
+    if (skip || !head) return undefined;
+    const { code, log } = await context.store.readCodeAndLog(head);
+    const missing = missingConnectors(context, head, log, "; rerun it from a runtime that has them");
+    if (missing) {
+      skip = skipped(executionId, failed, missing.code, missing.message);
+      return undefined;
+    }
+    await runAgain(context, lease, head);
+    return start({ head, code, log });
+  });
+  if (skip) return skip;
+  if (!outcome) return skipped(executionId, failed, "SANDBOX_ERROR", "the rerun gave no outcome");
+  return { executionId, failed, action: "rerun", outcome };
+}
+
+function skipped(executionId: string, failed: RerunResult["failed"], code: ErrorCode, message: string): RerunResult {
+  return { executionId, failed, action: "skipped", reason: { code, message } };
+}
