@@ -7,64 +7,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type ExecutionState } from "@codemode/core";
-import type { LockProvider } from "@codemode/core/store";
-import type { CodemodeStorage } from "@codemode/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectStatus, STORES, serviceCheck } from "./four-stores-fixtures.ts";
-
-/** How the simulated outage is armed: the next `refuseWrites` writes that carry a call's result fail. */
-interface Outage {
-  refuseWrites: number;
-  refused: number;
-  /** The write whose tool call arms the outage (`refuseWrites = 1`) as it runs; undefined when not armed. */
-  armAt?: number;
-}
-
-/**
- * The storage as the runtime sees it, with an outage switch: a write batch that records a call's
- * result (an `applied` entry) is refused while `refuseWrites` > 0, through Keyv and through a
- * lease's fenced write alike; every other read and write goes through.
- */
-function withOutage(storage: CodemodeStorage): { storage: CodemodeStorage; outage: Outage } {
-  const outage: Outage = { refuseWrites: 0, refused: 0 };
-  const refuse = (values: unknown[]) => {
-    if (outage.refuseWrites === 0) return;
-    if (!values.some((value) => typeof value === "string" && value.includes('"state":"applied"'))) return;
-    outage.refuseWrites -= 1;
-    outage.refused += 1;
-    throw new Error("the store is down (simulated outage)");
-  };
-  const keyv = new Proxy(storage.keyv, {
-    get(target, property) {
-      if (property === "set")
-        return async (key: string, value: unknown, ttl?: number) => {
-          refuse([value]);
-          return target.set(key, value, ttl);
-        };
-      if (property === "setMany")
-        return async (entries: Array<{ key: string; value: unknown }>) => {
-          refuse(entries.map((entry) => entry.value));
-          return target.setMany(entries);
-        };
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  const lock: LockProvider = {
-    isHeld: (key) => storage.lock.isHeld(key),
-    async acquire(key, options) {
-      const lease = await storage.lock.acquire(key, options);
-      const fenced = lease?.setIfHeld;
-      if (lease && fenced)
-        lease.setIfHeld = async (entries) => {
-          refuse(entries.map((entry) => entry.value));
-          return fenced(entries);
-        };
-      return lease;
-    },
-  };
-  return { storage: { keyv, lock, index: storage.index, close: () => storage.close() }, outage };
-}
+import { type Outage, withOutage } from "./outage-fixtures.ts";
 
 /** Three writes to a ledger. */
 const PROGRAM = `async () => {

@@ -7,6 +7,7 @@ import { registerMaintenance } from "./commands/maintenance.js";
 import { createRegister } from "./commands/register.js";
 import { registerReplayCheck } from "./commands/replay-check.js";
 import { registerShow } from "./commands/show.js";
+import { registerSurgery } from "./commands/surgery.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
 const EXIT_HELP = `
@@ -42,6 +43,7 @@ export function createProgram(state: ExitState): Command {
   registerDecisions(program, register);
   registerMaintenance(program, register);
   registerReplayCheck(program, register);
+  registerSurgery(program, register);
   registerInbox(program, register, state);
   for (const command of program.commands) command.exitOverride();
   return program;

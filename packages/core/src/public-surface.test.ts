@@ -19,9 +19,11 @@ function exportedNames(entry: string): string[] {
 }
 
 describe("the public surface of @codemode/core", () => {
-  it("the root entry keeps what applications use: at most 45 names, no adapter glue, no executor protocol, no star re-exports", () => {
+  it("the root entry keeps what applications use: at most 50 names, no adapter glue, no executor protocol, no star re-exports", () => {
     const names = exportedNames("./index.ts");
-    expect(names.length).toBeLessThanOrEqual(45);
+    // The runtime's methods bring their input and report types (replayCheck, fork and rerun took
+    // it from 41 to 48); a name beyond 50 should be asked whether it belongs at a subpath.
+    expect(names.length).toBeLessThanOrEqual(50);
     expect(names.filter((name) => name.startsWith("*"))).toEqual([]);
     for (const glue of [
       "modelFacingOutcome",

@@ -150,7 +150,7 @@ describe("replay-check's flags", () => {
     expect(usageMessage(() => replayCheckTarget({ limit: "1001" }))).toContain("from 1 to 1000");
     expect(usageMessage(() => replayCheckTarget({ status: ["sleeping"] }))).toContain("unknown status sleeping");
     expect(usageMessage(() => replayCheckTarget({ id: "run-1", since: "1h", limit: "5" }))).toBe(
-      "--id checks one execution; leave out --since and --limit, which choose the runs to check without it",
+      "--id checks one execution; leave out --since and --limit, which choose the runs without it",
     );
   });
 });

@@ -9,12 +9,13 @@ import type {
 import { ALL_STATUSES } from "@codemode/core/store";
 import type { Command } from "commander";
 import { CliError, firstLine, unknownExecution } from "../cli-error.js";
-import { type CommandContext, duration, wholeNumber } from "../command-context.js";
+import type { CommandContext } from "../command-context.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { abbreviate, type Output, visibleOnOneLine } from "../output/terminal.js";
 import { statusesOf } from "./list.js";
 import type { Register } from "./register.js";
+import { LIMIT_HELP, onlyId, runWindow } from "./run-choice.js";
 
 export interface ReplayCheckOptions {
   id?: string;
@@ -23,8 +24,6 @@ export interface ReplayCheckOptions {
   limit?: string;
 }
 
-/** The most runs one check takes: the runtime's own bound. */
-const MAX_LIMIT = 1_000;
 /** Characters of one value of a difference, and of whole arguments; `show --full` has them whole. */
 const VALUE_CHARS = 60;
 const ARGUMENTS_CHARS = 120;
@@ -40,7 +39,7 @@ export function registerReplayCheck(program: Command, register: Register): void 
       .option("--id <executionId>", "only this execution")
       .option("-s, --status <status...>", `runs with these statuses (${ALL_STATUSES.join(", ")}; default paused)`)
       .option("--since <duration>", "only runs created within this long before now: 90s, 30m, 24h, 7d")
-      .option("-n, --limit <n>", `at most this many runs, newest first (1-${MAX_LIMIT}, default 100)`),
+      .option("-n, --limit <n>", LIMIT_HELP),
     (options: ReplayCheckOptions) => (context) => replayCheck(context, options),
   );
 }
@@ -72,42 +71,10 @@ async function replayCheck({ runtime, out }: CommandContext, options: ReplayChec
 
 /** What to check: the execution `--id` names, or the query the other flags make; usage errors for the rest. */
 export function replayCheckTarget(options: ReplayCheckOptions, now = Date.now()): string | ReplayCheckQuery {
-  if (options.id !== undefined) {
-    const choosers = [
-      options.status !== undefined ? "--status" : "",
-      options.since !== undefined ? "--since" : "",
-      options.limit !== undefined ? "--limit" : "",
-    ].filter(Boolean);
-    if (choosers.length > 0)
-      throw new CliError(
-        EXIT_CODES.usage,
-        `--id checks one execution; leave out ${choosers.join(" and ")}, which choose the runs to check without it`,
-      );
-    if (options.id.trim() === "") throw new CliError(EXIT_CODES.usage, "--id needs an execution id");
-    return options.id;
-  }
+  const id = onlyId(options, "checks", { "--status": options.status });
+  if (id !== undefined) return id;
   const status = statusesOf(options.status);
-  const limit = wholeNumber(options.limit, "--limit", 1);
-  if (limit !== undefined && limit > MAX_LIMIT)
-    throw new CliError(
-      EXIT_CODES.usage,
-      `--limit needs a whole number from 1 to ${MAX_LIMIT}, not ${JSON.stringify(options.limit)}`,
-    );
-  return {
-    ...(status?.length ? { status } : {}),
-    ...(options.since !== undefined ? { since: now - sinceMs(options.since) } : {}),
-    ...(limit !== undefined ? { limit } : {}),
-  };
-}
-
-/** "90s", "30m", "24h", "7d" in ms. The unit is required: would a bare `--since 30` be minutes, or ms? */
-function sinceMs(value: string): number {
-  if (!/^\d+[smhd]$/.test(value.trim()))
-    throw new CliError(
-      EXIT_CODES.usage,
-      `--since needs a duration such as 90s, 30m, 24h or 7d (a whole number, then s, m, h or d), not ${JSON.stringify(value)}`,
-    );
-  return duration(value, "--since");
+  return { ...(status?.length ? { status } : {}), ...runWindow(options, now) };
 }
 
 /** 8 when a run diverges (even when another could not be checked), 1 when one could not be checked, else 0. */

@@ -1,6 +1,6 @@
 import type { ExecutionState, LogEntry } from "@codemode/core";
 import type { Command } from "commander";
-import { unknownExecution } from "../cli-error.js";
+import { firstLine, unknownExecution } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { ago, clockTime } from "../explain.js";
 import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine } from "../output/terminal.js";
@@ -58,6 +58,15 @@ function printHeader(out: Output, execution: ExecutionState): void {
   if (execution.error)
     out.line(
       `  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${visibleOnOneLine(execution.error)}`,
+    );
+  if (execution.forkedFrom)
+    out.line(
+      `  forked from ${visibleOnOneLine(execution.forkedFrom.executionId)} at seq ${execution.forkedFrom.fromSeq}`,
+    );
+  const last = execution.reruns?.at(-1);
+  if (last)
+    out.line(
+      `  rerun       ${execution.reruns?.length === 1 ? "once" : `${execution.reruns?.length} times`}, last after ${last.code ? `${last.code}: ` : ""}${visibleOnOneLine(firstLine(last.error))} (${ago(last.at)})`,
     );
   if (execution.logs?.length)
     out.line(

@@ -49,8 +49,10 @@ describe("ExecutionLease (R-ST-4): holding", () => {
 
   it("keeps renewing in the background, so a holder outlives its lease length", async () => {
     const lock = createInProcessLock();
-    const lease = await ExecutionLease.acquire(settings(lock, undefined, 40), "e2", 0);
-    await sleep(150);
+    // Renewed every third of its length: 300 ms leaves a loaded machine (a full test run) room to
+    // be late; 40 ms lapsed there.
+    const lease = await ExecutionLease.acquire(settings(lock, undefined, 300), "e2", 0);
+    await sleep(1_000);
     expect(await lock.isHeld("lock:e2")).toBe(true);
     expect(lease!.lost).toBeUndefined();
     await lease!.release();
