@@ -34,6 +34,7 @@ function storyStore(label: string) {
     codemode(["--config", CONFIG, ...args], { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: name });
   return {
     runtime,
+    storage,
     outage,
     cli,
     async close() {
@@ -219,6 +220,34 @@ describe("codemode fork: a new run from a stored one's step", () => {
       const syntax = await story.cli("fork", completed, "--from", "0", "--code-file", broken);
       expect(syntax.code).toBe(1);
       expect(syntax.stdout).toContain("SYNTAX_ERROR");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a run that ended REPLAY_DIVERGENCE: show prints what differed from the record; a fork from the call asks again",
+    async () => {
+      // Real randomness: the title changes on every pass, so the approval's replay diverges.
+      const random = createCodemodeRuntime({
+        name: "surgery-fork",
+        connectors: [tickets],
+        storage: story.storage,
+        deterministic: false,
+      });
+      try {
+        const paused = await random.execute({ code: "async () => tickets.create({ title: 't' + Math.random() })" });
+        expect(paused.status).toBe("paused");
+        const approved = await story.cli("approve", paused.executionId);
+        expect(approved.code, approved.stderr).toBe(1);
+        expect(approved.stdout).toContain("REPLAY_DIVERGENCE");
+        const show = await story.cli("show", paused.executionId);
+        expect(show.stdout).toContain("  diverged    seq 0 arguments: recorded tickets.create vs now tickets.create\n");
+        expect(show.stdout).toMatch(/^ {16}args\.title: "t0\.\d+" → "t0\.\d+"$/m);
+        const forked = await story.cli("fork", paused.executionId, "--from", "0", "--json");
+        expect(JSON.parse(forked.stdout)).toMatchObject({ status: "paused", pending: [{ seq: 0, method: "create" }] });
+      } finally {
+        await random.close();
+      }
     },
     TIMEOUT,
   );

@@ -170,6 +170,12 @@ for (const store of STORES) {
         argumentDiff: [{ path: ".quantity", recorded: expect.any(Number), now: expect.any(Number) }],
       });
       expect(approved.error).toContain("first at .quantity");
+      // The record keeps it: a process that did not run the pass reads the same divergence.
+      expect((await runtime.outcome(paused.executionId)) as unknown).toMatchObject({
+        code: "REPLAY_DIVERGENCE",
+        divergence: approved.divergence,
+      });
+      expect((await runtime.execution(paused.executionId))?.divergence).toEqual(approved.divergence);
     });
 
     it("runtime.fork: a fork from seq 3 of a completed run replays seqs 0-2 and runs seq 3 on live; the original is untouched", async () => {

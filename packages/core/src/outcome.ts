@@ -72,6 +72,8 @@ export interface ExecutionState {
   updatedAt: number;
   /** Set on an execution `runtime.fork` made: the execution and seq its log was copied from. */
   forkedFrom?: { executionId: string; fromSeq: number };
+  /** For a run that ended REPLAY_DIVERGENCE: what differed, recorded against the code and tools of that pass. */
+  divergence?: Divergence;
   /** The failures `runtime.rerun` ran this execution again after, oldest first (the last ten). */
   reruns?: Array<{ at: number; error: string; code?: ErrorCode }>;
 }

@@ -143,13 +143,13 @@ const KINDS: Record<Divergence["kind"], string> = {
 };
 
 /** "seq 1 schema: recorded tickets.create", with "vs now tickets.list" when the program issued a call. */
-function divergenceHead(divergence: Divergence): string {
+export function divergenceHead(divergence: Divergence): string {
   const recorded = divergence.recorded ? `recorded ${callName(divergence.recorded)}` : "recorded nothing";
   const now = divergence.now ? ` vs now ${callName(divergence.now)}` : "";
   return `seq ${divergence.seq} ${visibleOnOneLine(String(divergence.kind))}: ${recorded}${now}`;
 }
 
-function divergenceDetails(divergence: Divergence): string[] {
+export function divergenceDetails(divergence: Divergence): string[] {
   const details = [KINDS[divergence.kind] ?? visibleOnOneLine(firstLine(divergence.message))];
   if (divergence.argumentDiff?.length)
     for (const difference of divergence.argumentDiff) details.push(differenceText(difference));

@@ -5,6 +5,7 @@ import type { CommandContext } from "../command-context.js";
 import { ago, clockTime } from "../explain.js";
 import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine } from "../output/terminal.js";
 import type { Register } from "./register.js";
+import { divergenceDetails, divergenceHead } from "./replay-check.js";
 
 /** `show <id>`: an execution and its call log, the audit trail of who decided what. */
 export function registerShow(program: Command, register: Register): void {
@@ -59,6 +60,10 @@ function printHeader(out: Output, execution: ExecutionState): void {
     out.line(
       `  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${visibleOnOneLine(execution.error)}`,
     );
+  if (execution.divergence) {
+    out.line(`  diverged    ${divergenceHead(execution.divergence)}`);
+    for (const detail of divergenceDetails(execution.divergence)) out.line(`                ${detail}`);
+  }
   if (execution.forkedFrom)
     out.line(
       `  forked from ${visibleOnOneLine(execution.forkedFrom.executionId)} at seq ${execution.forkedFrom.fromSeq}`,

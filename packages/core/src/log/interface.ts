@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ErrorCode, ExecutionStatus, LogEntryState } from "../outcome.js";
+import type { ApprovalDecision, Divergence, ErrorCode, ExecutionStatus, LogEntryState } from "../outcome.js";
 
 // The types of the durable log: what the store keeps per execution (its head, its entries, its
 // final result), the Keyv it keeps them in, and who may write them. ExecutionStore reads and
@@ -79,6 +79,8 @@ export interface StoredResult {
   /** Why the result is not in the record (R-DV-2). */
   omitted?: string;
   logs?: string[];
+  /** For a run that ended REPLAY_DIVERGENCE: what differed, as the outcome said (JSON-safe). */
+  divergence?: Divergence;
 }
 
 /**

@@ -1,6 +1,9 @@
 import { decodeDurable } from "../log/durable-value.js";
-import type { ExecutionHead, RerunRecord, StoredEntry } from "../log/interface.js";
+import type { ExecutionHead, RerunRecord, StoredEntry, StoredResult } from "../log/interface.js";
 import {
+  type ArgumentDifference,
+  type Divergence,
+  type DivergentCall,
   ERROR_CODES,
   type ErrorCode,
   type ExecutionState,
@@ -64,7 +67,7 @@ export function toExecutionState(
   head: ExecutionHead,
   code: string,
   log: LogEntry[],
-  stored: { result?: string; omitted?: string; logs?: string[] } | undefined,
+  stored: StoredResult | undefined,
 ): ExecutionState {
   const state: ExecutionState = {
     id: head.id,
@@ -80,6 +83,8 @@ export function toExecutionState(
   if (stored?.logs) state.logs = stored.logs;
   if (head.error !== undefined) state.error = head.error;
   if (head.errorCode !== undefined) state.errorCode = head.errorCode;
+  const divergence = readDivergence(stored?.divergence);
+  if (divergence) state.divergence = divergence;
   // The store's contents are hostile input: only a well-formed origin is shown.
   const origin = head.forkedFrom;
   if (origin && typeof origin.executionId === "string" && Number.isSafeInteger(origin.fromSeq))
@@ -134,4 +139,49 @@ function isRerunRecord(value: unknown): value is RerunRecord {
     typeof record.error === "string" &&
     (record.code === undefined || (ERROR_CODES as readonly unknown[]).includes(record.code))
   );
+}
+
+const DIVERGENCE_KINDS: ReadonlySet<unknown> = new Set(["call", "arguments", "schema", "missing-tool", "ended"]);
+
+/**
+ * A stored divergence, rebuilt from its known fields when it is well formed; undefined otherwise.
+ * The store's contents are hostile input: what is not a divergence is not shown as one.
+ */
+export function readDivergence(value: unknown): Divergence | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(stored.seq) || !DIVERGENCE_KINDS.has(stored.kind) || typeof stored.message !== "string")
+    return undefined;
+  const divergence: Divergence = {
+    seq: stored.seq as number,
+    kind: stored.kind as Divergence["kind"],
+    message: stored.message,
+  };
+  const recorded = readCall(stored.recorded);
+  if (recorded) divergence.recorded = recorded;
+  const now = readCall(stored.now);
+  if (now) divergence.now = now;
+  if (Array.isArray(stored.argumentDiff)) {
+    const differences = stored.argumentDiff.flatMap((item: unknown): ArgumentDifference[] => {
+      if (typeof item !== "object" || item === null || typeof (item as { path?: unknown }).path !== "string") return [];
+      const { path, recorded: before, now: after } = item as { path: string; recorded?: unknown; now?: unknown };
+      return [
+        {
+          path,
+          ...(Object.hasOwn(item, "recorded") ? { recorded: before } : {}),
+          ...(Object.hasOwn(item, "now") ? { now: after } : {}),
+        },
+      ];
+    });
+    if (differences.length > 0) divergence.argumentDiff = differences;
+  }
+  if (typeof stored.schemaError === "string") divergence.schemaError = stored.schemaError;
+  return divergence;
+}
+
+function readCall(value: unknown): DivergentCall | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const call = value as Record<string, unknown>;
+  if (typeof call.connector !== "string" || typeof call.method !== "string") return undefined;
+  return { connector: call.connector, method: call.method, args: call.args };
 }

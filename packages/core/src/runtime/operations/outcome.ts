@@ -2,7 +2,7 @@ import { decodeDurable } from "../../log/durable-value.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { toLogEntries, toPendingAction } from "../log-view.js";
+import { readDivergence, toLogEntries, toPendingAction } from "../log-view.js";
 import { transformForModel } from "../pass/settle-pass.js";
 
 /**
@@ -39,8 +39,17 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
           calls,
         };
       }
-      case "error":
-        return errorOutcome(id, head.errorCode ?? "SANDBOX_ERROR", head.error ?? "the execution failed", { calls });
+      case "error": {
+        // A divergence is kept with the final record; other failures need no second read.
+        const divergence =
+          head.errorCode === "REPLAY_DIVERGENCE"
+            ? readDivergence((await context.store.readResult(id))?.divergence)
+            : undefined;
+        return errorOutcome(id, head.errorCode ?? "SANDBOX_ERROR", head.error ?? "the execution failed", {
+          calls,
+          ...(divergence ? { divergence } : {}),
+        });
+      }
       case "running":
         return errorOutcome(id, "BUSY", `execution ${id} is running; its outcome is not known yet`, { calls });
       case "rejected": {

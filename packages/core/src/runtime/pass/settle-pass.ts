@@ -2,7 +2,7 @@ import { errorMessage } from "../../error-message.js";
 import { decodeDurable, MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { ExecutionLease } from "../../log/lease.js";
-import { CodemodeError, errorOutcome, type Outcome } from "../../outcome.js";
+import { CodemodeError, type Divergence, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { toLogEntries, toPendingAction } from "../log-view.js";
@@ -73,8 +73,15 @@ async function settle(
       return { outcome, hooks };
     }
     if (end.kind === "error") {
-      const hooks = await fail(context, lease, head, { message: end.message, code: end.code }, logs);
       const divergence = end.divergence ? { divergence: end.divergence } : {};
+      const kept = end.divergence ? storable(end.divergence) : undefined;
+      const hooks = await fail(
+        context,
+        lease,
+        head,
+        { message: end.message, code: end.code },
+        { ...logs, ...(kept ? { divergence: kept } : {}) },
+      );
       const outcome = errorOutcome(head.id, end.code, end.message, {
         ...logs,
         calls: toLogEntries(log),
@@ -101,6 +108,17 @@ async function settle(
     return { outcome, hooks };
   } catch (error) {
     return { outcome: failureOutcome(head.id, error, log, end.logs) };
+  }
+}
+
+/** A divergence as the record keeps it: plain JSON (a bigint as text), or nothing when it is not. */
+function storable(divergence: Divergence): Divergence | undefined {
+  try {
+    return JSON.parse(
+      JSON.stringify(divergence, (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value)),
+    ) as Divergence;
+  } catch {
+    return undefined;
   }
 }
 
