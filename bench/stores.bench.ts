@@ -206,6 +206,21 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
     const executeRows = await executeByHistory(store.label, opened);
     const throughputRows = await throughput(store, opened.tenThousand.runtime, 0);
     if (store.throughputTarget) {
+      // The same storage with a fresh isolate per pass: what warm isolates (the default) gain at saturation.
+      const fresh = createCodemodeRuntime({
+        name: RUNTIME_NAME,
+        connectors: [shop],
+        storage: opened.tenThousand.storage,
+        maxExecutions: MAX_EXECUTIONS,
+        isolateReuse: false,
+      });
+      try {
+        throughputRows.push(...(await saturation(store, opened.tenThousand.runtime, fresh)));
+      } finally {
+        await fresh.close();
+      }
+    }
+    if (store.throughputTarget) {
       // The same storage, its passes on sandbox threads.
       const threaded = createCodemodeRuntime({
         name: RUNTIME_NAME,
@@ -424,6 +439,45 @@ async function throughput(store: StoreUnderTest, runtime: CodemodeRuntime, threa
       },
     };
   });
+}
+
+/**
+ * Executions per second at saturation (THROUGHPUT_IN_FLIGHT in flight, passes on the runtime's
+ * thread), warm isolates (the default) against a fresh isolate per pass, interleaved rounds.
+ */
+async function saturation(store: StoreUnderTest, warm: CodemodeRuntime, fresh: CodemodeRuntime): Promise<BenchRow[]> {
+  const samples = await sampleInterleaved(
+    {
+      warm: () => inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, readOnce(warm)),
+      fresh: () => inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, readOnce(fresh)),
+    },
+    { warmup: 1, iterations: THROUGHPUT_ROUNDS },
+  );
+  const rate = (milliseconds: number[]) =>
+    ((THROUGHPUT_ROUND * milliseconds.length) / milliseconds.reduce((sum, elapsed) => sum + elapsed, 0)) * 1_000;
+  const benchmark = `executions per second at saturation, ${THROUGHPUT_IN_FLIGHT} in flight, one thread (${store.label}, 10,000 paused stored)`;
+  const freshRate = rate(samples.fresh);
+  const warmRate = rate(samples.warm);
+  const n = THROUGHPUT_ROUND * THROUGHPUT_ROUNDS;
+  return [
+    {
+      benchmark,
+      subject: "F: a fresh isolate per pass (isolateReuse: false)",
+      unit: "/s",
+      median: freshRate,
+      samples: n,
+    },
+    {
+      benchmark,
+      subject: "warm isolates, a fresh context per pass (the default)",
+      unit: "/s",
+      median: warmRate,
+      ratio: warmRate / freshRate,
+      versus: "F",
+      target: "≥ 2× F",
+      samples: n,
+    },
+  ];
 }
 
 function readOnce(runtime: CodemodeRuntime): () => Promise<void> {

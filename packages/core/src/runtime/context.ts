@@ -6,6 +6,7 @@ import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
 import type { LeaseSettings } from "../log/lease.js";
 import type { LockProvider } from "../log/lock.js";
 import type { Executor } from "../sandbox/executor.js";
+import type { IsolateReuse } from "../sandbox/isolate-pool.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
 import { createWorkerThreadExecutor } from "../sandbox/worker-thread-executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
@@ -56,7 +57,8 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
   const snippets = new SnippetStore(store);
   const logger = options.logger ?? console;
   const executor =
-    options.executor ?? defaultExecutor(settings, options.sandboxThreads ?? 0, options.prewarmIsolates ?? 0);
+    options.executor ??
+    defaultExecutor(settings, options.sandboxThreads ?? 0, options.prewarmIsolates ?? 0, options.isolateReuse);
   // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
   const patterns = [...connectors.keys()].map((name) => ({
     name,
@@ -99,8 +101,19 @@ function validatorsOf(connectors: ReadonlyMap<string, Connector>): Map<string, A
 }
 
 /** The isolated-vm executor, run from this thread or, with `sandboxThreads`, from worker threads. */
-function defaultExecutor(settings: Settings, threads: number, prewarm: number): Executor {
+function defaultExecutor(
+  settings: Settings,
+  threads: number,
+  prewarm: number,
+  isolateReuse: IsolateReuse | boolean | undefined,
+): Executor {
   const { timeoutMs, memoryMb } = settings;
-  if (threads === 0) return createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm });
-  return createWorkerThreadExecutor({ threads, timeoutMs, memoryMb, prewarm: Math.ceil(prewarm / threads) });
+  if (threads === 0) return createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm, isolateReuse });
+  return createWorkerThreadExecutor({
+    threads,
+    timeoutMs,
+    memoryMb,
+    prewarm: Math.ceil(prewarm / threads),
+    isolateReuse,
+  });
 }

@@ -1,11 +1,13 @@
 import Keyv from "keyv";
 import { type Connector, type ConnectorDefinition, connectorProblems } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
+import { errorMessage } from "../error-message.js";
 import type { ExecutionIndexProvider } from "../log/execution-index.js";
 import type { KeyvLike } from "../log/interface.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { PendingAction } from "../outcome.js";
 import type { Executor } from "../sandbox/executor.js";
+import { type IsolateReuse, isolateReuseSettings } from "../sandbox/isolate-pool.js";
 import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { approvalOptionProblems } from "./approval-authority.js";
@@ -38,11 +40,11 @@ export interface CodemodeRuntimeOptions {
   allowNetwork?: boolean;
   /** Reshapes a completed result for the model; the record keeps the raw value (R-DV-3). */
   transformResult?: (result: unknown) => unknown;
-  /** Runs passes. Default: a fresh isolated-vm isolate per pass. */
+  /** Runs passes. Default: isolated-vm, a fresh context per pass in a warm isolate (`isolateReuse`). */
   executor?: Executor;
   /**
-   * Fresh isolates the default executor prepares ahead of need, so a pass does not wait for
-   * one. Each serves one pass only and is disposed after it. Default 0.
+   * Fresh isolates the default executor prepares ahead of need, so a pass that finds no warm
+   * isolate does not wait for one. Default 0.
    */
   prewarmIsolates?: number;
   /**
@@ -53,6 +55,14 @@ export interface CodemodeRuntimeOptions {
    * over them. Default 0: passes run from this thread.
    */
   sandboxThreads?: number;
+  /**
+   * Warm isolates for the default executor (`IsolatedVmExecutorOptions.isolateReuse`): each pass
+   * gets a fresh context of its own in an isolate that served earlier passes of this runtime
+   * (never another runtime's), which skips creating and disposing an isolate per pass. `true`
+   * takes the defaults; `false` gives every pass a fresh isolate. Default on. docs/security.md
+   * says what a shared isolate does not hide, and when to turn it off.
+   */
+  isolateReuse?: IsolateReuse | boolean;
   /**
    * Passes that run at once in this runtime; more wait their turn, first come first served, so a
    * process given more work than it can hold slows down instead of running out of memory.
@@ -160,6 +170,17 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     (!Number.isInteger(options.maxPassesInFlight) || options.maxPassesInFlight < 1)
   ) {
     problems.push("maxPassesInFlight must be a whole number of at least 1");
+  }
+  if (options.isolateReuse !== undefined) {
+    try {
+      isolateReuseSettings(options.isolateReuse);
+    } catch (error) {
+      problems.push(errorMessage(error));
+    }
+    if (options.executor !== undefined && options.isolateReuse !== false)
+      problems.push(
+        "isolateReuse configures the default executor: leave it out when passing an executor (give the executor isolateReuse)",
+      );
   }
   if (options.executor !== undefined && (options.sandboxThreads ?? 0) > 0)
     problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");

@@ -107,6 +107,11 @@ export interface PassRequest {
   memoryMb?: number;
   /** Longest wire text of a value sent to be kept (see `SandboxLimits.maxValueChars`); the executor's default when absent. */
   maxValueChars?: number;
+  /**
+   * Who the pass runs for (the runtime's name): an executor that keeps isolates warm between
+   * passes only ever gives a pass an isolate that served the same partition.
+   */
+  partition?: string;
 }
 
 export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | "MEMORY_LIMIT" | "NOT_SERIALIZABLE";

@@ -7,6 +7,7 @@ export type {
   SandboxFailureCode,
   SandboxRequest,
 } from "./executor.js";
+export type { IsolateReuse } from "./isolate-pool.js";
 export {
   createIsolatedVmExecutor,
   type IsolatedVmExecutor,

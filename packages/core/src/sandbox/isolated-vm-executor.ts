@@ -2,7 +2,7 @@ import type ivm from "isolated-vm";
 import { errorMessage } from "../error-message.js";
 import { nextTurn } from "./event-loop-turn.js";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
-import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
+import { createIsolatePool, type IsolatePool, type IsolateReuse, isolateReuseSettings } from "./isolate-pool.js";
 import { mathRandomSeed } from "./keyed-random.js";
 import { LogCollector } from "./log-collector.js";
 import { normalizeCode } from "./normalize-code.js";
@@ -34,11 +34,27 @@ export interface IsolatedVmExecutorOptions {
   /** Longest wire text of a value sent to be kept, unless a pass sets its own. Default 64 MiB. */
   maxValueChars?: number;
   /**
-   * Isolates kept ready ahead of need (context created, prelude compiled and run), so a pass
-   * skips that work. Each serves exactly one pass and is disposed after it: nothing is ever
-   * shared between passes or executions. Default 0.
+   * Fresh isolates kept ready ahead of need (context created, prelude compiled and run), so a
+   * pass that finds no warm isolate skips that work. Default 0.
    */
   prewarm?: number;
+  /**
+   * Warm isolates: each pass gets a fresh context of its own (its own globals and built-ins) in
+   * an isolate that no other pass uses at that moment, instead of a fresh isolate. An isolate
+   * serves passes of one runtime (`PassRequest.partition`) only, and is disposed after
+   * `maxPasses` or `maxAgeMs`, after any pass that hit a limit or left code running, and when its
+   * heap after a pass is above `maxHeapShare` of its limit. `true` takes the defaults; `false`
+   * gives every pass a fresh isolate. Default on (`CODEMODE_ISOLATE_REUSE=0` in the environment
+   * turns it off where the code sets nothing). See docs/security.md for what a shared isolate
+   * does not hide.
+   */
+  isolateReuse?: IsolateReuse | boolean;
+  /**
+   * With warm isolates, prepare each one's next context while the process is idle (default
+   * true). The sandbox threads of `createWorkerThreadExecutor` prepare it when the next pass
+   * comes instead: a thread must not be inside an isolate's work when the process exits.
+   */
+  prepareContextsAhead?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -53,7 +69,7 @@ export interface IsolatedVmExecutor extends Executor {
    * Passes running now, and isolates not yet disposed (prewarmed ones included). Each pass
    * disposes its isolate before it answers, so the second exceeds the first by `prewarm` at most.
    */
-  stats(): { passesRunning: number; isolatesLive: number };
+  stats(): { passesRunning: number; isolatesLive: number; passesReused: number };
 }
 
 /** The executor's defaults, used where a pass's request sets none. */
@@ -63,7 +79,9 @@ interface PassDefaults extends SandboxLimits {
 }
 
 /**
- * Runs each pass in a fresh isolated-vm isolate: nothing survives from one pass to the next.
+ * Runs each pass in a fresh isolated-vm context of its own, in a warm isolate that serves one
+ * pass at a time (or, with `isolateReuse: false`, in a fresh isolate): nothing of one pass is
+ * reachable from the next (docs/security.md).
  *
  * @example
  * const executor = createIsolatedVmExecutor({ timeoutMs: 5_000 });
@@ -83,7 +101,12 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
     maxMessageChars: options.maxMessageChars ?? DEFAULT_SANDBOX_LIMITS.maxMessageChars,
     maxValueChars: options.maxValueChars ?? DEFAULT_SANDBOX_LIMITS.maxValueChars,
   };
-  const pool = createIsolatePool(Math.max(0, Math.floor(options.prewarm ?? 0)), defaults.memoryMb);
+  const pool = createIsolatePool(
+    Math.max(0, Math.floor(options.prewarm ?? 0)),
+    defaults.memoryMb,
+    isolateReuseSettings(options.isolateReuse ?? isolateReuseFromEnvironment() ?? true),
+    options.prepareContextsAhead ?? true,
+  );
   /** The watchdogs of passes running now: `close()` ends them instead of leaving them waiting. */
   const running = new Set<PassWatchdog>();
   let passesRunning = 0;
@@ -99,7 +122,7 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
       }
     },
     warm: () => pool.warm(),
-    stats: () => ({ passesRunning, isolatesLive: pool.live }),
+    stats: () => ({ passesRunning, isolatesLive: pool.live, passesReused: pool.reused }),
     async close() {
       for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
       await pool.close();
@@ -183,11 +206,13 @@ async function readAndRun(
     // A pass often starts from a completion of another pass's isolate: its own isolate work
     // starts from the loop's next check phase, so that passes cannot starve the loop's timers.
     await nextTurn();
-    prepared = await pool.take(limits.memoryMb);
+    prepared = await pool.take(limits.memoryMb, request.partition ?? "");
   } catch (error) {
     return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
   }
   const { isolate, context, setup } = prepared;
+  /** Whether the isolate may serve another pass (with isolateReuse): set once the pass ended normally. */
+  let reusable = false;
   const watchdog = new PassWatchdog(isolate, deadline);
   running.add(watchdog);
   const bridge = new PassBridge(isolate, request, deadline, logs, watchdog);
@@ -229,8 +254,12 @@ async function readAndRun(
       watchdog.dead.then(() => "dead" as const),
     ]);
     if (end === "dead") throw new Error("the isolate ended while the program ran");
-    if (end === "halted") return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);
-    return await finishPass(interpretResult(end.text, logs, defaults.maxMessageChars), bridge, limits, logs);
+    const result =
+      end === "halted"
+        ? await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs)
+        : await finishPass(interpretResult(end.text, logs, defaults.maxMessageChars), bridge, limits, logs);
+    reusable = endedNormally(result, watchdog);
+    return result;
   } catch (error) {
     await bridge.settleDeliveries();
     return await finishPass(classifyFailure(error, watchdog, bridge, limits, logs), bridge, limits, logs);
@@ -242,14 +271,38 @@ async function readAndRun(
     // The one that ended the program settles at once; one still running code (a timer's loop)
     // is stopped by disposing the isolate first.
     if (bridge.deliveriesInFlight && !(await bridge.deliveriesSettleWithin(DELIVERY_GRACE_MS))) {
-      pool.release(isolate);
+      pool.release(prepared, false);
       await bridge.settleDeliveries();
     } else {
-      // Disposed before the pass answers, on every path. Deferring it (to a setImmediate) let a
-      // busy loop, which never reaches its check phase, keep thousands of dead isolates (R-SB-3).
-      pool.release(isolate);
+      // Disposed (or, warm, returned to the pool) before the pass answers, on every path.
+      // Deferring it (to a setImmediate) let a busy loop, which never reaches its check phase,
+      // keep thousands of dead isolates (R-SB-3).
+      pool.release(prepared, reusable);
     }
   }
+}
+
+/**
+ * `CODEMODE_ISOLATE_REUSE` (`1`/`on`/`true`, or `0`/`off`/`false`): the default of `isolateReuse`
+ * where the code sets none, so an operator can turn warm isolates on or off without a release
+ * (and CI runs every suite both ways). Anything else is refused, naming the variable.
+ */
+function isolateReuseFromEnvironment(): boolean | undefined {
+  const value = process.env.CODEMODE_ISOLATE_REUSE?.trim().toLowerCase();
+  if (value === undefined || value === "") return undefined;
+  if (["1", "on", "true"].includes(value)) return true;
+  if (["0", "off", "false"].includes(value)) return false;
+  throw new TypeError(`CODEMODE_ISOLATE_REUSE must be 1, on, true, 0, off or false; got ${JSON.stringify(value)}`);
+}
+
+/**
+ * A pass whose isolate may serve another: it ended by returning, by throwing, or by a host halt,
+ * with no limit hit and the isolate alive. A timeout, the heap limit, a crash or a kill disposes it.
+ */
+function endedNormally(result: PassResult, watchdog: PassWatchdog): boolean {
+  if (watchdog.timedOut || watchdog.outOfMemory || watchdog.killedBecause !== undefined) return false;
+  if (result.status !== "failed") return true;
+  return result.code === "SANDBOX_ERROR" || result.code === "NOT_SERIALIZABLE";
 }
 
 /** What the sandbox learns of the request's determinism: never a keyed (secret) seed itself. */

@@ -5,6 +5,8 @@ import { PRELUDE_SOURCE } from "./prelude.js";
 export interface PreparedIsolate {
   isolate: ivm.Isolate;
   context: ivm.Context;
+  /** The prelude compiled in this isolate: a warm isolate runs it again in each new context. */
+  prelude: ivm.Script;
   /** The prelude's `setup(submit, log, randomBytes, finish, configText)`, to be called once by the pass. */
   setup: ivm.Reference<(...args: unknown[]) => unknown>;
 }
@@ -17,14 +19,29 @@ export async function prepareIsolate(memoryMb: number, running: Set<ivm.Isolate>
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   running.add(isolate);
   try {
-    const context = await isolate.createContext();
-    const setup = (await (await compilePrelude(isolate)).run(context, { reference: true })) as ivm.Reference<
-      (...args: unknown[]) => unknown
-    >;
-    return { isolate, context, setup };
+    const prelude = await compilePrelude(isolate);
+    return { isolate, prelude, ...(await prepareContext(isolate, prelude)) };
   } catch (error) {
     disposeIsolate(isolate);
     running.delete(isolate);
+    throw error;
+  }
+}
+
+/**
+ * A new context in `isolate` with the prelude (compiled once per isolate) evaluated in it: its own
+ * global object and its own built-ins, sharing nothing with any other context of the isolate.
+ */
+export async function prepareContext(
+  isolate: ivm.Isolate,
+  prelude: ivm.Script,
+): Promise<Pick<PreparedIsolate, "context" | "setup">> {
+  const context = await isolate.createContext();
+  try {
+    const setup = (await prelude.run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
+    return { context, setup };
+  } catch (error) {
+    context.release();
     throw error;
   }
 }
@@ -50,7 +67,7 @@ let preludeCache: ivm.ExternalCopy<ArrayBuffer> | null | undefined;
 
 type CompiledWithCache = ivm.Script & { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean };
 
-async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
+export async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
   const filename = "codemode-prelude.js";
   const cachedData = preludeCache;
   if (cachedData === null) return isolate.compileScript(PRELUDE_SOURCE, { filename });

@@ -16,7 +16,12 @@ const port: MessagePort = parentPort;
 
 // Large programs take turns with every other thread of the process (reading-gate.ts).
 adoptReadingGate((workerData as SandboxThreadData).readingGate);
-const executor = createIsolatedVmExecutor((workerData as SandboxThreadData).options);
+// A warm isolate's next context is made when its pass comes: the process may exit (and end this
+// thread) right after a pass answers, and must not find the thread inside an isolate's work.
+const executor = createIsolatedVmExecutor({
+  ...(workerData as SandboxThreadData).options,
+  prepareContextsAhead: false,
+});
 /** Requests sent to the executor's thread and not yet answered, by number. */
 const awaitingReply = new Map<number, (reply: HostReply) => void>();
 const passesRunning = new Set<Promise<void>>();

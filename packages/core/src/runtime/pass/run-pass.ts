@@ -126,6 +126,8 @@ export async function runInSandbox(
       timeoutMs: settings.timeoutMs,
       memoryMb: settings.memoryMb,
       maxValueChars: MAX_DURABLE_CHARS,
+      // A warm isolate serves passes of this runtime only, never another's.
+      partition: settings.name,
     });
   } finally {
     admission.release();
