@@ -28,6 +28,8 @@ export interface LoadReport {
   endRssBytes: number;
   /** The largest excess of isolates not yet disposed over passes running, in any sample. */
   maxIsolatesBeyondPasses: number;
+  /** Most isolates alive at once (running a pass, or warm and idle). */
+  maxIsolatesLive: number;
   maxPassesRunning: number;
   samples: number;
   /** Each runaway's outcome code and how long after its start the outcome came, in ms. */
@@ -98,6 +100,7 @@ const report: LoadReport = {
   maxRssBytes: 0,
   endRssBytes: 0,
   maxIsolatesBeyondPasses: 0,
+  maxIsolatesLive: 0,
   maxPassesRunning: 0,
   samples: 0,
   runaways: [],
@@ -111,6 +114,7 @@ const sampler = setInterval(() => {
   last = now;
   const { passesRunning, isolatesLive } = executor.stats();
   report.maxIsolatesBeyondPasses = Math.max(report.maxIsolatesBeyondPasses, isolatesLive - passesRunning);
+  report.maxIsolatesLive = Math.max(report.maxIsolatesLive, isolatesLive);
   report.maxPassesRunning = Math.max(report.maxPassesRunning, passesRunning);
   report.maxRssBytes = Math.max(report.maxRssBytes, process.memoryUsage.rss());
   report.samples++;

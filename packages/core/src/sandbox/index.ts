@@ -7,7 +7,6 @@ export type {
   SandboxFailureCode,
   SandboxRequest,
 } from "./executor.js";
-export type { IsolateReuse } from "./isolate-pool.js";
 export {
   createIsolatedVmExecutor,
   type IsolatedVmExecutor,
@@ -15,6 +14,7 @@ export {
 } from "./isolated-vm-executor.js";
 export { type NormalizedCode, normalizeCode } from "./normalize-code.js";
 export { isValueCodecError, type ValueCodec, valueCodec } from "./value-codec.js";
+export type { IsolateReuse } from "./warm-isolates.js";
 export {
   createWorkerThreadExecutor,
   type WorkerThreadExecutor,

@@ -211,6 +211,17 @@ describe("isolateReuse: when an isolate is not reused", () => {
     ]);
   });
 
+  it("as many isolates stay warm as passes ran at once; those idle past maxIdleMs are disposed but the last", async () => {
+    const executor = reusingExecutor({ isolateReuse: { maxIdleMs: 100 } });
+    await Promise.all(Array.from({ length: 5 }, () => executor.runPass(request("await null; return 1"))));
+    expect(executor.stats()).toMatchObject({ passesRunning: 0, isolatesLive: 5 });
+    await Promise.all(Array.from({ length: 5 }, () => executor.runPass(request("return 2"))));
+    expect(executor.stats().passesReused).toBe(5);
+    await expect.poll(() => executor.stats().isolatesLive, { timeout: 3_000 }).toBe(1);
+    await executor.runPass(request("return 3"));
+    expect(executor.stats().passesReused).toBe(6);
+  });
+
   it("maxPasses retires an isolate; isolateReuse's options are checked", async () => {
     const executor = reusingExecutor({ isolateReuse: { maxPasses: 2, maxIdle: 1 } });
     for (let pass = 0; pass < 6; pass++) await executor.runPass(request("return 1"));
@@ -223,5 +234,8 @@ describe("isolateReuse: when an isolate is not reused", () => {
       /maxHeapShare must be a number/,
     );
     expect(() => createIsolatedVmExecutor({ isolateReuse: "yes" as never })).toThrow(/isolateReuse must be/);
+    expect(() => createIsolatedVmExecutor({ isolateReuse: { maxIdleMs: -1 } })).toThrow(
+      /maxIdleMs must be a whole number/,
+    );
   });
 });

@@ -2,7 +2,7 @@ import type ivm from "isolated-vm";
 import { errorMessage } from "../error-message.js";
 import { nextTurn } from "./event-loop-turn.js";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
-import { createIsolatePool, type IsolatePool, type IsolateReuse, isolateReuseSettings } from "./isolate-pool.js";
+import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
 import { mathRandomSeed } from "./keyed-random.js";
 import { LogCollector } from "./log-collector.js";
 import { normalizeCode } from "./normalize-code.js";
@@ -19,6 +19,7 @@ import {
   type SandboxLimits,
 } from "./sandbox-limits.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
+import { type IsolateReuse, isolateReuseSettings } from "./warm-isolates.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
