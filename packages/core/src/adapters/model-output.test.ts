@@ -22,4 +22,30 @@ describe("modelFacingOutcome", () => {
         "Paused: a person must approve the pending action (in the app, its approval inbox or `codemode approve`); the run then resumes by itself. Tell the user what waits; do not re-issue the code. The app reports the result.",
     });
   });
+
+  it("R-RP-2: a REPLAY_DIVERGENCE carries what differs, recorded against now, without the call log", () => {
+    const divergence = {
+      seq: 1,
+      kind: "arguments" as const,
+      recorded: { connector: "shop", method: "create_order", args: { quantity: 2 } },
+      now: { connector: "shop", method: "create_order", args: { quantity: 3 } },
+      argumentDiff: [{ path: ".quantity", recorded: 2, now: 3 }],
+      message: "Replay diverged at seq 1: …",
+    };
+    const shown = modelFacingOutcome({
+      status: "error",
+      executionId: "ex-2",
+      code: "REPLAY_DIVERGENCE",
+      error: divergence.message,
+      divergence,
+      calls: [],
+    });
+    expect(shown).toEqual({
+      status: "error",
+      executionId: "ex-2",
+      code: "REPLAY_DIVERGENCE",
+      error: divergence.message,
+      divergence,
+    });
+  });
 });

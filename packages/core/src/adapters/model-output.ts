@@ -1,4 +1,4 @@
-import type { Outcome } from "../outcome.js";
+import type { Divergence, Outcome } from "../outcome.js";
 
 export interface ModelOutputOptions {
   /** Log lines the model sees; the rest are summarised. Default 50. */
@@ -17,7 +17,15 @@ export type ModelFacingOutcome =
       message: string;
       logs?: string[];
     }
-  | { status: "error"; executionId: string; code: string; error: string; logs?: string[] };
+  | {
+      status: "error";
+      executionId: string;
+      code: string;
+      error: string;
+      logs?: string[];
+      /** With REPLAY_DIVERGENCE: what differs, recorded against now (bounded: 20 paths, clipped values). */
+      divergence?: Divergence;
+    };
 
 /**
  * What a model is told of a pause that waits outside the chat (one the chat may approve becomes an
@@ -30,8 +38,8 @@ const PAUSED_MESSAGE =
 
 /**
  * What every framework adapter hands the model (R-AI-1, R-LC-1): the outcome without `calls`
- * (the audit log is for the application), logs bounded, and for a pause a sentence telling the
- * model to wait for the human instead of re-issuing the code.
+ * (the audit log is for the application), logs bounded, for a pause a sentence telling the
+ * model to wait for the human instead of re-issuing the code, and for a divergence what differs.
  *
  * @example
  * toModelOutput: ({ output }) => ({ type: "json", value: modelFacingOutcome(output) })
@@ -57,6 +65,7 @@ export function modelFacingOutcome(outcome: Outcome, options: ModelOutputOptions
         code: outcome.code,
         error: outcome.error,
         ...withLogs,
+        ...(outcome.divergence ? { divergence: outcome.divergence } : {}),
       };
   }
 }

@@ -17,7 +17,9 @@ function reusingExecutor(options: Parameters<typeof createIsolatedVmExecutor>[0]
 }
 
 describe("isolateReuse: what one pass leaves, the next pass in the same isolate does not find", () => {
-  const executor = reusingExecutor();
+  // Kept whatever the passes allocate (maxHeapMb would retire an isolate a pass left large): the
+  // point is that the next pass runs in the same isolate.
+  const executor = reusingExecutor({ isolateReuse: { maxIdle: 1, maxHeapMb: 1_024 } });
   const run = passRunner(executor, { seed: "execution-1", clockMs: CLOCK });
   /** Runs `leave`, then `look` in the same isolate (asserted), and answers what `look` returned. */
   const leaveThenLook = async (leave: string, look: string, options: RunOptions = {}) => {
@@ -29,7 +31,7 @@ describe("isolateReuse: what one pass leaves, the next pass in the same isolate 
     return { left, looked, value: expectReturned(looked) };
   };
 
-  it("globals, var and function declarations, and eval'd state", async () => {
+  it("R-SB-1: globals, var and function declarations, and eval'd state", async () => {
     const { value } = await leaveThenLook(
       "globalThis.leaked = 'secret'; eval('var evalLeak = 1'); (0, eval)('function globalFn() {}'); return typeof leaked",
       "return [typeof leaked, typeof evalLeak, typeof globalFn, Object.keys(globalThis).filter((key) => /leak|global/i.test(key))]",
@@ -37,7 +39,16 @@ describe("isolateReuse: what one pass leaves, the next pass in the same isolate 
     expect(value).toEqual(["undefined", "undefined", "undefined", []]);
   });
 
-  it("built-ins' prototypes and functions: Object, Array, Promise, JSON, Function, Math", async () => {
+  it("the code cache: the same source compiled again in the next pass runs afresh, with that pass's own state", async () => {
+    const source = "function tick() { globalThis.ticks = (globalThis.ticks ?? 0) + 1; return globalThis.ticks; }";
+    const { value } = await leaveThenLook(
+      `(0, eval)(${JSON.stringify(source)}); tick(); tick(); globalThis.cachedTick = tick; return tick()`,
+      `(0, eval)(${JSON.stringify(source)}); return [tick(), typeof cachedTick, typeof ticks]`,
+    );
+    expect(value).toEqual([1, "undefined", "number"]);
+  });
+
+  it("R-SB-1: built-ins' prototypes and functions: Object, Array, Promise, JSON, Function, Math", async () => {
     const { value } = await leaveThenLook(
       `Object.prototype.poisoned = true;
        Array.prototype.push = function () { return 'hijacked'; };
@@ -99,7 +110,7 @@ describe("isolateReuse: what one pass leaves, the next pass in the same isolate 
     expect(value).toEqual(["undefined", 0]);
   });
 
-  it("timers and microtasks still pending when a pass ends never run in the next pass", async () => {
+  it("R-SB-1: timers and microtasks still pending when a pass ends never run in the next pass", async () => {
     const { looked } = await leaveThenLook(
       `setTimeout(() => console.log('late timer'), 30);
        setInterval(() => console.log('late interval'), 10);
@@ -110,7 +121,7 @@ describe("isolateReuse: what one pass leaves, the next pass in the same isolate 
     expect(looked.result.logs).toEqual(["own line"]);
   });
 
-  it("the replay-stable clock and random seed are the next pass's own, as in a fresh isolate", async () => {
+  it("R-SB-6: the replay-stable clock and random seed are the next pass's own, as in a fresh isolate", async () => {
     const look = "return [Date.now(), Math.random(), crypto.getRandomValues(new Uint32Array(2)).join(',')]";
     const fresh = createIsolatedVmExecutor({ timeoutMs: 5_000 });
     try {
@@ -138,7 +149,7 @@ describe("isolateReuse: when an isolate is not reused", () => {
     ...extra,
   });
 
-  it("a pass that filled its heap leaves the isolate disposed: the next pass gets a fresh one and runs", async () => {
+  it("R-SB-3: a pass that filled its heap leaves the isolate disposed: the next pass gets a fresh one and runs", async () => {
     const executor = reusingExecutor({ memoryMb: 64 });
     const filled = await executor.runPass(
       request(
@@ -156,7 +167,7 @@ describe("isolateReuse: when an isolate is not reused", () => {
     expect(executor.stats().passesReused).toBe(reused);
   });
 
-  it("a pass that timed out or ran out of memory: its isolate is never reused", async () => {
+  it("R-SB-3: a pass that timed out or ran out of memory: its isolate is never reused", async () => {
     const executor = reusingExecutor({ timeoutMs: 300 });
     expect(await executor.runPass(request("return 1"))).toMatchObject({ status: "returned" });
     expect(await executor.runPass(request("while (true) {}"))).toMatchObject({ status: "failed", code: "TIMEOUT" });
@@ -222,11 +233,16 @@ describe("isolateReuse: when an isolate is not reused", () => {
     expect(executor.stats().passesReused).toBe(6);
   });
 
-  it("maxPasses retires an isolate; isolateReuse's options are checked", async () => {
+  it("maxPasses and maxHeapMb retire an isolate; isolateReuse's options are checked", async () => {
     const executor = reusingExecutor({ isolateReuse: { maxPasses: 2, maxIdle: 1 } });
     for (let pass = 0; pass < 6; pass++) await executor.runPass(request("return 1"));
     // Of 6 passes, isolates of 2 passes each: 3 isolates, 3 reused passes.
     expect(executor.stats().passesReused).toBe(3);
+    // A committed heap above maxHeapMb (a fresh isolate holds about 2 MB) retires it after each pass.
+    const small = reusingExecutor({ isolateReuse: { maxHeapMb: 1 } });
+    for (let pass = 0; pass < 3; pass++) await small.runPass(request("return 1"));
+    expect(small.stats()).toMatchObject({ passesReused: 0, isolatesLive: 0 });
+    expect(() => createIsolatedVmExecutor({ isolateReuse: { maxHeapMb: 0 } })).toThrow(/maxHeapMb must be a number/);
     expect(() => createIsolatedVmExecutor({ isolateReuse: { maxPasses: 0 } })).toThrow(
       /maxPasses must be a whole number/,
     );

@@ -67,8 +67,9 @@ const DEFAULT_MEMORY_MB = 128;
 export interface IsolatedVmExecutor extends Executor {
   warm(): Promise<void>;
   /**
-   * Passes running now, and isolates not yet disposed (prewarmed ones included). Each pass
-   * disposes its isolate before it answers, so the second exceeds the first by `prewarm` at most.
+   * Passes running now; isolates not yet disposed (running a pass, prewarmed, or warm and idle:
+   * each pass disposes its isolate or keeps it warm before it answers, so the second exceeds the
+   * first by `prewarm` and the idle warm ones at most); and passes that ran in a warm isolate.
    */
   stats(): { passesRunning: number; isolatesLive: number; passesReused: number };
 }

@@ -23,6 +23,13 @@ export interface IsolateReuse {
    * earlier passes included), so one pass filling the heap cannot make the next fail. Default 0.5.
    */
   maxHeapShare?: number;
+  /**
+   * Disposed after a pass that leaves its heap above this many MB in all (committed, garbage
+   * included). Each context leaves garbage V8 collects lazily: a warm isolate settles at 12–16 MB
+   * where a fresh one holds about 3, and a server with 100 passes in flight holds 100 of them.
+   * Default 6.
+   */
+  maxHeapMb?: number;
 }
 
 /** `IsolateReuse` with every default filled in. */
@@ -34,6 +41,7 @@ export const DEFAULT_ISOLATE_REUSE: IsolateReuseSettings = {
   maxIdle: 64,
   maxIdleMs: 10_000,
   maxHeapShare: 0.5,
+  maxHeapMb: 6,
 };
 
 /** Checks `isolateReuse` from plain JavaScript and fills in its defaults; undefined for off. */
@@ -42,7 +50,7 @@ export function isolateReuseSettings(option: IsolateReuse | boolean | undefined)
   if (option === true) return { ...DEFAULT_ISOLATE_REUSE };
   if (typeof option !== "object" || option === null)
     throw new TypeError(
-      "isolateReuse must be true, false or { maxPasses?, maxAgeMs?, maxIdle?, maxIdleMs?, maxHeapShare? }",
+      "isolateReuse must be true, false or { maxPasses?, maxAgeMs?, maxIdle?, maxIdleMs?, maxHeapShare?, maxHeapMb? }",
     );
   const settings = { ...DEFAULT_ISOLATE_REUSE, ...definedOnly(option) };
   const whole = (name: keyof IsolateReuse, least: number, most: number) => {
@@ -54,6 +62,10 @@ export function isolateReuseSettings(option: IsolateReuse | boolean | undefined)
   whole("maxAgeMs", 1, 86_400_000);
   whole("maxIdle", 0, 1_024);
   whole("maxIdleMs", 1, 86_400_000);
+  if (typeof settings.maxHeapMb !== "number" || !(settings.maxHeapMb > 0 && settings.maxHeapMb <= 65_536))
+    throw new TypeError(
+      `isolateReuse.maxHeapMb must be a number above 0, at most 65536; got ${String(settings.maxHeapMb)}`,
+    );
   if (typeof settings.maxHeapShare !== "number" || !(settings.maxHeapShare > 0 && settings.maxHeapShare <= 1))
     throw new TypeError(
       `isolateReuse.maxHeapShare must be a number above 0, at most 1; got ${String(settings.maxHeapShare)}`,
@@ -152,7 +164,7 @@ export class WarmIsolates {
       warm.passes >= this.settings.maxPasses ||
       Date.now() - warm.createdAt > this.settings.maxAgeMs ||
       this.idle.length >= this.settings.maxIdle ||
-      heapShare(prepared.isolate) > this.settings.maxHeapShare
+      heapTooLarge(prepared.isolate, this.settings)
     )
       return false;
     if (this.prepareAhead) {
@@ -201,12 +213,16 @@ export class WarmIsolates {
   }
 }
 
-/** The share of its heap limit an isolate uses now (garbage not yet collected included); 1 when unknown. */
-function heapShare(isolate: ivm.Isolate): number {
+/** Whether an isolate's heap is above `maxHeapShare` of its limit, or its committed heap above `maxHeapMb` (garbage included); true when unknown. */
+function heapTooLarge(isolate: ivm.Isolate, settings: IsolateReuseSettings): boolean {
   try {
     const heap = isolate.getHeapStatisticsSync();
-    return (heap.used_heap_size + heap.externally_allocated_size) / heap.heap_size_limit;
+    const used = heap.used_heap_size + heap.externally_allocated_size;
+    return (
+      used / heap.heap_size_limit > settings.maxHeapShare ||
+      heap.total_heap_size + heap.externally_allocated_size > settings.maxHeapMb * 1024 * 1024
+    );
   } catch {
-    return 1;
+    return true;
   }
 }
