@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type CodemodeRuntime, createCodemodeRuntime, type RerunReport } from "@codemode/core";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONFIG, codemode, problemLine, scratchDirectory, TIMEOUT } from "./cli-fixtures/run-cli.ts";
+import { CONFIG, codemode, FIXTURES, problemLine, scratchDirectory, TIMEOUT } from "./cli-fixtures/run-cli.ts";
 import { FREE_PROGRAM, GATED_PROGRAM, tickets } from "./cli-fixtures/tickets.ts";
 import { type Outage, withOutage } from "./outage-fixtures.ts";
 
@@ -35,6 +35,7 @@ function storyStore(label: string) {
   return {
     runtime,
     storage,
+    store,
     outage,
     cli,
     async close() {
@@ -248,6 +249,25 @@ describe("codemode fork: a new run from a stored one's step", () => {
       } finally {
         await random.close();
       }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a fork stored before its first pass met a store blip: its id is shown, and exit 7 says the store failed",
+    async () => {
+      const blip = await codemode(
+        ["--config", join(FIXTURES, "fork-blip.config.ts"), "fork", completed, "--from", "0"],
+        {
+          CODEMODE_TEST_STORE: story.store,
+          CODEMODE_TEST_NAME: "surgery-fork",
+        },
+      );
+      expect(blip.code, blip.stderr).toBe(7);
+      const forkId = /as ([0-9a-f-]{36})\.$/m.exec(blip.stdout)?.[1];
+      expect(blip.stdout).toContain(`Forked ${completed} from seq 0 as ${forkId}.`);
+      expect(blip.stdout).toContain("STORAGE_ERROR");
+      expect(await story.runtime.execution(forkId ?? "")).toMatchObject({ forkedFrom: { executionId: completed } });
     },
     TIMEOUT,
   );

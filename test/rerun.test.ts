@@ -152,6 +152,12 @@ for (const store of STORES) {
       if (cannotRun()) return;
       const { runtime, outage, calls } = ledgerRuntime();
       const id = await failedByOutage(runtime, outage);
+      // Its seq 1 was left under way: a fork past it is refused until the run is rerun.
+      expect(await runtime.fork({ executionId: id, fromSeq: 2 })).toMatchObject({
+        status: "error",
+        code: "NOT_PAUSED",
+        error: expect.stringContaining("seq 1 (ledger.write) was left under way"),
+      });
       const [one, two] = await Promise.all([runtime.rerun({ executionId: id }), runtime.rerun({ executionId: id })]);
       const results = [...one.results, ...two.results];
       expect(results.map((result) => result.action).sort()).toEqual(["rerun", "skipped"]);

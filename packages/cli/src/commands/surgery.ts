@@ -80,13 +80,37 @@ async function fork({ runtime, out }: CommandContext, executionId: string, optio
   } finally {
     progress.done();
   }
-  if (outcome.status === "error" && REFUSALS.has(outcome.code)) throw refusal(outcome, executionId);
+  if (outcome.status === "error" && REFUSALS.has(outcome.code) && !(await forkStored(runtime, outcome, fromSeq)))
+    throw refusal(outcome, executionId);
   if (out.json) out.document(outcome);
   else {
     out.line(`Forked ${executionId} from seq ${fromSeq} as ${outcome.executionId}.`);
     printOutcome(out, outcome, "Ran");
   }
-  return outcome.status === "error" ? EXIT_CODES.runFailed : EXIT_CODES.ok;
+  if (outcome.status !== "error") return EXIT_CODES.ok;
+  // The fork was made and its first pass failed: the store or a lease failing it is said so.
+  return REFUSALS.has(outcome.code) ? exitCodeOf(outcome.code) : EXIT_CODES.runFailed;
+}
+
+/**
+ * Whether the fork an error outcome names was stored (its first pass then failed, a store blip
+ * say): its id must be shown, or the operator forks again. A store that cannot be read to tell
+ * is a refusal that names the id to check.
+ */
+async function forkStored(
+  runtime: CommandContext["runtime"],
+  outcome: Extract<Outcome, { status: "error" }>,
+  fromSeq: number,
+): Promise<boolean> {
+  if (outcome.code === "NOT_FOUND") return false;
+  try {
+    const stored = await runtime.execution(outcome.executionId);
+    return stored?.forkedFrom?.fromSeq === fromSeq;
+  } catch {
+    throw storeUnreachable(
+      `${firstLine(outcome.error)}; the fork may have been stored as ${outcome.executionId}: check with codemode show ${outcome.executionId}`,
+    );
+  }
 }
 
 /** The code a fork runs, from a file: a missing or empty file is a usage error, not a run that fails. */

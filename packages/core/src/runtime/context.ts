@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Connector } from "../connectors/define-connector.js";
 import { type ArgsValidator, createArgsValidator } from "../connectors/validate-args.js";
 import type { ExecutionIndex } from "../log/execution-index.js";
@@ -33,6 +34,11 @@ export interface RuntimeContext {
   readonly ownsExecutor: boolean;
   /** Admits passes to the executor, `maxPassesInFlight` at a time. */
   readonly passes: PassGate;
+  /**
+   * Who this runtime's passes run for, to an executor that keeps isolates warm: its name and an
+   * id of this instance, so that two runtimes sharing an executor never share an isolate.
+   */
+  readonly partition: string;
   /** Argument validators by "connector.method" (R-CON-2); tools without a schema have none. */
   readonly validators: ReadonlyMap<string, ArgsValidator>;
   readonly discovery: Discovery;
@@ -77,6 +83,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
       readStatus: async (executionId) => (await store.readHead(executionId))?.status,
     },
     executor,
+    partition: `${settings.name}:${randomUUID()}`,
     ownsExecutor: options.executor === undefined,
     passes: new PassGate(settings.maxPassesInFlight),
     validators: validatorsOf(connectors),

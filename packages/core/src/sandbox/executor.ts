@@ -108,8 +108,8 @@ export interface PassRequest {
   /** Longest wire text of a value sent to be kept (see `SandboxLimits.maxValueChars`); the executor's default when absent. */
   maxValueChars?: number;
   /**
-   * Who the pass runs for (the runtime's name): an executor that keeps isolates warm between
-   * passes only ever gives a pass an isolate that served the same partition.
+   * Who the pass runs for (a runtime: its name and an id of the instance): an executor that keeps
+   * isolates warm between passes only ever gives a pass an isolate that served the same partition.
    */
   partition?: string;
 }

@@ -218,6 +218,7 @@ async function readAndRun(
   const watchdog = new PassWatchdog(isolate, deadline);
   running.add(watchdog);
   const bridge = new PassBridge(isolate, request, deadline, logs, watchdog);
+  let script: ivm.Script | undefined;
   try {
     bridge.deliver = (await setup.apply(
       undefined,
@@ -232,7 +233,6 @@ async function readAndRun(
     )) as ivm.Reference<(id: number, kind: number, text: string) => void>;
     setup.release();
 
-    let script: ivm.Script;
     try {
       // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
       // `__codemode_start` returns nothing: the end comes through `finish`.
@@ -269,6 +269,10 @@ async function readAndRun(
     running.delete(watchdog);
     watchdog.stop();
     bridge.end();
+    // Handles into the isolate are released now, not when the host's GC gets to them: a warm
+    // isolate keeps serving passes, and what they hold counts against its heap.
+    releaseQuietly(setup);
+    releaseQuietly(script);
     // No `apply` of a delivery may be left unsettled, or a later process.exit() hangs (R-RT-5).
     // The one that ended the program settles at once; one still running code (a timer's loop)
     // is stopped by disposing the isolate first.
@@ -281,6 +285,15 @@ async function readAndRun(
       // keep thousands of dead isolates (R-SB-3).
       pool.release(prepared, reusable);
     }
+  }
+}
+
+/** Releases a handle into an isolate unless it is gone already (released, or its isolate disposed). */
+function releaseQuietly(handle: { release(): void } | undefined): void {
+  try {
+    handle?.release();
+  } catch {
+    // Already released, or its isolate is gone.
   }
 }
 

@@ -115,6 +115,11 @@ export function sandboxSetup(
   parts.installRandom(global, deterministic, codec, randomBytes);
   // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
   delete global.WebAssembly;
+  // Their callbacks run when V8 schedules them, not when the pass runs: a cleanup callback or an
+  // async wait's reaction could run after the pass ended, with no watchdog, in an isolate kept
+  // warm for the next pass (docs/security.md). No program needs them.
+  delete global.FinalizationRegistry;
+  delete (global.Atomics as { waitAsync?: unknown } | undefined)?.waitAsync;
   parts.installBufferGuards(intrinsics, global);
   parts.installIntlGuard(intrinsics, global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(

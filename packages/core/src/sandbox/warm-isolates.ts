@@ -77,6 +77,32 @@ function definedOnly(option: IsolateReuse): IsolateReuse {
   return Object.fromEntries(Object.entries(option).filter(([, value]) => value !== undefined));
 }
 
+/** How long a warm isolate may take to hand over its next context before it is disposed. */
+const PREPARE_LIMIT_MS = 2_000;
+
+/** The value `promise` settles to within `ms`, or null; a later value is released when it comes. */
+async function settledWithin<T extends { context: ivm.Context } | null>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  let late = false;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      late = true;
+      resolve(null);
+    }, ms);
+  });
+  void promise.then((value) => {
+    if (late) value?.context.release();
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** An isolate kept between passes, with the context prepared for its next pass (made while idle). */
 interface WarmIsolate {
   isolate: ivm.Isolate;
@@ -121,9 +147,14 @@ export class WarmIsolates {
       const warm = this.idle[index] as WarmIsolate;
       if (warm.memoryMb !== memoryMb || warm.partition !== partition) continue;
       this.idle.splice(index, 1);
+      // Bounded: no watchdog guards an isolate between passes, so one that does not hand over a
+      // context in time is disposed (which stops whatever it runs) and another is used.
       const context = warm.isolate.isDisposed
         ? null
-        : await (warm.next ?? prepareContext(warm.isolate, warm.prelude).catch(() => null));
+        : await settledWithin(
+            warm.next ?? prepareContext(warm.isolate, warm.prelude).catch(() => null),
+            PREPARE_LIMIT_MS,
+          );
       delete warm.next;
       if (!context || now - warm.createdAt > this.settings.maxAgeMs || warm.isolate.isDisposed || this.closed) {
         context?.context.release();

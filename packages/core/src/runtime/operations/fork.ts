@@ -23,12 +23,13 @@ export interface ForkInput {
  * the prefix replays and every call from `fromSeq` on runs live, under the usual approvals. The
  * original is untouched; the fork records where it came from (`forkedFrom`). Resolves to the
  * fork's outcome (R-RT-1): NOT_FOUND for an unknown execution or a seq it cannot start from,
- * BUSY while the original runs or when a call before `fromSeq` was left under way.
+ * BUSY while the original runs, NOT_PAUSED when a call before `fromSeq` was left under way.
  */
 export async function fork(context: RuntimeContext, input: ForkInput): Promise<Outcome> {
   const { executionId, fromSeq } = checkInput(input);
   const forkId = randomUUID();
-  const fail = (code: "NOT_FOUND" | "BUSY", message: string) => errorOutcome(forkId, code, message, { calls: [] });
+  const fail = (code: "NOT_FOUND" | "BUSY" | "NOT_PAUSED", message: string) =>
+    errorOutcome(forkId, code, message, { calls: [] });
   let original: SeededHead | undefined;
   let code: string;
   let log: Map<number, StoredEntry>;
@@ -45,7 +46,9 @@ export async function fork(context: RuntimeContext, input: ForkInput): Promise<O
   const refused = checkCode(forkId, forkCode, "fork");
   if (refused) return refused;
   const prefix = prefixOf(log, fromSeq);
-  if (typeof prefix === "string") return fail(prefix.startsWith("seq") ? "NOT_FOUND" : "BUSY", prefix);
+  // A seq it cannot start from is NOT_FOUND; a call left under way is NOT_PAUSED (recover the
+  // original first: waiting and trying again, as BUSY says, would not help).
+  if (typeof prefix === "string") return fail(prefix.startsWith("seq") ? "NOT_FOUND" : "NOT_PAUSED", prefix);
 
   const head: SeededHead = {
     ...newHead(context, forkId, forkCode),
@@ -99,7 +102,7 @@ function prefixOf(log: ReadonlyMap<number, StoredEntry>, fromSeq: number): Store
     if (isStep && after > fromSeq)
       return `seq ${fromSeq} is inside the codemode.step at seq ${entry.seq}; fork from seq ${entry.seq} or from seq ${after}`;
     if (entry.state === "executing")
-      return `the call at seq ${entry.seq} (${entry.connector}.${entry.method}) was left under way; recover the original execution first`;
+      return `the call at seq ${entry.seq} (${entry.connector}.${entry.method}) was left under way; recover the original execution first (or rerun it, if it failed)`;
     if (entry.state === "pending") {
       const { decision: _decision, ...asked } = entry;
       prefix.push(asked);

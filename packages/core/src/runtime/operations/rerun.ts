@@ -136,6 +136,18 @@ async function rerunOne(
   };
   const first = refused(picked);
   if (first) return first;
+  // Under the lease: the run must be as it was picked, or another process reran it meanwhile
+  // (and it may have failed again with a code this rerun takes).
+  const changed = (head: ExecutionHead | undefined): RerunResult | undefined =>
+    refused(head) ??
+    (head && head.updatedAt !== picked.updatedAt
+      ? skipped(
+          executionId,
+          failed,
+          "NOT_PAUSED",
+          `execution ${executionId} changed since it was picked; run rerun again`,
+        )
+      : undefined);
   if (dryRun) {
     try {
       const { log } = await context.store.readCodeAndLog(picked);
@@ -164,7 +176,7 @@ async function rerunOne(
   const outcome = await handOver(context, executionId, options, async (lease, start) => {
     // Read again under the lease: another process may have rerun or deleted it since it was picked.
     const head = await context.store.readHead(executionId);
-    skip = refused(head);
+    skip = changed(head);
     if (skip || !head) return undefined;
     const { code, log } = await context.store.readCodeAndLog(head);
     const missing = missingConnectors(context, head, log, "; rerun it from a runtime that has them");

@@ -127,7 +127,7 @@ export async function runInSandbox(
       memoryMb: settings.memoryMb,
       maxValueChars: MAX_DURABLE_CHARS,
       // A warm isolate serves passes of this runtime only, never another's.
-      partition: settings.name,
+      partition: context.partition,
     });
   } finally {
     admission.release();
