@@ -44,6 +44,8 @@ function makeConnectors() {
         },
       },
       create_order: {
+        description: "Places an order for an item.",
+        inputSchema: { type: "object", properties: { item: { type: "number" } }, required: ["item"] },
         requiresApproval: true,
         execute: async (args: { item: number }, context) => {
           const count = track("create_order", args, context);
@@ -132,11 +134,20 @@ const ORDER_CODE = `async () => {
 
 describe("pause and approve (R-AP-1, R-AP-2)", () => {
   it("R-AP-1 R-AP-2: pauses at create_order, approve, completes with the order id", async () => {
-    const { runtime, count, calls } = setup();
+    const { runtime, count, calls, keyv } = setup();
     const paused = expectPaused(await runtime.execute({ code: ORDER_CODE }));
     const executionId = paused.executionId;
+    // With what a person needs to decide: the tool's description and input schema (for an edit form).
     expect(paused.pending).toEqual([
-      { executionId, seq: 1, connector: "shop", method: "create_order", args: { item: 1 } },
+      {
+        executionId,
+        seq: 1,
+        connector: "shop",
+        method: "create_order",
+        args: { item: 1 },
+        description: "Places an order for an item.",
+        inputSchema: { type: "object", properties: { item: { type: "number" } }, required: ["item"] },
+      },
     ]);
     expect(count("create_order")).toBe(0);
     expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state, entry.requiresApproval])).toEqual([
@@ -145,6 +156,12 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
     ]);
     expect((await runtime.pending(executionId)).items).toEqual(paused.pending);
     expect((await runtime.pending()).items).toEqual(paused.pending);
+    expect(await runtime.outcome(executionId)).toMatchObject({ pending: paused.pending });
+    // A runtime without the tool (another process's config) still lists the action, without them.
+    const bare = track(createCodemodeRuntime({ storage: keyv }));
+    expect((await bare.pending()).items).toEqual([
+      { executionId, seq: 1, connector: "shop", method: "create_order", args: { item: 1 } },
+    ]);
     expect((await runtime.execution(executionId))?.status).toBe("paused");
 
     const done = expectCompleted(await runtime.approve({ executionId }));

@@ -92,8 +92,17 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
 
     const ops = await operator();
     const pending = structuredOf(await call("pending", {}, ops));
+    // What an operator needs to decide: the tool's description, and its input schema for an edit.
     expect(pending.items).toEqual([
-      { executionId: paused.executionId, seq: 2, connector: "notes", method: "delete_note", args: { id: 1 } },
+      {
+        executionId: paused.executionId,
+        seq: 2,
+        connector: "notes",
+        method: "delete_note",
+        args: { id: 1 },
+        description: "Deletes a note for good.",
+        inputSchema: expect.objectContaining({ type: "object", required: ["id"] }),
+      },
     ]);
     const next = structuredOf(await call("approve", { executionId: paused.executionId, seq: 2 }, ops));
     expect(next).toMatchObject({ status: "paused", pending: [{ seq: 3, args: { id: 2 } }] });

@@ -95,6 +95,7 @@ describe("snippets", () => {
         connector: "github",
         method: "create_issue",
         args: { repo: "acme/api", title: "Triage 2" },
+        description: "Create an issue.",
       },
     ]);
     expect(created).toEqual([]);

@@ -53,6 +53,10 @@ export interface PendingAction {
   connector: string;
   method: string;
   args: unknown;
+  /** The tool's description, as the runtime that reads the action configures it. */
+  description?: string;
+  /** The tool's input schema as JSON Schema (for a form that edits the arguments); absent when it has none. */
+  inputSchema?: Record<string, unknown>;
 }
 
 export type ExecutionStatus = "running" | "paused" | "completed" | "error" | "rejected" | "rolled_back";

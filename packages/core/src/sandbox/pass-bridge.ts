@@ -110,9 +110,9 @@ export class PassBridge {
    */
   randomBytesCallback(): ivm.Callback {
     const deterministic = this.request.deterministic;
-    // biome-ignore lint/complexity/useOptionalChain: `deterministic` may be `false`, which has no properties to chain.
     const port = this.port;
     // Like every callback of the pass, it stops answering when the pass ends.
+    // biome-ignore lint/complexity/useOptionalChain: `deterministic` may be `false`, which has no properties to chain.
     if (!deterministic || !deterministic.keyed)
       return new ivm.Callback((count: unknown) => (port.bridge ? randomBase64(count) : ""));
     port.nextBytes = keyedByteStream(deterministic.seed);

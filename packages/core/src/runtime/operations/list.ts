@@ -4,7 +4,8 @@ import type { ExecutionHead } from "../../log/interface.js";
 import type { ExecutionState, ExecutionStatus, PendingAction } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { type ExecutionSummary, toExecutionState, toLogEntries, toPendingAction, toSummary } from "../log-view.js";
+import { type ExecutionSummary, toExecutionState, toLogEntries, toSummary } from "../log-view.js";
+import { pendingActionOf } from "../pending-view.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** One page of a listing; `cursor` is absent on the last page. */
@@ -82,7 +83,7 @@ async function pendingActions(context: RuntimeContext, heads: ExecutionHead[]): 
   const actions: PendingAction[] = [];
   waiting.forEach((head, position) => {
     const entry = entries[position];
-    if (entry?.state === "pending") actions.push(toPendingAction(head.id, entry));
+    if (entry?.state === "pending") actions.push(pendingActionOf(context, head.id, entry));
   });
   return actions;
 }

@@ -2,8 +2,9 @@ import { decodeDurable } from "../../log/durable-value.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { readDivergence, toLogEntries, toPendingAction } from "../log-view.js";
+import { readDivergence, toLogEntries } from "../log-view.js";
 import { transformForModel } from "../pass/settle-pass.js";
+import { pendingActionOf } from "../pending-view.js";
 
 /**
  * The current `Outcome` of any execution, read from the store, so a process that did not run it
@@ -35,7 +36,7 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
         return {
           status: "paused",
           executionId: id,
-          pending: entry?.state === "pending" ? [toPendingAction(id, entry)] : [],
+          pending: entry?.state === "pending" ? [pendingActionOf(context, id, entry)] : [],
           calls,
         };
       }

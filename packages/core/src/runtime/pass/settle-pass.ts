@@ -5,7 +5,8 @@ import type { ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, type Divergence, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
-import { toLogEntries, toPendingAction } from "../log-view.js";
+import { toLogEntries } from "../log-view.js";
+import { pendingActionOf } from "../pending-view.js";
 import { afterTransition, complete, fail, type PendingHooks, pause } from "../transition.js";
 import type { PassEnd } from "./interface.js";
 import { runPass } from "./run-pass.js";
@@ -66,7 +67,7 @@ async function settle(
       const outcome: Outcome = {
         status: "paused",
         executionId: head.id,
-        pending: entry ? [toPendingAction(head.id, entry)] : [],
+        pending: entry ? [pendingActionOf(context, head.id, entry)] : [],
         ...logs,
         calls: toLogEntries(log),
       };
