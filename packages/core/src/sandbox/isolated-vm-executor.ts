@@ -241,7 +241,8 @@ async function readAndRun(
         lineOffset: normalized.lineOffset - 1,
       });
     } catch (error) {
-      if (bridge.ended) throw error;
+      // The isolate went away while compiling (close(), the deadline): that is not the code's fault.
+      if (bridge.ended || isolate.isDisposed || watchdog.killedBecause !== undefined || watchdog.timedOut) throw error;
       return failed("SYNTAX_ERROR", errorMessage(error), logs);
     }
     try {
