@@ -206,29 +206,24 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
     const executeRows = await executeByHistory(store.label, opened);
     const throughputRows = await throughput(store, opened.tenThousand.runtime, 0);
     if (store.throughputTarget) {
-      // The same storage with a fresh isolate per pass: what warm isolates (the default) gain at saturation.
-      const fresh = createCodemodeRuntime({
-        name: RUNTIME_NAME,
-        connectors: [shop],
-        storage: opened.tenThousand.storage,
-        maxExecutions: MAX_EXECUTIONS,
-        isolateReuse: false,
-      });
+      // The same storage, run otherwise: each runtime is closed once its rows are measured.
+      const sameStorage = (options: Partial<Parameters<typeof createCodemodeRuntime>[0]>) =>
+        createCodemodeRuntime({
+          name: RUNTIME_NAME,
+          connectors: [shop],
+          storage: opened.tenThousand.storage,
+          maxExecutions: MAX_EXECUTIONS,
+          ...options,
+        });
+      // A fresh isolate per pass: what warm isolates (the default) gain at saturation.
+      const fresh = sameStorage({ isolateReuse: false });
       try {
         throughputRows.push(...(await saturation(store, opened.tenThousand.runtime, fresh)));
       } finally {
         await fresh.close();
       }
-    }
-    if (store.throughputTarget) {
-      // The same storage, its passes on sandbox threads.
-      const threaded = createCodemodeRuntime({
-        name: RUNTIME_NAME,
-        connectors: [shop],
-        storage: opened.tenThousand.storage,
-        maxExecutions: MAX_EXECUTIONS,
-        sandboxThreads: SANDBOX_THREADS,
-      });
+      // Passes on sandbox threads.
+      const threaded = sameStorage({ sandboxThreads: SANDBOX_THREADS });
       try {
         await inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, readOnce(threaded));
         throughputRows.push(...(await throughput(store, threaded, SANDBOX_THREADS)));

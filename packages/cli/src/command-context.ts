@@ -98,3 +98,15 @@ export function duration(value: string, option: string): number {
   const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
   return Math.round(Number(match[1]) * (units[match[2] ?? "ms"] ?? 1));
 }
+
+/**
+ * Refuses (exit 6) a runtime from an older `@codemode/core` that lacks `method`: such a config
+ * still loads for the other commands.
+ */
+export function requireRuntimeMethod(runtime: CommandContext["runtime"], method: "replayCheck" | "rerun"): void {
+  if (typeof runtime[method] !== "function")
+    throw new CliError(
+      EXIT_CODES.config,
+      `the config's runtime has no ${method}; upgrade @codemode/core in the application the config comes from`,
+    );
+}

@@ -8,8 +8,8 @@ import type {
 } from "@codemode/core";
 import { ALL_STATUSES } from "@codemode/core/store";
 import type { Command } from "commander";
-import { CliError, firstLine, unknownExecution } from "../cli-error.js";
-import type { CommandContext } from "../command-context.js";
+import { firstLine, unknownExecution } from "../cli-error.js";
+import { type CommandContext, requireRuntimeMethod } from "../command-context.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { abbreviate, type Output, visibleOnOneLine } from "../output/terminal.js";
@@ -46,12 +46,7 @@ export function registerReplayCheck(program: Command, register: Register): void 
 
 async function replayCheck({ runtime, out }: CommandContext, options: ReplayCheckOptions): Promise<ExitCode> {
   const target = replayCheckTarget(options);
-  // A runtime from an older @codemode/core still loads for the other commands.
-  if (typeof runtime.replayCheck !== "function")
-    throw new CliError(
-      EXIT_CODES.config,
-      "the config's runtime has no replayCheck; upgrade @codemode/core in the application the config comes from",
-    );
+  requireRuntimeMethod(runtime, "replayCheck");
   const progress = new Progress(
     typeof target === "string" ? `checking ${target}` : "checking stored runs against the current tools",
     out.stderr,

@@ -9,7 +9,7 @@ import {
 } from "@codemode/core";
 import type { Command } from "commander";
 import { CliError, exitCodeOf, firstLine, storeUnreachable, unknownExecution } from "../cli-error.js";
-import { type CommandContext, wholeNumber } from "../command-context.js";
+import { type CommandContext, requireRuntimeMethod, wholeNumber } from "../command-context.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { type Output, visibleOnOneLine } from "../output/terminal.js";
@@ -137,11 +137,7 @@ function refusal(outcome: Extract<Outcome, { status: "error" }>, executionId: st
 
 async function rerun({ runtime, out }: CommandContext, options: RerunOptions): Promise<ExitCode> {
   const query = rerunQuery(options);
-  if (typeof runtime.rerun !== "function")
-    throw new CliError(
-      EXIT_CODES.config,
-      "the config's runtime has no rerun; upgrade @codemode/core in the application the config comes from",
-    );
+  requireRuntimeMethod(runtime, "rerun");
   const progress = new Progress(query.dryRun ? "looking for failed runs" : "running failed runs again", out.stderr);
   let report: RerunReport;
   try {

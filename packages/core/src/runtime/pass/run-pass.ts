@@ -94,11 +94,19 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   }
 }
 
+/** One lookup per runtime: its connectors and settings do not change, and a listing asks per action. */
+const toolLookups = new WeakMap<RuntimeContext, (connector: string, method: string) => ToolDefinition | undefined>();
+
 /** The tools a pass may call: the configured connectors, plus `fetch` when the network is allowed. */
 export function passTools(context: RuntimeContext): (connector: string, method: string) => ToolDefinition | undefined {
-  const builtIn = new Map<string, ToolDefinition>();
-  if (context.settings.allowNetwork) builtIn.set("fetch", fetchTool(context.settings.timeoutMs));
-  return toolLookup(context.connectors, builtIn);
+  let lookup = toolLookups.get(context);
+  if (!lookup) {
+    const builtIn = new Map<string, ToolDefinition>();
+    if (context.settings.allowNetwork) builtIn.set("fetch", fetchTool(context.settings.timeoutMs));
+    lookup = toolLookup(context.connectors, builtIn);
+    toolLookups.set(context, lookup);
+  }
+  return lookup;
 }
 
 /**
