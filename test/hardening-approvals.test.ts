@@ -104,16 +104,17 @@ describe("the approval rule sees what execute will get (issue 17.7)", () => {
     expect(seenByRule).toEqual([]);
   });
 
-  it("R-RP-6: a call issued after one that pauses on its parsed arguments never runs, even while the schema was still checking", async () => {
+  it("R-AP-8: a call issued after one that pauses on its parsed arguments waits for the schema, then runs once in its own seq", async () => {
     const runtime = setup();
     const outcome = await runtime.execute({
       code: "async () => { await ledger.note({ before: true }); return Promise.all([ledger.pay({ amount: '1,000,000', to: 'mallory' }), ledger.note({ after: true })]); }",
     });
-    expect(outcome).toMatchObject({ status: "paused", pending: [{ seq: 1 }] });
-    expect(notes).toEqual([{ before: true }]);
+    expect(outcome).toMatchObject({ status: "paused", pending: [{ seq: 1, args: { amount: "1,000,000" } }] });
+    expect(notes).toEqual([{ before: true }, { after: true }]);
     expect(outcome.calls?.map((call) => [call.seq, call.method, call.state])).toEqual([
       [0, "note", "applied"],
       [1, "pay", "pending"],
+      [2, "note", "applied"],
     ]);
   });
 });

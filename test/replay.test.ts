@@ -560,8 +560,8 @@ describe("steps (R-RP-5)", () => {
   });
 });
 
-describe("nothing happens after a pause (R-RP-6)", () => {
-  it("R-RP-6: code that does not await the gated call and writes on gets a pause; the write never runs in that pass", async () => {
+describe("a pause lets the program go on as far as it can (R-AP-8, which refines R-RP-6)", () => {
+  it("R-AP-8: code that does not await the gated call and writes on: the write runs once, in the paused pass, and replays after approval", async () => {
     const { runtime, count, calls } = setup();
     const code = `async () => {
       const pending = shop.create_order({ sku: "a" });
@@ -569,17 +569,19 @@ describe("nothing happens after a pause (R-RP-6)", () => {
       return "went on";
     }`;
     const paused = expectPaused(await runtime.execute({ code }));
-    expect(count("write")).toBe(0);
+    expect(count("write")).toBe(1);
     expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state])).toEqual([
       [0, "create_order", "pending"],
+      [1, "write", "applied"],
     ]);
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toBe("went on");
     expect(count("write")).toBe(1);
+    expect(count("create_order")).toBe(1);
     expect(calls.write![0]!.context.seq).toBe(1);
   });
 
-  it("R-RP-6: code that catches around the gated call and returns early still pauses, and nothing after it runs", async () => {
+  it("R-AP-8: code that races the gated call and returns early still pauses: the program never sees the gated call's result", async () => {
     const { runtime, count } = setup();
     const code = `async () => {
       try {
@@ -590,14 +592,16 @@ describe("nothing happens after a pause (R-RP-6)", () => {
       return "sneaky";
     }`;
     const paused = expectPaused(await runtime.execute({ code }));
-    expect(paused.pending[0]).toMatchObject({ seq: 0, method: "create_order" });
-    expect(count("write")).toBe(0);
+    expect(paused.pending.map((action) => [action.seq, action.method])).toEqual([[0, "create_order"]]);
     expect(count("create_order")).toBe(0);
-    expect(paused.calls).toHaveLength(1);
+    expect(count("write")).toBe(1);
     expect((await runtime.execution(paused.executionId))?.status).toBe("paused");
+    expectCompleted(await runtime.approve({ executionId: paused.executionId }));
+    expect(count("create_order")).toBe(1);
+    expect(count("write")).toBe(1);
   });
 
-  it("R-RP-6: a call issued concurrently after the gated one in Promise.all does not run in the paused pass", async () => {
+  it("R-AP-8: a call issued concurrently after the gated one in Promise.all runs in the paused pass, and replays after approval", async () => {
     const { runtime, count } = setup();
     const paused = expectPaused(
       await runtime.execute({
@@ -605,10 +609,11 @@ describe("nothing happens after a pause (R-RP-6)", () => {
       }),
     );
     expect(count("read")).toBe(1);
-    expect(count("write")).toBe(0);
+    expect(count("write")).toBe(1);
     expect(paused.calls!.map((entry) => [entry.seq, entry.state])).toEqual([
       [0, "applied"],
       [1, "pending"],
+      [2, "applied"],
     ]);
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toEqual([{ n: 1, value: 10 }, { orderId: "o-1" }, { written: 3 }]);
@@ -616,7 +621,7 @@ describe("nothing happens after a pause (R-RP-6)", () => {
     expect(count("write")).toBe(1);
   });
 
-  it("R-RP-6: a call issued while the pause is still being recorded (a slow store) gets the pause and never runs", async () => {
+  it("R-AP-8: with a slow store, calls issued while the pause is recorded and after a timer run once, and nothing that awaits the gated call runs", async () => {
     const entries = new Map<string, unknown>();
     const slowStore = {
       get: async (key: string) => entries.get(key),
@@ -636,17 +641,22 @@ describe("nothing happens after a pause (R-RP-6)", () => {
           const writes = [shop.write({ n: 1 }), shop.write({ n: 2 })];
           await new Promise((resolve) => setTimeout(resolve, 5));
           const late = shop.write({ n: 3 });
-          return Promise.all([order, ...writes, late]);
+          const all = await Promise.all([order, ...writes, late]);
+          await shop.write({ n: 4 });
+          return all;
         }`,
       }),
     );
-    expect(count("write")).toBe(0);
+    expect(count("write")).toBe(3);
     expect(paused.calls!.map((entry) => [entry.seq, entry.method, entry.state])).toEqual([
       [0, "create_order", "pending"],
+      [1, "write", "applied"],
+      [2, "write", "applied"],
+      [3, "write", "applied"],
     ]);
     const done = expectCompleted(await runtime.approve({ executionId: paused.executionId }));
     expect(done.result).toEqual([{ orderId: "o-1" }, { written: 1 }, { written: 2 }, { written: 3 }]);
-    expect(count("write")).toBe(3);
+    expect(count("write")).toBe(4);
   });
 });
 

@@ -30,10 +30,12 @@ export {
   type PendingAction,
   type RollbackReport,
 } from "./outcome.js";
+export type { ApprovalPolicy } from "./runtime/approval-policy.js";
 export { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "./runtime/create-runtime.js";
 export type { DescribeOutput, SearchOutput } from "./runtime/discovery.js";
 export type { ExecutionSummary } from "./runtime/log-view.js";
 export type { ApproveInput } from "./runtime/operations/approve.js";
+export type { DecideInput, Decision } from "./runtime/operations/decide-input.js";
 export type { ForkInput } from "./runtime/operations/fork.js";
 export type { ListQuery, Page, PendingQuery } from "./runtime/operations/list.js";
 export type { RecoverOptions } from "./runtime/operations/recover.js";

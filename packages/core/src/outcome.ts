@@ -17,17 +17,28 @@ export const ERROR_CODES = [
   "MISSING_CONNECTOR",
   "STORAGE_ERROR",
   "BUSY",
+  "INVALID_DECISION",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export type LogEntryState = "executing" | "applied" | "pending" | "reverted" | "error";
+/** `denied`: a person or the policy refused the call; it never ran (R-AP-9). */
+export type LogEntryState = "executing" | "applied" | "pending" | "reverted" | "error" | "denied";
 
-/** Who decided on an approval-gated call, for the audit trail (R-AP-7). */
+/** What a person (or the policy) decided on one pending call (R-AP-9). */
+export type DecisionKind = "approve" | "deny" | "edit";
+
+/** Who decided on an approval-gated call, for the audit trail (R-AP-7, R-AP-9). */
 export interface ApprovalDecision {
   approved: boolean;
   by?: string;
   reason?: string;
   at: number;
+  /** What was decided; absent on decisions recorded by `approve` and `reject` before decisions had kinds. */
+  decision?: DecisionKind;
+  /** The grant this decision gave: up to `calls` further calls of the same method approved as they come. */
+  grant?: { calls: number };
+  /** Approved through the grant that the decision on this seq gave, without a pause. */
+  viaGrant?: number;
 }
 
 export interface LogEntry {
@@ -43,6 +54,8 @@ export interface LogEntry {
   ephemeral?: boolean;
   state: LogEntryState;
   decision?: ApprovalDecision;
+  /** For a call a person edited: the arguments the program asked for (`args` are what ran). */
+  requestedArgs?: unknown;
   startedAt: number;
   endedAt?: number;
 }

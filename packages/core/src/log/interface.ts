@@ -30,7 +30,10 @@ export interface ExecutionHead {
   connectors: string[];
   /** Log entries exist only at seqs below this; raised in blocks so it is rarely rewritten. */
   seqLimit: number;
+  /** The first call that waits for a person, when paused (kept for readers of one action). */
   pendingSeq?: number;
+  /** Every call that waits for a person, when paused, in the order they paused (R-AP-8). */
+  pendingSeqs?: number[];
   /** Replay-stable clock and randomness (R-SB-6), kept so every pass sees the same values. */
   deterministic: boolean;
   seed: string;
@@ -67,6 +70,8 @@ export interface StoredEntry {
   /** Steps: the first seq after the step's fn settled. */
   seqAfter?: number;
   decision?: ApprovalDecision;
+  /** For a call a person edited (R-AP-9): wire text of the arguments the program asked for; `args` ran. */
+  requestedArgs?: string;
   /** Rollback progress and failures (R-RB-4). */
   revertError?: string;
   startedAt: number;

@@ -13,6 +13,7 @@ import { createWorkerThreadExecutor } from "../sandbox/worker-thread-executor.js
 import { SnippetStore } from "../snippets/snippets.js";
 import type { Telemetry } from "../telemetry/interface.js";
 import { createTelemetry } from "../telemetry/telemetry.js";
+import { APPROVAL_POLICY_TIMEOUT_MS, type ApprovalPolicy } from "./approval-policy.js";
 import { Discovery } from "./discovery.js";
 import { PassGate } from "./pass-gate.js";
 import { type CodemodeRuntimeOptions, checkOptions, type Settings } from "./runtime-options.js";
@@ -44,6 +45,9 @@ export interface RuntimeContext {
   readonly discovery: Discovery;
   readonly snippets: SnippetStore;
   readonly transformResult: ((result: unknown) => unknown) | undefined;
+  /** Decides calls that require approval before they pause (R-AP-10); none by default. */
+  readonly approvalPolicy: ApprovalPolicy | undefined;
+  readonly approvalPolicyTimeoutMs: number;
   /** Connectors the code names as identifiers (R-AP-5). */
   connectorsIn(code: string): string[];
   /** Reports what is swallowed on purpose (hook errors, a lagging listing). */
@@ -90,6 +94,8 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     discovery: new Discovery(connectors, snippets),
     snippets,
     transformResult: options.transformResult,
+    approvalPolicy: options.approvalPolicy,
+    approvalPolicyTimeoutMs: options.approvalPolicyTimeoutMs ?? APPROVAL_POLICY_TIMEOUT_MS,
     connectorsIn: (code) => patterns.filter(({ pattern }) => pattern.test(code)).map(({ name }) => name),
     warn: (message) => logger.warn(`[codemode] ${message}`),
     telemetry: createTelemetry(options.telemetry, settings.name, (message) => logger.warn(`[codemode] ${message}`)),

@@ -4,6 +4,7 @@ import { createApprovalAuthority, registerApprovalAuthority } from "./approval-a
 import { createRuntimeContext } from "./context.js";
 import type { CodemodeRuntime } from "./interface.js";
 import { approve } from "./operations/approve.js";
+import { decide } from "./operations/decide.js";
 import { deleteExecution } from "./operations/delete.js";
 import { execute, submit } from "./operations/execute.js";
 import { expireStale } from "./operations/expire.js";
@@ -38,6 +39,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     execute: (input) => execute(context, input),
     submit: (input) => submit(context, input),
     approve: (input) => approve(context, input),
+    decide: (input) => decide(context, input),
     reject: (input) => reject(context, input),
     pending: (query) => listPending(context, typeof query === "string" ? { executionId: query } : (query ?? {})),
     executions: (query) => listExecutions(context, query),

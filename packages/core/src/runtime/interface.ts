@@ -4,6 +4,7 @@ import type { Snippet } from "../snippets/snippets.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
 import type { ApproveInput } from "./operations/approve.js";
+import type { DecideInput } from "./operations/decide-input.js";
 import type { ForkInput } from "./operations/fork.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";
@@ -27,8 +28,16 @@ export interface CodemodeRuntime {
    * store fails.
    */
   submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
-  /** Approves the pending action of a paused execution and resumes it. */
+  /** Approves a pending action (`seq`), or every action pending now, and resumes the execution. */
   approve(input: ApproveInput): Promise<Outcome>;
+  /**
+   * Decides pending actions one by one (R-AP-9): approve, edit (other arguments, checked by the
+   * tool's schema) or deny (the call rejects inside the program with an `ApprovalDenied` error),
+   * with an optional grant for further calls of the same method. Undecided actions stay pending.
+   * NOT_PAUSED for a seq not pending now, INVALID_DECISION for a malformed decision; nothing
+   * changes on a refusal.
+   */
+  decide(input: DecideInput): Promise<Outcome>;
   /** Rejects the pending action: the execution ends `rejected`. False when that action was not pending. */
   reject(input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean>;
   /** Pending actions of paused executions, newest first, a page at a time; or of one execution. */

@@ -15,6 +15,21 @@ import {
 // How stored records look to the application: values decoded, entries ordered by seq.
 
 /** Who approved or rejected a pending action, and when (R-AP-7). */
+/**
+ * The calls of a paused execution that wait for a person, in the order they paused (R-AP-8):
+ * `pendingSeqs`, or the single `pendingSeq` of a record written before batches. The store's
+ * contents are hostile input: only whole seqs inside the log's bounds count, each once.
+ */
+const MAX_PENDING_LISTED = 10_000;
+
+export function pendingSeqsOf(head: ExecutionHead): number[] {
+  const listed = Array.isArray(head.pendingSeqs) ? head.pendingSeqs : [head.pendingSeq];
+  const seqs: number[] = [];
+  for (const seq of listed.slice(0, MAX_PENDING_LISTED))
+    if (Number.isSafeInteger(seq) && (seq as number) >= 0 && !seqs.includes(seq as number)) seqs.push(seq as number);
+  return seqs;
+}
+
 export function decisionOf(approved: boolean, by: unknown, reason: unknown) {
   const decision: { approved: boolean; by?: string; reason?: string; at: number } = { approved, at: Date.now() };
   if (typeof by === "string" && by) decision.by = by;
@@ -50,6 +65,7 @@ export function toLogEntries(log: ReadonlyMap<number, StoredEntry>): LogEntry[] 
       if (entry.error !== undefined) view.error = entry.error;
       if (entry.ephemeral) view.ephemeral = true;
       if (entry.decision) view.decision = { ...entry.decision };
+      if (typeof entry.requestedArgs === "string") view.requestedArgs = safeDecode(entry.requestedArgs);
       if (entry.endedAt !== undefined) view.endedAt = entry.endedAt;
       return view;
     });
@@ -109,8 +125,10 @@ export interface ExecutionSummary {
   connectors: string[];
   /** Passes run so far. */
   passes: number;
-  /** The seq of the action waiting for approval, when paused. */
+  /** The seq of the first action waiting for approval, when paused. */
   pendingSeq?: number;
+  /** Every action waiting for approval, when paused (R-AP-8). */
+  pendingSeqs?: number[];
   error?: string;
   errorCode?: ErrorCode;
 }
@@ -124,7 +142,11 @@ export function toSummary(head: ExecutionHead): ExecutionSummary {
     connectors: [...head.connectors],
     passes: head.passes,
   };
-  if (head.pendingSeq !== undefined) summary.pendingSeq = head.pendingSeq;
+  const pendingSeqs = pendingSeqsOf(head);
+  if (pendingSeqs.length > 0) {
+    summary.pendingSeq = pendingSeqs[0];
+    summary.pendingSeqs = pendingSeqs;
+  }
   if (head.error !== undefined) summary.error = head.error;
   if (head.errorCode !== undefined) summary.errorCode = head.errorCode;
   return summary;

@@ -11,6 +11,7 @@ import { type IsolateReuse, isolateReuseSettings } from "../sandbox/warm-isolate
 import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { approvalOptionProblems } from "./approval-authority.js";
+import type { ApprovalPolicy } from "./approval-policy.js";
 import { defaultMaxPassesInFlight } from "./pass-gate.js";
 
 export interface CodemodeRuntimeOptions {
@@ -91,6 +92,15 @@ export interface CodemodeRuntimeOptions {
    * process, or before a restart, is refused.
    */
   approvalSecret?: string | Uint8Array;
+  /**
+   * Decides calls that require approval before they pause (R-AP-10), possibly asynchronously (an
+   * OPA query, say): "approve", "deny", "ask", or `{ decision, reason }`. Its decisions are
+   * recorded with `by: "policy"`. One that throws, or answers after `approvalPolicyTimeoutMs`,
+   * counts as "ask".
+   */
+  approvalPolicy?: ApprovalPolicy;
+  /** How long the approval policy may take for one call before it counts as "ask". Default 5 000 ms. */
+  approvalPolicyTimeoutMs?: number;
   /** Where swallowed hook errors are reported (R-RS-3). Default: console. */
   logger?: { warn(message: string): void };
   /**
@@ -153,6 +163,7 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   positive(options.limits?.maxLogEntries, "limits.maxLogEntries");
   positive(options.lockWaitMs, "lockWaitMs");
   positive(options.leaseMs, "leaseMs");
+  positive(options.approvalPolicyTimeoutMs, "approvalPolicyTimeoutMs");
   if (
     options.prewarmIsolates !== undefined &&
     (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)
@@ -193,6 +204,8 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     problems.push("transformResult must be a function");
   problems.push(...telemetryProblems(options.telemetry));
   problems.push(...approvalOptionProblems(options.approvalSecret, options.chatApprovals));
+  if (options.approvalPolicy !== undefined && typeof options.approvalPolicy !== "function")
+    problems.push("approvalPolicy must be a function of the action");
 
   let keyv: KeyvLike;
   let lock: LockProvider;

@@ -81,9 +81,9 @@ describe("named transitions: one status change each", () => {
   it("writes the head with the pending seq and moves the listing row from its previous status", async () => {
     const { context, puts } = setup();
     const running = head("running");
-    expect(await pause(context, holder, running, 2)).toEqual({ kind: "pass-end", status: "paused" });
+    expect(await pause(context, holder, running, [2, 4])).toEqual({ kind: "pass-end", status: "paused" });
     const stored = await context.store.readHead("e1");
-    expect(stored).toMatchObject({ status: "paused", pendingSeq: 2 });
+    expect(stored).toMatchObject({ status: "paused", pendingSeq: 2, pendingSeqs: [2, 4] });
     expect(stored!.updatedAt).toBeGreaterThan(1);
     expect(puts).toEqual([
       {
@@ -108,12 +108,13 @@ describe("named transitions: one status change each", () => {
     const stored = await context.store.readHead("e1");
     expect(stored).toMatchObject({ status: "rejected", error: "expired while waiting for approval" });
     expect(stored!.pendingSeq).toBeUndefined();
+    expect(stored!.pendingSeqs).toBeUndefined();
   });
 
   it("resume writes the approved entry with the head and owes no hooks", async () => {
     const { context } = setup();
     const approved: StoredEntry = { ...pending, decision: { approved: true, by: "ann", at: 5 } };
-    expect(await resume(context, holder, head("paused", { pendingSeq: 2 }), approved)).toBeUndefined();
+    expect(await resume(context, holder, head("paused", { pendingSeq: 2 }), [approved])).toBeUndefined();
     const [entry] = await context.store.readEntries("e1", [2]);
     expect(entry).toMatchObject({ state: "pending", decision: { approved: true, by: "ann" } });
     const stored = await context.store.readHead("e1");

@@ -5,6 +5,7 @@ import type { LeaseFence } from "../log/lock.js";
 import type { ErrorCode, ExecutionEndStatus, ExecutionStatus } from "../outcome.js";
 import type { RuntimeContext } from "./context.js";
 import { runDisposeHooks, runPassEndHooks } from "./hooks.js";
+import { pendingSeqsOf } from "./log-view.js";
 
 const TERMINAL: ReadonlySet<ExecutionStatus> = new Set(["completed", "error", "rejected", "rolled_back"]);
 
@@ -14,8 +15,8 @@ export function isTerminal(status: ExecutionStatus): status is ExecutionEndStatu
 
 /** What changes with a status, besides the status itself. */
 interface StatusChange {
-  /** The pending action, for a pause. */
-  pendingSeq?: number;
+  /** The actions that wait for a person, for a pause (R-AP-8). */
+  pendingSeqs?: number[];
   /** Why the run ended in error or was ended by someone. */
   error?: { message: string; code?: ErrorCode };
   /** Entries written in the same batch as the head (an approved or rejected action). */
@@ -69,26 +70,38 @@ export async function fail(
   return { kind: "pass-end", status: "error" };
 }
 
-/** A pass stopped at a call that needs a person: `pendingSeq` waits for a decision. */
+/** A pass could go no further than calls that need a person: `pendingSeqs` wait for decisions (R-AP-8). */
 export async function pause(
   context: RuntimeContext,
   lease: TransitionWriter,
   head: ExecutionHead,
-  pendingSeq: number,
+  pendingSeqs: number[],
 ): Promise<PendingHooks> {
-  await changeStatus(context, lease, head, "paused", { pendingSeq });
+  await changeStatus(context, lease, head, "paused", { pendingSeqs });
   return { kind: "pass-end", status: "paused" };
 }
 
-/** A person approved the pending action: written with the head, and a pass runs next. */
+/** A person decided pending actions: the decided entries are written with the head, and a pass runs next. */
 export async function resume(
   context: RuntimeContext,
   lease: TransitionWriter,
   head: ExecutionHead,
-  approved: StoredEntry,
+  decided: StoredEntry[],
 ): Promise<PendingHooks> {
-  await changeStatus(context, lease, head, "running", { entries: [approved] });
+  await changeStatus(context, lease, head, "running", { entries: decided });
   return undefined;
+}
+
+/** A denial the program did not catch ended it (R-AP-9): the run is `rejected`, as `reject` would leave it. */
+export async function endDenied(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  message: string,
+  result: StoredResult,
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "rejected", { error: { message }, result });
+  return { kind: "dispose", status: "rejected" };
 }
 
 /** How many earlier failures a rerun execution keeps in its head. */
@@ -112,14 +125,17 @@ export async function runAgain(
   return undefined;
 }
 
-/** A person rejected the pending action (R-AP-4): the closed entry carries who and why. */
+/** A person rejected the pending action (R-AP-4): the closed entry carries who and why; the other pending actions close with it. */
 export async function reject(
   context: RuntimeContext,
   lease: TransitionWriter,
   head: ExecutionHead,
   closed: StoredEntry,
 ): Promise<PendingHooks> {
-  await changeStatus(context, lease, head, "rejected", { entries: [closed] });
+  await changeStatus(context, lease, head, "rejected", {
+    entries: [closed],
+    closePending: `not run: the execution was rejected at seq ${closed.seq}`,
+  });
   return { kind: "dispose", status: "rejected" };
 }
 
@@ -169,20 +185,15 @@ async function changeStatus(
   const previous = head.status;
   const now = Date.now();
   const entries = [...(change.entries ?? [])];
-  if (
-    change.closePending !== undefined &&
-    head.pendingSeq !== undefined &&
-    !entries.some((entry) => entry.seq === head.pendingSeq)
-  ) {
-    const pending =
-      change.log?.get(head.pendingSeq) ?? (await context.store.readEntries(head.id, [head.pendingSeq]))[0];
-    if (pending?.state === "pending")
-      entries.push({ ...pending, state: "error", error: change.closePending, endedAt: now });
-  }
+  if (change.closePending !== undefined) entries.push(...(await closedPending(context, head, change, entries, now)));
   head.status = to;
   head.updatedAt = now;
-  if (to === "paused" && change.pendingSeq !== undefined) head.pendingSeq = change.pendingSeq;
-  else delete head.pendingSeq;
+  delete head.pendingSeq;
+  delete head.pendingSeqs;
+  if (to === "paused" && change.pendingSeqs && change.pendingSeqs.length > 0) {
+    head.pendingSeq = change.pendingSeqs[0];
+    head.pendingSeqs = [...change.pendingSeqs];
+  }
   if (change.error) {
     head.error = change.error.message;
     if (change.error.code) head.errorCode = change.error.code;
@@ -192,6 +203,25 @@ async function changeStatus(
   if (change.result) extra.result = change.result;
   await context.store.writeHead(lease, head, extra);
   await updateListing(context, head, previous, lease.fence);
+}
+
+/** The pending actions a run that leaves `paused` without deciding them closes with `closePending`. */
+async function closedPending(
+  context: RuntimeContext,
+  head: ExecutionHead,
+  change: StatusChange,
+  written: readonly StoredEntry[],
+  now: number,
+): Promise<StoredEntry[]> {
+  const seqs = pendingSeqsOf(head).filter((seq) => !written.some((entry) => entry.seq === seq));
+  const unread = seqs.filter((seq) => !change.log?.has(seq));
+  const read = unread.length > 0 ? await context.store.readEntries(head.id, unread) : [];
+  const found = seqs.map((seq) => change.log?.get(seq) ?? read[unread.indexOf(seq)]);
+  return found.flatMap((pending) =>
+    pending?.state === "pending"
+      ? [{ ...pending, state: "error" as const, error: change.closePending as string, endedAt: now }]
+      : [],
+  );
 }
 
 /** Lists a new execution, which is stored first (R-RE-1). */

@@ -52,8 +52,16 @@ export type SandboxRequest =
 export type HostReply =
   | { kind: "value"; value: string }
   | { kind: "error"; message: string }
-  /** End the pass now: the request never settles in the sandbox (pause, divergence, limits). */
-  | { kind: "halt" };
+  /** End the pass now: the request never settles in the sandbox (divergence, limits, a store failure). */
+  | { kind: "halt" }
+  /**
+   * The request waits for a person (R-AP-8): it never settles in this pass, but the program goes
+   * on. The pass ends, `halted`, once nothing else can happen: every request still open is a
+   * waiting one, and no reply, delivery or timer is under way.
+   */
+  | { kind: "wait" }
+  /** A person or the policy denied the call (R-AP-9): it rejects with an error named `ApprovalDenied`. */
+  | { kind: "denied"; message: string };
 
 /** A log entry the sandbox may answer by itself, without a bridge trip (R-ST-2). */
 export type ReplayEntry =
@@ -119,9 +127,11 @@ export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | 
 export type PassResult =
   /** The program returned; `value` is wire text ("" for undefined). */
   | { status: "returned"; value: string; logs: string[] }
-  /** A host reply halted the pass. */
+  /** A host reply halted the pass, or the program could go no further than requests left waiting. */
   | { status: "halted"; logs: string[] }
-  | { status: "failed"; code: SandboxFailureCode; error: string; logs: string[] };
+  | { status: "failed"; code: SandboxFailureCode; error: string; logs: string[] }
+  /** The program did not catch a denial it was given (R-AP-9); `error` is its message. */
+  | { status: "denied"; error: string; logs: string[] };
 
 /** Runs passes. Implementations hold no per-execution state between passes. */
 export interface Executor {

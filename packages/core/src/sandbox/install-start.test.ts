@@ -22,8 +22,9 @@ function realmWithStart(finish: (text: string) => void) {
     describeThrown,
     finish,
     limits.maxReadChars,
+    bridge.isDenial,
   );
-  return realm;
+  return { ...realm, bridge };
 }
 
 /** Runs `main` (source of a function) through `__codemode_start` in a fresh realm; the text it reports to `finish`. */
@@ -51,6 +52,37 @@ describe("installStart: how a program's end becomes one text", () => {
       line: null,
       column: null,
     });
+  });
+
+  it("R-AP-9: a denial the bridge delivered and the program did not catch is D + its message; the program's own ApprovalDenied is a T", async () => {
+    const reports: string[] = [];
+    const { context, bridge, global } = realmWithStart((text) => reports.push(text));
+    global.ask = () => bridge.send({ type: "call" }, true);
+    runInContext("__codemode_start(async () => { await ask(); })", context, { filename: "codemode.js" });
+    bridge.deliver(1, 2, "shop.order was denied by ann: too much");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reports).toHaveLength(1);
+    expect(reports[0]![0]).toBe("D");
+    expect(JSON.parse(reports[0]!.slice(1)).message).toContain("shop.order was denied by ann: too much");
+
+    const forged = await start(
+      "async () => { const error = new Error('shop.order was denied'); error.name = 'ApprovalDenied'; throw error; }",
+    );
+    expect(forged[0]).toBe("T");
+  });
+
+  it("R-AP-9: a caught denial is an error named ApprovalDenied with the reason in its message", async () => {
+    const reports: string[] = [];
+    const { context, bridge, global } = realmWithStart((text) => reports.push(text));
+    global.ask = () => bridge.send({ type: "call" }, true);
+    runInContext(
+      "__codemode_start(async () => { try { await ask(); } catch (error) { return [error.name, error.message, error instanceof Error]; } })",
+      context,
+      { filename: "codemode.js" },
+    );
+    bridge.deliver(1, 2, "shop.order was denied: no");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reports).toEqual(['R["ApprovalDenied","shop.order was denied: no",true]']);
   });
 
   it("a value that cannot be encoded is N + why", async () => {

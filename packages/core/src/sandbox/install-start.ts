@@ -7,7 +7,8 @@ import type { ValueCodec } from "./value-codec.js";
  * (it deletes itself first). It runs `main` and reports how it ended through the host's `finish`
  * callback, once, with one text whose first letter says how: RESULT_RETURNED ("R") + wire text
  * of the value, RESULT_THREW ("T") + JSON `{ message, line, column }`, RESULT_INVALID ("N") + why
- * the value could not be encoded. It returns nothing: the host never waits on a promise of the
+ * the value could not be encoded, RESULT_DENIED ("D") + JSON `{ message }` for a denial the
+ * program did not catch. It returns nothing: the host never waits on a promise of the
  * isolate, because disposing an isolate whose `run` promise never settled (a program halted
  * while awaiting) makes a later `process.exit()` hang (R-RT-5).
  */
@@ -20,6 +21,7 @@ export function installStart(
   describeThrown: (error: unknown) => string,
   finish: (text: string) => void,
   maxReadChars: number,
+  isDenial: (error: unknown) => boolean,
 ): void {
   "use strict";
   const { JSONStringify, ReflectApply, ObjectDefineProperty, PromiseResolve, PromiseThen, ErrorCtor, StringCtor } =
@@ -46,6 +48,11 @@ export function installStart(
         report("R" + text);
       };
       const threw = (error: unknown) => {
+        // A denial the program did not catch ends the run as the person decided (R-AP-9).
+        if (isDenial(error)) {
+          report("D" + JSONStringify(plain({ message: messageOf(error, "the call was denied") })));
+          return;
+        }
         let line: unknown = null;
         let column: unknown = null;
         try {

@@ -251,9 +251,12 @@ async function readAndRun(
       // V8 compiles the program's function when it first runs: from here, the next may read.
       endTurn();
     }
+    bridge.programStarted();
     const end = await Promise.race([
       bridge.finished.then((text) => ({ text })),
       bridge.halted.then(() => "halted" as const),
+      // Only requests waiting for a person are left (R-AP-8): the pass ends as a halt does.
+      bridge.stalled.then(() => "halted" as const),
       watchdog.dead.then(() => "dead" as const),
     ]);
     if (end === "dead") throw new Error("the isolate ended while the program ran");

@@ -7,7 +7,7 @@ import { keyedByteStream } from "./keyed-random.js";
 import type { LogCollector } from "./log-collector.js";
 import { parseRequest } from "./parse-request.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
-import { DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
+import { DELIVER_DENIED, DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
 
 /**
  * The host's end of the bridge for one pass (see docs/decisions.md, "Sandbox bridge"): requests
@@ -27,6 +27,15 @@ export class PassBridge {
   /** Resolves when a host reply halts the pass (pause, divergence, limits). */
   readonly halted = new Promise<void>((resolve) => {
     this.resolveHalted = resolve;
+  });
+  /** Requests answered `wait` (R-AP-8): open for good in this pass, and not host work to wait for. */
+  private readonly waiting = new Set<number>();
+  /** Set once the program's first run returned: from then on, a bridge with nothing but waiting requests is stalled. */
+  private started = false;
+  private resolveStalled!: () => void;
+  /** Resolves when the program can go no further: every open request waits for a person. */
+  readonly stalled = new Promise<void>((resolve) => {
+    this.resolveStalled = resolve;
   });
   private resolveFinished!: (text: string) => void;
   /** Resolves with the text `__codemode_start` reported when the program ended (see install-start.ts). */
@@ -86,7 +95,27 @@ export class PassBridge {
       (error: unknown) => this.reply(id, { kind: "error", message: errorMessage(error) }),
     );
     this.inFlight.add(settled);
-    void settled.finally(() => this.inFlight.delete(settled));
+    void settled.finally(() => {
+      this.inFlight.delete(settled);
+      this.checkStalled();
+    });
+  }
+
+  /** The program's first run returned: what it started is now counted to see whether it can go on. */
+  programStarted(): void {
+    this.started = true;
+    this.checkStalled();
+  }
+
+  /**
+   * Stalled: some request waits for a person, and nothing else is under way that could let the
+   * program go on (a host reply, a delivery into the sandbox, a timer). A delivery's `apply`
+   * settles only after the microtasks it caused ran, and requests they issued are counted by then.
+   */
+  private checkStalled(): void {
+    if (!this.started || this.ended || this.halts || this.waiting.size === 0) return;
+    if (this.inFlight.size > 0 || this.deliveries.size > 0 || this.timers.size > 0) return;
+    this.resolveStalled();
   }
 
   /** How the program reports its end: a host callback, never a promise the host waits on (R-RT-5). */
@@ -175,6 +204,7 @@ export class PassBridge {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.reply(id, { kind: "value", value: "" });
+      this.checkStalled();
     }, delay);
     this.timers.add(timer);
   }
@@ -185,14 +215,21 @@ export class PassBridge {
       this.resolveHalted();
       return;
     }
+    if (reply.kind === "wait") {
+      this.waiting.add(id);
+      return;
+    }
     if (!this.canDeliver) return;
-    const kind = reply.kind === "value" ? DELIVER_VALUE : DELIVER_ERROR;
+    const kind = reply.kind === "value" ? DELIVER_VALUE : reply.kind === "denied" ? DELIVER_DENIED : DELIVER_ERROR;
     const text = reply.kind === "value" ? reply.value : reply.message;
     // Delivered from the loop's next check phase, so that a burst of passes cannot keep the
     // loop from its timers (see event-loop-turn.ts). Counted from now: the pass waits for it.
     const delivered = new Promise<void>((resolve) => onNextTurn(() => resolve(this.deliverNow(id, kind, text))));
     this.deliveries.add(delivered);
-    void delivered.finally(() => this.deliveries.delete(delivered));
+    void delivered.finally(() => {
+      this.deliveries.delete(delivered);
+      this.checkStalled();
+    });
   }
 
   /** Whether a reply may still reach the sandbox: checked when it is given and again when it is delivered. */

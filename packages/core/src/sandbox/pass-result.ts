@@ -4,7 +4,7 @@ import type { LogCollector } from "./log-collector.js";
 import type { PassBridge } from "./pass-bridge.js";
 import type { PassWatchdog } from "./pass-watchdog.js";
 import { CLIP_NOTE_CHARS, clipText } from "./sandbox-limits.js";
-import { RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
+import { RESULT_DENIED, RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
 
 /** The limits in force for one pass (the request's or the executor's defaults), for messages. */
 export interface PassLimitsInForce {
@@ -23,6 +23,15 @@ export function interpretResult(text: string, logs: LogCollector, maxMessageChar
   const kind = text[0];
   const rest = text.slice(1);
   if (kind === RESULT_RETURNED) return { status: "returned", value: rest, logs: logs.lines };
+  if (kind === RESULT_DENIED) {
+    try {
+      const thrown = JSON.parse(rest) as { message?: unknown };
+      const message = typeof thrown.message === "string" ? thrown.message : "the call was denied";
+      return { status: "denied", error: clipText(message, maxMessageChars + CLIP_NOTE_CHARS), logs: logs.lines };
+    } catch {
+      return { status: "denied", error: "the call was denied", logs: logs.lines };
+    }
+  }
   if (kind === RESULT_THREW) {
     try {
       const thrown = JSON.parse(rest) as { message?: unknown; line?: unknown; column?: unknown };

@@ -8,8 +8,13 @@ export interface SandboxBridge {
    * when `decode`, the raw text otherwise. A host error rejects with an `Error` of its message.
    */
   send(request: Record<string, unknown>, decode: boolean): Promise<unknown>;
-  /** What the host calls to settle request `id`: kind 0 is a value's text, kind 1 an error message. */
+  /**
+   * What the host calls to settle request `id`: kind 0 is a value's text, kind 1 an error message,
+   * kind 2 a denial (R-AP-9): an error named `ApprovalDenied` with the reason in its message.
+   */
   deliver(id: number, kind: number, text: string): void;
+  /** Whether `error` is a denial this bridge delivered (a program cannot make one of its own). */
+  isDenial(error: unknown): boolean;
   /** Tells the host a value could not be encoded (it halts the pass); the program waits forever. */
   invalid(seq: number | undefined, error: unknown): Promise<never>;
   /**
@@ -39,8 +44,11 @@ export function createSandboxBridge(
   maxValueChars: number,
 ): SandboxBridge {
   "use strict";
-  const { JSONStringify, ReflectApply, ObjectCreate, ObjectKeys, PromiseCtor, ErrorCtor } = intrinsics;
+  const { JSONStringify, ReflectApply, ObjectCreate, ObjectKeys, PromiseCtor, ErrorCtor, ObjectDefineProperty } =
+    intrinsics;
   const { MapCtor, MapGet, MapSet, MapDelete } = intrinsics;
+  /** The denials delivered in this pass: a program's own error named ApprovalDenied is not one. */
+  const denials = new MapCtor<unknown, boolean>();
 
   type Waiter = { resolve: (value: unknown) => void; reject: (error: unknown) => void; decode: boolean };
   const waiting = new MapCtor<number, Waiter>();
@@ -89,9 +97,18 @@ export function createSandboxBridge(
         return;
       }
       waiter.resolve(value);
+    } else if (kind === 2) {
+      const denial = new ErrorCtor(text);
+      ObjectDefineProperty(denial, "name", { value: "ApprovalDenied", writable: true, configurable: true });
+      ReflectApply(MapSet, denials, [denial, true]);
+      waiter.reject(denial);
     } else {
       waiter.reject(new ErrorCtor(text));
     }
+  }
+
+  function isDenial(error: unknown): boolean {
+    return ReflectApply(MapGet, denials, [error]) === true;
   }
 
   function invalid(seq: number | undefined, error: unknown): Promise<never> {
@@ -105,5 +122,5 @@ export function createSandboxBridge(
     return never;
   }
 
-  return { send, deliver, invalid, tooLarge, maxValueChars, plain, decodeText };
+  return { send, deliver, isDenial, invalid, tooLarge, maxValueChars, plain, decodeText };
 }

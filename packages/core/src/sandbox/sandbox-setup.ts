@@ -28,11 +28,13 @@ export interface SandboxConfig {
 /** Reply kinds of the deliver function the setup returns (the sandbox side uses the literals). */
 export const DELIVER_VALUE = 0;
 export const DELIVER_ERROR = 1;
+export const DELIVER_DENIED = 2;
 
 /** Prefixes of the text `__codemode_start` reports through the host's `finish` callback. */
 export const RESULT_RETURNED = "R";
 export const RESULT_THREW = "T";
 export const RESULT_INVALID = "N";
+export const RESULT_DENIED = "D";
 
 /** Service handled by the executor itself: a pass-scoped timer. */
 export const TIMER_SERVICE = "__timer";
@@ -131,6 +133,7 @@ export function sandboxSetup(
     formatter.describeThrown,
     finish,
     limits.maxReadChars,
+    bridge.isDenial,
   );
   return bridge.deliver;
 }

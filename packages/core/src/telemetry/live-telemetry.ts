@@ -110,7 +110,8 @@ export class LiveTelemetry implements Telemetry {
           message: this.recordValues ? `${end.code}: ${end.message}` : end.code,
         });
       }
-      if (end.kind === "paused") this.notePause(end.pendingSeq, head.id, log, [span, scope?.span]);
+      if (end.kind === "paused")
+        for (const seq of end.pendingSeqs) this.notePause(seq, head.id, log, [span, scope?.span]);
       return end;
     } catch (error) {
       span.setStatus({

@@ -4,7 +4,7 @@ import type { ExecutionHead } from "../../log/interface.js";
 import type { ExecutionState, ExecutionStatus, PendingAction } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { type ExecutionSummary, toExecutionState, toLogEntries, toSummary } from "../log-view.js";
+import { type ExecutionSummary, pendingSeqsOf, toExecutionState, toLogEntries, toSummary } from "../log-view.js";
 import { pendingActionOf } from "../pending-view.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
@@ -76,14 +76,13 @@ export async function readExecution(context: RuntimeContext, executionId: string
 }
 
 async function pendingActions(context: RuntimeContext, heads: ExecutionHead[]): Promise<PendingAction[]> {
-  const waiting = heads.filter((head) => head.pendingSeq !== undefined);
-  const entries = await context.store.readEntriesAt(
-    waiting.map((head) => ({ executionId: head.id, seq: head.pendingSeq as number })),
-  );
+  // Every action a paused run waits on (R-AP-8), in the order they paused.
+  const refs = heads.flatMap((head) => pendingSeqsOf(head).map((seq) => ({ executionId: head.id, seq })));
+  const entries = await context.store.readEntriesAt(refs);
   const actions: PendingAction[] = [];
-  waiting.forEach((head, position) => {
+  refs.forEach((ref, position) => {
     const entry = entries[position];
-    if (entry?.state === "pending") actions.push(pendingActionOf(context, head.id, entry));
+    if (entry?.state === "pending") actions.push(pendingActionOf(context, ref.executionId, entry));
   });
   return actions;
 }

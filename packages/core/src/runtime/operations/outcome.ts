@@ -2,7 +2,7 @@ import { decodeDurable } from "../../log/durable-value.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { asStorageError } from "../failure.js";
-import { readDivergence, toLogEntries } from "../log-view.js";
+import { pendingSeqsOf, readDivergence, toLogEntries } from "../log-view.js";
 import { transformForModel } from "../pass/settle-pass.js";
 import { pendingActionOf } from "../pending-view.js";
 
@@ -32,13 +32,11 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
         return { status: "completed", executionId: id, result: transformForModel(context, raw, []), ...logs, calls }; // The logs stay as recorded.
       }
       case "paused": {
-        const entry = head.pendingSeq === undefined ? undefined : log.get(head.pendingSeq);
-        return {
-          status: "paused",
-          executionId: id,
-          pending: entry?.state === "pending" ? [pendingActionOf(context, id, entry)] : [],
-          calls,
-        };
+        const pending = pendingSeqsOf(head).flatMap((seq) => {
+          const entry = log.get(seq);
+          return entry?.state === "pending" ? [pendingActionOf(context, id, entry)] : [];
+        });
+        return { status: "paused", executionId: id, pending, calls };
       }
       case "error": {
         // A divergence is kept with the final record; other failures need no second read.
@@ -54,6 +52,9 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
       case "running":
         return errorOutcome(id, "BUSY", `execution ${id} is running; its outcome is not known yet`, { calls });
       case "rejected": {
+        // An uncaught denial (R-AP-9) ended it: the run's error says who denied what.
+        if (head.error !== undefined && calls.some((call) => call.state === "denied"))
+          return errorOutcome(id, "NOT_PAUSED", `execution ${id} was rejected: ${head.error}`, { calls });
         const closed =
           calls.find((call) => call.decision?.approved === false) ??
           calls.find((call) => call.state === "error" && call.requiresApproval);

@@ -1,6 +1,6 @@
 import type { StoredEntry } from "../../log/interface.js";
 import type { RuntimeContext } from "../context.js";
-import { decisionOf } from "../log-view.js";
+import { decisionOf, pendingSeqsOf } from "../log-view.js";
 import { reject as rejectRun } from "../transition.js";
 import { controlStep } from "./control-step.js";
 
@@ -17,7 +17,7 @@ export async function reject(
   const executionId = typeof input?.executionId === "string" ? input.executionId : "";
   if (!executionId || typeof input.seq !== "number") return false;
   return controlStep(context, executionId, { doing: "reject the action of" }, async ({ head, lease, owe }) => {
-    if (head?.status !== "paused" || head.pendingSeq !== input.seq) return false;
+    if (head?.status !== "paused" || !pendingSeqsOf(head).includes(input.seq)) return false;
     const [entry] = await context.store.readEntries(executionId, [input.seq]);
     if (entry?.state !== "pending") return false;
     const decision = decisionOf(false, input.by, input.reason);

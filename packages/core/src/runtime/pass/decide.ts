@@ -30,7 +30,7 @@ export interface CallPolicy {
 
 /** The per-call decision: a tagged union, one branch per thing the pass can do. */
 export type CallDecision =
-  | { type: "replay"; outcome: "value" | "error" }
+  | { type: "replay"; outcome: "value" | "error" | "denied" }
   | { type: "execute"; reason: "new" | "approved" | "reexecute" | "interrupted" }
   | { type: "pause"; reason: "needs-approval" | "interrupted" }
   | { type: "diverge"; divergence: Divergence };
@@ -41,7 +41,7 @@ export type CallDecision =
  * - no entry: a new call; it pauses if it needs approval (R-AP-1), else runs;
  * - an entry for another connector, method or arguments: divergence (R-RP-2);
  * - applied/reverted: replay the result, unless ephemeral, which runs again (R-RP-3);
- * - error: replay the rejection (R-CON-3);
+ * - error: replay the rejection (R-CON-3); denied: replay the denial (R-AP-9);
  * - pending: runs once approved, else stays paused (R-AP-2);
  * - executing (the host died mid-call): runs again with the same idempotency key (R-RP-4),
  *   or asks again when the tool says `onInterrupted: "ask"` (R-RP-4b).
@@ -59,6 +59,8 @@ export function decideCall(call: IssuedCall, recorded: RecordedCall | undefined,
       return recorded.ephemeral ? { type: "execute", reason: "reexecute" } : { type: "replay", outcome: "value" };
     case "error":
       return { type: "replay", outcome: "error" };
+    case "denied":
+      return { type: "replay", outcome: "denied" };
     case "pending":
       return recorded.approved ? { type: "execute", reason: "approved" } : { type: "pause", reason: "needs-approval" };
     case "executing":

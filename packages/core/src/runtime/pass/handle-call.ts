@@ -3,9 +3,10 @@ import type { ArgsValidation } from "../../connectors/validate-args.js";
 import { errorMessage } from "../../error-message.js";
 import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/interface.js";
-import { CodemodeError } from "../../outcome.js";
+import { type ApprovalDecision, CodemodeError } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/value-codec.js";
+import { type GatedCall, gateCall } from "./approval-gate.js";
 import { decideCall, type RecordedCall } from "./decide.js";
 import { HALT, type PassState } from "./pass-state.js";
 import { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
@@ -136,6 +137,8 @@ function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
       });
     case "replay": {
       const recorded = call.recorded as StoredEntry;
+      if (decision.outcome === "denied")
+        return Promise.resolve({ kind: "denied", message: recorded.error ?? `${connector}.${method} was denied` });
       return Promise.resolve(
         decision.outcome === "value"
           ? { kind: "value", value: recorded.result ?? "" }
@@ -143,34 +146,44 @@ function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
       );
     }
     case "pause":
-      return pause(pass, call);
+      return gateCall(pass, gated(call), (approved) => execute(pass, call, "approved", approved));
     case "execute":
       return execute(pass, call, decision.reason);
   }
+}
+
+/** The call as the approval gate sees it. */
+function gated(call: CheckedCall): GatedCall {
+  return {
+    seq: call.seq,
+    connector: call.connector,
+    method: call.method,
+    args: call.args,
+    description: typeof call.tool.description === "string" ? call.tool.description : undefined,
+    recorded: call.recorded,
+    fresh: (state) => newEntry(call, state),
+  };
 }
 
 function mayPause(tool: ToolDefinition): boolean {
   return tool.requiresApproval === true || typeof tool.requiresApproval === "function";
 }
 
-/** R-AP-1: records a pending entry and ends the pass; the program never sees a provisional result. */
-function pause(pass: PassState, call: CheckedCall): Promise<HostReply> {
-  void pass.halt({ kind: "paused", pendingSeq: call.seq });
-  const entry: StoredEntry = call.recorded
-    ? { ...call.recorded, state: "pending", requiresApproval: true }
-    : { ...newEntry(call, "pending"), requiresApproval: true };
-  delete entry.decision;
-  return pass.recorder.record(entry).then(
-    () => HALT,
-    (error: unknown) => pass.failWith(error),
-  );
-}
-
-async function execute(pass: PassState, call: CheckedCall, reason: ExecuteReason): Promise<HostReply> {
+/** Runs a call with a write-ahead entry; `decision` (a grant's, the policy's) is recorded on it. */
+async function execute(
+  pass: PassState,
+  call: CheckedCall,
+  reason: ExecuteReason,
+  decision?: ApprovalDecision,
+): Promise<HostReply> {
   const { tool, recorded } = call;
   const ephemeral = tool.replay === "reexecute";
   const entry: StoredEntry = recorded ? { ...recorded, state: "executing" } : newEntry(call, "executing");
   if (ephemeral) entry.ephemeral = true;
+  if (decision) {
+    entry.decision = decision;
+    entry.requiresApproval = true;
+  }
   const rerunEphemeral = reason === "reexecute" && recorded !== undefined;
   // Write-ahead, so a host that dies mid-call leaves an `executing` entry (R-RP-4). An ephemeral
   // call already in the log just runs again: nothing about it changes. A new call of a read-only
@@ -299,7 +312,8 @@ export function toRecordedCall(entry: StoredEntry): RecordedCall {
   const recorded: RecordedCall = {
     connector: entry.connector,
     method: entry.method,
-    canonicalArgs: canonicalOf(entry.args),
+    // An edited call is the program's call with other arguments run (R-AP-9): it matches what was asked.
+    canonicalArgs: canonicalOf(typeof entry.requestedArgs === "string" ? entry.requestedArgs : entry.args),
     state: entry.state,
   };
   if (entry.ephemeral) recorded.ephemeral = true;

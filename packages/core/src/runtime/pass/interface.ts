@@ -18,5 +18,8 @@ export interface PassInput {
 /** How a pass ended: returned, paused for a person, or failed (console lines in each). */
 export type PassEnd =
   | { kind: "completed"; resultText: string; logs: string[] }
-  | { kind: "paused"; pendingSeq: number; logs: string[] }
-  | { kind: "error"; code: ErrorCode; message: string; logs: string[]; divergence?: Divergence };
+  /** `pendingSeqs`: every call that waits for a person, in the order they paused (R-AP-8). */
+  | { kind: "paused"; pendingSeqs: number[]; logs: string[] }
+  | { kind: "error"; code: ErrorCode; message: string; logs: string[]; divergence?: Divergence }
+  /** The program did not catch a denial (R-AP-9): the run ends `rejected` with its message. */
+  | { kind: "denied"; message: string; logs: string[] };

@@ -6,6 +6,8 @@ import type { ExecutionStore } from "../../log/execution-store.js";
 import type { ExecutionHead, StoredEntry, StoreWriter } from "../../log/interface.js";
 import { CodemodeError, type Divergence, type ErrorCode } from "../../outcome.js";
 import type { HostReply } from "../../sandbox/executor.js";
+import type { ApprovalPolicy } from "../approval-policy.js";
+import { GrantBook } from "./grant-book.js";
 import { LogBudget, type LogLimits } from "./log-budget.js";
 import { PassRecorder } from "./recorder.js";
 
@@ -19,6 +21,15 @@ export interface PassLease {
   check(): Promise<boolean>;
   /** The error that says the execution was taken over. */
   takenOver(): CodemodeError;
+}
+
+/** The policy of a runtime, as a pass consults it (R-AP-10). */
+export interface PassApprovals {
+  policy: ApprovalPolicy | undefined;
+  /** How long the policy may take for one call before it counts as "ask". */
+  timeoutMs: number;
+  runtime: string;
+  warn(message: string): void;
 }
 
 /** What one pass works on: its execution, the store and lease it writes through, and the tools it may call. */
@@ -35,12 +46,12 @@ export interface PassStateOptions {
   validators: ReadonlyMap<string, ArgsValidator>;
   /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
   limits: LogLimits;
+  /** The runtime's approval policy and where its failures are reported (R-AP-10). */
+  approvals: PassApprovals;
 }
 
-/** Why a pass stopped early: a pause, or an error with its code. */
-export type Stop =
-  | { kind: "paused"; pendingSeq: number }
-  | { kind: "error"; code: ErrorCode; message: string; divergence?: Divergence };
+/** Why a pass stopped early: an error with its code. A pause is not a stop: the program goes on (R-AP-8). */
+export type Stop = { kind: "error"; code: ErrorCode; message: string; divergence?: Divergence };
 
 export const HALT: HostReply = { kind: "halt" };
 const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
@@ -52,6 +63,8 @@ const HALT_PROMISE: Promise<HostReply> = Promise.resolve(HALT);
  */
 export class PassState {
   stop: Stop | undefined;
+  /** Seqs of the calls that wait for a person, in the order they paused (R-AP-8). */
+  readonly pending: number[] = [];
   /**
    * Set while a call's pause waits on an asynchronous argument check: requests issued after it
    * wait for it (see run-pass.ts), so that none of them runs if it pauses (R-RP-6).
@@ -69,6 +82,9 @@ export class PassState {
   readonly budget: LogBudget;
   /** Writes this pass's entries in order; a deferred write that fails stops the pass. */
   readonly recorder: PassRecorder;
+  /** Grants in force (R-AP-9), read from the log when a call first needs one. */
+  readonly grants: GrantBook;
+  readonly approvals: PassApprovals;
 
   constructor(options: PassStateOptions) {
     this.head = options.head;
@@ -77,6 +93,8 @@ export class PassState {
     this.validators = options.validators;
     this.lease = options.lease;
     this.budget = new LogBudget(options.head, options.log, options.limits);
+    this.grants = new GrantBook(options.log);
+    this.approvals = options.approvals;
     this.recorder = new PassRecorder(
       options.store,
       options.head,
@@ -89,10 +107,7 @@ export class PassState {
 
   /** Ends the pass now; the request never settles in the sandbox. Its message is what the record and the model get. */
   halt(reason: Stop): Promise<HostReply> {
-    const stop: Stop = reason.kind === "error" ? { ...reason, message: clipMessage(reason.message) } : reason;
-    // A store failure outranks a pause: the pause may not have been recorded.
-    if (!this.stop || (stop.kind === "error" && stop.code === "STORAGE_ERROR" && this.stop.kind === "paused"))
-      this.stop = stop;
+    this.stop ??= { ...reason, message: clipMessage(reason.message) };
     return HALT_PROMISE;
   }
 
@@ -139,7 +154,7 @@ export class PassState {
 
   /** True when a store write failed: run nothing that cannot be recorded. */
   get storageFailed(): boolean {
-    return this.stop?.kind === "error" && this.stop.code === "STORAGE_ERROR";
+    return this.stop?.code === "STORAGE_ERROR";
   }
 
   /** Each seq serves one call or step per pass; a second use is a tampered sandbox. */

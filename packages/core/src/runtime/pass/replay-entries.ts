@@ -40,7 +40,8 @@ export function replayEntries(log: ReadonlyMap<number, StoredEntry>): ReplayEntr
       seq: entry.seq,
       connector: entry.connector,
       method: entry.method,
-      args: entry.args,
+      // An edited call matches the program's own arguments (R-AP-9); what ran is in `args`.
+      args: typeof entry.requestedArgs === "string" ? entry.requestedArgs : entry.args,
     };
     if ((entry.state === "applied" || entry.state === "reverted") && entry.result !== undefined)
       entries.push({ ...base, outcome: "value", text: entry.result });

@@ -31,6 +31,12 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     tools: passTools(context),
     validators: context.validators,
     limits: { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries },
+    approvals: {
+      policy: context.approvalPolicy,
+      timeoutMs: context.approvalPolicyTimeoutMs,
+      runtime: settings.name,
+      warn: context.warn,
+    },
   });
 
   const onRequest = (request: SandboxRequest): Promise<HostReply> => {
@@ -74,16 +80,20 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
   await state.recorder.drain();
 
   const stop = state.stop;
-  if (stop?.kind === "error") {
+  if (stop) {
     const divergence = stop.divergence ? { divergence: stop.divergence } : {};
     return { kind: "error", code: stop.code, message: stop.message, logs: result.logs, ...divergence };
   }
-  if (stop?.kind === "paused") return { kind: "paused", pendingSeq: stop.pendingSeq, logs: result.logs };
+  // Calls that wait for a person decide the pass, whatever the program did after them (R-AP-8):
+  // once they are decided, the next pass replays up to them and goes on from there.
+  if (state.pending.length > 0) return { kind: "paused", pendingSeqs: [...state.pending], logs: result.logs };
   switch (result.status) {
     case "returned":
       return { kind: "completed", resultText: result.value, logs: result.logs };
     case "failed":
       return { kind: "error", code: result.code, message: result.error, logs: result.logs };
+    case "denied":
+      return { kind: "denied", message: result.error, logs: result.logs };
     case "halted":
       return {
         kind: "error",

@@ -7,7 +7,7 @@ import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { toLogEntries } from "../log-view.js";
 import { pendingActionOf } from "../pending-view.js";
-import { afterTransition, complete, fail, type PendingHooks, pause } from "../transition.js";
+import { afterTransition, complete, endDenied, fail, type PendingHooks, pause } from "../transition.js";
 import type { PassEnd } from "./interface.js";
 import { runPass } from "./run-pass.js";
 
@@ -62,15 +62,21 @@ async function settle(
   const logs = end.logs.length > 0 ? { logs: end.logs } : {};
   try {
     if (end.kind === "paused") {
-      const hooks = await pause(context, lease, head, end.pendingSeq);
-      const entry = log.get(end.pendingSeq);
-      const outcome: Outcome = {
-        status: "paused",
-        executionId: head.id,
-        pending: entry ? [pendingActionOf(context, head.id, entry)] : [],
+      const hooks = await pause(context, lease, head, end.pendingSeqs);
+      const pending = end.pendingSeqs.flatMap((seq) => {
+        const entry = log.get(seq);
+        return entry ? [pendingActionOf(context, head.id, entry)] : [];
+      });
+      const outcome: Outcome = { status: "paused", executionId: head.id, pending, ...logs, calls: toLogEntries(log) };
+      return { outcome, hooks };
+    }
+    if (end.kind === "denied") {
+      // R-AP-9: an uncaught denial ends the run as `reject` would, with the denial's message.
+      const hooks = await endDenied(context, lease, head, end.message, logs);
+      const outcome = errorOutcome(head.id, "NOT_PAUSED", `execution ${head.id} was rejected: ${end.message}`, {
         ...logs,
         calls: toLogEntries(log),
-      };
+      });
       return { outcome, hooks };
     }
     if (end.kind === "error") {

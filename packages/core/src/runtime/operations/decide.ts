@@ -1,0 +1,152 @@
+import { errorMessage } from "../../error-message.js";
+import { encodeDurable } from "../../log/durable-value.js";
+import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
+import { type ApprovalDecision, CodemodeError, type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
+import type { RuntimeContext } from "../context.js";
+import { pendingSeqsOf, toLogEntries } from "../log-view.js";
+import { missingConnectors } from "../missing-connectors.js";
+import { denialMessage } from "../pass/approval-gate.js";
+import { protoKeyMessage, protoKeyPath } from "../pass/proto-keys.js";
+import { passTools } from "../pass/run-pass.js";
+import { resume } from "../transition.js";
+import { handOver } from "./control-step.js";
+import { type CheckedDecisions, checkDecisions, type DecideInput, type Decision } from "./decide-input.js";
+
+export type { DecideInput, Decision } from "./decide-input.js";
+
+/**
+ * Decides pending calls of a paused execution and resumes it (R-AP-9): approve runs a call, edit
+ * runs it with other arguments (checked by the tool's schema), deny makes it reject inside the
+ * program with an `ApprovalDenied` error, and a grant approves further calls of the same method.
+ * Decisions may cover some of the pending calls: the others stay pending. Everything is checked
+ * under the execution's lease before anything is written, so a refusal (NOT_PAUSED for a seq not
+ * pending now, INVALID_DECISION for a malformed decision or arguments the tool refuses) changes
+ * nothing, and of two people deciding at once exactly one decision applies (R-AP-6).
+ */
+export async function decide(context: RuntimeContext, input: DecideInput): Promise<Outcome> {
+  const executionId = typeof input?.executionId === "string" ? input.executionId : "";
+  if (!executionId)
+    return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "decide needs an executionId", { calls: [] });
+  const checked = checkDecisions(input);
+  if (typeof checked === "string") return errorOutcome(executionId, "INVALID_DECISION", checked, { calls: [] });
+  return handOver(context, executionId, {}, async (lease, start) => {
+    const head = await context.store.readHead(executionId);
+    if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`, { calls: [] });
+    const { code, log } = await context.store.readCodeAndLog(head);
+    const refused = checkDecidable(context, head, log, checked.decisions);
+    if (refused) return refused;
+    const decided: StoredEntry[] = [];
+    for (const decision of checked.decisions) {
+      const entry = await decidedEntry(context, log.get(decision.seq) as StoredEntry, decision, checked);
+      if (typeof entry === "string")
+        return errorOutcome(executionId, "INVALID_DECISION", entry, { calls: toLogEntries(log) });
+      decided.push(entry);
+    }
+    for (const entry of decided) log.set(entry.seq, entry);
+    await resume(context, lease, head, decided);
+    return start({ head, code, log });
+  });
+}
+
+/** Why these decisions must change nothing, or undefined when they may go ahead. */
+function checkDecidable(
+  context: RuntimeContext,
+  head: ExecutionHead,
+  log: Map<number, StoredEntry>,
+  decisions: readonly Decision[],
+): ErrorOutcome | undefined {
+  const executionId = head.id;
+  const calls = () => ({ calls: toLogEntries(log) });
+  // R-AP-3: a stale decision must never revive a finished or running execution.
+  if (head.status !== "paused")
+    return errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `execution ${executionId} is ${head.status}; only a paused execution can be decided`,
+      calls(),
+    );
+  const pending = pendingSeqsOf(head).filter((seq) => log.get(seq)?.state === "pending");
+  if (pending.length === 0)
+    return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, calls());
+  const stale = decisions.find((decision) => !pending.includes(decision.seq));
+  if (stale) {
+    // R-AP-7: a click on a stale screen must not decide something else.
+    const now = pending
+      .slice(0, 10)
+      .map((seq) => `seq ${seq} (${log.get(seq)?.connector}.${log.get(seq)?.method})`)
+      .join(", ");
+    return errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `action ${stale.seq} is not pending; pending now: ${now}${pending.length > 10 ? ", …" : ""}`,
+      calls(),
+    );
+  }
+  const missing = missingConnectors(context, head, log);
+  if (missing) return errorOutcome(executionId, missing.code, missing.message, calls());
+  return undefined;
+}
+
+/** The entry as the decision leaves it, or why the decision is refused (INVALID_DECISION). */
+async function decidedEntry(
+  context: RuntimeContext,
+  entry: StoredEntry,
+  decision: Decision,
+  checked: CheckedDecisions,
+): Promise<StoredEntry | string> {
+  const at = Date.now();
+  const reason = decision.reason ?? checked.reason;
+  const record: ApprovalDecision = {
+    approved: decision.decision !== "deny",
+    decision: decision.decision,
+    at,
+    ...(checked.by ? { by: checked.by } : {}),
+    ...(reason ? { reason } : {}),
+    ...(decision.grant ? { grant: { calls: decision.grant.calls } } : {}),
+  };
+  if (decision.decision === "approve") return { ...entry, decision: record };
+  if (decision.decision === "deny") {
+    const error = denialMessage(entry.connector, entry.method, record);
+    return { ...entry, state: "denied", error, decision: record, endedAt: at };
+  }
+  const args = await editedArgs(context, entry, decision.args);
+  if (typeof args !== "string") return `seq ${entry.seq} (${entry.connector}.${entry.method}): ${args.problem}`;
+  return {
+    ...entry,
+    args,
+    // What the program asked for stays with the entry: its replays match it (R-AP-9).
+    requestedArgs: typeof entry.requestedArgs === "string" ? entry.requestedArgs : entry.args,
+    decision: record,
+  };
+}
+
+/**
+ * Edited arguments as wire text, checked as the program's own are (R-CON-2): they must be
+ * serializable, within the durable size, without a `__proto__` key, and accepted by the tool's
+ * schema. The approval rule is not asked again: a person decided.
+ */
+async function editedArgs(
+  context: RuntimeContext,
+  entry: StoredEntry,
+  args: unknown,
+): Promise<string | { problem: string }> {
+  const { connector, method } = entry;
+  const tool = passTools(context)(connector, method);
+  if (!tool) return { problem: `${connector}.${method} is not a configured tool` };
+  let text: string;
+  try {
+    text = encodeDurable(args, `the edited arguments of ${connector}.${method}`);
+  } catch (error) {
+    return { problem: CodemodeError.isInstance(error) ? error.message : errorMessage(error) };
+  }
+  const protoKey = protoKeyPath(text, args);
+  if (protoKey !== undefined) return { problem: protoKeyMessage(connector, method, protoKey) };
+  const validator = context.validators.get(`${connector}.${method}`);
+  if (!validator) return text;
+  try {
+    const validation = await validator(args);
+    return validation.ok ? text : { problem: validation.message };
+  } catch (error) {
+    return { problem: `could not check the edited arguments: ${errorMessage(error)}` };
+  }
+}
