@@ -1,5 +1,13 @@
-import { CodemodeError, errorOutcome, type LogEntry, type Outcome, type PendingAction } from "../outcome.js";
+import {
+  CodemodeError,
+  type DecisionKind,
+  errorOutcome,
+  type LogEntry,
+  type Outcome,
+  type PendingAction,
+} from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { Decision } from "../runtime/operations/decide-input.js";
 import { type ModelFacingOutcome, type ModelOutputOptions, modelFacingOutcome } from "./model-output.js";
 
 /** A human's answer to one pending action. */
@@ -7,7 +15,20 @@ export interface PendingDecision {
   executionId: string;
   /** The pending action's seq: a decision never lands on another action (R-AP-7). */
   seq: number;
-  approved: boolean;
+  /**
+   * Without `decision`: true approves; false rejects the action and ends the run (`runtime.reject`).
+   * With `decision`, it is ignored.
+   */
+  approved?: boolean;
+  /**
+   * What was decided (R-AP-9): "deny" makes the call reject inside the program with an
+   * `ApprovalDenied` error (the program may catch it), "edit" runs it with `args`.
+   */
+  decision?: DecisionKind;
+  /** For "edit": the arguments that run instead (checked by the tool's schema). */
+  args?: unknown;
+  /** On "approve" or "edit": approve up to `calls` further calls of the same method. */
+  grant?: { calls: number };
   /** Who decided, for the audit trail. */
   by?: string;
   /** Why; for a rejection the model is told it. */
@@ -36,7 +57,7 @@ export interface ModelFacingRejection {
   message: string;
 }
 
-type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">;
+type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution" | "decide">;
 
 /**
  * Applies a human's decision to a pending action and says what followed: `approve`'s outcome, or a
@@ -71,11 +92,20 @@ export async function decidePendingAction(
 }
 
 async function decide(runtime: DecidingRuntime, decision: PendingDecision): Promise<DecisionOutcome> {
-  const { executionId, seq, approved } = decision;
+  const { executionId, seq } = decision;
+  const approved = decision.decision ? decision.decision !== "deny" : decision.approved === true;
   const audit = {
     ...(decision.by ? { by: decision.by } : {}),
     ...(decision.reason ? { reason: decision.reason } : {}),
   };
+  if (decision.decision) {
+    const one: Decision = { seq, decision: decision.decision };
+    if (decision.decision === "edit") one.args = decision.args;
+    if (decision.grant && decision.decision !== "deny") one.grant = decision.grant;
+    const outcome = await runtime.decide({ executionId, decisions: [one], ...audit });
+    if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED") return outcome;
+    return (await answerFromLog(runtime, executionId, seq, approved)) ?? outcome;
+  }
   if (approved) {
     const outcome = await runtime.approve({ executionId, seq, ...audit });
     if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED") return outcome;
@@ -95,6 +125,43 @@ async function decide(runtime: DecidingRuntime, decision: PendingDecision): Prom
       { calls: (await runtime.execution(executionId))?.log ?? [] },
     )
   );
+}
+
+/** Decisions on several pending actions of one execution, as `runtime.decide` takes them. */
+export interface PendingDecisions {
+  executionId: string;
+  decisions: Decision[];
+  by?: string;
+  reason?: string;
+}
+
+/**
+ * `runtime.decide` for framework loops (R-AP-9): a store failure is an outcome with its code,
+ * never a throw, and decisions that were all applied already (a framework re-running its step
+ * after a resume) are answered from the log instead of failing with NOT_PAUSED: the outcome is
+ * where the run stands now.
+ *
+ * @example
+ * await decidePendingActions(runtime, { executionId, decisions: [{ seq: 2, decision: "approve" }, { seq: 3, decision: "edit", args }] });
+ */
+export async function decidePendingActions(
+  runtime: DecidingRuntime & Pick<CodemodeRuntime, "outcome">,
+  input: PendingDecisions,
+): Promise<Outcome> {
+  const { executionId } = input;
+  try {
+    const outcome = await runtime.decide(input);
+    if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED" || !Array.isArray(input.decisions)) return outcome;
+    const state = await runtime.execution(executionId);
+    const applied = input.decisions.every((decision) => {
+      const entry = state?.log.find((call) => call.seq === decision?.seq);
+      return entry?.decision !== undefined && entry.decision.approved === (decision.decision !== "deny");
+    });
+    return (applied && (await runtime.outcome(executionId))) || outcome;
+  } catch (error) {
+    if (CodemodeError.isInstance(error)) return errorOutcome(executionId, error.code, error.message, { calls: [] });
+    throw error;
+  }
 }
 
 /**
@@ -134,7 +201,12 @@ async function answerFromLog(
   const next = calls.find(
     (call) => call.seq > seq && call.requiresApproval && (call.decision !== undefined || call.state === "pending"),
   );
-  if (next) return { status: "paused", executionId, pending: [toPendingAction(executionId, next)], calls };
+  if (next) {
+    // Paused there now: every action pending with it (R-AP-8); else the one it paused at then.
+    const pendingNow = state.status === "paused" ? calls.filter((call) => call.state === "pending") : [];
+    const pending = pendingNow.some((call) => call.seq === next.seq) ? pendingNow : [next];
+    return { status: "paused", executionId, pending: pending.map((call) => toPendingAction(executionId, call)), calls };
+  }
   const logs = state.logs && state.logs.length > 0 ? { logs: state.logs } : {};
   switch (state.status) {
     case "completed":

@@ -36,9 +36,11 @@ export {
 export {
   type DecisionOutcome,
   decidePendingAction,
+  decidePendingActions,
   type ModelFacingRejection,
   modelFacingDecision,
   type PendingDecision,
+  type PendingDecisions,
   type RejectedOutcome,
 } from "./decide-pending-action.js";
 export { methodNamesFor } from "./method-names.js";

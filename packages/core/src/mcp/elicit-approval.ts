@@ -6,7 +6,7 @@ import { describePendingAction } from "../adapters/pending-approval.js";
 import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 
-type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution">;
+type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution" | "decide">;
 
 export interface ElicitationContext {
   /** The `tools/call` request the questions belong to (Streamable HTTP sends them on its stream). */
