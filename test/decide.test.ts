@@ -363,4 +363,64 @@ describe("decide with a runtime of no store of its own", () => {
     expect(done).toMatchObject({ status: "completed", result: [1, 2, 3] });
     await runtime.close();
   });
+
+  it("R-AP-8 R-AP-9: on sandbox threads too, a batch pauses once and a denial reaches the program as ApprovalDenied", async () => {
+    const shop = defineConnector({
+      name: "shop",
+      tools: { order: { requiresApproval: true, execute: (args: { n: number }) => args.n } },
+    });
+    const runtime = createCodemodeRuntime({ connectors: [shop], sandboxThreads: 1 });
+    try {
+      const paused = await runtime.execute({
+        code: "async () => Promise.all([1, 2].map((n) => shop.order({ n }).catch((error) => error.name)))",
+      });
+      expectStatus(paused, "paused");
+      expect(paused.pending.map((action) => action.seq)).toEqual([0, 1]);
+      const done = await runtime.decide({
+        executionId: paused.executionId,
+        decisions: [
+          { seq: 0, decision: "approve" },
+          { seq: 1, decision: "deny", reason: "no" },
+        ],
+      });
+      expect(done).toMatchObject({ status: "completed", result: [1, "ApprovalDenied"] });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("R-AP-8: a pass with a call waiting for a person goes on through timers and ends once nothing else can happen", async () => {
+    const ran: number[] = [];
+    const shop = defineConnector({
+      name: "shop",
+      tools: {
+        order: { requiresApproval: true, execute: (args: { n: number }) => args.n },
+        note: { execute: (args: { n: number }) => ran.push(args.n) },
+      },
+    });
+    const runtime = createCodemodeRuntime({ connectors: [shop] });
+    try {
+      const paused = await runtime.execute({
+        code: `async () => {
+          const order = shop.order({ n: 1 });
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          await shop.note({ n: 2 });
+          setTimeout(() => shop.note({ n: 3 }), 30);
+          return order;
+        }`,
+      });
+      expectStatus(paused, "paused");
+      expect(ran).toEqual([2, 3]);
+      expect(paused.calls?.map((call) => [call.seq, call.method, call.state])).toEqual([
+        [0, "order", "pending"],
+        [1, "note", "applied"],
+        [2, "note", "applied"],
+      ]);
+      const done = await runtime.approve({ executionId: paused.executionId });
+      expect(done).toMatchObject({ status: "completed", result: 1 });
+      expect(ran).toEqual([2, 3]);
+    } finally {
+      await runtime.close();
+    }
+  });
 });

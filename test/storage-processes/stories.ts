@@ -393,6 +393,56 @@ export function storageProcessStories(kind: keyof typeof BACKENDS): void {
       console.log(`${backend.label}: approve vs reject over ${ids.length} runs: ${JSON.stringify(tally)}`);
     }, 60_000);
 
+    it("R-AP-6 R-AP-9 racing decisions across processes (approve in one, edit in the other): exactly one applies, with its own arguments", async () => {
+      if (cannotRun()) return;
+      const name = runtimeName();
+      const created = await first.ask<Summary[]>({ op: "executeMany", name, code: readThenApply, count: 20 });
+      const ids = created.map((outcome) => outcome.executionId);
+      const startAt = Date.now() + 300;
+      const [approvals, edits] = await Promise.all([
+        first.ask<Summary[]>({
+          op: "decideMany",
+          name,
+          executionIds: ids,
+          decisions: [{ seq: 1, decision: "approve" }],
+          startAt,
+          spacingMs: 20,
+        }),
+        second.ask<Summary[]>({
+          op: "decideMany",
+          name,
+          executionIds: ids,
+          decisions: [{ seq: 1, decision: "edit", args: { item: "edited" } }],
+          startAt,
+          spacingMs: 20,
+        }),
+      ]);
+      const effects = await backend.effects();
+      const tally = { approve: 0, edit: 0 };
+      for (const [index, executionId] of ids.entries()) {
+        const pair = [approvals[index]!, edits[index]!];
+        expect(
+          pair.filter((outcome) => outcome.status === "completed"),
+          JSON.stringify(pair),
+        ).toHaveLength(1);
+        const loser = pair.find((outcome) => outcome.status !== "completed")!;
+        expect(["NOT_PAUSED", "BUSY"], JSON.stringify(loser)).toContain(loser.code);
+        expect(effects.get(`${executionId}:1`), `applied count of ${executionId}`).toBe(1);
+        const log = await second.ask<Array<{ seq: number; args: unknown; decision?: { decision?: string } }>>({
+          op: "log",
+          name,
+          executionId,
+        });
+        const winner = approvals[index]!.status === "completed" ? "approve" : "edit";
+        expect(log[1]).toMatchObject({
+          args: { item: winner === "edit" ? "edited" : "item-0" },
+          decision: { decision: winner },
+        });
+        tally[winner] += 1;
+      }
+      console.log(`${backend.label}: approve vs edit over ${ids.length} runs: ${JSON.stringify(tally)}`);
+    }, 60_000);
+
     it("R-ST-3 a run paused in one process completes after approve in another, which runs only the approved action", async () => {
       if (cannotRun()) return;
       const name = runtimeName();

@@ -9,7 +9,13 @@
  * table), so the parent can check "exactly once" across processes without trusting either worker.
  */
 import { DatabaseSync } from "node:sqlite";
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  createCodemodeRuntime,
+  type Decision,
+  defineConnector,
+  type Outcome,
+} from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
@@ -33,6 +39,14 @@ export type WorkerRequest =
   | { op: "executeMany"; name: string; code: string; count: number }
   | { op: "approveMany"; name: string; executionIds: string[]; startAt: number; spacingMs: number }
   | { op: "rejectMany"; name: string; executionIds: string[]; seq: number; startAt: number; spacingMs: number }
+  | {
+      op: "decideMany";
+      name: string;
+      executionIds: string[];
+      decisions: Decision[];
+      startAt: number;
+      spacingMs: number;
+    }
   | { op: "approve"; name: string; executionId: string }
   | { op: "recover"; name: string; executionId: string }
   | { op: "expirePaused"; name: string }
@@ -216,6 +230,10 @@ async function handle(request: WorkerRequest): Promise<unknown> {
       return onSchedule(request.executionIds, request.startAt, request.spacingMs, (executionId) =>
         runtime.reject({ executionId, seq: request.seq, by: config.workerId }),
       );
+    case "decideMany":
+      return onSchedule(request.executionIds, request.startAt, request.spacingMs, async (executionId) =>
+        summary(await runtime.decide({ executionId, decisions: request.decisions, by: config.workerId })),
+      );
     case "expirePaused":
       return runtime.expirePaused({ maxAgeMs: 24 * 60 * 60 * 1000 });
     case "log":
@@ -223,6 +241,8 @@ async function handle(request: WorkerRequest): Promise<unknown> {
         seq: entry.seq,
         method: entry.method,
         state: entry.state,
+        args: entry.args,
+        ...(entry.decision ? { decision: entry.decision } : {}),
       }));
     case "status":
       return Promise.all(
