@@ -389,6 +389,61 @@ describe("decide with a runtime of no store of its own", () => {
     }
   });
 
+  it("R-AP-8: a program that issues 2,000 gated calls at once pauses once with all of them; approving them all runs each once", async () => {
+    let ran = 0;
+    const shop = defineConnector({
+      name: "shop",
+      tools: { order: { requiresApproval: true, execute: (args: { n: number }) => (ran += 1) && args.n } },
+    });
+    const runtime = createCodemodeRuntime({ connectors: [shop] });
+    const paused = await runtime.execute({
+      code: "async () => (await Promise.all(Array.from({ length: 2000 }, (_, n) => shop.order({ n })))).length",
+    });
+    expectStatus(paused, "paused");
+    expect(paused.pending).toHaveLength(2_000);
+    expect((await runtime.pending(paused.executionId)).items).toHaveLength(2_000);
+    const done = await runtime.approve({ executionId: paused.executionId });
+    expect(done).toMatchObject({ status: "completed", result: 2_000 });
+    expect(ran).toBe(2_000);
+    await runtime.close();
+  });
+
+  it("R-AP-8: replayCheck goes past a pending call as a pass does: calls recorded after it are checked, a denied one replays as a denial", async () => {
+    const shop = (noteName: string) =>
+      defineConnector({
+        name: "shop",
+        tools: {
+          order: { requiresApproval: true, execute: (args: { n: number }) => args.n },
+          [noteName]: { execute: () => "noted" },
+        },
+      });
+    const storage = new Map();
+    const { default: Keyv } = await import("keyv");
+    const keyv = new Keyv({ store: storage });
+    const before = createCodemodeRuntime({ connectors: [shop("note")], storage: keyv });
+    const code = `async () => {
+      const denied = await shop.order({ n: 0 }).catch((error) => error.name);
+      const order = shop.order({ n: 1 });
+      await shop.note({});
+      return [denied, await order];
+    }`;
+    const first = await before.execute({ code });
+    expectStatus(first, "paused");
+    const second = await before.decide({ executionId: first.executionId, decisions: [{ seq: 0, decision: "deny" }] });
+    expectStatus(second, "paused");
+    expect(second.calls?.map((call) => [call.seq, call.state])).toEqual([
+      [0, "denied"],
+      [1, "pending"],
+      [2, "applied"],
+    ]);
+    expect((await before.replayCheck(first.executionId)).results).toMatchObject([{ ok: true, stoppedAt: "frontier" }]);
+    const after = createCodemodeRuntime({ connectors: [shop("jot")], storage: keyv });
+    const report = await after.replayCheck(first.executionId);
+    expect(report.results).toMatchObject([{ ok: false, divergence: { seq: 2, kind: "missing-tool" } }]);
+    await before.close();
+    await after.close();
+  });
+
   it("R-AP-8: a pass with a call waiting for a person goes on through timers and ends once nothing else can happen", async () => {
     const ran: number[] = [];
     const shop = defineConnector({

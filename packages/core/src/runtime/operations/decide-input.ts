@@ -22,8 +22,8 @@ export interface DecideInput {
   reason?: string;
 }
 
-/** The most decisions one call takes, and the largest grant. */
-export const MAX_DECISIONS = 1_000;
+/** The most decisions one call takes (as many as a run may have pending), and the largest grant. */
+export const MAX_DECISIONS = 10_000;
 export const MAX_GRANT_CALLS = 10_000;
 
 const KINDS: ReadonlySet<unknown> = new Set(["approve", "deny", "edit"]);

@@ -24,7 +24,7 @@ export interface ListQuery {
 }
 
 export interface PendingQuery {
-  /** Only this execution's pending action. */
+  /** Only this execution's pending actions. */
   executionId?: string;
   limit?: number;
   cursor?: string;
@@ -45,7 +45,10 @@ export async function listExecutions(context: RuntimeContext, query: ListQuery =
   return withCursor(page.heads.map(toSummary), page.cursor);
 }
 
-/** Pending actions of paused executions, newest first; or of one execution. */
+/**
+ * Pending actions of paused executions, newest first; or of one execution. A page holds `limit`
+ * paused runs, each with every action it waits on (R-AP-8).
+ */
 export async function listPending(context: RuntimeContext, query: PendingQuery = {}): Promise<Page<PendingAction>> {
   // Host programming errors (a bad limit or cursor) throw as such, before any store work.
   const limit = limitOf(query.limit);

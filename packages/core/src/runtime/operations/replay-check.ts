@@ -70,6 +70,8 @@ interface DryPass {
   replayed: number;
   issued: Set<number>;
   stop?: { at: "frontier" | "reexecute" } | { at: "divergence"; divergence: Divergence };
+  /** A recorded call still waits for a person: the program went on past it, as its passes do (R-AP-8). */
+  waiting?: boolean;
 }
 
 async function checkOne(context: RuntimeContext, target: ExecutionHead | string): Promise<ReplayCheckResult> {
@@ -129,7 +131,10 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
   const { replayed } = dry;
   // The program ended by itself (returned, or threw): a recorded call it never reached is a divergence.
   const ended =
-    !dry.stop && (result.status === "returned" || (result.status === "failed" && result.code === "SANDBOX_ERROR"));
+    !dry.stop &&
+    (result.status === "returned" ||
+      result.status === "denied" ||
+      (result.status === "failed" && result.code === "SANDBOX_ERROR"));
   const divergence = earliest(
     staticDivergence,
     dry.stop?.at === "divergence" ? dry.stop.divergence : undefined,
@@ -137,6 +142,7 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
   );
   if (divergence) return { ...base, ok: false, replayed, stoppedAt: "divergence", divergence };
   if (dry.stop) return { ...base, ok: true, replayed, stoppedAt: dry.stop.at };
+  if (dry.waiting) return { ...base, ok: true, replayed, stoppedAt: "frontier" };
   if (!ended) {
     const error =
       result.status === "failed"
@@ -187,13 +193,16 @@ function answerCall(
       return stopWith({ at: "divergence", divergence: decision.divergence });
     case "replay":
       dry.replayed += 1;
+      if (decision.outcome === "denied") return { kind: "denied", message: recorded.error ?? "the call was denied" };
       return decision.outcome === "value"
         ? { kind: "value", value: recorded.result ?? "" }
         : { kind: "error", message: recorded.error ?? "the call failed" };
     case "execute":
       return stopWith({ at: decision.reason === "reexecute" ? "reexecute" : "frontier" });
     case "pause":
-      return stopWith({ at: "frontier" });
+      // It never answers, and the program goes on, so calls recorded after it are checked too.
+      dry.waiting = true;
+      return { kind: "wait" };
   }
 }
 
