@@ -29,14 +29,42 @@ export async function decide(context: RuntimeContext, input: DecideInput): Promi
     return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "decide needs an executionId", { calls: [] });
   const checked = checkDecisions(input);
   if (typeof checked === "string") return errorOutcome(executionId, "INVALID_DECISION", checked, { calls: [] });
+  return applyDecisions(context, executionId, checked, () => checked.decisions, "decided");
+}
+
+/**
+ * `approve` without a seq: every action pending when the lease is taken is approved, so that of
+ * an approval and another operation racing, the first to take the lease wins (R-AP-6).
+ */
+export function approveAllPending(
+  context: RuntimeContext,
+  executionId: string,
+  audit: Omit<CheckedDecisions, "decisions">,
+): Promise<Outcome> {
+  const pendingNow = (head: ExecutionHead, log: Map<number, StoredEntry>): Decision[] =>
+    pendingSeqsOf(head)
+      .filter((seq) => log.get(seq)?.state === "pending")
+      .map((seq) => ({ seq, decision: "approve" }));
+  return applyDecisions(context, executionId, { ...audit, decisions: [] }, pendingNow, "approved");
+}
+
+/** Under the lease: reads the run, chooses the decisions, checks them all, then writes and resumes. */
+function applyDecisions(
+  context: RuntimeContext,
+  executionId: string,
+  checked: CheckedDecisions,
+  choose: (head: ExecutionHead, log: Map<number, StoredEntry>) => Decision[],
+  verb: string,
+): Promise<Outcome> {
   return handOver(context, executionId, {}, async (lease, start) => {
     const head = await context.store.readHead(executionId);
     if (!head) return errorOutcome(executionId, "NOT_FOUND", `no execution ${executionId}`, { calls: [] });
     const { code, log } = await context.store.readCodeAndLog(head);
-    const refused = checkDecidable(context, head, log, checked.decisions);
+    const decisions = choose(head, log);
+    const refused = checkDecidable(context, head, log, decisions, verb);
     if (refused) return refused;
     const decided: StoredEntry[] = [];
-    for (const decision of checked.decisions) {
+    for (const decision of decisions) {
       const entry = await decidedEntry(context, log.get(decision.seq) as StoredEntry, decision, checked);
       if (typeof entry === "string")
         return errorOutcome(executionId, "INVALID_DECISION", entry, { calls: toLogEntries(log) });
@@ -54,6 +82,7 @@ function checkDecidable(
   head: ExecutionHead,
   log: Map<number, StoredEntry>,
   decisions: readonly Decision[],
+  verb: string,
 ): ErrorOutcome | undefined {
   const executionId = head.id;
   const calls = () => ({ calls: toLogEntries(log) });
@@ -62,11 +91,11 @@ function checkDecidable(
     return errorOutcome(
       executionId,
       "NOT_PAUSED",
-      `execution ${executionId} is ${head.status}; only a paused execution can be decided`,
+      `execution ${executionId} is ${head.status}; only a paused execution can be ${verb}`,
       calls(),
     );
   const pending = pendingSeqsOf(head).filter((seq) => log.get(seq)?.state === "pending");
-  if (pending.length === 0)
+  if (pending.length === 0 || decisions.length === 0)
     return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, calls());
   const stale = decisions.find((decision) => !pending.includes(decision.seq));
   if (stale) {
