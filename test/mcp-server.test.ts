@@ -42,7 +42,7 @@ describe("createCodemodeMcpServer: tools for agents", () => {
     expect(tools.find((tool) => tool.name === "execute")?.description).toContain("- notes (Short notes with a…): ");
     expect(tools.find((tool) => tool.name === "search")?.annotations).toMatchObject({ readOnlyHint: true });
     const operatorTools = (await (await operator()).listTools()).tools.map((tool) => tool.name);
-    expect(operatorTools).toEqual(["search", "describe", "execute", "pending", "approve", "reject"]);
+    expect(operatorTools).toEqual(["search", "describe", "execute", "pending", "approve", "reject", "decide"]);
     await expect(client.callTool({ name: "approve", arguments: { executionId: "x" } })).rejects.toThrow(
       /approve not found/,
     );

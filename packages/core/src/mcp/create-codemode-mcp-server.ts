@@ -11,7 +11,7 @@ export interface CodemodeMcpServerOptions {
   /** The name and version the server gives in `initialize`. Default `codemode` and this package's version. */
   serverInfo?: { name: string; version: string };
   /**
-   * Adds `pending`, `approve` and `reject` for operators. Default false: an agent that can approve
+   * Adds `pending`, `approve`, `decide` and `reject` for operators. Default false: an agent that can approve
    * its own pauses has no approval at all, so serve these only to people (or a separate server).
    */
   operatorTools?: boolean;
@@ -50,7 +50,7 @@ const INSTRUCTIONS =
 
 /**
  * Serves a Code Mode runtime as an MCP server (R-CON-5): `search`, `describe` and `execute` for
- * agents, `pending`/`approve`/`reject` for operators when enabled. Every tool answers
+ * agents, `pending`/`approve`/`decide`/`reject` for operators when enabled. Every tool answers
  * `structuredContent` described by an `outputSchema`; `execute` answers the model-facing outcome.
  * When a run pauses and the client supports elicitation, the person is asked inside the client
  * (beyond): accept approves, decline rejects.

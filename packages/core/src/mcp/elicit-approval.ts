@@ -1,12 +1,14 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { chatMayDecide } from "../adapters/chat-decision.js";
-import { type DecisionOutcome, decidePendingAction } from "../adapters/decide-pending-action.js";
+import { type DecisionOutcome, decidePendingAction, decidePendingActions } from "../adapters/decide-pending-action.js";
 import { describePendingAction } from "../adapters/pending-approval.js";
 import { errorMessage } from "../error-message.js";
+import type { PendingAction } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { Decision } from "../runtime/operations/decide-input.js";
 
-type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution" | "decide">;
+type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution" | "decide" | "outcome">;
 
 export interface ElicitationContext {
   /** The `tools/call` request the questions belong to (Streamable HTTP sends them on its stream). */
@@ -34,24 +36,119 @@ export function canElicit(server: Server): boolean {
   return elicitation.form !== undefined || Object.keys(elicitation).length === 0;
 }
 
-const REQUESTED_SCHEMA = {
-  type: "object" as const,
-  properties: {
-    reason: {
-      type: "string" as const,
-      title: "Reason",
-      description: "Optional: why, kept in the audit log (and told to the model on a decline).",
-    },
-  },
-};
+/** The most actions one form offers: a person cannot weigh more at once; the rest are asked next. */
+export const MAX_FORM_ACTIONS = 20;
+/** Characters of an action's title (`shop.order({…})`) and of its tool's description in the form. */
+const TITLE_CHARS = 240;
+const DESCRIPTION_CHARS = 300;
+
+const CHOICES = ["approve", "deny"] as const;
+type Choice = (typeof CHOICES)[number];
+
+/** One question about a paused run: the actions it offers, by the form property that decides each. */
+export interface ApprovalForm {
+  offered: ReadonlyMap<string, PendingAction>;
+  message: string;
+  requestedSchema: {
+    type: "object";
+    properties: Record<string, Record<string, unknown> & { type: "string" }>;
+  };
+}
 
 /**
- * Asks the person at the client about each pending action of a paused run (beyond): accept
- * resumes it (`runtime.approve`), decline rejects it (`runtime.reject`), and a run that pauses
- * again is asked about again. A question that is cancelled, times out or fails leaves the run
- * paused for an operator — nothing is decided without an answer. An action the runtime does not
- * let a client decide (`chatApprovals`, the tool's `approvers: "operator"`, R-AP-11) is never
- * asked about: it waits for an operator.
+ * The form for the actions a client may decide (R-AP-8): one `seq_<n>` property per action,
+ * "approve" (the default) or "deny", titled with the call and its tool's description, and an
+ * optional reason. Elicitation allows only a flat object of primitives, hence a property per action.
+ *
+ * @example
+ * approvalForm("3f…", [order], { operatorOnly: 1, later: 0 }).requestedSchema.properties.seq_2;
+ * // { type: "string", title: 'shop.order({"sku":"mug"})', enum: ["approve", "deny"], default: "approve" }
+ */
+export function approvalForm(
+  executionId: string,
+  offered: readonly PendingAction[],
+  left: { operatorOnly: number; later: number },
+): ApprovalForm {
+  const byProperty = new Map(offered.map((action) => [`seq_${action.seq}`, action]));
+  const properties: ApprovalForm["requestedSchema"]["properties"] = {};
+  for (const [property, action] of byProperty) {
+    const description = action.description ? oneLine(action.description, DESCRIPTION_CHARS) : "";
+    properties[property] = {
+      type: "string",
+      title: oneLine(describePendingAction(action, 160), TITLE_CHARS),
+      ...(description ? { description } : {}),
+      enum: [...CHOICES],
+      default: "approve",
+    };
+  }
+  properties.reason = {
+    type: "string",
+    title: "Reason",
+    description: "Optional: why, kept in the audit log; a denied call, or the model on a decline, is told it.",
+  };
+  const lines = offered.map(
+    (action) => `- call ${action.seq}: ${oneLine(describePendingAction(action, 160), TITLE_CHARS)}`,
+  );
+  const more = [
+    left.operatorOnly > 0 ? `${left.operatorOnly} more wait for an operator's decision.` : "",
+    left.later > 0 ? `${left.later} more are asked about next.` : "",
+  ].filter(Boolean);
+  const message = [
+    `Code Mode paused execution ${executionId} before ${offered.length === 1 ? "this call" : `these ${offered.length} calls`}:`,
+    ...lines,
+    "Choose approve or deny for each, then accept: a denied call does not run and the program is told so. Decline stops the program: nothing pending runs.",
+    ...more,
+  ].join("\n");
+  return { offered: byProperty, message, requestedSchema: { type: "object", properties } };
+}
+
+/** What an accepted form decides, or why the answer is refused (then nothing is decided). */
+export type FormAnswer = { decisions: Decision[] } | { refused: string };
+
+/**
+ * Reads an accepted form as hostile input: only the properties the form asked, each with an
+ * allowed value, and a string reason. A choice left out keeps its default (approve), as the form
+ * showed it. A client answers for itself here: anything else refuses the whole answer.
+ *
+ * @example
+ * readFormAnswer(form, { seq_2: "approve", seq_3: "deny", reason: "one is enough" });
+ * // { decisions: [{ seq: 2, decision: "approve", reason: "one is enough" }, { seq: 3, decision: "deny", reason: "one is enough" }] }
+ */
+export function readFormAnswer(form: ApprovalForm, content: unknown): FormAnswer {
+  const answer = content ?? {};
+  if (typeof answer !== "object" || answer === null || Array.isArray(answer))
+    return { refused: "the answer is not an object" };
+  const fields = answer as Record<string, unknown>;
+  const choices = new Map<string, Choice>();
+  let reason: string | undefined;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (key === "reason") {
+      if (typeof value !== "string") return { refused: "reason must be a string" };
+      reason = value.trim() || undefined;
+    } else if (!form.offered.has(key)) {
+      return { refused: `${JSON.stringify(oneLine(key, 40))} was not asked` };
+    } else if (value !== "approve" && value !== "deny") {
+      return { refused: `${key} must be "approve" or "deny"` };
+    } else choices.set(key, value);
+  }
+  const decisions = [...form.offered].map(([property, action]): Decision => {
+    const decision = choices.get(property) ?? "approve";
+    const why = reason ?? (decision === "deny" ? "denied when asked" : undefined);
+    return { seq: action.seq, decision, ...(why ? { reason: why } : {}) };
+  });
+  return { decisions };
+}
+
+/**
+ * Asks the person at the client about the pending actions of a paused run (beyond, R-AP-8): one
+ * form lists them all, each approved or denied, and accept applies the choices in one
+ * `runtime.decide` (a denied call rejects inside the program with `ApprovalDenied`); decline
+ * rejects the run (`runtime.reject`); a run that pauses again is asked about again. A question
+ * that is cancelled, times out, fails or gets an answer the form did not ask leaves the run paused
+ * for an operator: nothing is decided without a valid answer. An action the runtime does not let a
+ * client decide (`chatApprovals`, the tool's `approvers: "operator"`, R-AP-11) is never offered:
+ * it waits for an operator.
  *
  * @example
  * const { outcome } = await askForApprovals(server, runtime, await runtime.execute({ code }), context);
@@ -64,35 +161,53 @@ export async function askForApprovals(
 ): Promise<ElicitedOutcome> {
   let outcome = first;
   while (outcome.status === "paused") {
-    const action = outcome.pending[0];
-    if (!action) break;
-    if (!chatMayDecide(runtime, action))
-      return { outcome, stillPending: "this action is reserved to an operator's approval." };
+    const executionId = outcome.executionId;
+    const decidable = outcome.pending.filter((action) => chatMayDecide(runtime, action));
+    const operatorOnly = outcome.pending.length - decidable.length;
+    if (decidable.length === 0) {
+      const which = operatorOnly === 1 ? "this action is" : "these actions are";
+      return { outcome, stillPending: `${which} reserved to an operator's approval.` };
+    }
+    const offered = decidable.slice(0, MAX_FORM_ACTIONS);
+    const form = approvalForm(executionId, offered, { operatorOnly, later: decidable.length - offered.length });
     let answer: Awaited<ReturnType<Server["elicitInput"]>>;
     try {
       answer = await server.elicitInput(
-        {
-          mode: "form",
-          message: `Code Mode paused before ${describePendingAction(action)} (execution ${action.executionId}, call ${action.seq}). Accept to run it, decline to stop the program.`,
-          requestedSchema: REQUESTED_SCHEMA,
-        },
+        { mode: "form", message: form.message, requestedSchema: form.requestedSchema },
         { relatedRequestId: context.relatedRequestId, signal: context.signal, timeout: context.timeoutMs },
       );
     } catch (error) {
-      const why = errorMessage(error);
-      return { outcome, stillPending: `asking the person failed (${why}).` };
+      return { outcome, stillPending: `asking the person failed (${oneLine(errorMessage(error), 300)}).` };
     }
     if (answer.action === "cancel")
       return { outcome, stillPending: "the person closed the approval request without deciding." };
-    const given = answer.content?.reason;
-    const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : undefined;
-    outcome = await decidePendingAction(runtime, {
-      executionId: action.executionId,
-      seq: action.seq,
-      approved: answer.action === "accept",
-      by: context.by,
-      ...(reason ? { reason } : answer.action === "decline" ? { reason: "declined when asked" } : {}),
-    });
+    if (answer.action === "decline") {
+      const given = answer.content?.reason;
+      const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : "declined when asked";
+      const seq = (offered[0] as PendingAction).seq;
+      outcome = await decidePendingAction(runtime, { executionId, seq, approved: false, by: context.by, reason });
+      continue;
+    }
+    const read = readFormAnswer(form, answer.content);
+    if ("refused" in read)
+      return {
+        outcome,
+        stillPending: `the answer to the approval request was refused (${read.refused}); nothing was decided.`,
+      };
+    outcome = await decidePendingActions(runtime, { executionId, decisions: read.decisions, by: context.by });
   }
   return { outcome };
+}
+
+/**
+ * Text from the program or a connector, fit for one line of a form: whitespace runs become one
+ * space, control and direction characters go (they could disguise what is approved), and it is cut.
+ */
+function oneLine(text: string, maxChars: number): string {
+  const plain = text
+    .replace(/\s+/g, " ")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, "")
+    .trim();
+  return plain.length > maxChars ? `${plain.slice(0, maxChars - 1)}…` : plain;
 }

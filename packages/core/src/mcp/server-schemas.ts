@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../connectors/define-connector.js";
+import { MAX_DECISIONS, MAX_GRANT_CALLS } from "../runtime/operations/decide-input.js";
 
 // JSON Schemas of the Code Mode MCP server's tools. Clients check `structuredContent` against the
 // output schemas (the SDK's Client does), so each must admit every shape its tool returns.
@@ -11,21 +12,27 @@ function object(properties: Record<string, JsonSchema>, required?: string[]): Js
 const action: JsonSchema = object(
   {
     executionId: { type: "string" },
-    seq: { type: "integer", description: "The call's sequence number: name it when approving or rejecting." },
+    seq: { type: "integer", description: "The call's sequence number: name it when deciding." },
     connector: { type: "string" },
     method: { type: "string" },
     args: { description: "The call's argument." },
+    description: { type: "string", description: "The tool's description." },
+    inputSchema: { type: "object", description: "The tool's input schema, for an edit's arguments." },
   },
   ["seq", "connector", "method"],
 );
 
-/** What `execute`, `approve` and `reject` answer: a model-facing outcome, or a rejection. */
+/** What `execute`, `approve`, `reject` and `decide` answer: a model-facing outcome, or a rejection. */
 export const outcomeSchema: JsonSchema = object(
   {
     status: { type: "string", enum: ["completed", "paused", "error", "rejected"] },
     executionId: { type: "string" },
     result: { description: "The program's return value (completed)." },
-    pending: { type: "array", items: action, description: "The action waiting for a person (paused)." },
+    pending: {
+      type: "array",
+      items: action,
+      description: "The actions waiting for a person (paused): a program may wait on several at once.",
+    },
     rejected: { ...action, description: "The action a person rejected; it did not run (rejected)." },
     reason: { type: "string" },
     message: { type: "string", description: "What to do next (paused, rejected)." },
@@ -91,7 +98,7 @@ export const executeInputSchema: JsonSchema = object(
 );
 
 export const pendingInputSchema: JsonSchema = object({
-  executionId: { type: "string", description: "Only this execution's pending action." },
+  executionId: { type: "string", description: "Only this execution's pending actions." },
   cursor: { type: "string", description: "The cursor of the previous page." },
 });
 
@@ -106,7 +113,10 @@ export const pendingOutputSchema: JsonSchema = object(
 export const approveInputSchema: JsonSchema = object(
   {
     executionId: { type: "string" },
-    seq: { type: "integer", description: "The action you saw (see pending); refused when another one is pending now." },
+    seq: {
+      type: "integer",
+      description: "The action you saw (see pending); refused when it is not pending now. Others pending stay pending.",
+    },
     reason: { type: "string" },
   },
   ["executionId", "seq"],
@@ -120,3 +130,44 @@ export const rejectInputSchema: JsonSchema = object(
   },
   ["executionId", "seq"],
 );
+
+const decision: JsonSchema = {
+  type: "object",
+  properties: {
+    seq: { type: "integer", minimum: 0, description: "The pending action's number (see pending)." },
+    decision: {
+      type: "string",
+      enum: ["approve", "deny", "edit"],
+      description:
+        "deny: the call does not run and rejects inside the program (ApprovalDenied); edit: it runs with args.",
+    },
+    args: { description: "For edit only: the arguments that run instead, checked by the tool's input schema." },
+    reason: { type: "string", description: "Why; a denied call is told it." },
+    grant: {
+      type: "object",
+      properties: { calls: { type: "integer", minimum: 1, maximum: MAX_GRANT_CALLS } },
+      required: ["calls"],
+      additionalProperties: false,
+      description: "On approve or edit: approve this many further calls of the same method in this run.",
+    },
+  },
+  required: ["seq", "decision"],
+  additionalProperties: false,
+};
+
+export const decideInputSchema: JsonSchema = {
+  type: "object",
+  properties: {
+    executionId: { type: "string" },
+    decisions: {
+      type: "array",
+      items: decision,
+      minItems: 1,
+      maxItems: MAX_DECISIONS,
+      description: "One decision per pending action you decide; the others stay pending.",
+    },
+    reason: { type: "string", description: "Why, for every decision that gives none." },
+  },
+  required: ["executionId", "decisions"],
+  additionalProperties: false,
+};

@@ -8,12 +8,19 @@ import {
   type Tool,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "../adapters/decide-pending-action.js";
+import {
+  type DecisionOutcome,
+  decidePendingAction,
+  decidePendingActions,
+  modelFacingDecision,
+} from "../adapters/decide-pending-action.js";
 import type { ModelOutputOptions } from "../adapters/model-output.js";
 import { toModelJson } from "../adapters/pending-approval.js";
 import type { JsonSchema } from "../connectors/define-connector.js";
+import { createArgsValidator } from "../connectors/validate-args.js";
 import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { Decision } from "../runtime/operations/decide-input.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
 import * as schemas from "./server-schemas.js";
 
@@ -32,7 +39,7 @@ class ToolInputError extends Error {}
 
 /**
  * Registers `tools/list` and `tools/call` on one SDK server: `search`, `describe` and `execute`
- * for agents, and with `operatorTools` `pending`, `approve` and `reject` for operators.
+ * for agents, and with `operatorTools` `pending`, `approve`, `reject` and `decide` for operators.
  */
 export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, settings: ServerToolSettings): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(runtime, settings) }));
@@ -74,6 +81,8 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
           const decision = { ...operatorDecision(server, args, "reject"), approved: false };
           return outcomeResult(await decidePendingAction(runtime, decision), settings);
         }
+        case "decide":
+          return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(server, args)), settings);
       }
     } catch (error) {
       // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
@@ -142,7 +151,7 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
     tool(
       "approve",
       "Approve a pending action",
-      "For operators: runs the pending action of a paused program and resumes it; answers the new outcome.",
+      "For operators: runs one pending action of a paused program and resumes it (other pending actions stay pending); answers the new outcome.",
       [schemas.approveInputSchema, schemas.outcomeSchema],
       { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     ),
@@ -153,6 +162,13 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
       [schemas.rejectInputSchema, schemas.outcomeSchema],
       { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     ),
+    tool(
+      "decide",
+      "Decide pending actions",
+      "For operators: approve, deny (the call rejects inside the program, which may go on) or edit (run with other arguments) pending actions of one paused program at once; undecided ones stay pending. Answers the new outcome.",
+      [schemas.decideInputSchema, schemas.outcomeSchema],
+      { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    ),
   );
   return tools;
 }
@@ -161,7 +177,7 @@ function outcomeResult(outcome: DecisionOutcome, settings: ServerToolSettings, s
   const facing = modelFacingDecision(outcome, settings.modelOutput);
   const value =
     facing.status === "paused"
-      ? { ...facing, message: pauseMessage(facing.executionId, settings, stillPending) }
+      ? { ...facing, message: pauseMessage(facing.executionId, facing.pending.length, settings, stillPending) }
       : facing;
   return structured(value, outcome.status === "error");
 }
@@ -171,14 +187,14 @@ function outcomeResult(outcome: DecisionOutcome, settings: ServerToolSettings, s
  * means nothing here. Who can approve it, from where (the client itself cannot: it did not answer
  * an elicitation, or was never asked), and that nothing on this server shows the result later.
  */
-function pauseMessage(executionId: string, settings: ServerToolSettings, stillPending?: string): string {
+function pauseMessage(executionId: string, count: number, settings: ServerToolSettings, stillPending?: string): string {
   const where = settings.operatorTools
     ? `this server's approve tool, \`codemode approve ${executionId}\` or \`codemode inbox\``
     : `\`codemode approve ${executionId}\` or \`codemode inbox\``;
   const result = settings.operatorTools
     ? "Call approve only when the user says so; it answers the result."
     : "The operator sees the result; this server cannot show it to you later.";
-  return `Paused: ${stillPending ? `${stillPending} An` : "an"} operator must approve the pending action (${where}); the run then resumes by itself. Tell the user what waits and the execution id; do not re-issue the code. ${result}`;
+  return `Paused: ${stillPending ? `${stillPending} An` : "an"} operator must approve the pending ${count === 1 ? "action" : "actions"} (${where}); the run then resumes by itself. Tell the user what waits and the execution id; do not re-issue the code. ${result}`;
 }
 
 /** A result as `structuredContent`, and as JSON text for clients that read only content. */
@@ -203,8 +219,30 @@ function operatorDecision(
   const seq = optionalSeq(args);
   if (seq === undefined) throw new ToolInputError(`${tool} needs seq: the pending action's number (see pending)`);
   const reason = optionalText(args, "reason");
-  const by = `operator via an MCP client that calls itself ${clientClaim(server)}`;
-  return { executionId: text(args, "executionId"), seq, by, ...(reason ? { reason } : {}) };
+  return { executionId: text(args, "executionId"), seq, by: operatorClaim(server), ...(reason ? { reason } : {}) };
+}
+
+/** The decide tool's input, checked against its schema before the runtime checks it again. */
+const checkDecideInput = createArgsValidator("decide", { inputSchema: schemas.decideInputSchema });
+
+/** An operator's decisions from the decide tool: refused whole when the input does not fit its schema. */
+async function operatorDecisions(
+  server: Server,
+  args: Args,
+): Promise<{ executionId: string; decisions: Decision[]; by: string; reason?: string }> {
+  const checked = await checkDecideInput(args);
+  if (!checked.ok) throw new ToolInputError(checked.message);
+  const reason = optionalText(args, "reason");
+  return {
+    executionId: text(args, "executionId"),
+    decisions: args.decisions as Decision[],
+    by: operatorClaim(server),
+    ...(reason ? { reason } : {}),
+  };
+}
+
+function operatorClaim(server: Server): string {
+  return `operator via an MCP client that calls itself ${clientClaim(server)}`;
 }
 
 function text(args: Args, key: string): string {

@@ -1,0 +1,84 @@
+/**
+ * R-AP-8 R-AP-9: the approval form of the MCP server, and how an answer to it is read, without a
+ * server: the SDK checks an answer against the form before us, so the refusals it would catch
+ * first (a value outside the enum, a reason that is not text) are checked here on our own reader.
+ */
+import type { PendingAction } from "@codemode/core";
+import { describe, expect, it } from "vitest";
+import { approvalForm, MAX_FORM_ACTIONS, readFormAnswer } from "../packages/core/src/mcp/elicit-approval.ts";
+
+const order = (seq: number, args: unknown, description?: string): PendingAction => ({
+  executionId: "run-1",
+  seq,
+  connector: "shop",
+  method: "order",
+  args,
+  ...(description ? { description } : {}),
+});
+
+const form = approvalForm("run-1", [order(2, { sku: "a" }), order(3, { sku: "b" })], { operatorOnly: 0, later: 0 });
+
+describe("the approval form", () => {
+  it("R-AP-8: a flat object of primitives: one approve/deny enum per action and an optional reason", () => {
+    expect(Object.keys(form.requestedSchema.properties)).toEqual(["seq_2", "seq_3", "reason"]);
+    expect(form.requestedSchema.properties.seq_2).toEqual({
+      type: "string",
+      title: 'shop.order({"sku":"a"})',
+      enum: ["approve", "deny"],
+      default: "approve",
+    });
+    expect(form.message).toContain("run-1");
+  });
+
+  it("R-AP-8: titles and descriptions are bounded and on one line, without characters that disguise them", () => {
+    const long = approvalForm(
+      "run-1",
+      [order(1, { note: "x".repeat(5_000) }, `Orders.\n\nReally\u202e${"y".repeat(1_000)}`)],
+      { operatorOnly: 2, later: 0 },
+    );
+    const property = long.requestedSchema.properties.seq_1 as { title: string; description: string };
+    expect(property.title.length).toBeLessThanOrEqual(240);
+    expect(property.description.length).toBeLessThanOrEqual(300);
+    expect(property.description).toMatch(/^Orders\. Really(y+)…$/);
+    expect(long.message.length).toBeLessThan(1_000);
+    expect(long.message).toContain("2 more wait for an operator's decision.");
+    expect(MAX_FORM_ACTIONS).toBe(20);
+  });
+});
+
+describe("reading an answer", () => {
+  it("R-AP-9: each choice becomes a decision; a denial without a reason says it was denied when asked", () => {
+    expect(readFormAnswer(form, { seq_2: "approve", seq_3: "deny" })).toEqual({
+      decisions: [
+        { seq: 2, decision: "approve" },
+        { seq: 3, decision: "deny", reason: "denied when asked" },
+      ],
+    });
+    expect(readFormAnswer(form, { seq_3: "deny", reason: " too many " })).toEqual({
+      decisions: [
+        { seq: 2, decision: "approve", reason: "too many" },
+        { seq: 3, decision: "deny", reason: "too many" },
+      ],
+    });
+    expect(readFormAnswer(form, undefined)).toEqual({
+      decisions: [
+        { seq: 2, decision: "approve" },
+        { seq: 3, decision: "approve" },
+      ],
+    });
+  });
+
+  it("R-AP-9: anything the form did not ask refuses the whole answer", () => {
+    const refused = (content: unknown) => "refused" in readFormAnswer(form, content);
+    expect(refused({ seq_2: "approve", seq_3: "yes" })).toBe(true);
+    expect(refused({ seq_2: "APPROVE" })).toBe(true);
+    expect(refused({ seq_2: true })).toBe(true);
+    expect(refused({ seq_4: "approve" })).toBe(true);
+    expect(refused({ seq_2: "approve", edit: "{}" })).toBe(true);
+    expect(refused({ reason: ["x"] })).toBe(true);
+    expect(refused(JSON.parse('{"__proto__": {"seq_2": "approve"}}'))).toBe(true);
+    expect(refused(["approve"])).toBe(true);
+    expect(refused("approve")).toBe(true);
+    expect(readFormAnswer(form, { seq_9: "approve" })).toEqual({ refused: '"seq_9" was not asked' });
+  });
+});
