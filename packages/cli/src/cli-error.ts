@@ -39,6 +39,8 @@ export function exitCodeOf(code: ErrorCode | string | undefined): ExitCode {
       return EXIT_CODES.busy;
     case "STORAGE_ERROR":
       return EXIT_CODES.store;
+    case "INVALID_DECISION":
+      return EXIT_CODES.invalidDecision;
     default:
       return EXIT_CODES.runFailed;
   }

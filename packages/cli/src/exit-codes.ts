@@ -24,6 +24,11 @@ export const EXIT_CODES = {
   store: 7,
   /** `replay-check`: a stored run no longer replays against the current code, tools or schemas. */
   diverges: 8,
+  /**
+   * `approve`, `deny`, `decide`: the runtime refused the decisions (INVALID_DECISION): edited
+   * arguments the tool's schema refuses, or a malformed decision. Nothing was changed.
+   */
+  invalidDecision: 9,
   /** A bug: something failed that none of the above describes. */
   internal: 70,
 } as const;

@@ -11,9 +11,10 @@ export interface StaleDecision {
 }
 
 /**
- * Explains a decision that came too late — the run was approved or rejected by someone else,
- * expired, rolled back, or waits at another call — from the execution's audit trail, so a stale
- * click or command says who decided and when instead of failing silently.
+ * Explains a decision that came too late — the run was approved, denied or rejected by someone
+ * else, expired, rolled back, or waits at other calls — from the execution's audit trail, so a
+ * stale click or command says who decided and when instead of failing silently. A paused run may
+ * wait at several calls at once (R-AP-8): the message names every one still pending.
  */
 export function explainStale(
   execution: ExecutionState | null,
@@ -25,32 +26,49 @@ export function explainStale(
   const { status } = execution;
   const entry =
     seq === undefined ? latestDecided(execution.log) : execution.log.find((candidate) => candidate.seq === seq);
-  const call = entry ? `seq ${entry.seq} (${entry.connector}.${entry.method})` : `seq ${String(seq)}`;
+  const call = entry ? callOf(entry) : `seq ${String(seq)}`;
+  const waiting = status === "paused" ? execution.log.filter((candidate) => candidate.state === "pending") : [];
+  const nowWaiting = waiting.length > 0 ? `, waiting at ${callList(waiting)}` : "";
   if (entry?.decision) {
     const { decision } = entry;
     const who = decision.by ? `by ${decision.by}` : "by someone";
+    const through = decision.viaGrant !== undefined ? ` through the grant given at seq ${decision.viaGrant}` : "";
     const why = decision.reason ? ` ("${decision.reason}")` : "";
     return {
       found: true,
       status,
       decision,
-      message: `${call} was already ${decision.approved ? "approved" : "rejected"} ${who} at ${clockTime(decision.at)} (${ago(decision.at, now)})${why}; the run is now ${status}`,
+      message: `${call} was already ${decidedVerb(decision)} ${who}${through} at ${clockTime(decision.at)} (${ago(decision.at, now)})${why}; the run is now ${status}${nowWaiting}`,
     };
   }
   if (entry?.state === "error" && entry.error)
     return { found: true, status, message: `${call} was closed: ${entry.error}; the run is now ${status}` };
-  const waiting = status === "paused" ? execution.log.find((candidate) => candidate.state === "pending") : undefined;
-  if (waiting)
-    return {
-      found: true,
-      status,
-      message: `${call} is not pending; the run waits at seq ${waiting.seq} (${waiting.connector}.${waiting.method})`,
-    };
+  if (waiting.length > 0)
+    return { found: true, status, message: `${call} is not pending; the run waits at ${callList(waiting)}` };
   return {
     found: true,
     status,
     message: `the run is ${status}${execution.errorCode ? ` (${execution.errorCode})` : ""}; nothing of it waits for approval`,
   };
+}
+
+/** "approved", "edited", "denied"; "rejected" for `reject` (and decisions recorded before they had kinds). */
+export function decidedVerb(decision: NonNullable<LogEntry["decision"]>): string {
+  if (decision.decision === "edit") return "edited";
+  if (decision.decision === "deny") return "denied";
+  return decision.approved ? "approved" : "rejected";
+}
+
+/** "seq 1 (tickets.create)". */
+export function callOf(entry: Pick<LogEntry, "seq" | "connector" | "method">): string {
+  return `seq ${entry.seq} (${entry.connector}.${entry.method})`;
+}
+
+/** "seq 1 (tickets.create) and seq 2 (tickets.create)"; the first five and how many more. */
+export function callList(entries: ReadonlyArray<Pick<LogEntry, "seq" | "connector" | "method">>): string {
+  const named = entries.slice(0, 5).map(callOf);
+  if (entries.length > 5) return `${named.join(", ")} and ${entries.length - 5} more`;
+  return named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}` : (named[0] ?? "");
 }
 
 function latestDecided(log: readonly LogEntry[]): LogEntry | undefined {

@@ -17,6 +17,7 @@ Exit codes:
   2  usage error                  6  the config could not be loaded
   3  unknown execution id         7  the store is unreachable
                                   8  replay-check: a stored run diverges from the current tools
+                                  9  a decision refused (INVALID_DECISION): nothing changed
  70  internal error
 
 The config (--config, $CODEMODE_CONFIG, or ./codemode.config.{ts,mts,js,mjs}) exports your runtime:
@@ -28,7 +29,7 @@ See docs/operating.md.`;
 export function createProgram(state: ExitState): Command {
   const program = new Command("codemode")
     .description(
-      "Operate a Code Mode runtime: list and inspect executions, approve or reject paused calls, roll back, expire, recover, check paused runs against changed tools, and serve an approval inbox.",
+      "Operate a Code Mode runtime: list and inspect executions, approve, edit, deny or reject paused calls, roll back, expire, recover, check paused runs against changed tools, and serve an approval inbox.",
     )
     .option("-c, --config <module>", "the config module that exports your runtime (.ts, .js, .mjs)")
     .option("--json", "print the result as JSON (errors as { error } on stdout too)")

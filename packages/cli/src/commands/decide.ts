@@ -1,42 +1,85 @@
 import { userInfo } from "node:os";
-import type { CodemodeRuntime, ErrorOutcome, Outcome } from "@codemode/core";
+import type { DecideInput, Decision, Outcome } from "@codemode/core";
 import type { Command } from "commander";
-import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli-error.js";
+import { CliError, exitCodeOf } from "../cli-error.js";
 import { type CommandContext, wholeNumber } from "../command-context.js";
-import { EXIT_CODES } from "../exit-codes.js";
-import { explainStale } from "../explain.js";
+import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
-import { abbreviate, type Output } from "../output/terminal.js";
+import { visibleOnOneLine } from "../output/terminal.js";
+import { type ApproveOptions, approvals, checkEditUsage, collect, decisionsFile, seqsOf } from "./decision-input.js";
+import { isRefusal, refusal, staleError } from "./decision-refusal.js";
+import { printDecided } from "./decision-report.js";
 import type { Register } from "./register.js";
 
-interface DecisionOptions {
+export { printOutcome } from "./decision-report.js";
+
+interface RejectOptions {
   seq?: string;
   by?: string;
   reason?: string;
 }
 
-/** Codes that mean the approval was not made (as opposed to a run that failed after it). */
-const REFUSALS = new Set(["NOT_PAUSED", "NOT_FOUND", "BUSY", "STORAGE_ERROR", "MISSING_CONNECTOR"]);
+const SEQ_HELP = "a call you decide (repeat for several); refused if it is not pending now";
+const BY_HELP = "who decides, for the audit trail (default: $CODEMODE_OPERATOR or your user name)";
 
-/** `approve` and `reject`: decide the pending call of a paused run, recorded with who and why. */
+/**
+ * `approve`, `deny`, `decide` and `reject`: decide the pending calls of a paused run (R-AP-9),
+ * recorded with who and why. The first three go through `runtime.decide` and run the resumed
+ * pass here; `reject` ends the run.
+ */
 export function registerDecisions(program: Command, register: Register): void {
-  const decision = (command: Command) =>
-    command
-      .argument("<id>", "the execution id")
-      .option("--seq <seq>", "the call you mean (refused if another call is pending now)")
-      .option("--by <name>", "who decides, for the audit trail (default: $CODEMODE_OPERATOR or your user name)")
-      .option("--reason <text>", "why, for the audit trail");
   register(
-    decision(
-      program.command("approve").description("approve the pending call and resume the run (runs its next pass here)"),
-    ),
-    (options: DecisionOptions, executionId = "") =>
+    program
+      .command("approve")
+      .description("approve pending calls (default: every one) and resume the run; --args edits one call")
+      .argument("<id>", "the execution id")
+      .option("--seq <seq>", SEQ_HELP, collect)
+      .option("--args <json>", "edit: run the one --seq call with these arguments (JSON) instead")
+      .option("--args-file <file>", "edit: the arguments from a JSON file")
+      .option("--grant <n>", "also approve up to n further calls of the same method as they come")
+      .option("--by <name>", BY_HELP)
+      .option("--reason <text>", "why, for the audit trail"),
+    (options: ApproveOptions, executionId = "") =>
       (context) =>
         approve(context, executionId, options),
   );
   register(
-    decision(program.command("reject").description("reject the pending call: the run ends rejected")),
-    (options: DecisionOptions, executionId = "") =>
+    program
+      .command("deny")
+      .description("deny pending calls: each rejects in the program (ApprovalDenied), which may catch it")
+      .argument("<id>", "the execution id")
+      .requiredOption("--seq <seq>", SEQ_HELP, collect)
+      .requiredOption("--reason <text>", "why: the program's error says it, and the audit trail keeps it")
+      .option("--by <name>", BY_HELP),
+    (options: { seq?: string[]; reason?: string; by?: string }, executionId = "") =>
+      (context) =>
+        deny(context, executionId, options),
+  );
+  register(
+    program
+      .command("decide")
+      .description(
+        'decide from a JSON file: { "decisions": [{ seq, decision, args?, reason?, grant? }], by?, reason? }',
+      )
+      .argument("<id>", "the execution id")
+      .requiredOption(
+        "--file <file>",
+        '{ "decisions": [{ seq, decision, args?, reason?, grant? }], by?, reason? }, or the array',
+      )
+      .option("--by <name>", `${BY_HELP}; the file's "by" comes first`),
+    (options: { file: string; by?: string }, executionId = "") =>
+      (context) =>
+        decideFromFile(context, executionId, options),
+  );
+  register(
+    program
+      .command("reject")
+      .description("reject the run at a pending call: the run ends rejected (deny lets the program go on)")
+      .argument("<id>", "the execution id")
+      .option("--seq <seq>", "the call you mean (refused if it is not pending now)")
+      .option("--by <name>", BY_HELP)
+      .option("--reason <text>", "why, for the audit trail"),
+    (options: RejectOptions, executionId = "") =>
       (context) =>
         reject(context, executionId, options),
   );
@@ -51,33 +94,75 @@ export function defaultOperator(): string {
   }
 }
 
-async function approve({ runtime, out }: CommandContext, executionId: string, options: DecisionOptions) {
-  const seq = wholeNumber(options.seq, "--seq");
-  const progress = new Progress(`approving ${executionId} (running its next pass)`, out.stderr);
+async function approve(context: CommandContext, executionId: string, options: ApproveOptions) {
+  // Usage first: a wrong command line changes nothing and reads nothing.
+  checkEditUsage(options);
+  wholeNumber(options.grant, "--grant", 1);
+  let seqs = seqsOf(options.seq);
+  if (seqs.length === 0) {
+    seqs = (await context.runtime.pending(executionId)).items.map((action) => action.seq);
+    if (seqs.length === 0) throw await staleError(context.runtime, executionId, []);
+  }
+  return decideAndReport(context, {
+    executionId,
+    decisions: approvals(options, seqs),
+    by: options.by ?? defaultOperator(),
+    ...(options.reason ? { reason: options.reason } : {}),
+  });
+}
+
+async function deny(
+  context: CommandContext,
+  executionId: string,
+  options: { seq?: string[]; reason?: string; by?: string },
+) {
+  const reason = options.reason?.trim();
+  if (!reason)
+    throw new CliError(EXIT_CODES.usage, "deny needs --reason: the program's error and the audit trail say it");
+  const decisions = seqsOf(options.seq).map((seq): Decision => ({ seq, decision: "deny" }));
+  return decideAndReport(context, { executionId, decisions, by: options.by ?? defaultOperator(), reason });
+}
+
+async function decideFromFile(context: CommandContext, executionId: string, options: { file: string; by?: string }) {
+  const input = decisionsFile(options.file);
+  return decideAndReport(context, { ...input, executionId, by: input.by ?? options.by ?? defaultOperator() });
+}
+
+/** Decides, runs the resumed pass here, and says what was decided and how the run went on. */
+async function decideAndReport({ runtime, out }: CommandContext, input: DecideInput): Promise<ExitCode> {
+  const progress = new Progress(`deciding ${visibleOnOneLine(input.executionId)} (running its next pass)`, out.stderr);
+  const since = Date.now();
   let outcome: Outcome;
   try {
-    outcome = await runtime.approve({
-      executionId,
-      by: options.by ?? defaultOperator(),
-      ...(seq !== undefined ? { seq } : {}),
-      ...(options.reason ? { reason: options.reason } : {}),
-    });
+    outcome = await runtime.decide(input);
   } finally {
     progress.done();
   }
-  // A store failure or a takeover during the resumed pass reads the same as one before it: same exit code.
-  if (outcome.status === "error" && REFUSALS.has(outcome.code)) throw await refusal(runtime, outcome, seq);
+  if (outcome.status === "error" && isRefusal(outcome, input.decisions, since))
+    throw await refusal(runtime, outcome, seqsOfInput(input));
   if (out.json) out.document(outcome);
-  else printOutcome(out, outcome, "Approved");
-  return outcome.status === "error" ? exitCodeOf(outcome.code) : EXIT_CODES.ok;
+  else printDecided(out, outcome, input.decisions);
+  if (outcome.status !== "error") return EXIT_CODES.ok;
+  if (outcome.code !== "NOT_PAUSED") return exitCodeOf(outcome.code);
+  // The run ended rejected, the program not catching a denial: what denying asks for (R-AP-9).
+  // After approvals only (a policy denied a later call), the run failed.
+  return input.decisions.some((decision) => decision.decision === "deny") ? EXIT_CODES.ok : EXIT_CODES.runFailed;
 }
 
-async function reject({ runtime, out }: CommandContext, executionId: string, options: DecisionOptions) {
+/** The seqs of decisions that may have come from a file, as far as they are numbers. */
+function seqsOfInput(input: DecideInput): number[] {
+  const decisions: unknown[] = Array.isArray(input.decisions) ? input.decisions : [];
+  return decisions
+    .map((decision) => (decision as { seq?: unknown } | null)?.seq)
+    .filter((seq): seq is number => typeof seq === "number");
+}
+
+async function reject({ runtime, out }: CommandContext, executionId: string, options: RejectOptions) {
   let seq = wholeNumber(options.seq, "--seq");
   if (seq === undefined) {
     const { items } = await runtime.pending(executionId);
     seq = items[0]?.seq;
-    if (seq === undefined) throw await staleError(runtime, executionId, undefined);
+    if (seq === undefined) throw await staleError(runtime, executionId, []);
   }
   const by = options.by ?? defaultOperator();
   const rejected = await runtime.reject({
@@ -86,68 +171,8 @@ async function reject({ runtime, out }: CommandContext, executionId: string, opt
     by,
     ...(options.reason ? { reason: options.reason } : {}),
   });
-  if (!rejected) throw await staleError(runtime, executionId, seq);
+  if (!rejected) throw await staleError(runtime, executionId, [seq]);
   if (out.json) out.document({ executionId, seq, rejected: true, status: "rejected", by });
-  else out.line(`Rejected seq ${seq} of ${executionId}; the run ended rejected.`);
+  else out.line(`Rejected seq ${seq} of ${visibleOnOneLine(executionId)}; the run ended rejected.`);
   return EXIT_CODES.ok;
-}
-
-/** Why an approval was refused, as the one line the person needs. */
-async function refusal(runtime: CodemodeRuntime, outcome: ErrorOutcome, seq: number | undefined): Promise<CliError> {
-  switch (outcome.code) {
-    case "NOT_FOUND":
-      return unknownExecution(outcome.executionId);
-    case "STORAGE_ERROR":
-      return storeUnreachable(outcome.error);
-    case "BUSY":
-      return new CliError(
-        EXIT_CODES.busy,
-        `execution ${outcome.executionId} is busy (a pass or another decision holds it); try again shortly`,
-        "BUSY",
-      );
-    case "MISSING_CONNECTOR":
-      return new CliError(
-        EXIT_CODES.conflict,
-        `${outcome.error}; add it to the config's runtime and approve again`,
-        "MISSING_CONNECTOR",
-      );
-    default:
-      return staleError(runtime, outcome.executionId, seq);
-  }
-}
-
-/** "seq 1 (tickets.create) was already approved by dana at 17:51:34 (2 min ago); the run is now completed". */
-async function staleError(runtime: CodemodeRuntime, executionId: string, seq: number | undefined): Promise<CliError> {
-  const stale = explainStale(await runtime.execution(executionId), executionId, seq);
-  if (!stale.found) return unknownExecution(executionId);
-  return new CliError(
-    EXIT_CODES.conflict,
-    `execution ${executionId}: ${stale.message}; see: codemode show ${executionId}`,
-    "NOT_PAUSED",
-  );
-}
-
-/** An outcome in words: what happened and what to do next. */
-export function printOutcome(out: Output, outcome: Outcome, verb: string): void {
-  const approvedNow = outcome.calls?.filter((call) => call.decision?.approved).at(-1);
-  const what =
-    approvedNow && verb === "Approved"
-      ? ` seq ${approvedNow.seq} (${approvedNow.connector}.${approvedNow.method}) of`
-      : "";
-  const head = `${verb}${what} ${outcome.executionId}`;
-  if (outcome.status === "completed") {
-    out.line(`${head}; the run ${out.paint("completed", "green")}.`);
-    out.line(`Result: ${abbreviate(outcome.result, 200)}`);
-  } else if (outcome.status === "paused") {
-    const next = outcome.pending[0];
-    out.line(
-      `${head}; the run ${out.paint("paused", "yellow")} again${next ? ` at seq ${next.seq} (${next.connector}.${next.method})` : ""}.`,
-    );
-    if (next) {
-      out.line(`Arguments: ${abbreviate(next.args, 200)}`);
-      out.hint(`Approve: codemode approve ${outcome.executionId} --seq ${next.seq}`);
-    }
-  } else {
-    out.line(`${head}; the run ended in ${out.paint("error", "red")}: ${outcome.code}: ${outcome.error}`);
-  }
 }

@@ -75,11 +75,21 @@ function executionRow(out: Output, item: ExecutionSummary) {
     clockTime(item.createdAt),
     ago(item.updatedAt),
     String(item.passes),
-    item.pendingSeq === undefined ? "" : `seq ${item.pendingSeq}`,
+    pendingCell(item),
     item.error
       ? abbreviate(`${item.errorCode ? `${item.errorCode}: ` : ""}${item.error}`, 60).replace(/^"|"$/g, "")
       : "",
   ];
+}
+
+/** "seq 1", or every seq a batched pause waits on (R-AP-8): "seqs 1, 2, 3". */
+function pendingCell(item: ExecutionSummary): string {
+  const seqs = Array.isArray(item.pendingSeqs) && item.pendingSeqs.length > 0 ? item.pendingSeqs : [item.pendingSeq];
+  const known = seqs.filter((seq): seq is number => seq !== undefined);
+  if (known.length === 0) return "";
+  if (known.length === 1) return `seq ${known[0]}`;
+  const shown = known.slice(0, 6).join(", ");
+  return `seqs ${shown}${known.length > 6 ? ` (+${known.length - 6})` : ""}`;
 }
 
 async function listPending({ runtime, out }: CommandContext, options: PageOptions) {
@@ -101,7 +111,7 @@ async function listPending({ runtime, out }: CommandContext, options: PageOption
     );
   if (page.items.length > 0)
     out.hint(
-      "Approve with: codemode approve <execution> --seq <seq>   reject with: codemode reject <execution> --reason <why>",
+      "Approve with: codemode approve <execution> --seq <seq>   deny one call: codemode deny <execution> --seq <seq> --reason <why>   reject the run: codemode reject <execution> --reason <why>",
     );
   morePages(out, page.cursor, "pending");
   return undefined;

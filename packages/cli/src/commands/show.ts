@@ -2,7 +2,7 @@ import type { ExecutionState, LogEntry } from "@codemode/core";
 import type { Command } from "commander";
 import { firstLine, unknownExecution } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
-import { ago, clockTime } from "../explain.js";
+import { ago, callList, clockTime, decidedVerb } from "../explain.js";
 import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine } from "../output/terminal.js";
 import type { Register } from "./register.js";
 import { divergenceDetails, divergenceHead } from "./replay-check.js";
@@ -39,13 +39,24 @@ async function show({ runtime, out }: CommandContext, executionId: string, full:
     out.line(out.paint("Code", "bold"));
     out.line(execution.code);
   }
-  const pending = execution.log.find((entry) => entry.state === "pending");
-  if (execution.status === "paused" && pending)
-    out.hint(
-      `Waiting at seq ${pending.seq}. Approve: codemode approve ${execution.id} --seq ${pending.seq}   Reject: codemode reject ${execution.id} --reason <why>`,
-    );
+  const pending = pendingOf(execution);
+  if (pending.length > 0) out.hint(waitingHint(visibleOnOneLine(execution.id), pending));
   else if (!full) out.hint("Values are abbreviated; --full shows them whole.");
   return undefined;
+}
+
+/** The calls a paused run waits on: one, or several at once (R-AP-8). */
+function pendingOf(execution: ExecutionState): LogEntry[] {
+  return execution.status === "paused" ? execution.log.filter((entry) => entry.state === "pending") : [];
+}
+
+function waitingHint(id: string, pending: readonly LogEntry[]): string {
+  const reject = `Reject the run: codemode reject ${id} --reason <why>`;
+  const [only] = pending;
+  if (only && pending.length === 1)
+    return `Waiting at seq ${only.seq}. Approve: codemode approve ${id} --seq ${only.seq}   Deny: codemode deny ${id} --seq ${only.seq} --reason <why>   ${reject}`;
+  const seqs = pending.map((entry) => entry.seq).join(", ");
+  return `Waiting at seqs ${seqs}. Approve all: codemode approve ${id}   one: --seq <seq>   Deny one: codemode deny ${id} --seq <seq> --reason <why>   ${reject}`;
 }
 
 function printHeader(out: Output, execution: ExecutionState): void {
@@ -55,6 +66,8 @@ function printHeader(out: Output, execution: ExecutionState): void {
   out.line(`  created     ${clockTime(execution.createdAt)} (${ago(execution.createdAt)})`);
   out.line(`  updated     ${clockTime(execution.updatedAt)} (${ago(execution.updatedAt)})`);
   out.line(`  connectors  ${execution.connectors.join(", ") || "(none)"}`);
+  const pending = pendingOf(execution);
+  if (pending.length > 0) out.line(`  waiting at  ${visibleOnOneLine(callList(pending))}`);
   if (execution.status === "completed") out.line(`  result      ${abbreviate(execution.result, 100)}`);
   if (execution.error)
     out.line(
@@ -84,22 +97,41 @@ function logRow(out: Output, entry: LogEntry): Array<Cell | string> {
     entry.error !== undefined
       ? { text: abbreviate(entry.error, 40).replace(/^"|"$/g, ""), style: "red" as const }
       : abbreviate(entry.result, 40);
+  // An edited call (R-AP-9): what ran, and what the program asked for.
+  const args = edited(entry)
+    ? `${abbreviate(entry.args, 40)} (asked ${abbreviate(entry.requestedArgs, 40)})`
+    : abbreviate(entry.args, 40);
   return [
     String(entry.seq),
     `${entry.connector}.${entry.method}`,
-    out.state(entry.state),
-    abbreviate(entry.args, 40),
+    stateCell(out, entry),
+    args,
     outcome,
     decisionText(entry),
   ];
 }
 
+/** A log entry's state; `denied` (R-AP-9) in red, as an error is. */
+function stateCell(out: Output, entry: LogEntry): Cell {
+  return entry.state === "denied" ? { text: entry.state, style: "red" } : out.state(entry.state);
+}
+
+/** A call a person edited keeps what the program asked for beside what ran. */
+function edited(entry: LogEntry): boolean {
+  return entry.requestedArgs !== undefined;
+}
+
+/** Who decided what, when and why: "approved by dana 2 min ago, grants 3 more calls: customer called". */
 export function decisionText(entry: LogEntry): string {
   if (entry.decision) {
     const { decision } = entry;
     // Who and why are typed by people (or clients): on one line, so they cannot pose as rows.
     const by = visibleOnOneLine(decision.by ?? "?");
-    return `${decision.approved ? "approved" : "rejected"} by ${by} ${ago(decision.at)}${decision.reason ? `: ${visibleOnOneLine(decision.reason)}` : ""}`;
+    const grant = decision.grant
+      ? `, grants ${decision.grant.calls} more call${decision.grant.calls === 1 ? "" : "s"}`
+      : "";
+    const through = decision.viaGrant !== undefined ? ` through the grant at seq ${decision.viaGrant}` : "";
+    return `${decidedVerb(decision)} by ${by}${through} ${ago(decision.at)}${grant}${decision.reason ? `: ${visibleOnOneLine(decision.reason)}` : ""}`;
   }
   if (entry.state === "pending") return "waiting for approval";
   return entry.requiresApproval ? "needs approval" : "";
@@ -108,12 +140,15 @@ export function decisionText(entry: LogEntry): string {
 function printFullLog(out: Output, log: readonly LogEntry[]): void {
   for (const entry of log) {
     out.line(
-      `${out.paint(`#${entry.seq} ${entry.connector}.${entry.method}`, "bold")}  ${out.paint(entry.state, out.state(entry.state).style)}  ${decisionText(entry)}`,
+      `${out.paint(`#${entry.seq} ${entry.connector}.${entry.method}`, "bold")}  ${out.paint(entry.state, stateCell(out, entry).style)}  ${decisionText(entry)}`,
     );
     out.line(
       `  started ${clockTime(entry.startedAt)}${entry.endedAt !== undefined ? `, ended ${clockTime(entry.endedAt)}` : ""}`,
     );
-    out.line(indent(`arguments: ${pretty(entry.args)}`));
+    if (edited(entry)) {
+      out.line(indent(`asked for: ${pretty(entry.requestedArgs)}`));
+      out.line(indent(`ran with (edited): ${pretty(entry.args)}`));
+    } else out.line(indent(`arguments: ${pretty(entry.args)}`));
     if (entry.error !== undefined) out.line(indent(`error: ${entry.error}`));
     else if (entry.result !== undefined) out.line(indent(`result: ${pretty(entry.result)}`));
     out.line();
