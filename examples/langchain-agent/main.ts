@@ -1,13 +1,18 @@
 // LangChain agent: a createAgent agent writes one program against two connectors made from
 // ordinary LangChain tools; the order needs approval, so the run pauses and the agent interrupts;
 // you approve in the terminal (automatically when not a terminal); the agent resumes with
-// Command({ resume }), the program finishes and the model answers from the real result.
+// Command({ resume }), one decision per pending action (approve, edit or reject, as LangChain 1's
+// human-in-the-loop), the program finishes and the model answers from the real result.
 //
 //   npm run example:langchain                      (a scripted fake model, no keys)
 //   OPENAI_API_KEY=… npm run example:langchain     (a real OpenAI model, if @langchain/openai is installed)
 import { createCodemodeRuntime } from "@codemode/core";
 import { connectorFromLangChainTools, createCodemodeTool } from "@codemode/langchain";
-import { type CodemodeApprovalRequest, codemodeApprovalMiddleware } from "@codemode/langchain/middleware";
+import {
+  type CodemodeApprovalDecision,
+  type CodemodeApprovalRequest,
+  codemodeApprovalMiddleware,
+} from "@codemode/langchain/middleware";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -76,7 +81,8 @@ showProgram(result.messages);
 
 while (result.__interrupt__?.length) {
   const request = result.__interrupt__[0]!.value as CodemodeApprovalRequest;
-  const decisions = [];
+  // One decision per action request, in their order; a program may wait on several at once.
+  const decisions: CodemodeApprovalDecision[] = [];
   for (const action of request.pending) {
     console.log(
       `  paused: ${action.connector}.${action.method} (execution ${action.executionId.slice(0, 8)}…, call ${action.seq}) needs approval`,
@@ -85,7 +91,8 @@ while (result.__interrupt__?.length) {
     decisions.push(
       approved
         ? { type: "approve", by: "example user" }
-        : { type: "reject", message: "declined in the terminal", by: "example user" },
+        : // The call rejects inside the program with an ApprovalDenied error (it may catch it).
+          { type: "reject", message: "declined in the terminal", by: "example user" },
     );
   }
   console.log("\n→ agent.invoke(new Command({ resume: { decisions } }))");
@@ -140,7 +147,8 @@ function summarise(messages: BaseMessage[]): string {
   const outcome = JSON.parse(String(last?.content ?? "{}"));
   if (outcome.status === "completed" && outcome.result?.ordered)
     return `Ordered 2 × ${outcome.result.name} (order ${outcome.result.ordered}) for ${outcome.result.total}.`;
-  if (outcome.status === "rejected") return `The order was not placed: ${outcome.reason ?? "it was rejected"}.`;
+  // A denial the program did not catch ends the run: the error says who denied what, and why.
+  if (outcome.status === "error") return `The order was not placed: ${outcome.error}.`;
   return `Something went wrong: ${JSON.stringify(outcome)}`;
 }
 

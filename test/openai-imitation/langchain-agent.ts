@@ -5,15 +5,16 @@
  * everything a restart must not lose lives outside the process. It imports the BUILT packages
  * (run `npm run build` first), as a deployed app would.
  *
- *   node test/openai-imitation/langchain-agent.ts start  '<config JSON>'   # "Please order two logo mugs." → interrupt
- *   node test/openai-imitation/langchain-agent.ts resume '<config JSON>'   # approve, in a new process
+ *   node test/openai-imitation/langchain-agent.ts start  '<config JSON>'   # "Please order two logo mugs." (or config.prompt) → interrupt
+ *   node test/openai-imitation/langchain-agent.ts resume '<config JSON>'   # approve (or config.decisions), in a new process
  *
  * It prints one JSON line with what happened and exits with process.exit (R-RT-5).
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createCodemodeTool } from "@codemode/langchain";
 import {
+  type CodemodeApprovalDecision,
   type CodemodeApprovalRequest,
   codemodeApprovalMiddleware,
   resumeCodemodeApproval,
@@ -32,6 +33,10 @@ export interface AgentProcessConfig {
   /** One line is appended per order really placed. */
   effectsPath: string;
   threadId: string;
+  /** What the user asks at `start`. Default "Please order two logo mugs.". */
+  prompt?: string;
+  /** What `resume` answers, one decision per action request. Default one approval by "ops". */
+  decisions?: CodemodeApprovalDecision[];
 }
 
 const [step, configText] = process.argv.slice(2);
@@ -56,9 +61,18 @@ const shop = defineConnector({
   tools: {
     create_order: {
       requiresApproval: true,
+      // Edited arguments are checked against it too (R-AP-9).
+      inputSchema: {
+        type: "object",
+        properties: { sku: { type: "string" }, quantity: { type: "integer", minimum: 1, maximum: 10 } },
+        required: ["sku", "quantity"],
+        additionalProperties: false,
+      },
       execute: (args: { sku: string; quantity: number }, context) => {
         appendFileSync(config.effectsPath, `${JSON.stringify({ ...args, key: context.idempotencyKey })}\n`);
-        return { orderId: "ord-1", ...args };
+        // ord-1 for the first order in the effects file, ord-2 for the next, …
+        const placed = readFileSync(config.effectsPath, "utf8").trim().split("\n").length;
+        return { orderId: `ord-${placed}`, ...args };
       },
     },
   },
@@ -84,11 +98,18 @@ const thread = { configurable: { thread_id: config.threadId } };
 let report: Record<string, unknown>;
 try {
   if (step === "start") {
-    const result = await agent.invoke({ messages: [{ role: "user", content: "Please order two logo mugs." }] }, thread);
+    const content = config.prompt ?? "Please order two logo mugs.";
+    const result = await agent.invoke({ messages: [{ role: "user", content }] }, thread);
     const request = result.__interrupt__?.[0]?.value as CodemodeApprovalRequest | undefined;
-    report = { interrupted: Boolean(request), pending: request?.pending ?? [] };
+    report = {
+      interrupted: Boolean(request),
+      pending: request?.pending ?? [],
+      actionRequests: request?.actionRequests ?? [],
+      reviewConfigs: request?.reviewConfigs ?? [],
+    };
   } else {
-    const result = await resumeCodemodeApproval(agent, { decisions: [{ type: "approve", by: "ops" }] }, thread);
+    const decisions = config.decisions ?? [{ type: "approve", by: "ops" }];
+    const result = await resumeCodemodeApproval(agent, { decisions }, thread);
     const last = result.messages.at(-1);
     report = {
       interrupted: Boolean(result.__interrupt__?.length),

@@ -88,7 +88,7 @@ const badCalls: Array<[string, (runtime: CodemodeRuntime) => unknown, string]> =
   [
     "codemodeApprovalMiddleware without a runtime",
     () => js(codemodeApprovalMiddleware)(),
-    `codemodeApprovalMiddleware(runtime, options): runtime must be ${RUNTIME} (with approve, reject, execution); got undefined.`,
+    `codemodeApprovalMiddleware(runtime, options): runtime must be ${RUNTIME} (with decide, outcome, execution); got undefined.`,
   ],
   [
     "codemodeApprovalMiddleware with describe as a string",
@@ -108,7 +108,7 @@ const badCalls: Array<[string, (runtime: CodemodeRuntime) => unknown, string]> =
   [
     "resumeCodemodeApproval with a bare decision",
     () => js(resumeCodemodeApproval)(agent, "approve", thread),
-    'resumeCodemodeApproval(agent, response, config): response must be the response { decisions: [{ type: "approve" | "reject" }] }; got the string "approve".',
+    'resumeCodemodeApproval(agent, response, config): response must be the response { decisions: [{ type: "approve" | "edit" | "reject" }] }; got the string "approve".',
   ],
   [
     "resumeCodemodeApproval with the thread id as the config",

@@ -1,70 +1,23 @@
-import { type CodemodeRuntime, defineConnector } from "@codemode/core";
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { createAgent, fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
 import { createCodemodeTool } from "./create-codemode-tool.js";
+import { CodemodeResumeError, codemodeApprovalMiddleware, resumeCodemodeApproval } from "./middleware.js";
 import {
-  type CodemodeApprovalRequest,
-  CodemodeResumeError,
-  codemodeApprovalMiddleware,
-  resumeCodemodeApproval,
-} from "./middleware.js";
+  agentFor,
+  type Interrupted,
+  lastToolMessage,
+  PAY_SCHEMA,
+  paymentsRuntime as paymentsOn,
+  requestOf,
+} from "./testing/payments.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 
 /** A Code Mode pause carried by LangGraph's interrupt, resumed with Command (R-LC-2, R-AP-2). */
 
 const runtimeWith = runtimesClosedAfterEach();
-
-// Like the fixture of core's decide-pending-action test, kept apart: core's tests import no adapter code.
-function paymentsRuntime() {
-  const effects: string[] = [];
-  const payments = defineConnector({
-    name: "payments",
-    tools: {
-      balance: {
-        execute: () => {
-          effects.push("balance");
-          return { eur: 500 };
-        },
-      },
-      pay: {
-        requiresApproval: true,
-        execute: (args: { to: string; eur: number }) => {
-          effects.push(`pay ${args.to} ${args.eur}`);
-          return { paid: args.eur, to: args.to };
-        },
-      },
-    },
-  });
-  const runtime = runtimeWith(payments);
-  return { runtime, effects };
-}
-
-function lastToolMessage(messages: readonly BaseMessage[]): ToolMessage | undefined {
-  return messages.findLast((message): message is ToolMessage => ToolMessage.isInstance(message));
-}
-
-function agentFor(runtime: CodemodeRuntime, code: string) {
-  const model = fakeModel()
-    .respondWithTools([{ name: "codemode", args: { code }, id: "call_1" }])
-    .respond((messages) => new AIMessage(`Seen: ${String(lastToolMessage(messages)?.content)}`));
-  const agent = createAgent({
-    model,
-    tools: [createCodemodeTool(runtime)],
-    middleware: [codemodeApprovalMiddleware(runtime)],
-    checkpointer: new MemorySaver(),
-  });
-  return { agent, model };
-}
-
-type Interrupted = { __interrupt__?: Array<{ value: CodemodeApprovalRequest }> };
-
-function requestOf(result: Interrupted): CodemodeApprovalRequest {
-  const request = result.__interrupt__?.[0]?.value;
-  if (!request) throw new Error("expected an interrupt");
-  return request;
-}
+const paymentsRuntime = () => paymentsOn(runtimeWith);
 
 const payOnce = `async () => {
   const { eur } = await payments.balance({});
@@ -87,7 +40,9 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     expect(request.actionRequests).toEqual([
       { name: "payments.pay", args: { to: "ann", eur: 50 }, description: expect.stringContaining("payments.pay") },
     ]);
-    expect(request.reviewConfigs).toEqual([{ actionName: "payments.pay", allowedDecisions: ["approve", "reject"] }]);
+    expect(request.reviewConfigs).toEqual([
+      { actionName: "payments.pay", allowedDecisions: ["approve", "edit", "reject"], argsSchema: PAY_SCHEMA },
+    ]);
     expect(request.pending[0]).toMatchObject({ connector: "payments", method: "pay", seq: 1 });
     expect(model.callCount).toBe(1);
     expect(effects).toEqual(["balance"]);
@@ -143,25 +98,51 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     });
   });
 
-  it("R-AP-4: rejecting ends the execution; the model is told what was rejected and why", async () => {
+  it("R-AP-9: reject denies the call; uncaught, the run ends rejected and the model is told who denied what and why", async () => {
     const { runtime, effects } = paymentsRuntime();
     const { agent, model } = agentFor(runtime, payOnce);
     const config = { configurable: { thread_id: "pay-3" } };
 
-    await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
+    const first = await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
     const result = await agent.invoke(
-      new Command({ resume: { decisions: [{ type: "reject", message: "Ann was paid yesterday" }] } }),
+      new Command({ resume: { decisions: [{ type: "reject", message: "Ann was paid yesterday", by: "finance" }] } }),
       config,
     );
 
     expect(effects).toEqual(["balance"]);
     const seen = JSON.parse(String(lastToolMessage(model.calls[1]!.messages)!.content));
     expect(seen).toMatchObject({
-      status: "rejected",
-      rejected: { connector: "payments", method: "pay" },
-      reason: "Ann was paid yesterday",
+      status: "error",
+      error: expect.stringContaining("payments.pay was denied by finance: Ann was paid yesterday"),
     });
-    expect(String(result.messages.at(-1)!.content)).toContain("rejected");
+    expect(String(result.messages.at(-1)!.content)).toContain("denied");
+    const record = await runtime.execution(requestOf(first).pending[0]!.executionId);
+    expect(record?.status).toBe("rejected");
+    expect(record?.log[1]).toMatchObject({ state: "denied", decision: { approved: false, decision: "deny" } });
+  });
+
+  it("R-AP-9: a program that catches the denial goes on, and the model sees what it made of it", async () => {
+    const { runtime, effects } = paymentsRuntime();
+    const { agent, model } = agentFor(
+      runtime,
+      `async () => {
+        try {
+          return await payments.pay({ to: "ann", eur: 10 });
+        } catch (error) {
+          return { notPaid: error.name, why: error.message };
+        }
+      }`,
+    );
+    const config = { configurable: { thread_id: "pay-7" } };
+    await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
+
+    await agent.invoke(new Command({ resume: { decisions: [{ type: "reject", message: "not today" }] } }), config);
+
+    expect(effects).toEqual([]);
+    expect(JSON.parse(String(lastToolMessage(model.calls[1]!.messages)!.content))).toMatchObject({
+      status: "completed",
+      result: { notPaid: "ApprovalDenied", why: expect.stringContaining("not today") },
+    });
   });
 });
 
@@ -199,7 +180,8 @@ describe("codemodeApprovalMiddleware: several pauses at once, none, and resume v
         (message) => [message.tool_call_id, JSON.parse(String(message.content)).status],
       ),
     );
-    expect(answers).toEqual({ call_ann: "completed", call_bob: "rejected" });
+    // Bob's program did not catch the denial: its run ended rejected, an error for the model.
+    expect(answers).toEqual({ call_ann: "completed", call_bob: "error" });
   });
 
   it("runs without interrupting when nothing pauses", async () => {
@@ -222,12 +204,11 @@ describe("codemodeApprovalMiddleware: several pauses at once, none, and resume v
     const config = { configurable: { thread_id: "pay-5" } };
     await agent.invoke({ messages: [new HumanMessage("Pay Ann")] }, config);
 
-    const edited = (await agent.invoke(
-      new Command({ resume: { decisions: [{ type: "edit" }] } }),
-      config,
-    )) as Interrupted;
-    expect(requestOf(edited).error).toMatch(/must be "approve" or "reject"/);
+    const edited = await agent.invoke(new Command({ resume: { decisions: [{ type: "edit" }] } }), config);
+    expect(requestOf(edited).error).toMatch(/an edit needs editedAction: \{ args \}/);
     expect(requestOf(edited).actionRequests[0]!.name).toBe("payments.pay");
+    const unknown = await agent.invoke(new Command({ resume: { decisions: [{ type: "maybe" }] } }), config);
+    expect(requestOf(unknown).error).toMatch(/must be \{ type: "approve" \}/);
     const empty = (await agent.invoke(new Command({ resume: { decisions: [] } }), config)) as Interrupted;
     expect(requestOf(empty).error).toMatch(/holding 1 decision/);
     expect(effects).toEqual(["balance"]);

@@ -1,10 +1,8 @@
-import type { CodemodeRuntime, PendingAction } from "@codemode/core";
+import type { CodemodeRuntime, Outcome, PendingAction } from "@codemode/core";
 import {
   checkArgument,
   checkOptions,
-  type DecisionOutcome,
-  decidePendingAction,
-  describePendingAction,
+  decidePendingActions,
   MODEL_OUTPUT,
   type ModelOutputOptions,
   runtimeWith,
@@ -13,7 +11,8 @@ import {
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import type { CodemodeApprovalDecision, CodemodeApprovalRequest } from "./approval-interrupt.js";
+import { approvalDecisions } from "./approval-decisions.js";
+import { approvalRequest, type CodemodeApprovalRequest, defaultDescription } from "./approval-interrupt.js";
 import { FUNCTION } from "./check-options.js";
 import {
   approvalToolMessage,
@@ -26,9 +25,11 @@ export type {
   CodemodeApprovalDecision,
   CodemodeApprovalRequest,
   CodemodeApprovalResponse,
+  CodemodeDecisionType,
 } from "./approval-interrupt.js";
 export {
   CodemodeResumeError,
+  type CodemodeResumeErrorCode,
   type ResumableAgent,
   resumeCodemodeApproval,
   type ThreadConfig,
@@ -43,16 +44,17 @@ export interface CodemodeApprovalMiddlewareOptions {
   modelOutput?: ModelOutputOptions;
 }
 
+type DecidingRuntime = Pick<CodemodeRuntime, "decide" | "outcome" | "execution" | "approve" | "reject">;
+
 /**
  * Carries Code Mode pauses through LangGraph's interrupt for `createAgent` (needs a checkpointer).
- * Before the model reads a paused Code Mode result, the agent interrupts with the pending action;
- * resume with `new Command({ resume: { decisions: [{ type: "approve" }] } })` (or `reject`, with a
- * `message`), as for `humanInTheLoopMiddleware`. The decision goes to `runtime.approve` /
- * `runtime.reject`; a run that pauses again interrupts again; the final outcome replaces the
- * paused tool result, so the model continues with the real result (R-LC-2).
- *
- * LangGraph runs a node again from the top on every resume: decisions already applied are
- * answered from the execution's log (`decidePendingAction`), so nothing runs twice.
+ * Before the model reads a paused Code Mode result, the agent interrupts with one action request
+ * per pending action (a program may wait on several at once, R-AP-8), in LangChain 1's
+ * human-in-the-loop shape. Resume with `new Command({ resume: { decisions } })`, one decision per
+ * action in their order: `{ type: "approve" }`, `{ type: "edit", editedAction: { args } }` or
+ * `{ type: "reject", message }` (a denial the program may catch). The decisions on one run go to
+ * `runtime.decide` in one call (R-AP-9); a run that pauses again interrupts again; the final
+ * outcome replaces the paused tool result, so the model continues with the real result (R-LC-2).
  *
  * @example
  * const agent = createAgent({
@@ -66,40 +68,29 @@ export interface CodemodeApprovalMiddlewareOptions {
  */
 export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: CodemodeApprovalMiddlewareOptions = {}) {
   const usage = "codemodeApprovalMiddleware(runtime, options)";
-  checkArgument(usage, "runtime", runtime, runtimeWith("approve", "reject", "execution"));
+  checkArgument(usage, "runtime", runtime, runtimeWith("decide", "outcome", "execution"));
   checkOptions(usage, options, { toolName: STRING, describe: FUNCTION, modelOutput: MODEL_OUTPUT });
   const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
   const describe = options.describe ?? defaultDescription;
+  const messageOptions = options.modelOutput ? { modelOutput: options.modelOutput } : {};
   return createMiddleware({
     name: "CodemodeApprovalMiddleware",
-    beforeModel: async (state) => {
-      let waiting = pausedCodemodeCalls(latestToolResults(state.messages), { toolName });
-      if (waiting.length === 0) return undefined;
-      const decided = new Map<ToolMessage, DecisionOutcome>();
-      while (waiting.length > 0) {
-        const actions = waiting.map((call) => call.pending[0]!);
-        const decisions = askForDecisions(actions, describe);
-        const stillWaiting: PausedCodemodeCall[] = [];
-        for (const [index, call] of waiting.entries()) {
-          const action = actions[index]!;
-          const decision = decisions[index]!;
-          const outcome = await decidePendingAction(runtime, {
-            executionId: action.executionId,
-            seq: action.seq,
-            approved: decision.type === "approve",
-            ...(decision.by ? { by: decision.by } : {}),
-            ...(decision.message ? { reason: decision.message } : {}),
-          });
-          decided.set(call.message, outcome);
-          if (outcome.status === "paused" && outcome.pending.length > 0)
-            stillWaiting.push({ ...call, pending: outcome.pending });
-        }
-        waiting = stillWaiting;
-      }
-      const replacements = [...decided].map(([message, outcome]) =>
-        approvalToolMessage(outcome, message, options.modelOutput ? { modelOutput: options.modelOutput } : {}),
-      );
-      return { messages: replacements };
+    beforeModel: {
+      // A run that pauses again goes back through the tools node (it runs nothing: every call has
+      // its result) to this hook, which asks in a new node run. LangGraph runs a resumed node again
+      // from the top and hands earlier resume values back in order, so a node that interrupted once
+      // per pause would meet old decisions that fit no pause the log can tell apart (R-AP-8).
+      canJumpTo: ["tools"],
+      hook: async (state) => {
+        const waiting = pausedCodemodeCalls(latestToolResults(state.messages), { toolName });
+        if (waiting.length === 0) return undefined;
+        const decided = await decideWaiting(runtime, waiting, describe);
+        const messages = [...decided].map(([message, outcome]) =>
+          approvalToolMessage(outcome, message, messageOptions),
+        );
+        const pausedAgain = [...decided.values()].some((outcome) => outcome.status === "paused");
+        return pausedAgain ? { messages, jumpTo: "tools" as const } : { messages };
+      },
     },
   });
 }
@@ -111,64 +102,53 @@ function latestToolResults(messages: readonly BaseMessage[]): BaseMessage[] {
 }
 
 /**
- * Interrupts until the resume value holds one usable decision per action. A value it cannot use
- * is answered with the same request and the reason, as data: LangGraph keeps a consumed resume
- * value for every later run of the node, so throwing would leave the thread stuck on it.
+ * Interrupts once with every pending action of the waiting calls and applies the answer, one
+ * `runtime.decide` per run (R-AP-9), to the outcome each call's run has now. A resume value it
+ * cannot use (a wrong count, a malformed decision, edited arguments the tool refuses) changes
+ * nothing and is answered with the request again and the reason, as data: LangGraph keeps a
+ * consumed resume value for every later run of the node, so throwing would leave the thread stuck.
+ * Asked again, the request holds only what is still undecided; a re-run of the node reaches the
+ * same requests, as decisions already applied are answered from the log (`decidePendingActions`).
  */
-function askForDecisions(
-  actions: PendingAction[],
+async function decideWaiting(
+  runtime: DecidingRuntime,
+  waiting: PausedCodemodeCall[],
   describe: (action: PendingAction) => string,
-): CodemodeApprovalDecision[] {
+): Promise<Map<ToolMessage, Outcome>> {
+  const decided = new Map<ToolMessage, Outcome>();
+  let open = waiting;
   let problem: string | undefined;
-  for (;;) {
-    const request: CodemodeApprovalRequest = {
-      actionRequests: actions.map((action) => ({
-        name: `${action.connector}.${action.method}`,
-        args: action.args,
-        description: describe(action),
-      })),
-      reviewConfigs: actions.map((action) => ({
-        actionName: `${action.connector}.${action.method}`,
-        allowedDecisions: ["approve", "reject"],
-      })),
-      pending: actions,
-      ...(problem ? { error: problem } : {}),
-    };
-    const parsed = parseDecisions(interrupt<CodemodeApprovalRequest, unknown>(request), actions);
-    if ("decisions" in parsed) return parsed.decisions;
-    problem = parsed.problem;
-  }
-}
-
-function defaultDescription(action: PendingAction): string {
-  return `Code Mode wants to run ${describePendingAction(action)} (execution ${action.executionId}, call ${action.seq})`;
-}
-
-/** The decisions in a resume value, one per action, or why they cannot be used. */
-function parseDecisions(
-  response: unknown,
-  actions: PendingAction[],
-): { decisions: CodemodeApprovalDecision[] } | { problem: string } {
-  const decisions = (response as { decisions?: unknown } | undefined)?.decisions;
-  if (!Array.isArray(decisions) || decisions.length !== actions.length) {
-    return {
-      problem: `resume with { decisions: [...] } holding ${actions.length} decision${actions.length === 1 ? "" : "s"} (approve or reject), one per action; got ${JSON.stringify(response)}`,
-    };
-  }
-  const parsed: CodemodeApprovalDecision[] = [];
-  for (const [index, decision] of decisions.entries()) {
-    const { type, message, by } = (decision ?? {}) as Record<string, unknown>;
-    if (type !== "approve" && type !== "reject") {
-      const action = actions[index]!;
-      return {
-        problem: `decision ${index} for ${action.connector}.${action.method} must be "approve" or "reject" (an edit would change what the program already ran); got ${JSON.stringify(decision)}`,
-      };
+  while (open.length > 0) {
+    const actions = open.flatMap((call) => call.pending);
+    const request: CodemodeApprovalRequest = approvalRequest(actions, describe, problem);
+    const inputs = approvalDecisions(interrupt<CodemodeApprovalRequest, unknown>(request), actions);
+    if (typeof inputs === "string") {
+      problem = inputs;
+      continue;
     }
-    parsed.push({
-      type,
-      ...(typeof message === "string" && message ? { message } : {}),
-      ...(typeof by === "string" && by ? { by } : {}),
-    });
+    const refused: PausedCodemodeCall[] = [];
+    const reasons: string[] = [];
+    for (const call of open) {
+      const input = inputs.find((each) => each.executionId === call.executionId);
+      if (!input) continue;
+      const outcome = await decidePendingActions(runtime, input);
+      if (outcome.status === "error" && outcome.code === "INVALID_DECISION") {
+        refused.push(call);
+        reasons.push(outcome.error);
+      } else decided.set(call.message, await settled(runtime, outcome));
+    }
+    open = refused;
+    problem = reasons.length > 0 ? `refused, so not decided: ${reasons.join("; ")}` : undefined;
   }
-  return { decisions: parsed };
+  return decided;
+}
+
+/**
+ * Where a run stands after its decisions. NOT_PAUSED means someone else decided these actions
+ * meanwhile (or a denial ended the run): the run's outcome now says what followed, and a new
+ * pause there is asked about next.
+ */
+async function settled(runtime: DecidingRuntime, outcome: Outcome): Promise<Outcome> {
+  if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED") return outcome;
+  return (await runtime.outcome(outcome.executionId).catch(() => null)) ?? outcome;
 }

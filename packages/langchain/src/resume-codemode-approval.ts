@@ -1,6 +1,7 @@
 import { checkArgument, RECORD, shapeOf } from "@codemode/core/adapters";
 import { Command } from "@langchain/langgraph";
-import type { CodemodeApprovalRequest, CodemodeApprovalResponse } from "./approval-interrupt.js";
+import { approvalDecisions } from "./approval-decisions.js";
+import { type CodemodeApprovalResponse, isCodemodeRequest } from "./approval-interrupt.js";
 import { FUNCTION } from "./check-options.js";
 
 /** What `resumeCodemodeApproval` needs of an agent: `createAgent`'s (or any compiled graph's) `getState` and `invoke`. */
@@ -19,14 +20,20 @@ export type ThreadConfig = { configurable?: { thread_id?: string | number } & Re
 
 const RESUME_ERROR = Symbol.for("codemode.langchain.CodemodeResumeError");
 
-/** A resume that found no Code Mode approval waiting in the thread: nothing was decided or run. */
+/**
+ * `NO_CHECKPOINT`: the checkpointer has no state for the thread. `NO_INTERRUPT`: the thread waits
+ * on no Code Mode approval. `INVALID_DECISIONS`: the decisions do not fit the actions it waits on
+ * (a wrong count, a malformed decision).
+ */
+export type CodemodeResumeErrorCode = "NO_CHECKPOINT" | "NO_INTERRUPT" | "INVALID_DECISIONS";
+
+/** A resume that found no Code Mode approval to apply its decisions to: nothing was decided or run. */
 export class CodemodeResumeError extends Error {
   readonly [RESUME_ERROR] = true;
   override readonly name = "CodemodeResumeError";
-  /** `NO_CHECKPOINT`: the checkpointer has no state for the thread. `NO_INTERRUPT`: the thread waits on no Code Mode approval. */
-  readonly code: "NO_CHECKPOINT" | "NO_INTERRUPT";
+  readonly code: CodemodeResumeErrorCode;
 
-  constructor(code: "NO_CHECKPOINT" | "NO_INTERRUPT", message: string) {
+  constructor(code: CodemodeResumeErrorCode, message: string) {
     super(message);
     this.code = code;
   }
@@ -46,7 +53,7 @@ const AGENT = shapeOf(
 );
 const RESPONSE = shapeOf(
   { decisions: { expected: "an array", accepts: Array.isArray } },
-  'the response { decisions: [{ type: "approve" | "reject" }] }',
+  'the response { decisions: [{ type: "approve" | "edit" | "reject" }] }',
   ["decisions"],
 );
 
@@ -60,9 +67,18 @@ const RESPONSE = shapeOf(
  * `SqliteSaver` from `@langchain/langgraph-checkpoint-sqlite`) and a runtime over a durable store,
  * the resume may come from another process, days later.
  *
+ * `response.decisions` answer the interrupt's action requests in their order, in LangChain 1's
+ * human-in-the-loop shape: `{ type: "approve" }`, `{ type: "edit", editedAction: { args } }`,
+ * `{ type: "reject", message }`. A wrong count or a malformed decision throws `INVALID_DECISIONS`
+ * before anything is resumed.
+ *
  * @example
  * const agent = createAgent({ model, tools, middleware: [codemodeApprovalMiddleware(runtime)], checkpointer: PostgresSaver.fromConnString(url) });
- * const result = await resumeCodemodeApproval(agent, { decisions: [{ type: "approve", by: "ann" }] }, { configurable: { thread_id } });
+ * const result = await resumeCodemodeApproval(
+ *   agent,
+ *   { decisions: [{ type: "approve", by: "ann" }, { type: "edit", editedAction: { args: { sku: "mug", quantity: 1 } }, by: "ann" }] },
+ *   { configurable: { thread_id } },
+ * );
  */
 export async function resumeCodemodeApproval<Result>(
   agent: ResumableAgent<Result>,
@@ -91,16 +107,16 @@ export async function resumeCodemodeApproval<Result>(
       `thread ${JSON.stringify(threadId)} waits on no interrupt: its run ended or was resumed already, so the decision was not applied to anything.`,
     );
   }
-  if (!interrupts.some((pending) => isCodemodeRequest(pending.value))) {
+  const request = interrupts.map((pending) => pending.value).find(isCodemodeRequest);
+  if (!request) {
     throw new CodemodeResumeError(
       "NO_INTERRUPT",
       `thread ${JSON.stringify(threadId)} waits on an interrupt that is not a Code Mode approval (not raised by codemodeApprovalMiddleware): resume it with agent.invoke(new Command({ resume }), config) and the value it expects.`,
     );
   }
+  // Checked here too, so a mistake throws at the caller instead of coming back as a new interrupt.
+  const checked = approvalDecisions(response, request.pending);
+  if (typeof checked === "string")
+    throw new CodemodeResumeError("INVALID_DECISIONS", `${checked}. Nothing was decided.`);
   return agent.invoke(new Command({ resume: response }), config);
-}
-
-function isCodemodeRequest(value: unknown): value is CodemodeApprovalRequest {
-  const request = value as Partial<CodemodeApprovalRequest> | null | undefined;
-  return Array.isArray(request?.pending) && Array.isArray(request.actionRequests);
 }

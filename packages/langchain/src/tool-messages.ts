@@ -83,7 +83,7 @@ export interface PausedCodemodeCall {
   /** The paused tool result; hand it to `approvalToolMessage` to replace it. */
   message: ToolMessage;
   executionId: string;
-  /** What waits for approval (one action per pause). */
+  /** What waits for approval: every action the run waits on (R-AP-8). */
   pending: PendingAction[];
 }
 
@@ -128,10 +128,21 @@ function asPaused(value: unknown): Pick<PausedOutcome, "executionId" | "pending"
   if (typeof value !== "object" || value === null) return undefined;
   const { status, executionId, pending } = value as { status?: unknown; executionId?: unknown; pending?: unknown };
   if (status !== "paused" || typeof executionId !== "string" || !Array.isArray(pending)) return undefined;
-  const actions = pending
-    .filter(isActionLike)
-    .map(({ seq, connector, method, args }) => ({ executionId, seq, connector, method, args }));
+  const actions = pending.filter(isActionLike).map(({ seq, connector, method, args, description, inputSchema }) => ({
+    executionId,
+    seq,
+    connector,
+    method,
+    args,
+    // Kept from the artifact, for a review screen; the model-facing content has neither.
+    ...(typeof description === "string" ? { description } : {}),
+    ...(isRecord(inputSchema) ? { inputSchema } : {}),
+  }));
   return { executionId, pending: actions };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isActionLike(value: unknown): value is Omit<PendingAction, "executionId"> {
