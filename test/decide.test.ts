@@ -169,11 +169,15 @@ for (const store of STORES) {
         decisions: [{ seq: 0, decision: "deny", reason: "no" }],
       });
       expectStatus(ended, "error");
+      expect(ended.code).toBe("APPROVAL_DENIED");
       expect(ended.error).toContain("shop.order was denied by bob: no");
       expect((await runtime.execution(paused.executionId))?.status).toBe("rejected");
       const read = await runtime.outcome(paused.executionId);
       expectStatus(read, "error");
-      expect(read.error).toBe(`execution ${paused.executionId} was rejected: shop.order was denied by bob: no`);
+      expect([read.code, read.error]).toEqual([
+        "APPROVAL_DENIED",
+        `execution ${paused.executionId} was rejected: shop.order was denied by bob: no`,
+      ]);
       expect(ran).toEqual([]);
     });
 
@@ -201,6 +205,27 @@ for (const store of STORES) {
       const done = await runtime.approve({ executionId: paused.executionId });
       expectStatus(done, "paused");
       expect(done.pending.map((action) => action.seq)).toEqual([4]);
+    });
+
+    it("R-AP-9: a grant covers further calls only: an earlier call of the method still pending keeps waiting for its own decision", async () => {
+      if (cannotRun()) return;
+      const { runtime, ran } = shopRuntime();
+      const paused = await runtime.execute({
+        code: `async () => { const both = await Promise.all([shop.refund({ n: 0 }), shop.refund({ n: 1 })]); return [...both, await shop.refund({ n: 2 })]; }`,
+      });
+      expectStatus(paused, "paused");
+      const next = await runtime.decide({
+        executionId: paused.executionId,
+        decisions: [{ seq: 1, decision: "approve", grant: { calls: 5 } }],
+      });
+      expectStatus(next, "paused");
+      expect(next.pending.map((action) => action.seq)).toEqual([0]);
+      expect(ran).toEqual([["refund", { n: 1 }]]);
+      const done = await runtime.decide({ executionId: paused.executionId, decisions: [{ seq: 0, decision: "approve" }] });
+      expectStatus(done, "completed");
+      expect(done.result).toEqual([{ refunded: 0 }, { refunded: 1 }, { refunded: 2 }]);
+      const state = await runtime.execution(paused.executionId);
+      expect(state?.log[2]?.decision).toMatchObject({ approved: true, viaGrant: 1 });
     });
 
     it("R-AP-9: decisions on some of the pending calls: those go ahead, the others stay pending, and the outcome says so", async () => {

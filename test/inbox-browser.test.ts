@@ -1,7 +1,5 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,19 +9,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INBOX_STYLES } from "../packages/cli/src/inbox/assets.ts";
 import { logTable } from "../packages/cli/src/inbox/log-table.ts";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";
+import { serveHtml, startInbox, stopInbox } from "./inbox-browser-fixtures.ts";
 
 /**
  * The approval inbox end to end: `codemode inbox` (the built bin, a child process) over a SQLite
  * file, driven in headless Chromium. A person opens the printed link, sees the paused runs,
  * approves one and sees it complete; a run decided from another page is explained on a page that
- * had not caught up; requests without the token and cross-site posts are refused. Saves
- * examples/approval-inbox/screenshot.png. Needs `npm run build` and /usr/bin/chromium
+ * had not caught up; two actions of one run decided one by one, one of them edited through the
+ * form that checks the tool's schema as the person types; requests without the token and
+ * cross-site posts are refused. Saves examples/approval-inbox/screenshot.png and
+ * screenshot-edit.png. Needs `npm run build` and /usr/bin/chromium
  * (`apt-get install -y chromium`; .ci/run installs it).
  */
 
 const BIN = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("./cli-fixtures/codemode.config.ts", import.meta.url));
 const SCREENSHOT = fileURLToPath(new URL("../examples/approval-inbox/screenshot.png", import.meta.url));
+const SCREENSHOT_EDIT = fileURLToPath(new URL("../examples/approval-inbox/screenshot-edit.png", import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TIMEOUT = 180_000;
 
@@ -35,50 +37,35 @@ let inbox: ChildProcessWithoutNullStreams;
 let address: { url: string; token: string; port: number };
 let browser: Browser;
 
-/** Starts `codemode inbox --json` and reads the address it prints. */
-async function startInbox(): Promise<void> {
-  inbox = spawn(
-    process.execPath,
-    [BIN, "--config", CONFIG, "inbox", "--port", "0", "--poll", "300ms", "--operator", "ops", "--json"],
-    {
-      env: { ...process.env, CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "inbox", NO_COLOR: "1" },
-    },
-  );
-  let stderr = "";
-  inbox.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  address = await new Promise((resolve, reject) => {
-    let stdout = "";
-    inbox.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const line = stdout.split("\n").find((candidate) => candidate.startsWith("{"));
-      if (line) resolve(JSON.parse(line));
-    });
-    inbox.on("exit", (code) => reject(new Error(`codemode inbox exited (${code}): ${stderr}`)));
-  });
-}
-
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (or set CHROMIUM_PATH)`);
   ({ runtime, close: closeRuntime } = openTicketsRuntime(store, "inbox"));
-  await startInbox();
+  ({ child: inbox, address } = await startInbox(
+    BIN,
+    ["--config", CONFIG, "inbox", "--port", "0", "--poll", "300ms", "--operator", "ops", "--json"],
+    { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: "inbox" },
+  ));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 }, TIMEOUT);
 
 afterAll(async () => {
   await browser?.close();
-  if (inbox && inbox.exitCode === null) {
-    const exited = new Promise((resolve) => inbox.once("exit", resolve));
-    inbox.kill("SIGTERM");
-    await exited;
-  }
+  if (inbox) await stopInbox(inbox);
   await closeRuntime?.();
   rmSync(directory, { recursive: true, force: true });
 }, TIMEOUT);
 
 const card = (page: Page, executionId: string) => page.locator(`#run-${executionId}`);
+
+/** Opens two tickets at once: the run pauses with both pending (R-AP-8). */
+const TWO_TICKETS = `async () => {
+  const opened = await Promise.all([
+    tickets.create({ title: "Refund order 1042", priority: "high" }),
+    tickets.create({ title: "Call the customer", priority: "low" }),
+  ]);
+  return opened.map((ticket) => ticket.title);
+}`;
 
 describe("the approval inbox in a browser", () => {
   it(
@@ -124,13 +111,13 @@ describe("the approval inbox in a browser", () => {
       await stalePage.goto(`http://127.0.0.1:${address.port}/`);
       await expect.poll(() => card(stalePage, second).count()).toBe(1);
 
-      // Someone else rejects it from a third page; the live page drops the card by itself.
+      // Someone else denies it from a third page (uncaught, the denial ends the run rejected); the live page drops the card by itself.
       const otherPage = await context.newPage();
       await otherPage.goto(`http://127.0.0.1:${address.port}/executions/${second}`);
       await otherPage.locator("#operator").fill("sam");
       await otherPage.locator("#operator").dispatchEvent("change");
       await card(otherPage, second).locator("input.reason").fill("duplicate");
-      await card(otherPage, second).locator("button.reject").click();
+      await card(otherPage, second).locator("button.deny").click();
       await expect
         .poll(() => otherPage.locator(".execution-title .badge").textContent(), { timeout: 60_000 })
         .toBe("rejected");
@@ -142,7 +129,7 @@ describe("the approval inbox in a browser", () => {
         .poll(() => stalePage.locator("#notices .notice.warn").first().textContent(), { timeout: 60_000 })
         .toMatch(
           new RegExp(
-            `^Not approved: in ${second.slice(0, 8)}, seq 1 \\(tickets\\.create\\) was already rejected by sam at \\d\\d:\\d\\d:\\d\\d \\((just now|\\d+ s ago)\\) \\("duplicate"\\); the run is now rejected\\.$`,
+            `^Not approved: in ${second.slice(0, 8)}, seq 1 \\(tickets\\.create\\) was already denied by sam at \\d\\d:\\d\\d:\\d\\d \\((just now|\\d+ s ago)\\) \\("duplicate"\\); the run is now rejected\\.$`,
           ),
         );
       expect((await runtime.execution(second))?.status).toBe("rejected");
@@ -151,6 +138,92 @@ describe("the approval inbox in a browser", () => {
       await page.goto(`http://127.0.0.1:${address.port}/executions/${second}`);
       expect(await page.locator("table.log .decision.rejected").count()).toBe(1);
       expect(await page.locator("table.log strong").textContent()).toBe("sam");
+      await context.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "R-AP-8 R-AP-9: two pending actions of one run: approve one; edit the other, which the page checks against the tool's schema (a bad value is shown and not sent), then a good value runs",
+    async () => {
+      const executionId = (await runtime.execute({ code: TWO_TICKETS })).executionId;
+      const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+      const page = await context.newPage();
+      const posts: string[] = [];
+      page.on("request", (request) => {
+        if (request.method() === "POST") posts.push(request.postData() ?? "");
+      });
+      await page.goto(address.url);
+      await expect.poll(() => page.locator("#live").textContent(), { timeout: 30_000 }).toBe("live");
+      const run = card(page, executionId);
+      const action = (seq: number) => page.locator(`#action-${executionId}-${seq}`);
+      await expect.poll(() => run.locator("section.action").count()).toBe(2);
+      expect(await action(1).locator(".description").textContent()).toBe("Open a ticket.");
+      expect(await run.locator("button.approve-all").textContent()).toBe("Approve all 2 pending of this run");
+
+      // Edit the second: the editor holds its arguments; a value the schema refuses is shown, and sending is off.
+      await action(1).locator("details.edit summary").click();
+      const editor = action(1).locator("textarea.args-editor");
+      expect(JSON.parse(await editor.inputValue())).toEqual({ title: "Call the customer", priority: "low" });
+      const send = action(1).locator("button.edit");
+      const problems = action(1).locator("ul.schema-problems li");
+      await editor.fill('{ "title": "Call');
+      await expect.poll(() => problems.first().textContent()).toMatch(/^Not JSON: /);
+      expect(await send.isDisabled()).toBe(true);
+      await editor.fill('{ "priority": 3 }');
+      await expect.poll(() => problems.allTextContents()).toEqual(["title is required", "priority must be a string"]);
+      expect(await send.isDisabled()).toBe(true);
+      expect(await editor.getAttribute("aria-invalid")).toBe("true");
+      await action(1).locator("input.reason").fill("shorter title");
+      await run.screenshot({ path: SCREENSHOT_EDIT });
+      await send.click({ force: true });
+      expect(posts).toHaveLength(0);
+
+      // Approve the first meanwhile: it runs, the other stays pending, and the refreshed page keeps the edit under way.
+      await action(0).locator("button.approve").click();
+      await expect
+        .poll(() => page.locator("#notices .notice.ok").first().textContent(), { timeout: 60_000 })
+        .toBe(`Approved seq 0 of ${executionId.slice(0, 8)}; still pending: seq 1 (tickets.create).`);
+      await expect.poll(() => run.locator("section.action").count()).toBe(1);
+      expect(await editor.inputValue()).toBe('{ "priority": 3 }');
+      expect(await action(1).locator("input.reason").inputValue()).toBe("shorter title");
+      expect(await problems.allTextContents()).toEqual(["title is required", "priority must be a string"]);
+      expect(posts).toHaveLength(1);
+      expect((await runtime.execution(executionId))?.log[1]?.state).toBe("pending");
+
+      // The server checks again: with the page's check out of the way, the runtime's refusal is shown.
+      await editor.evaluate((element) => element.removeAttribute("data-schema"));
+      await editor.fill('{ "title": 5 }');
+      await expect.poll(() => send.isDisabled()).toBe(false);
+      await send.click();
+      await expect
+        .poll(() => page.locator("#notices .notice.error").first().textContent(), { timeout: 60_000 })
+        .toMatch(/^Refused, nothing ran: seq 1 \(tickets\.create\): .*title/s);
+      expect((await runtime.execution(executionId))?.log[1]?.state).toBe("pending");
+
+      // A value that fits: sent, run with the edited arguments, and the run completes.
+      await editor.fill('{ "title": "Call the customer back", "priority": "high" }');
+      await expect.poll(() => problems.count()).toBe(0);
+      await send.click();
+      await expect
+        .poll(() => page.locator("#notices .notice.ok").first().textContent(), { timeout: 60_000 })
+        .toBe(`Edited seq 1 of ${executionId.slice(0, 8)} (it ran with the edited arguments); the run completed.`);
+      const done = await runtime.execution(executionId);
+      expect(done?.result).toEqual(["Refund order 1042", "Call the customer back"]);
+      expect(done?.log[1]).toMatchObject({
+        state: "applied",
+        requestedArgs: { title: "Call the customer", priority: "low" },
+        args: { title: "Call the customer back", priority: "high" },
+        result: { id: 101, title: "Call the customer back" },
+        decision: { decision: "edit", by: "ops", reason: "shorter title" },
+      });
+      expect(posts.map((body) => new URLSearchParams(body).get("decision"))).toEqual(["approve", "edit", "edit"]);
+
+      // The audit trail shows what was asked and what ran.
+      await page.goto(`http://127.0.0.1:${address.port}/executions/${executionId}`);
+      expect(await page.locator("table.log .decision.edited").count()).toBe(1);
+      expect(await page.locator("table.log .asked pre").textContent()).toContain('"title": "Call the customer"');
+      expect(await page.locator("table.log .ran pre").textContent()).toContain('"title": "Call the customer back"');
       await context.close();
     },
     TIMEOUT,
@@ -304,25 +377,3 @@ describe("hardening: the inbox against other local pages (round two)", () => {
     TIMEOUT,
   );
 });
-
-async function serveHtml(
-  body: string,
-  onRequest?: (request: IncomingMessage) => void,
-): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const server: Server = createServer((request, response) => {
-    onRequest?.(request);
-    response.writeHead(200, { "content-type": "text/html" });
-    response.end(`<!doctype html><html><body>${body}</body></html>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}

@@ -33,15 +33,17 @@ const payments = defineConnector({
   tools: {
     refund: {
       description: "Refund an order, in full or in part.",
+      // The inbox's edit form checks a person's changes against this as they type; the runtime checks again.
       inputSchema: {
         type: "object",
         properties: {
-          order: { type: "integer" },
-          amount: { type: "number" },
-          currency: { type: "string" },
-          note: { type: "string" },
+          order: { type: "integer", minimum: 1 },
+          amount: { type: "number", exclusiveMinimum: 0, maximum: 500 },
+          currency: { type: "string", enum: ["EUR", "USD", "GBP"] },
+          note: { type: "string", maxLength: 200 },
         },
         required: ["order", "amount", "currency"],
+        additionalProperties: false,
       },
       requiresApproval: true,
       execute: async (args: { order: number; amount: number }, context) => ({

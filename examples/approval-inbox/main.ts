@@ -1,6 +1,6 @@
 // The approval inbox example (`npm run example:inbox`): a support agent's programs pause at
 // refunds; an application mounts the approval inbox at /inbox beside its own pages and a person
-// approves or rejects the refunds in the browser, live. The same runs can be decided from a
+// approves, denies or edits each refund in the browser, live. The same runs can be decided from a
 // terminal with the `codemode` command. Read examples/approval-inbox/README.md alongside.
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
@@ -13,11 +13,25 @@ const refund = (order: number, share: number, note: string) => `async () => {
   const refund = await payments.refund({ order: order.number, amount: Math.round(order.total * ${share} * 100) / 100, currency: order.currency, note: ${JSON.stringify(note)} });
   return refund.refundId;
 }`;
-for (const program of [refund(1042, 1, "parcel lost in transit"), refund(1043, 0.5, "one item arrived broken")]) {
+// Two refunds at once: the run pauses once with both pending, each decided on its own (R-AP-8).
+const twoRefunds = `async () => {
+  const refunds = await Promise.all([1044, 1045].map(async (number) => {
+    const order = await orders.find({ number });
+    return payments.refund({ order: order.number, amount: order.total, currency: order.currency, note: "late delivery" });
+  }));
+  return refunds.map((refund) => refund.refundId);
+}`;
+for (const program of [
+  refund(1042, 1, "parcel lost in transit"),
+  refund(1043, 0.5, "one item arrived broken"),
+  twoRefunds,
+]) {
   const outcome = await runtime.execute({ code: program });
-  console.log(
-    `${outcome.executionId}: ${outcome.status}${outcome.status === "paused" ? ` at ${outcome.pending[0]?.connector}.${outcome.pending[0]?.method}` : ""}`,
-  );
+  const waiting =
+    outcome.status === "paused"
+      ? ` at ${outcome.pending.map((action) => `${action.connector}.${action.method} (seq ${action.seq})`).join(", ")}`
+      : "";
+  console.log(`${outcome.executionId}: ${outcome.status}${waiting}`);
 }
 
 // --- the application: its own pages, and the inbox mounted at /inbox --------------------------

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "STORAGE_ERROR",
   "BUSY",
   "INVALID_DECISION",
+  "APPROVAL_DENIED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

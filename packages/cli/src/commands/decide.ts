@@ -143,7 +143,7 @@ async function decideAndReport({ runtime, out }: CommandContext, input: DecideIn
   if (out.json) out.document(outcome);
   else printDecided(out, outcome, input.decisions);
   if (outcome.status !== "error") return EXIT_CODES.ok;
-  if (outcome.code !== "NOT_PAUSED") return exitCodeOf(outcome.code);
+  if (outcome.code !== "APPROVAL_DENIED") return exitCodeOf(outcome.code);
   // The run ended rejected, the program not catching a denial: what denying asks for (R-AP-9).
   // After approvals only (a policy denied a later call), the run failed.
   return input.decisions.some((decision) => decision.decision === "deny") ? EXIT_CODES.ok : EXIT_CODES.runFailed;

@@ -8,10 +8,10 @@ import { visibleOnOneLine } from "../output/terminal.js";
 const REFUSALS = new Set(["NOT_FOUND", "BUSY", "STORAGE_ERROR", "MISSING_CONNECTOR", "INVALID_DECISION"]);
 
 /**
- * Whether an error `outcome` is a refusal: the decisions were not made. NOT_PAUSED is both a refusal (a
- * seq not pending now) and how a run that ended `rejected` after them reads (the program did not
- * catch a denial, R-AP-9): the decisions were made when every decided entry carries this
- * command's decision, written since `since`.
+ * Whether an error `outcome` is a refusal: the decisions were not made. A run that ended
+ * `rejected` after them (the program did not catch a denial, R-AP-9) is APPROVAL_DENIED, not a
+ * refusal. NOT_PAUSED is a refusal unless every decided entry carries this command's decision,
+ * written since `since` (the run moved on after them, and someone asked again).
  */
 export function isRefusal(outcome: ErrorOutcome, decisions: readonly Decision[], since: number): boolean {
   // A store failure or a takeover during the resumed pass reads the same as one before it: same exit code.

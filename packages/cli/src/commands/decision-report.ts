@@ -71,7 +71,7 @@ function howItWent(out: Output, outcome: Outcome): { sentence: string; more: str
   if (outcome.status === "paused") return pausedAgain(out, outcome.pending);
   const rejected = `execution ${outcome.executionId} was rejected: `;
   // R-AP-9: a denial the program did not catch ends the run as `reject` does.
-  if (outcome.code === "NOT_PAUSED" && outcome.error.startsWith(rejected))
+  if (outcome.code === "APPROVAL_DENIED" && outcome.error.startsWith(rejected))
     return {
       sentence: `ended ${out.paint("rejected", "red")}: the program did not catch the denial (${visibleOnOneLine(outcome.error.slice(rejected.length))}).`,
       more: [],

@@ -21,7 +21,7 @@ export function registerInbox(program: Command, register: Register, state: ExitS
   register(
     program
       .command("inbox")
-      .description("serve the approval inbox: a web page of paused runs to approve or reject, live")
+      .description("serve the approval inbox: a web page of paused runs whose actions you approve, deny or edit, live")
       .option("-p, --port <port>", "port to listen on (0: any free port)", "8787")
       .option("--host <address>", "address to bind; loopback unless --allow-remote", "127.0.0.1")
       .option("--token <token>", "the token every request needs (default: $CODEMODE_INBOX_TOKEN, or a random one)")

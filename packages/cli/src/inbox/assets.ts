@@ -1,6 +1,6 @@
 import { SafeHtml } from "./html.js";
 
-// The inbox's look and its little script: inline (with a per-response nonce), no build step.
+// The inbox's look: inline (with a per-response nonce), no build step. Its script is page-script.ts.
 
 export const INBOX_STYLES = new SafeHtml(`
 :root { color-scheme: light; --ink: #1d2330; --muted: #5f6b7a; --line: #dfe3ea; --paper: #ffffff; --wash: #f4f6f9;
@@ -20,7 +20,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 20px 28px 48px; }
 h1 { font-size: 22px; margin: 8px 0 16px; } h2 { font-size: 17px; margin: 28px 0 10px; }
 .count { display: inline-block; min-width: 1.6em; padding: 0 8px; border-radius: 999px; background: var(--amber-bg); color: var(--amber); font-size: 15px; text-align: center; }
 #notices { max-width: 1100px; margin: 0 auto; padding: 0 28px; }
-.notice { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; border: 1px solid; }
+.notice { margin: 14px 0 0; padding: 10px 14px; border-radius: 8px; border: 1px solid; white-space: pre-line; }
 .notice.ok { background: var(--green-bg); border-color: #b6e2c9; color: #11522f; }
 .notice.warn { background: var(--amber-bg); border-color: #f0d79b; color: #6b4507; }
 .notice.error, .trouble { background: var(--red-bg); border-color: #f3c1bc; color: #7a1911; }
@@ -47,104 +47,40 @@ td.num { font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; background: var(--wash); color: var(--muted); }
 .badge.paused, .badge.pending { background: var(--amber-bg); color: var(--amber); }
 .badge.completed, .badge.applied { background: var(--green-bg); color: var(--green); }
-.badge.error, .badge.rejected { background: var(--red-bg); color: var(--red); }
+.badge.error, .badge.rejected, .badge.denied { background: var(--red-bg); color: var(--red); }
 .badge.rolled_back, .badge.reverted { background: var(--violet-bg); color: var(--violet); }
 .badge.running, .badge.executing { background: var(--cyan-bg); color: #17627a; }
 .decision.approved { color: var(--green); font-weight: 600; } .decision.rejected { color: var(--red); font-weight: 600; }
+.decision.edited { color: var(--blue); }
 .reason { color: var(--muted); font-style: italic; } .waiting { color: var(--amber); font-weight: 600; }
 .none, .empty, .when { color: var(--muted); } .failure { color: var(--red); }
 .empty-state { padding: 24px; text-align: center; color: var(--muted); background: var(--paper); border: 1px dashed var(--line); border-radius: 10px; }
-form.decide { display: flex; gap: 8px; margin-top: 14px; align-items: center; }
-form.decide .reason { flex: 1; padding: 8px 10px; border: 1px solid var(--line); border-radius: 6px; font: inherit; font-style: normal; color: var(--ink); }
+.waiting-count { font-weight: 600; }
+.action { margin-top: 14px; padding: 12px 14px; border: 1px solid var(--line); border-radius: 8px; background: #fcfcfd; }
+.action-head { display: flex; gap: 10px; align-items: baseline; }
+.description { margin: 4px 0 0; color: var(--muted); }
+form.decide { margin-top: 12px; }
+form.decide .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+form.decide .reason { flex: 1; min-width: 16em; padding: 8px 10px; border: 1px solid var(--line); border-radius: 6px; font: inherit; font-style: normal; color: var(--ink); }
+label.grant { font-size: 13px; color: var(--muted); white-space: nowrap; }
+label.grant input { width: 4.5em; margin: 0 4px; padding: 7px 6px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+details.edit { margin-top: 10px; } details.edit summary { cursor: pointer; color: var(--blue); font-size: 13px; }
+textarea.args-editor { display: block; width: 100%; margin-top: 8px; padding: 8px 10px; border: 1px solid var(--line); border-radius: 6px; font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; color: var(--ink); resize: vertical; }
+textarea.args-editor[aria-invalid="true"] { border-color: var(--red); background: #fffafa; outline-color: var(--red); }
+ul.schema-problems { margin: 6px 0 0; padding-left: 20px; color: var(--red); font-size: 13px; } ul.schema-problems:empty { display: none; }
+.edit-row { display: flex; gap: 12px; align-items: center; justify-content: space-between; margin-top: 8px; }
+.schema-note { font-size: 12px; color: var(--muted); }
+form.approve-all { margin-top: 14px; display: flex; justify-content: flex-end; }
+.asked, .ran { display: flex; gap: 6px; align-items: baseline; } .asked { text-decoration: line-through; text-decoration-color: #c9ced6; color: var(--muted); }
+.args-label { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); min-width: 3.2em; }
+.via-grant, .grant-given { color: var(--violet); font-size: 12px; }
 button { font: inherit; font-weight: 600; padding: 8px 18px; border-radius: 6px; border: 1px solid transparent; cursor: pointer; }
 button.approve { background: var(--green); color: #fff; } button.approve:hover { background: #146a3e; }
-button.reject { background: var(--paper); color: var(--red); border-color: #efb8b2; } button.reject:hover { background: var(--red-bg); }
+button.reject, button.deny { background: var(--paper); color: var(--red); border-color: #efb8b2; } button.reject:hover, button.deny:hover { background: var(--red-bg); }
+button.edit { background: var(--blue); color: #fff; } button.edit:disabled { background: #9aa7c4; cursor: not-allowed; }
+button.approve-all { background: var(--paper); color: var(--green); border-color: #a9dbbf; } button.approve-all:hover { background: var(--green-bg); }
 button:disabled { opacity: .55; cursor: progress; }
 .crumbs { margin-bottom: 4px; font-size: 13px; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
 .facts dt { color: var(--muted); } .facts dd { margin: 0; }
-`);
-
-export const INBOX_SCRIPT = new SafeHtml(`
-(() => {
-  const base = document.body.dataset.base || "";
-  const notices = document.getElementById("notices");
-  const live = document.getElementById("live");
-  const operator = document.getElementById("operator");
-  const remembered = localStorage.getItem("codemode-operator");
-  if (remembered) operator.value = remembered;
-  operator.addEventListener("change", () => localStorage.setItem("codemode-operator", operator.value.trim()));
-
-  const ago = (at) => {
-    const seconds = Math.max(0, Math.round((Date.now() - at) / 1000));
-    if (seconds < 5) return "just now";
-    if (seconds < 60) return seconds + " s ago";
-    if (seconds < 3600) return Math.floor(seconds / 60) + " min ago";
-    if (seconds < 86400) return Math.floor(seconds / 3600) + " h ago";
-    return Math.floor(seconds / 86400) + " d ago";
-  };
-  const ages = () => { for (const time of document.querySelectorAll("time[data-at]")) time.textContent = ago(Number(time.dataset.at)); };
-  setInterval(ages, 15000);
-
-  const notice = (message, tone) => {
-    const line = document.createElement("p");
-    line.className = "notice " + tone;
-    line.setAttribute("role", tone === "ok" ? "status" : "alert");
-    line.textContent = message;
-    notices.prepend(line);
-    while (notices.children.length > 4) notices.lastElementChild.remove();
-  };
-
-  let refreshing = null;
-  let again = false;
-  const refresh = async () => {
-    if (refreshing) { again = true; return refreshing; }
-    refreshing = (async () => {
-      do {
-        again = false;
-        const url = new URL(location.href);
-        url.searchParams.delete("notice");
-        url.searchParams.delete("tone");
-        url.searchParams.set("fragment", "1");
-        const response = await fetch(url, { headers: { accept: "text/html" } }).catch(() => null);
-        if (!response || !response.ok) return;
-        const main = document.querySelector("main");
-        const typed = new Map();
-        for (const input of main.querySelectorAll("form[data-key] .reason")) if (input.value) typed.set(input.form.dataset.key, input.value);
-        const focused = document.activeElement && document.activeElement.form ? document.activeElement.form.dataset.key : undefined;
-        main.innerHTML = await response.text();
-        for (const input of main.querySelectorAll("form[data-key] .reason")) {
-          if (typed.has(input.form.dataset.key)) input.value = typed.get(input.form.dataset.key);
-          if (input.form.dataset.key === focused) input.focus();
-        }
-        ages();
-      } while (again);
-    })().finally(() => { refreshing = null; });
-    return refreshing;
-  };
-
-  document.addEventListener("submit", async (event) => {
-    const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-decide")) return;
-    event.preventDefault();
-    const body = new URLSearchParams(new FormData(form, event.submitter));
-    if (operator.value.trim()) body.set("by", operator.value.trim());
-    for (const button of form.querySelectorAll("button")) button.disabled = true;
-    try {
-      const response = await fetch(form.action, { method: "POST", body, headers: { accept: "application/json" } });
-      const answer = await response.json();
-      notice(answer.message, answer.tone || (response.ok ? "ok" : "error"));
-    } catch (error) {
-      notice("The inbox could not be reached: " + error.message, "error");
-    }
-    await refresh();
-  });
-
-  const source = new EventSource(base + "/events");
-  source.addEventListener("open", () => { live.textContent = "live"; live.className = "live on"; });
-  source.addEventListener("error", () => { live.textContent = "reconnecting…"; live.className = "live off"; });
-  source.addEventListener("changed", () => refresh());
-  source.addEventListener("trouble", (event) => { live.textContent = "store unreachable"; live.className = "live off"; live.title = event.data; });
-  source.addEventListener("recovered", () => { live.textContent = "live"; live.className = "live on"; refresh(); });
-})();
 `);

@@ -1,71 +1,52 @@
-import { type ApprovalDecision, CodemodeError, type ErrorOutcome, type Outcome } from "@codemode/core";
+import { CodemodeError, type ErrorOutcome, type Outcome } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
-import { explainStale } from "../explain.js";
+import type { DecisionRequest } from "./decide-form.js";
+import {
+  appliedAnswer,
+  busy,
+  type DecisionAnswer,
+  decidedByRequest,
+  notFound,
+  short,
+  staleAnswer,
+} from "./decision-words.js";
 import type { InboxQueue, InboxRuntime } from "./inbox-options.js";
 
-export interface DecisionRequest {
-  executionId: string;
-  /** The call the person saw (R-AP-7: refused when another call is pending now). */
-  seq: number;
-  decision: "approve" | "reject";
-  by: string;
-  reason?: string;
-}
+export type { DecisionAnswer } from "./decision-words.js";
 
-/** What the page shows after a click: a notice, and for a stale click who decided and when. */
-export interface DecisionAnswer {
-  ok: boolean;
-  tone: "ok" | "warn" | "error";
-  message: string;
-  /** The run's status now, when known. */
-  status?: string;
-  /** True when someone (or something: expiry, rollback) decided first. */
-  stale?: boolean;
-  decision?: ApprovalDecision;
-  code?: string;
-}
+type Decide = Extract<DecisionRequest, { kind: "decide" }>;
+
+/** Refusals: nothing was decided (as opposed to a run that failed after the decision). */
+const REFUSALS = new Set(["NOT_FOUND", "BUSY", "STORAGE_ERROR", "MISSING_CONNECTOR", "INVALID_DECISION"]);
 
 /**
- * Approves or rejects a pending call from the inbox — through the fleet's queue when there is
- * one (a worker runs the resumed pass), else through the runtime — and turns every way it can
- * fail into words for the person, never a silent no-op.
+ * Makes the decisions of one form (R-AP-9) and turns every way it can go into words for the
+ * person, never a silent no-op. With a fleet queue, a plain approval of one action goes to the
+ * queue (a worker runs the resumed pass), as before; what the queue cannot carry — a denial, an
+ * edit, a grant, several actions at once — is decided with `runtime.decide` here, whose
+ * resumed pass runs in this process. `reject` ends the run through the queue or the runtime.
  */
 export async function decide(
   runtime: InboxRuntime,
   queue: InboxQueue | undefined,
   request: DecisionRequest,
 ): Promise<DecisionAnswer> {
-  const { executionId, seq, by, reason } = request;
-  const input = { executionId, seq, by, ...(reason ? { reason } : {}) };
+  const { executionId } = request;
   try {
-    if (request.decision === "reject") {
-      const rejected = await (queue ?? runtime).reject(input);
-      if (rejected)
-        return {
-          ok: true,
-          tone: "ok",
-          status: "rejected",
-          message: `Rejected seq ${seq} of ${short(executionId)}; the run ended rejected.`,
-        };
-      return await stale(runtime, request);
+    if (request.kind === "reject") return await reject(runtime, queue, request);
+    const [only] = request.decisions;
+    if (queue && only && request.decisions.length === 1 && only.decision === "approve" && !only.grant) {
+      const answer = await queued(runtime, queue, request, only.seq);
+      if (answer) return answer;
     }
-    if (queue) {
-      const queued = await queue.approve(input);
-      if ("status" in queued) return await refused(runtime, request, queued);
-      return {
-        ok: true,
-        tone: "ok",
-        status: "running",
-        message: `Approved seq ${seq} of ${short(executionId)}; a worker resumes the run.`,
-      };
-    }
-    const outcome = await runtime.approve(input);
-    if (
-      outcome.status === "error" &&
-      ["NOT_PAUSED", "NOT_FOUND", "BUSY", "STORAGE_ERROR", "MISSING_CONNECTOR"].includes(outcome.code)
-    )
-      return await refused(runtime, request, outcome);
-    return approved(request, outcome);
+    const since = Date.now();
+    const outcome = await runtime.decide({
+      executionId,
+      decisions: request.decisions,
+      by: request.by,
+      ...(request.reason ? { reason: request.reason } : {}),
+    });
+    return await answerOf(runtime, request, outcome, since);
   } catch (error) {
     const code = CodemodeError.isInstance(error) ? error.code : undefined;
     if (code === "BUSY") return busy(executionId);
@@ -73,91 +54,75 @@ export async function decide(
       ok: false,
       tone: "error",
       code: code ?? "STORAGE_ERROR",
-      message: `Could not ${request.decision} ${short(executionId)}: ${errorMessage(error)}`,
+      message: `Could not decide on ${short(executionId)}: ${errorMessage(error)}`,
     };
   }
 }
 
-function approved(request: DecisionRequest, outcome: Outcome): DecisionAnswer {
-  const what = `Approved seq ${request.seq} of ${short(request.executionId)}`;
-  if (outcome.status === "completed")
-    return { ok: true, tone: "ok", status: "completed", message: `${what}; the run completed.` };
-  if (outcome.status === "paused") {
-    const next = outcome.pending[0];
-    return {
-      ok: true,
-      tone: "ok",
-      status: "paused",
-      message: `${what}; the run paused again${next ? ` at seq ${next.seq} (${next.connector}.${next.method})` : ""}.`,
-    };
-  }
-  return {
-    ok: true,
-    tone: "warn",
-    status: "error",
-    code: outcome.code,
-    message: `${what}; then the run failed: ${outcome.code}: ${outcome.error}`,
-  };
+async function answerOf(runtime: InboxRuntime, request: Decide, outcome: Outcome, since: number) {
+  if (outcome.status !== "error") return appliedAnswer(request, outcome, outcome.calls ?? []);
+  if (REFUSALS.has(outcome.code)) return refusal(request, outcome);
+  if (outcome.code !== "NOT_PAUSED") return appliedAnswer(request, outcome, outcome.calls ?? []);
+  // NOT_PAUSED is a stale click, or the run a denial of this very request ended: the log says which.
+  const execution = await runtime.execution(request.executionId);
+  if (!execution) return notFound(request.executionId);
+  if (decidedByRequest(request, execution.log, since)) return appliedAnswer(request, outcome, execution.log, execution);
+  return staleAnswer(request, execution);
 }
 
-async function refused(
-  runtime: InboxRuntime,
-  request: DecisionRequest,
-  outcome: ErrorOutcome,
-): Promise<DecisionAnswer> {
-  switch (outcome.code) {
-    case "NOT_FOUND":
-      return {
-        ok: false,
-        tone: "error",
-        code: "NOT_FOUND",
-        message: `No execution ${request.executionId} in the store (deleted or pruned).`,
-      };
-    case "BUSY":
-      return busy(request.executionId);
-    case "NOT_PAUSED":
-      return stale(runtime, request);
-    default:
-      return {
-        ok: false,
-        tone: "error",
-        code: outcome.code,
-        message: `Could not approve ${short(request.executionId)}: ${outcome.code}: ${outcome.error}`,
-      };
-  }
-}
-
-/** Someone decided first: say who and when, from the audit trail. */
-async function stale(runtime: InboxRuntime, request: DecisionRequest): Promise<DecisionAnswer> {
-  const explained = explainStale(await runtime.execution(request.executionId), request.executionId, request.seq);
-  if (!explained.found)
+function refusal(request: Decide, outcome: ErrorOutcome): DecisionAnswer {
+  if (outcome.code === "NOT_FOUND") return notFound(request.executionId);
+  if (outcome.code === "BUSY") return busy(request.executionId);
+  if (outcome.code === "INVALID_DECISION")
     return {
       ok: false,
       tone: "error",
-      code: "NOT_FOUND",
-      message: `No execution ${request.executionId} in the store (deleted or pruned).`,
+      code: "INVALID_DECISION",
+      message: `Refused, nothing ran: ${outcome.error}`,
     };
-  const verb = request.decision === "approve" ? "Not approved" : "Not rejected";
   return {
     ok: false,
-    tone: "warn",
-    stale: true,
-    code: "NOT_PAUSED",
-    message: `${verb}: in ${short(request.executionId)}, ${explained.message}.`,
-    ...(explained.status ? { status: explained.status } : {}),
-    ...(explained.decision ? { decision: explained.decision } : {}),
+    tone: "error",
+    code: outcome.code,
+    message: `Could not decide on ${short(request.executionId)}: ${outcome.code}: ${outcome.error}`,
   };
 }
 
-function busy(executionId: string): DecisionAnswer {
-  return {
-    ok: false,
-    tone: "warn",
-    code: "BUSY",
-    message: `Someone else is deciding ${short(executionId)} right now; the page updates when they are done.`,
-  };
+/** A plain approval queued for the fleet's workers; undefined when the queue cannot take this one. */
+async function queued(
+  runtime: InboxRuntime,
+  queue: InboxQueue,
+  request: Decide,
+  seq: number,
+): Promise<DecisionAnswer | undefined> {
+  const { executionId, by, reason } = request;
+  const answer = await queue.approve({ executionId, seq, by, ...(reason ? { reason } : {}) });
+  if (!("status" in answer))
+    return {
+      ok: true,
+      tone: "ok",
+      status: "running",
+      message: `Approved seq ${seq} of ${short(executionId)}; a worker resumes the run.`,
+    };
+  if (answer.code !== "NOT_PAUSED") return refusal(request, answer);
+  const execution = await runtime.execution(executionId);
+  // The queue approves the first pending action only; another of a batch is decided here.
+  if (execution?.log.some((entry) => entry.seq === seq && entry.state === "pending")) return undefined;
+  return staleAnswer(request, execution);
 }
 
-function short(executionId: string): string {
-  return executionId.length > 12 ? executionId.slice(0, 8) : executionId;
+async function reject(
+  runtime: InboxRuntime,
+  queue: InboxQueue | undefined,
+  request: Extract<DecisionRequest, { kind: "reject" }>,
+): Promise<DecisionAnswer> {
+  const { executionId, seq, by, reason } = request;
+  const rejected = await (queue ?? runtime).reject({ executionId, seq, by, ...(reason ? { reason } : {}) });
+  if (!rejected) return staleAnswer(request, await runtime.execution(executionId));
+  return {
+    ok: true,
+    tone: "ok",
+    status: "rejected",
+    message: `Rejected seq ${seq} of ${short(executionId)}; the run ended rejected.`,
+  };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CodemodeError, type ExecutionState } from "@codemode/core";
+import { CodemodeError, type ExecutionState, type PendingAction } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
 import { type DecisionAnswer, decide } from "./decide.js";
+import { readDecisionForm } from "./decide-form.js";
 import type { SafeHtml } from "./html.js";
 import type { ApprovalInboxOptions } from "./inbox-options.js";
 import { LiveUpdates } from "./live.js";
@@ -15,7 +16,7 @@ import {
   type Notice,
   type PageContext,
 } from "./pages.js";
-import { readForm } from "./request-body.js";
+import { FormError, readForm } from "./request-body.js";
 import { type Access, BASE_HEADERS, InboxGuard, pageHeaders } from "./security.js";
 
 /** The inbox as a request handler, and what stops its live updates. */
@@ -34,9 +35,10 @@ type Route =
   | { kind: "none" };
 
 /**
- * An approval inbox as a request handler an application mounts: paused runs with their pending
- * call, arguments, log so far and age; Approve / Reject with a reason; each run's audit trail;
- * live updates. Every request needs the token; decisions need a same-origin POST carrying the
+ * An approval inbox as a request handler an application mounts: paused runs with every pending
+ * action, its tool's description, arguments, the log so far and age; per action Approve, Deny
+ * (with a reason) or Edit (the arguments, checked against the tool's schema), an optional grant,
+ * and Approve all of a run (R-AP-8, R-AP-9); each run's audit trail; live updates. Every request needs the token; decisions need a same-origin POST carrying the
  * form's anti-forgery value.
  *
  * @example
@@ -159,9 +161,11 @@ async function indexRoute(
 async function readListing(settings: Settings): Promise<InboxListing> {
   const { runtime } = settings.options;
   const [pending, recent] = await Promise.all([runtime.pending({ limit: 50 }), runtime.executions({ limit: 20 })]);
-  const executions = await Promise.all(pending.items.map((action) => runtime.execution(action.executionId)));
+  // One read per run, however many of its actions wait (R-AP-8).
+  const ids = [...new Set(pending.items.map((action) => action.executionId))];
+  const executions = new Map(await Promise.all(ids.map(async (id) => [id, await runtime.execution(id)] as const)));
   return {
-    pending: pending.items.map((action, index) => ({ action, execution: executions[index] ?? null })),
+    pending: pending.items.map((action) => ({ action, execution: executions.get(action.executionId) ?? null })),
     recent: recent.items,
     more: pending.cursor !== undefined,
   };
@@ -176,8 +180,11 @@ async function executionRoute(
   notice: Notice | undefined,
 ): Promise<void> {
   let execution: ExecutionState | null;
+  let pending: PendingAction[] = [];
   try {
-    execution = await settings.options.runtime.execution(executionId);
+    const { runtime } = settings.options;
+    execution = await runtime.execution(executionId);
+    if (execution?.status === "paused") pending = (await runtime.pending(executionId)).items;
   } catch (error) {
     const message = CodemodeError.isInstance(error) ? error.message : String(error);
     return send(
@@ -204,7 +211,15 @@ async function executionRoute(
       fragment,
       notice,
     );
-  send(response, 200, page, `Execution ${executionId.slice(0, 8)}`, executionMain(page, execution), fragment, notice);
+  send(
+    response,
+    200,
+    page,
+    `Execution ${executionId.slice(0, 8)}`,
+    executionMain(page, execution, pending),
+    fragment,
+    notice,
+  );
 }
 
 async function decideRoute(
@@ -222,7 +237,7 @@ async function decideRoute(
   try {
     form = await readForm(request);
   } catch (error) {
-    return refuse(response, 400, errorMessage(error));
+    return refuse(response, error instanceof FormError ? error.status : 400, errorMessage(error));
   }
   // A browser's session proves itself with the form's value; a bearer of the token needs none (no browser sends that header by itself).
   if (
@@ -234,22 +249,20 @@ async function decideRoute(
       403,
       "Refused: the form's anti-forgery value is missing or wrong. Reload the inbox and try again.",
     );
-  const seq = Number(form.seq);
-  const decision = form.decision === "approve" || form.decision === "reject" ? form.decision : undefined;
-  if (!Number.isInteger(seq) || seq < 0 || !decision)
-    return refuse(response, 400, 'A decision needs "decision" (approve or reject) and the "seq" of the call.');
-  const by = (form.by ?? "").trim().slice(0, 80) || options.operator || "inbox";
-  const reason = (form.reason ?? "").trim().slice(0, 500);
-  const answer = await decide(options.runtime, options.queue, {
-    executionId,
-    seq,
-    decision,
-    by,
-    ...(reason ? { reason } : {}),
-  });
+  const decision = readDecisionForm(form, executionId, options.operator ?? "inbox");
+  const wantsJson = (request.headers.accept ?? "").includes("application/json");
+  if ("problem" in decision) {
+    if (!wantsJson) return refuse(response, 400, decision.problem);
+    return json(response, 400, {
+      ok: false,
+      tone: "error",
+      code: "BAD_REQUEST",
+      message: `Refused: ${decision.problem}`,
+    });
+  }
+  const answer = await decide(options.runtime, options.queue, decision);
   live.changed();
-  if ((request.headers.accept ?? "").includes("application/json"))
-    return json(response, answer.ok ? 200 : statusOf(answer), answer);
+  if (wantsJson) return json(response, answer.ok ? 200 : statusOf(answer), answer);
   // Without the page's script: back to where the person was, with the notice.
   const back = new URLSearchParams({ notice: answer.message, tone: answer.tone });
   response.writeHead(303, { ...BASE_HEADERS, location: `${base}/?${back}` });
@@ -259,6 +272,7 @@ async function decideRoute(
 function statusOf(answer: DecisionAnswer): number {
   if (answer.code === "NOT_FOUND") return 404;
   if (answer.code === "STORAGE_ERROR") return 503;
+  if (answer.code === "INVALID_DECISION") return 422;
   return 409;
 }
 

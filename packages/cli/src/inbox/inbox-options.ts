@@ -1,7 +1,7 @@
 import type { ApproveInput, CodemodeRuntime, ErrorOutcome } from "@codemode/core";
 
-/** What the inbox needs of a runtime: listings and reads, and approve/reject when there is no queue. */
-export type InboxRuntime = Pick<CodemodeRuntime, "pending" | "executions" | "execution" | "approve" | "reject">;
+/** What the inbox needs of a runtime: listings and reads, and decide/reject (approvals go to the queue when there is one). */
+export type InboxRuntime = Pick<CodemodeRuntime, "pending" | "executions" | "execution" | "decide" | "reject">;
 
 /** Lifecycle events the inbox listens to (a `@codemode/bullmq` queue publishes these). */
 export type InboxEventName = "paused" | "completed" | "error" | "rejected" | "stalled" | "failed";

@@ -5,7 +5,8 @@ import { timeAgo } from "./time.js";
 
 /**
  * A call log as a table. `compact` (the inbox cards) abbreviates values to one line; the audit
- * trail shows them pretty-printed in scrollable blocks, with who decided, when and why.
+ * trail shows them pretty-printed in scrollable blocks, with who decided, when and why: denied
+ * calls, edited ones (what the program asked, and what ran) and grants (R-AP-9).
  */
 export function logTable(log: readonly LogEntry[], compact: boolean): SafeHtml {
   if (log.length === 0) return html`<p class="empty">No calls yet.</p>`;
@@ -14,7 +15,7 @@ export function logTable(log: readonly LogEntry[], compact: boolean): SafeHtml {
   <td class="num">${entry.seq}</td>
   <td class="call-name">${callName(entry)}</td>
   <td><span class="badge ${entry.state}">${entry.state}</span></td>
-  <td>${value(entry.args, compact)}</td>
+  <td>${entry.requestedArgs !== undefined ? edited(entry, compact) : value(entry.args, compact)}</td>
   <td>${entry.error !== undefined ? html`<span class="failure">${entry.error}</span>` : value(entry.result, compact)}</td>
   <td>${decision(entry)}</td>
   ${compact ? "" : html`<td class="when">${timeAgo(entry.startedAt)}</td>`}
@@ -37,10 +38,28 @@ function value(data: unknown, compact: boolean): SafeHtml {
   return html`<pre class="value">${pretty(data)}</pre>`;
 }
 
+/** An edited call: the arguments the program asked for, then those that ran. */
+function edited(entry: LogEntry, compact: boolean): SafeHtml {
+  return html`<div class="asked"><span class="args-label">asked</span> ${value(entry.requestedArgs, compact)}</div><div class="ran"><span class="args-label">ran</span> ${value(entry.args, compact)}</div>`;
+}
+
+/** The decision's word: approve and edit run the call, deny refuses it; `reject` (no kind) ended the run. */
+function decisionWord(made: NonNullable<LogEntry["decision"]>): [cssClass: string, word: string] {
+  if (made.decision === "edit") return ["approved edited", "edited"];
+  if (made.decision === "deny") return ["rejected denied", "denied"];
+  return made.approved ? ["approved", "approved"] : ["rejected", "rejected"];
+}
+
 function decision(entry: LogEntry): SafeHtml {
   if (entry.decision) {
-    const { approved, by, reason, at } = entry.decision;
-    return html`<span class="decision ${approved ? "approved" : "rejected"}">${approved ? "approved" : "rejected"}</span> by <strong>${by ?? "someone"}</strong> ${timeAgo(at)}${reason ? html`<div class="reason">“${reason}”</div>` : ""}`;
+    const { by, reason, at, grant, viaGrant } = entry.decision;
+    const [cssClass, word] = decisionWord(entry.decision);
+    const through =
+      viaGrant !== undefined ? html` <span class="via-grant">through the grant of seq ${viaGrant}</span>` : "";
+    const gave = grant
+      ? html`<div class="grant-given">granted the next ${grant.calls} call${grant.calls === 1 ? "" : "s"} of this method</div>`
+      : "";
+    return html`<span class="decision ${cssClass}">${word}</span>${through} by <strong>${by ?? "someone"}</strong> ${timeAgo(at)}${reason ? html`<div class="reason">“${reason}”</div>` : ""}${gave}`;
   }
   if (entry.state === "pending") return html`<span class="waiting">waiting for approval</span>`;
   return entry.requiresApproval ? html`<span class="none">needs approval</span>` : html`<span class="none">—</span>`;

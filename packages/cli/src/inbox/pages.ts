@@ -1,8 +1,10 @@
 import type { ExecutionState, ExecutionSummary, PendingAction } from "@codemode/core";
 import { pretty } from "../output/terminal.js";
-import { INBOX_SCRIPT, INBOX_STYLES } from "./assets.js";
+import { INBOX_STYLES } from "./assets.js";
 import { html, type SafeHtml } from "./html.js";
 import { logTable } from "./log-table.js";
+import { INBOX_SCRIPT } from "./page-script.js";
+import { byRun, runCard } from "./run-card.js";
 import { timeAgo } from "./time.js";
 
 /** What every page needs to link, post and name the person deciding. */
@@ -51,48 +53,24 @@ export function layout(page: PageContext, heading: string, main: SafeHtml, notic
 
 /** The inbox: calls waiting for approval, then recent executions. */
 export function inboxMain(page: PageContext, listing: InboxListing, trouble?: string): SafeHtml {
-  const cards = listing.pending.map(({ action, execution }) => pendingCard(page, action, execution, true));
+  const cards = byRun(listing.pending).map(([executionId, items]) =>
+    runCard(
+      page,
+      executionId,
+      items.map((item) => item.action),
+      items[0]?.execution ?? null,
+      true,
+    ),
+  );
   return html`${trouble ? troubleBanner(trouble) : ""}
 <section class="pending">
-  <h1>Waiting for approval <span class="count">${listing.pending.length}${listing.more ? "+" : ""}</span></h1>
+  <h1>Waiting for approval <span class="count" title="pending actions">${listing.pending.length}${listing.more ? "+" : ""}</span></h1>
   ${cards.length > 0 ? cards : html`<p class="empty-state">Nothing is waiting for approval. New pauses appear here by themselves.</p>`}
 </section>
 <section class="recent">
   <h2>Recent executions</h2>
   ${listing.recent.length > 0 ? runsTable(page, listing.recent) : html`<p class="empty">No executions yet.</p>`}
 </section>`;
-}
-
-/** One paused run: the call waiting, its arguments, the log so far, and the decision form. */
-export function pendingCard(
-  page: PageContext,
-  action: PendingAction,
-  execution: ExecutionState | null,
-  linkToTrail: boolean,
-): SafeHtml {
-  const log = execution?.log ?? [];
-  const done = log.filter((entry) => entry.seq !== action.seq).length;
-  return html`<article class="card" id="run-${action.executionId}" data-execution="${action.executionId}" data-seq="${action.seq}">
-  <div class="card-head">
-    <div class="what"><span class="badge paused">paused</span> <code class="call">${action.connector}.${action.method}</code> <span class="seq">seq ${action.seq}</span></div>
-    <div class="meta">waiting ${execution ? timeAgo(execution.updatedAt) : ""}${linkToTrail ? html` · <a href="${page.base}/executions/${encodeURIComponent(action.executionId)}" title="Audit trail">${action.executionId}</a>` : ""}</div>
-  </div>
-  <div class="label">Arguments</div>
-  <pre class="args">${pretty(action.args)}</pre>
-  <details class="so-far"${done > 0 ? " open" : ""}><summary>Call log so far · ${done} earlier call${done === 1 ? "" : "s"}</summary>${logTable(log, true)}</details>
-  ${decisionForm(page, action)}
-</article>`;
-}
-
-function decisionForm(page: PageContext, action: PendingAction): SafeHtml {
-  return html`<form class="decide" method="post" action="${page.base}/executions/${encodeURIComponent(action.executionId)}/decide" data-decide data-key="${action.executionId}:${action.seq}">
-    <input type="hidden" name="csrf" value="${page.formToken}">
-    <input type="hidden" name="seq" value="${action.seq}">
-    <input type="hidden" name="by" value="${page.operator}">
-    <input class="reason" name="reason" maxlength="500" placeholder="Reason (optional, kept in the audit trail)" aria-label="Reason">
-    <button class="approve" name="decision" value="approve">Approve</button>
-    <button class="reject" name="decision" value="reject">Reject</button>
-  </form>`;
 }
 
 function runsTable(page: PageContext, runs: readonly ExecutionSummary[]): SafeHtml {
@@ -110,16 +88,17 @@ function runsTable(page: PageContext, runs: readonly ExecutionSummary[]): SafeHt
   return html`<table class="runs"><thead><tr><th>execution</th><th>status</th><th>connectors</th><th>passes</th><th>created</th><th>updated</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** One execution's audit trail: its record, the pending call (with the form), every call with who decided, the code. */
-export function executionMain(page: PageContext, execution: ExecutionState): SafeHtml {
-  const pending = execution.status === "paused" ? execution.log.find((entry) => entry.state === "pending") : undefined;
-  const action = pending && {
-    executionId: execution.id,
-    seq: pending.seq,
-    connector: pending.connector,
-    method: pending.method,
-    args: pending.args,
-  };
+/**
+ * One execution's audit trail: its record, the actions pending now (with their forms), every
+ * call with who decided, the code. `pending` are the run's pending actions as the runtime lists
+ * them (with each tool's description and schema).
+ */
+export function executionMain(
+  page: PageContext,
+  execution: ExecutionState,
+  pending: readonly PendingAction[],
+): SafeHtml {
+  const actions = execution.status === "paused" ? pending : [];
   return html`<nav class="crumbs"><a href="${page.base}/">← Inbox</a></nav>
 <h1 class="execution-title">Execution <code>${execution.id}</code> <span class="badge ${execution.status}" data-status="${execution.status}">${execution.status}</span></h1>
 <dl class="facts">
@@ -129,7 +108,7 @@ export function executionMain(page: PageContext, execution: ExecutionState): Saf
   ${execution.status === "completed" ? html`<dt>result</dt><dd><pre class="value">${pretty(execution.result)}</pre></dd>` : ""}
   ${execution.error ? html`<dt>error</dt><dd class="failure">${execution.errorCode ? `${execution.errorCode}: ` : ""}${execution.error}</dd>` : ""}
 </dl>
-${action ? pendingCard(page, action, execution, false) : ""}
+${actions.length > 0 ? runCard(page, execution.id, actions, execution, false) : ""}
 <h2>Audit trail</h2>
 ${logTable(execution.log, false)}
 ${execution.logs?.length ? html`<h2>Console</h2><pre class="code">${execution.logs.join("\n")}</pre>` : ""}

@@ -54,7 +54,7 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
       case "rejected": {
         // An uncaught denial (R-AP-9) ended it: the run's error says who denied what.
         if (head.error !== undefined && calls.some((call) => call.state === "denied"))
-          return errorOutcome(id, "NOT_PAUSED", `execution ${id} was rejected: ${head.error}`, { calls });
+          return errorOutcome(id, "APPROVAL_DENIED", `execution ${id} was rejected: ${head.error}`, { calls });
         const closed =
           calls.find((call) => call.decision?.approved === false) ??
           calls.find((call) => call.state === "error" && call.requiresApproval);

@@ -29,7 +29,8 @@ export async function gateCall(
   call: GatedCall,
   run: (decision: ApprovalDecision) => Promise<HostReply>,
 ): Promise<HostReply> {
-  const granted = pass.grants.take(call.connector, call.method);
+  // A call already pending when the grant was given keeps waiting for its own decision.
+  const granted = call.recorded ? undefined : pass.grants.take(call.connector, call.method, call.seq);
   if (granted) return run(granted);
   const { policy } = pass.approvals;
   if (policy && !call.recorded) {

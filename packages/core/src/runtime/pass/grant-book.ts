@@ -11,12 +11,16 @@ export class GrantBook {
 
   constructor(private readonly log: ReadonlyMap<number, StoredEntry>) {}
 
-  /** A decision through a grant of this method with calls left (one is used), or undefined. */
-  take(connector: string, method: string): ApprovalDecision | undefined {
+  /**
+   * A decision through a grant of this method with calls left (one is used), or undefined. Only a
+   * call after the granting one counts as "further": an earlier call still pending waits for its
+   * own decision, whatever was granted beside it.
+   */
+  take(connector: string, method: string, seq: number): ApprovalDecision | undefined {
     this.grants ??= this.read();
     if (this.grants.length === 0) return undefined;
     const key = `${connector}.${method}`;
-    const grant = this.grants.find((candidate) => candidate.key === key && candidate.left > 0);
+    const grant = this.grants.find((candidate) => candidate.key === key && candidate.left > 0 && candidate.seq < seq);
     if (!grant) return undefined;
     grant.left -= 1;
     return {

@@ -73,7 +73,7 @@ async function settle(
     if (end.kind === "denied") {
       // R-AP-9: an uncaught denial ends the run as `reject` would, with the denial's message.
       const hooks = await endDenied(context, lease, head, end.message, logs);
-      const outcome = errorOutcome(head.id, "NOT_PAUSED", `execution ${head.id} was rejected: ${end.message}`, {
+      const outcome = errorOutcome(head.id, "APPROVAL_DENIED", `execution ${head.id} was rejected: ${end.message}`, {
         ...logs,
         calls: toLogEntries(log),
       });
