@@ -3,18 +3,13 @@ import { pretty } from "../output/terminal.js";
 import { INBOX_STYLES } from "./assets.js";
 import { html, type SafeHtml } from "./html.js";
 import { logTable } from "./log-table.js";
+import type { PageContext } from "./page-context.js";
 import { INBOX_SCRIPT } from "./page-script.js";
 import { byRun, runCard } from "./run-card.js";
 import { timeAgo } from "./time.js";
 
 /** What every page needs to link, post and name the person deciding. */
-export interface PageContext {
-  base: string;
-  title: string;
-  operator: string;
-  formToken: string;
-  nonce: string;
-}
+export type { PageContext } from "./page-context.js";
 
 export interface Notice {
   message: string;

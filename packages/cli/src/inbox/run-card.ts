@@ -3,7 +3,7 @@ import { pretty } from "../output/terminal.js";
 import { FORM_LIMITS } from "./decide-form.js";
 import { html, type SafeHtml } from "./html.js";
 import { logTable } from "./log-table.js";
-import type { PageContext } from "./pages.js";
+import type { PageContext } from "./page-context.js";
 import { timeAgo } from "./time.js";
 
 /**
