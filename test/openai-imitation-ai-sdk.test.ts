@@ -4,11 +4,21 @@
  * every request: a useChat conversation pauses at an order, an operator approves it on a
  * dashboard (`runtime.approve`), the user asks "did my order go through?". With `syncApprovals`
  * the provider is sent the program and its result, and the model answers from them; without it
- * the provider gets only the user's turns, and the model orders again.
+ * the provider gets only the user's turns, and the model orders again. And the batched story
+ * (R-AP-8, R-AP-9): a program waits on two orders at once, a person approves one and edits the
+ * other in the approval inbox (its HTTP form), and the model is shown both results.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createOpenAI } from "@ai-sdk/openai";
-import { codemodeToolApproval, createCodemodeTool, syncApprovals, syncModelApprovals } from "@codemode/ai-sdk";
-import type { CodemodeRuntime } from "@codemode/core";
+import {
+  approvalReasonText,
+  codemodeToolApproval,
+  createCodemodeTool,
+  syncApprovals,
+  syncModelApprovals,
+} from "@codemode/ai-sdk";
+import type { CodemodeRuntime, Decision } from "@codemode/core";
 import {
   convertToModelMessages,
   generateText,
@@ -20,9 +30,21 @@ import {
   type UIMessage,
 } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
+const INBOX_TOKEN = "inbox-token-0123456789abcdef";
+
+import { createApprovalInbox } from "@codemode/cli/inbox";
 import { createShop } from "../packages/ai-sdk/src/testing/shop.ts";
+import { decisionPoster } from "./inbox-fixtures.ts";
 import { type OpenAIImitation, startOpenAIImitation } from "./openai-imitation/server.ts";
-import { orderProgram, programsShown, resultsShown, shopModel } from "./openai-imitation/shop-model.ts";
+import {
+  mugAndPensModel,
+  mugAndPensProgram,
+  orderProgram,
+  programsShown,
+  resultsShown,
+  shopModel,
+} from "./openai-imitation/shop-model.ts";
 
 let imitation: OpenAIImitation;
 beforeAll(async () => {
@@ -142,6 +164,106 @@ describe("out-of-band approval with model messages through @ai-sdk/openai (Respo
     expect(answer.text).toBe("Answer from what I was shown: Order ord-1 is placed (total 18).");
     expect(orders).toHaveLength(1);
   });
+});
+
+describe("a batched pause decided per action in the inbox, through @ai-sdk/openai", () => {
+  let batched: OpenAIImitation;
+  beforeAll(async () => {
+    batched = await startOpenAIImitation(mugAndPensModel);
+  });
+  afterAll(async () => {
+    await batched.close();
+  });
+  afterEach(() => {
+    batched.requests.length = 0;
+  });
+  const provider = () => createOpenAI({ baseURL: batched.baseURL, apiKey: "imitation" });
+
+  it.each([
+    { api: "responses", model: () => provider()("gpt-4.1-mini") },
+    { api: "chat", model: () => provider().chat("gpt-4.1-mini") },
+  ] as const)(
+    "R-AP-8 R-AP-9: two orders pause in one turn; one approved, one edited in the inbox; after syncApprovals the provider is shown both results, each order placed once, the edited one as edited ($api API)",
+    async ({ api, model }) => {
+      const { runtime, orders } = shop();
+      /** A person decides in the approval inbox: its HTTP form, one action at a time, as the page posts it. */
+      async function decideInInbox(executionId: string, decisions: Decision[]): Promise<void> {
+        const inbox = createApprovalInbox({ runtime, token: INBOX_TOKEN, operator: "inbox" });
+        const server = createServer((request, response) => inbox.handler(request, response));
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+          const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+          const login = await fetch(`${origin}/?token=${INBOX_TOKEN}`, { redirect: "manual" });
+          const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+          const { post } = await decisionPoster({ base: origin, origin, cookie }, executionId);
+          for (const { seq, decision, args } of decisions) {
+            const fields = {
+              seq: String(seq),
+              decision,
+              ...(args === undefined ? {} : { args: JSON.stringify(args) }),
+            };
+            const { status, answer } = await post(fields);
+            expect([status, answer.ok], JSON.stringify(answer)).toEqual([200, true]);
+          }
+        } finally {
+          await inbox.close();
+          server.closeAllConnections();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        }
+      }
+
+      const first = user("u1", "Please order a logo mug and three blue pens.");
+      const assistant = await chatTurn(model(), runtime, [first]);
+      const part = assistant.parts.find((candidate) => candidate.type === "tool-codemode") as {
+        state: string;
+        input: { code: string };
+        approval: { requestReason: string };
+      };
+      expect(part).toMatchObject({ state: "approval-requested", input: { code: mugAndPensProgram } });
+      expect(approvalReasonText(part.approval.requestReason)).toBe(
+        'Approve these 2 actions?\n1. shop.create_order({"sku":"mug-logo","quantity":1})\n2. shop.create_order({"sku":"pen-blue","quantity":3})',
+      );
+      expect(batched.requests.map((request) => request.api)).toEqual([api]);
+
+      const [mug, pens] = (await runtime.pending()).items;
+      const { executionId } = mug!;
+      await decideInInbox(executionId, [
+        { seq: mug!.seq, decision: "approve" },
+        { seq: pens!.seq, decision: "edit", args: { sku: "pen-blue", quantity: 2 } },
+      ]);
+
+      const conversation = [first, assistant, user("u2", "Did my orders go through?")];
+      const answer = await chatTurn(model(), runtime, await syncApprovals(conversation, runtime));
+
+      const sent = batched.requests.at(-1)!;
+      expect(sent).toMatchObject({ api, body: { stream: true } });
+      expect(programsShown(sent.items)).toEqual([mugAndPensProgram]);
+      expect(resultsShown(sent.items)).toEqual([
+        {
+          status: "completed",
+          executionId,
+          result: {
+            orders: [
+              { orderId: "ord-1", sku: "mug-logo", quantity: 1 },
+              { orderId: "ord-2", sku: "pen-blue", quantity: 2 },
+            ],
+          },
+        },
+      ]);
+      expect(textOf(answer)).toBe("Answer from what I was shown: ord-1: 1 × mug-logo; ord-2: 2 × pen-blue.");
+      expect(orders).toEqual([
+        { sku: "mug-logo", quantity: 1 },
+        { sku: "pen-blue", quantity: 2 },
+      ]);
+      expect((await runtime.executions()).items).toHaveLength(1);
+      const log = (await runtime.execution(executionId))?.log;
+      expect(log?.map((entry) => [entry.state, entry.decision?.decision, entry.decision?.by])).toEqual([
+        ["applied", "approve", "dana"],
+        ["applied", "edit", "dana"],
+      ]);
+      expect(log?.[1]).toMatchObject({ args: { quantity: 2 }, requestedArgs: { quantity: 3 } });
+    },
+  );
 });
 
 describe("the OpenAI imitation itself", () => {

@@ -15,7 +15,7 @@ import {
   createCodemodeTool,
   rejectDeniedExecutions,
 } from "@codemode/ai-sdk";
-import { createCodemodeRuntime, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime, type Decision, type Outcome } from "@codemode/core";
 import { describePendingAction } from "@codemode/core/adapters";
 import { generateText, type LanguageModel, type ModelMessage, stepCountIs, type ToolApprovalResponse, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -90,7 +90,8 @@ for (let turn = 0; turn < 10; turn += 1) {
   const responses: ToolApprovalResponse[] = [];
   for (const part of result.content) {
     if (part.type !== "tool-approval-request" || part.isAutomatic) continue;
-    // The reason ends in a `[codemode execution … seq …]` marker for the adapter: show people the text.
+    // The reason lists every action waiting (one per line when there are several) and ends in a
+    // `[codemode execution … seq … sig …]` marker for the adapter: show people the text.
     const approved = await askYesNo(approvalReasonText(part.reason) ?? `Run ${part.toolCall.toolName}?`);
     responses.push({
       type: "tool-approval-response",
@@ -106,26 +107,25 @@ for (let turn = 0; turn < 10; turn += 1) {
   }
 
   // 2. A run that paused again after an approval reports that pause as its result: decide here,
-  //    approving as often as the run pauses, then show the model how it ended.
+  //    each pending action on its own (a denied one rejects in the program as ApprovalDenied,
+  //    which it may catch), as often as the run pauses, then show the model how it ended.
   const paused = outcomes.find((candidate) => candidate.status === "paused");
   if (paused) {
     let outcome: Outcome = paused;
     if (result.text) console.log(`\nmodel: ${result.text}`);
     while (outcome.status === "paused") {
-      const action = outcome.pending[0]!;
-      if (!(await askYesNo(`Approve ${describePendingAction(action)}?`))) {
-        await runtime.reject({ executionId: action.executionId, seq: action.seq, by: "terminal user" });
-        messages.push({
-          role: "user",
-          content: `I rejected ${action.connector}.${action.method}; the run ended without it.`,
-        });
-        break;
+      const decisions: Decision[] = [];
+      for (const action of outcome.pending) {
+        const approved = await askYesNo(`Approve ${describePendingAction(action)}?`);
+        decisions.push(
+          approved
+            ? { seq: action.seq, decision: "approve" }
+            : { seq: action.seq, decision: "deny", reason: "declined in the terminal" },
+        );
       }
-      outcome = report(
-        await runtime.approve({ executionId: action.executionId, seq: action.seq, by: "terminal user" }),
-      );
+      outcome = report(await runtime.decide({ executionId: outcome.executionId, decisions, by: "terminal user" }));
     }
-    if (outcome.status !== "paused") messages = continueAfterApproval(messages, outcome);
+    messages = continueAfterApproval(messages, outcome);
     continue;
   }
 
@@ -137,9 +137,10 @@ for (const execution of (await runtime.executions()).items) {
   const record = await runtime.execution(execution.id);
   console.log(`\nexecution ${execution.id}: ${execution.status}`);
   for (const entry of record?.log ?? []) {
-    const decision = entry.decision
-      ? ` (${entry.decision.approved ? "approved" : "rejected"} by ${entry.decision.by ?? "someone"})`
-      : "";
+    // runtime.decide records the kind; runtime.reject (no kind) ends the run.
+    const kind = entry.decision?.decision ?? (entry.decision?.approved ? "approve" : undefined);
+    const verdict = kind ? { approve: "approved", edit: "edited", deny: "denied" }[kind] : "rejected";
+    const decision = entry.decision ? ` (${verdict} by ${entry.decision.by ?? "someone"})` : "";
     console.log(`  #${entry.seq} ${entry.connector}.${entry.method} ${entry.state}${decision}`);
   }
 }
@@ -149,7 +150,8 @@ await runtime.close();
 function report(outcome: Outcome): Outcome {
   for (const line of outcome.logs ?? []) console.log(`  console: ${line}`);
   if (outcome.status === "completed") console.log(`  → completed: ${JSON.stringify(outcome.result)}`);
-  else if (outcome.status === "paused") console.log(`  → paused at ${describePendingAction(outcome.pending[0]!)}`);
+  else if (outcome.status === "paused")
+    console.log(`  → paused at ${outcome.pending.map((action) => describePendingAction(action)).join(", ")}`);
   else console.log(`  → error ${outcome.code}: ${outcome.error}`);
   return outcome;
 }

@@ -65,9 +65,12 @@ function scheduleRender() {
   });
 }
 
-/** The reason without the trailing `[codemode execution … seq … sig …]` marker (approvalReasonText on the server). */
+/** The reason without the trailing `[codemode execution … seq 2,3 sig …]` marker (approvalReasonText on the server). */
 function readableReason(reason) {
-  return (reason ?? "").replace(/\s*\[codemode execution [A-Za-z0-9_-]+ seq \d+(?: sig [A-Za-z0-9_-]+)?\]\s*$/, "");
+  return (reason ?? "").replace(
+    /\s*\[codemode execution [A-Za-z0-9_-]+ seq \d+(?:,\d+)*(?: sig [A-Za-z0-9_-]+)?\]\s*$/,
+    "",
+  );
 }
 
 function element(tag, attributes = {}, ...children) {
@@ -97,7 +100,12 @@ function renderCall(part) {
   if (part.state === "approval-requested") {
     kind = "waiting";
     title = "Waiting for your approval";
-    body = element("p", { "data-testid": "pending-reason" }, readableReason(part.approval.requestReason));
+    // A program waiting on several actions at once lists them one per line (R-AP-8).
+    body = element(
+      "p",
+      { "data-testid": "pending-reason", style: "white-space: pre-line" },
+      readableReason(part.approval.requestReason),
+    );
     const approve = element("button", { class: "approve", "data-testid": "approve" }, "Approve");
     const reject = element("button", { class: "reject", "data-testid": "reject" }, "Reject");
     approve.onclick = () => chat.addToolApprovalResponse({ id: part.approval.id, approved: true });

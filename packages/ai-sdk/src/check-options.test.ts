@@ -27,12 +27,12 @@ const badCalls: Array<[string, (runtime: CodemodeRuntime) => unknown, string]> =
   [
     "createCodemodeTool without a runtime",
     () => js(createCodemodeTool)(),
-    `createCodemodeTool(runtime, options): runtime must be ${RUNTIME} (with execute, approve, reject, execution, modelDescription); got undefined.`,
+    `createCodemodeTool(runtime, options): runtime must be ${RUNTIME} (with execute, decide, execution, outcome, modelDescription); got undefined.`,
   ],
   [
     "createCodemodeTool with the options where the runtime goes",
     () => js(createCodemodeTool)({ description: "Run code." }),
-    `createCodemodeTool(runtime, options): runtime must be ${RUNTIME} (with execute, approve, reject, execution, modelDescription); got an object { description }.`,
+    `createCodemodeTool(runtime, options): runtime must be ${RUNTIME} (with execute, decide, execution, outcome, modelDescription); got an object { description }.`,
   ],
   [
     "createCodemodeTool with options that are not an object",
@@ -92,7 +92,7 @@ const badCalls: Array<[string, (runtime: CodemodeRuntime) => unknown, string]> =
   [
     "rejectDeniedExecutions with its arguments swapped",
     (runtime) => js(rejectDeniedExecutions)(messages, runtime),
-    `rejectDeniedExecutions(runtime, messages, options): runtime must be ${RUNTIME} (with approve, reject, execution); got an array of 1.`,
+    `rejectDeniedExecutions(runtime, messages, options): runtime must be ${RUNTIME} (with decide, execution, outcome); got an array of 1.`,
   ],
   [
     "rejectDeniedExecutions with by as a number",
@@ -112,7 +112,7 @@ const badCalls: Array<[string, (runtime: CodemodeRuntime) => unknown, string]> =
   [
     "syncModelApprovals with a store where the runtime goes",
     () => js(syncModelApprovals)([], {}),
-    `syncModelApprovals(messages, runtime, options): runtime must be ${RUNTIME} (with approve, reject, execution, outcome); got an empty object.`,
+    `syncModelApprovals(messages, runtime, options): runtime must be ${RUNTIME} (with decide, execution, outcome); got an empty object.`,
   ],
   [
     "syncModelApprovals with modelOutput as a number",

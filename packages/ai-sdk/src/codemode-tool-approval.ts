@@ -2,19 +2,18 @@ import type { CodemodeRuntime } from "@codemode/core";
 import {
   chatMayDecide,
   checkArgument,
-  checkChatDecision,
   checkOptions,
-  decidePendingAction,
   pauseApprovalReason,
   runtimeWith,
   STRING,
   signPauseApproval,
 } from "@codemode/core/adapters";
 import type { ModelMessage, ToolApprovalStatus } from "ai";
+import { applyChatAnswer } from "./chat-answer.js";
 import { checkApprovalRuntime, MODEL_MESSAGES } from "./check-options.js";
 import { isCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
-import { prerun } from "./resume-approved.js";
+import { prerun } from "./prerun.js";
 
 /** What the AI SDK passes a per-tool approval function (`toolApproval: { codemode: … }`). */
 export interface PerToolApprovalOptions {
@@ -44,17 +43,18 @@ export interface CodemodeToolApproval {
  * request, so `tool-approval-request` / `tool-approval-response` UIs (useChat's
  * `addToolApprovalResponse`, a CLI prompt) approve connector calls unchanged.
  *
- * Asked about a new `codemode` call, it runs the code right away. If the run pauses at an action
+ * Asked about a new `codemode` call, it runs the code right away. If the run pauses with actions
  * the chat may decide (the runtime's `chatApprovals`, the tool's `approvers`), it answers
- * `user-approval` with a reason that names the pending action (and, in a trailing marker, the
- * execution, the seq and the server's signature over them, the tool call and its code; show
- * people `approvalReasonText(reason)`); otherwise `not-applicable`, and the tool's execute hands
- * back the same outcome without running the code again (a pause an operator decides then shows
- * as the paused result; `syncApprovals` brings the decision in later). Only a signed request's
- * answer is ever applied (R-AP-11). When the
- * approved call comes back, the tool's execute resumes the execution with `runtime.approve`. Add
+ * `user-approval` with a reason that lists them — one request for every action the program
+ * waits on at once (R-AP-8), up to 20 — and, in a trailing marker, the execution, their seqs and
+ * the server's signature over them, the tool call and its code (show people
+ * `approvalReasonText(reason)`). Otherwise `not-applicable`, and the tool's execute hands back the
+ * same outcome without running the code again (a pause an operator decides then shows as the
+ * paused result; `syncApprovals` brings the decision in later). Only a signed request's answer is
+ * ever applied, and only to the actions it showed (R-AP-11). When the approved call comes back,
+ * the tool's execute approves every action shown (`runtime.decide`) and resumes the run. Add
  * `rejectDeniedExecutions` (or `syncApprovals` for UI messages) before the next generation so a
- * denial ends the run at once (else `expirePaused` ends it later).
+ * denial reaches the program at once (else `expirePaused` ends the run later).
  *
  * @example
  * const result = await generateText({
@@ -70,14 +70,16 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
     // The SDK asks again when the approval comes back; the code already ran and waits there.
     if (findPauseApproval(messages, toolCallId)) return "user-approval";
     const outcome = await prerun(runtime, toolCallId, code).run();
-    const action = outcome.status === "paused" ? outcome.pending[0] : undefined;
-    if (outcome.status !== "paused" || !action || !chatMayDecide(runtime, action)) return "not-applicable";
-    const signature = signPauseApproval(
-      runtime,
-      { executionId: outcome.executionId, seq: action.seq, toolCallId },
-      code,
-    );
-    return { type: "user-approval", reason: pauseApprovalReason(outcome, { signature }) };
+    if (outcome.status !== "paused") return "not-applicable";
+    const { executionId } = outcome;
+    // The request shows the actions a chat may decide; an operator's stay pending for the operator.
+    const seqs = outcome.pending.filter((action) => chatMayDecide(runtime, action)).map((action) => action.seq);
+    if (seqs.length === 0) return "not-applicable";
+    const reason = pauseApprovalReason(outcome, {
+      seqs,
+      signature: (covered) => signPauseApproval(runtime, { executionId, toolCallId, ...covered }, code),
+    });
+    return { type: "user-approval", reason };
   };
   return (async (first: unknown, second?: unknown): Promise<ToolApprovalStatus> => {
     if (isPerToolCall(first, second))
@@ -101,18 +103,20 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
   }) as CodemodeToolApproval;
 }
 
-const DECIDING_RUNTIME = runtimeWith("approve", "reject", "execution");
+const DECIDING_RUNTIME = runtimeWith("decide", "execution", "outcome");
 
 /**
- * Ends, as `rejected`, the paused executions whose AI SDK approval request was just denied (the
- * `tool-approval-response` parts of the last message). The AI SDK tells the model of a denial
- * itself but calls no tool code, so the runtime hears of it only here. Only denials of requests
- * this server signed for that tool call, of actions a chat may decide, are applied
- * (`checkChatDecision`); others change nothing. Returns the execution ids it rejected. With UI
- * messages, `syncApprovals` does this too.
+ * Applies the denials of Code Mode approval requests just answered (the `tool-approval-response`
+ * parts of the last message): every action a denied request showed is denied with the answer's
+ * reason (`runtime.decide`, R-AP-9), so each call rejects inside the program with an
+ * `ApprovalDenied` error — the program may catch it and go on; uncaught, the run ends rejected.
+ * The AI SDK tells the model of a denial itself but calls no tool code, so the runtime hears of
+ * it only here. Only denials of requests this server signed for that tool call, of actions a chat
+ * may decide, are applied (`checkChatDecision`); others change nothing. Returns the ids of the
+ * executions whose actions are now denied. With UI messages, `syncApprovals` does this too.
  *
  * @example
- * messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: false }] });
+ * messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: false, reason: "too many" }] });
  * await rejectDeniedExecutions(runtime, messages, { by: user.email });
  */
 export async function rejectDeniedExecutions(
@@ -126,25 +130,20 @@ export async function rejectDeniedExecutions(
   checkOptions(usage, options, { by: STRING });
   const last = messages.at(-1);
   if (last?.role !== "tool") return [];
-  const rejected: string[] = [];
+  const denied: string[] = [];
   for (const part of last.content) {
     if (part.type !== "tool-approval-response" || part.approved) continue;
     const request = pauseApprovals(messages).find((candidate) => candidate.approvalId === part.approvalId);
-    if (
-      !request ||
-      (await checkChatDecision(runtime, request, toolCallCode(messages, request.toolCallId), "nothing was rejected"))
-    )
-      continue;
-    const decision = {
-      executionId: request.executionId,
-      seq: request.seq,
-      approved: false,
-      ...(options.by ? { by: options.by } : {}),
-      ...(part.reason ? { reason: part.reason } : {}),
-    };
-    if ((await decidePendingAction(runtime, decision)).status === "rejected") rejected.push(request.executionId);
+    if (!request) continue;
+    const answer = await applyChatAnswer(
+      runtime,
+      { ...request, approved: false, ...(part.reason ? { reason: part.reason } : {}) },
+      toolCallCode(messages, request.toolCallId),
+      options.by,
+    );
+    if (answer.applied) denied.push(request.executionId);
   }
-  return rejected;
+  return denied;
 }
 
 function isPerToolCall(first: unknown, second: unknown): first is { code: string } {

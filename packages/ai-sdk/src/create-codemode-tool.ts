@@ -9,9 +9,10 @@ import {
   STRING,
 } from "@codemode/core/adapters";
 import { jsonSchema, type Tool, tool } from "ai";
+import { applyChatAnswer } from "./chat-answer.js";
 import { registerCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval } from "./pause-approvals.js";
-import { prerun, resumeApproved } from "./resume-approved.js";
+import { prerun } from "./prerun.js";
 import { type CodemodeToolOutput, codemodeToolOutput, modelOutputOf, type ToolOutputOptions } from "./tool-output.js";
 
 /** What the model sends: one program. */
@@ -24,7 +25,7 @@ export interface CodemodeToolOptions extends ToolOutputOptions {
   description?: string;
   /** Extra text per connector name, appended to its line of the description. Default none. */
   hints?: Readonly<Record<string, string>>;
-  /** Recorded as `by` on calls approved through AI SDK approval responses (R-AP-7). Default none. */
+  /** Recorded as `by` on the actions approved through AI SDK approval responses (R-AP-7). Default none. */
   approvedBy?: string;
   /**
    * The AI SDK's strict mode for the tool: providers that support it (OpenAI) then always produce
@@ -55,7 +56,7 @@ const inputSchema = jsonSchema<CodemodeToolInput>(
 );
 
 const USAGE = "createCodemodeTool(runtime, options)";
-const TOOL_RUNTIME = runtimeWith("execute", "approve", "reject", "execution", "modelDescription");
+const TOOL_RUNTIME = runtimeWith("execute", "decide", "execution", "outcome", "modelDescription");
 
 /**
  * The Code Mode runtime as an AI SDK tool (R-AI-1): the model sends `{ code }`, the tool runs it.
@@ -105,9 +106,10 @@ export function createCodemodeTool(
     inputSchema,
     ...(options.strict !== undefined ? { strict: options.strict } : {}),
     async execute({ code }, { toolCallId, messages }): Promise<Outcome | CodemodeToolOutput> {
-      // A call whose pause went through the AI SDK's approval comes back approved: resume it.
+      // A call whose pause went through the AI SDK's approval comes back approved: approve every
+      // action the request showed, and resume.
       const approval = findPauseApproval(messages, toolCallId);
-      if (approval) return output(await resumeApproved(runtime, approval, code, options.approvedBy));
+      if (approval) return output((await applyChatAnswer(runtime, approval, code, options.approvedBy)).outcome);
       // Otherwise the approval function may have run the code already; never run it twice.
       return output((await prerun(runtime, toolCallId, code).take()) ?? (await runtime.execute({ code })));
     },

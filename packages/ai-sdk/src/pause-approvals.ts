@@ -1,3 +1,4 @@
+import type { Outcome } from "@codemode/core";
 import { executionIdOfModelOutput, type PauseReference, readPauseReference } from "@codemode/core/adapters";
 import type { ModelMessage } from "ai";
 
@@ -56,16 +57,31 @@ export function toolCallCode(messages: ModelMessage[], toolCallId: string): unkn
 }
 
 /**
- * The pause a Code Mode result reports and that may have moved on since: `paused` at its pending
- * seq, or BUSY (seq -1, which no pause has: whatever the run does now is news). Undefined for
- * anything else, including outcomes that are final.
+ * The pause a Code Mode result reports and that may have moved on since: `paused` with every
+ * pending seq it lists, or BUSY (seq -1, which no pause has: whatever the run does now is news).
+ * Undefined for anything else, including outcomes that are final.
  */
 export function openPause(output: unknown): PauseReference | undefined {
   const executionId = executionIdOfModelOutput(output);
   if (!executionId) return undefined;
   const { status, code, pending } = output as { status?: unknown; code?: unknown; pending?: Array<{ seq?: unknown }> };
-  const seq = Array.isArray(pending) ? pending[0]?.seq : undefined;
-  if (status === "paused" && typeof seq === "number") return { executionId, seq };
+  const seqs = Array.isArray(pending)
+    ? pending.flatMap((action) => (typeof action?.seq === "number" ? [action.seq] : []))
+    : [];
+  if (status === "paused" && seqs.length > 0)
+    return { executionId, seq: seqs[0]!, ...(seqs.length > 1 ? { seqs } : {}) };
   if (status === "error" && code === "BUSY") return { executionId, seq: -1 };
   return undefined;
+}
+
+/** The actions a reference names: its `seqs`, or its one `seq`. */
+export function seqsOf(reference: Pick<PauseReference, "seq" | "seqs">): number[] {
+  return reference.seqs && reference.seqs.length > 0 ? reference.seqs : [reference.seq];
+}
+
+/** Whether a paused outcome waits on other actions than the result that showed `reference` listed. */
+export function pendingChanged(reference: PauseReference, outcome: Outcome): boolean {
+  if (outcome.status !== "paused") return true;
+  const now = outcome.pending.map((action) => action.seq).sort((a, b) => a - b);
+  return now.join(",") !== [...seqsOf(reference)].sort((a, b) => a - b).join(",");
 }

@@ -1,71 +1,15 @@
-import type { CodemodeRuntime } from "@codemode/core";
-import {
-  convertToModelMessages,
-  generateText,
-  type LanguageModel,
-  MissingToolResultsError,
-  readUIMessageStream,
-  streamText,
-  type UIMessage,
-} from "ai";
+import { convertToModelMessages, generateText, MissingToolResultsError, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { syncApprovals } from "./sync-approvals.js";
 import { chatSettings } from "./testing/approvals.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
 import { orderMugs } from "./testing/shop.js";
+import { type CodemodePart, chatTurn, clicked, codemodePart, user } from "./testing/ui-chat.js";
 
 /** A useChat conversation whose Code Mode approvals happen in the chat, on a dashboard, or not yet (R-AI-1, R-LC-2). */
 
 const { shop } = runtimesClosedAfterEach();
-
-/** One request of a useChat app: UI messages in, the assistant's UI message out (as the browser assembles it). */
-async function chatTurn(
-  model: LanguageModel,
-  runtime: CodemodeRuntime,
-  messages: UIMessage[],
-  withApproval = true,
-): Promise<UIMessage> {
-  const options = chatSettings(runtime, withApproval);
-  const result = streamText({
-    model,
-    ...options,
-    messages: await convertToModelMessages(messages, { tools: options.tools }),
-  });
-  let assistant: UIMessage | undefined;
-  for await (const message of readUIMessageStream({ stream: result.toUIMessageStream() })) assistant = message;
-  return assistant!;
-}
-
-const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
-
-type CodemodePart = {
-  type: string;
-  state: string;
-  toolCallId: string;
-  input: { code: string };
-  output?: unknown;
-  approval?: { id: string; approved?: boolean; reason?: string; requestReason?: string };
-};
-function codemodePart(message: UIMessage): CodemodePart {
-  return message.parts.find((part) => part.type === "tool-codemode") as unknown as CodemodePart;
-}
-
-/** What useChat's addToolApprovalResponse does to the part when the user clicks Approve or Reject. */
-function clicked(message: UIMessage, approved: boolean, reason?: string): UIMessage {
-  return {
-    ...message,
-    parts: message.parts.map((part) => {
-      const candidate = part as unknown as CodemodePart;
-      if (candidate.state !== "approval-requested") return part;
-      return {
-        ...candidate,
-        state: "approval-responded",
-        approval: { ...candidate.approval!, approved, ...(reason ? { reason } : {}) },
-      } as unknown as UIMessage["parts"][number];
-    }),
-  };
-}
 
 /** The code of every codemode call the model was shown in a prompt. */
 function programsIn(prompt: Prompt): string[] {

@@ -2,14 +2,11 @@ import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import {
   BOOLEAN,
   checkArgument,
-  checkChatDecision,
   checkOptions,
   type DecisionOutcome,
-  decidePendingAction,
   MODEL_OUTPUT,
   type ModelFacingRejection,
   modelFacingDecision,
-  type PauseReference,
   pauseState,
   readPauseReference,
   runtimeWith,
@@ -17,9 +14,9 @@ import {
   toModelJson,
 } from "@codemode/core/adapters";
 import { type DynamicToolUIPart, isToolUIPart, type ToolUIPart, type UIMessage } from "ai";
+import { applyChatAnswer, endedByDenial } from "./chat-answer.js";
 import { UI_MESSAGES } from "./check-options.js";
-import { openPause } from "./pause-approvals.js";
-import { resumeApproved } from "./resume-approved.js";
+import { openPause, pendingChanged } from "./pause-approvals.js";
 import { codemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
 
 export interface SyncApprovalsOptions extends ToolOutputOptions {
@@ -35,7 +32,7 @@ export interface SyncApprovalsOptions extends ToolOutputOptions {
   keepWaiting?: boolean;
 }
 
-const SYNCING_RUNTIME = runtimeWith("approve", "reject", "execution", "outcome");
+const SYNCING_RUNTIME = runtimeWith("decide", "execution", "outcome");
 
 type ToolPart = ToolUIPart | DynamicToolUIPart;
 type Position = { beforeLastUserMessage: boolean; trailing: boolean };
@@ -44,19 +41,25 @@ type Position = { beforeLastUserMessage: boolean; trailing: boolean };
  * Brings a useChat conversation (UI messages) up to date with the runtime before
  * `convertToModelMessages`, so the model sees every program it wrote with its real result:
  *
- * - a Code Mode part still waiting for approval (`approval-requested`) whose run was decided
- *   elsewhere (`runtime.approve` from a dashboard, another process, a rejection) becomes
- *   `output-available` with the run's model-facing outcome, or `output-denied` with the human's
- *   reason; one that still waits (or that this runtime cannot find: NOT_FOUND, which says why)
- *   becomes that result when the user wrote after it (see `keepWaiting`);
- * - a part the user answered (`approval-responded`) in an earlier turn — they clicked Approve and
- *   typed on, and nothing sent the answer — is settled now: approved → the run resumes (with the
- *   same checks as the tool's execute), denied → the run ends `rejected`. In the last assistant
- *   message such parts are left to `streamText`, which runs them and streams their results;
- * - an answer the browser made up is refused and nothing runs (R-AP-11): only approval requests
- *   this server signed for that tool call and code are decided, and only where the runtime lets a
- *   chat decide (`chatApprovals`, the tool's `approvers`); the part then shows the refusal;
- * - a Code Mode result that reported the run paused (or BUSY) shows the run's outcome now.
+ * - a Code Mode part still waiting for approval (`approval-requested`) whose actions were decided
+ *   elsewhere (`runtime.decide` from an inbox, the CLI, another process; per action: approved,
+ *   edited, denied) becomes `output-available` with the run's model-facing outcome (what the
+ *   program made of every decision), or `output-denied` with the human's reason when the run
+ *   ended on a denial; one that still waits (or that this runtime cannot find: NOT_FOUND, which
+ *   says why) becomes that result when the user wrote after it (see `keepWaiting`);
+ * - a part the user answered (`approval-responded`) is applied to every action its request
+ *   showed (R-AP-9): denied → each is denied with the reason and rejects in the program as
+ *   `ApprovalDenied` (caught, the run goes on and the part shows its outcome; uncaught, it ends
+ *   rejected and the AI SDK tells the model of the denial); approved in an earlier turn — they
+ *   clicked Approve and typed on, and nothing sent the answer — the run resumes (with the same
+ *   checks as the tool's execute). In the last assistant message approved parts are left to
+ *   `streamText`, which runs them and streams their results;
+ * - an answer the browser made up or altered is refused and nothing runs (R-AP-11): only approval
+ *   requests this server signed for that tool call, code and set of actions are decided, only
+ *   where the runtime lets a chat decide (`chatApprovals`, the tool's `approvers`), and only while
+ *   none of those actions was decided otherwise elsewhere; the part then shows the refusal;
+ * - a Code Mode result that reported the run paused (or BUSY) shows the run's outcome now (also
+ *   when it waits on other actions than those listed).
  *
  * Code Mode parts are recognised by their approval reason's marker or their outcome, whatever the
  * tool's name; each is checked to run the tool call's own code before anything is read or decided.
@@ -118,45 +121,31 @@ async function syncPart(
     case "approval-responded": {
       const reference = readPauseReference(part.approval.requestReason);
       if (!reference) return part;
-      if (!part.approval.approved) {
-        // The AI SDK tells the model of a denial but calls no tool code: end the run here, if
-        // this server issued the request to this call and the chat may decide it (R-AP-11).
-        const refused = await checkChatDecision(
-          runtime,
-          { ...reference, toolCallId: part.toolCallId },
-          code,
-          "nothing was rejected",
-        );
-        if (refused)
-          return {
-            ...withoutResult(part),
-            state: "output-available",
-            output: codemodeToolOutput(refused, options),
-          } as ToolPart;
-        await rejectIfWaiting(runtime, reference, code, { by: options.by, reason: part.approval.reason });
-        return part;
-      }
-      if (position.trailing) return part;
+      const { approved } = part.approval;
+      // In the last message the AI SDK runs an approved call itself, and streams its result.
+      if (approved && position.trailing) return part;
       const approval = {
         ...reference,
         approvalId: part.approval.id,
         toolCallId: part.toolCallId,
-        approved: true,
+        approved,
         ...(part.approval.reason ? { reason: part.approval.reason } : {}),
       };
-      const outcome = await resumeApproved(runtime, approval, code, options.by);
-      return {
+      const answer = await applyChatAnswer(runtime, approval, code, options.by);
+      const output = {
         ...withoutResult(part),
         state: "output-available",
-        output: codemodeToolOutput(outcome, options),
-        approval: { ...part.approval, approved: true },
-      } as ToolPart;
+        output: codemodeToolOutput(answer.outcome, options),
+      };
+      if (approved) return { ...output, approval: { ...part.approval, approved: true } } as ToolPart;
+      // A denial the program did not catch ended the run: the AI SDK tells the model of it itself.
+      return answer.applied && endedByDenial(answer.outcome) ? part : (output as ToolPart);
     }
     case "output-available": {
       const reference = openPause(part.output);
       if (!reference) return part;
       const now = await pauseState(runtime, reference, { code });
-      if (now.state !== "decided") return part;
+      if (now.state === "missing" || (now.state === "waiting" && !pendingChanged(reference, now.outcome))) return part;
       const next = settled(part, now.outcome, options);
       return JSON.stringify(next) === JSON.stringify(part) ? part : next;
     }
@@ -198,20 +187,4 @@ function withoutResult(part: ToolPart): Omit<ToolPart, "state" | "output" | "err
     ...rest
   } = part as ToolPart & { output?: unknown; errorText?: unknown; approval?: unknown };
   return rest;
-}
-
-async function rejectIfWaiting(
-  runtime: CodemodeRuntime,
-  reference: PauseReference,
-  code: unknown,
-  audit: { by?: string | undefined; reason?: string | undefined },
-): Promise<void> {
-  const now = await pauseState(runtime, reference, { code });
-  if (now.state !== "waiting") return;
-  await decidePendingAction(runtime, {
-    ...reference,
-    approved: false,
-    ...(audit.by ? { by: audit.by } : {}),
-    ...(audit.reason ? { reason: audit.reason } : {}),
-  });
 }

@@ -1,9 +1,7 @@
 import type { CodemodeRuntime } from "@codemode/core";
 import {
   checkArgument,
-  checkChatDecision,
   checkOptions,
-  decidePendingAction,
   MODEL_OUTPUT,
   type ModelOutputOptions,
   pauseState,
@@ -11,9 +9,9 @@ import {
   STRING,
 } from "@codemode/core/adapters";
 import type { ModelMessage, ToolResultPart } from "ai";
+import { applyChatAnswer, endedByDenial } from "./chat-answer.js";
 import { MODEL_MESSAGES } from "./check-options.js";
-import { openPause, type PauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
-import { resumeApproved } from "./resume-approved.js";
+import { openPause, type PauseApproval, pauseApprovals, pendingChanged, toolCallCode } from "./pause-approvals.js";
 import { modelJson } from "./tool-output.js";
 
 export interface SyncModelApprovalsOptions {
@@ -26,14 +24,16 @@ export interface SyncModelApprovalsOptions {
 /**
  * `syncApprovals` for model messages: before `generateText` / `streamText` with a history that went
  * on after a Code Mode approval request (a newer user message), every such `codemode` call gets
- * its result right after it — the run's outcome if it was decided elsewhere or still waits, the
- * resumed run if the history holds an approving response nobody sent, or a denial — so the AI SDK
- * does not throw `Tool result is missing for tool call …` and the model sees its program and what
- * became of it. A `codemode` result that reported the run paused (or BUSY) shows its outcome now.
- * Requests in the last turn are left to the AI SDK's own approval flow. An answer is applied only
- * to a request this server signed for that tool call and code, where the runtime lets a chat
- * decide (R-AP-11); otherwise the call's result is the refusal and nothing runs. The messages
- * given are not changed. A store failure rejects with `CodemodeError` STORAGE_ERROR.
+ * its result right after it — the run's outcome if its actions were decided elsewhere (per
+ * action: approved, edited, denied) or still wait, the resumed run if the history holds an
+ * approving response nobody sent, or the denial it holds applied to every action the request
+ * showed — so the AI SDK does not throw `Tool result is missing for tool call …` and the model
+ * sees its program and what became of it. A `codemode` result that reported the run paused (or
+ * BUSY) shows its outcome now. Requests in the last turn are left to the AI SDK's own approval
+ * flow. An answer is applied only to a request this server signed for that tool call, code and
+ * set of actions, where the runtime lets a chat decide (R-AP-11); otherwise the call's result is
+ * the refusal and nothing runs. The messages given are not changed. A store failure rejects with
+ * `CodemodeError` STORAGE_ERROR.
  *
  * @example
  * messages.push({ role: "user", content: "Did my order go through?" });
@@ -46,7 +46,7 @@ export async function syncModelApprovals(
 ): Promise<ModelMessage[]> {
   const usage = "syncModelApprovals(messages, runtime, options)";
   checkArgument(usage, "messages", messages, MODEL_MESSAGES);
-  checkArgument(usage, "runtime", runtime, runtimeWith("approve", "reject", "execution", "outcome"));
+  checkArgument(usage, "runtime", runtime, runtimeWith("decide", "execution", "outcome"));
   checkOptions(usage, options, { by: STRING, modelOutput: MODEL_OUTPUT });
   const answered = new Set<string>();
   for (const message of messages)
@@ -106,29 +106,15 @@ async function resultFor(
   code: unknown,
   options: SyncModelApprovalsOptions,
 ): Promise<ToolResultPart["output"]> {
-  if (approval.approved === true)
-    return modelJson(await resumeApproved(runtime, approval, code, options.by), options.modelOutput);
-  if (approval.approved === false) {
-    // Only a denial of a request this server signed for this call, that a chat may decide (R-AP-11).
-    const refused = await checkChatDecision(runtime, approval, code, "nothing was rejected");
-    if (refused) return modelJson(refused, options.modelOutput);
+  if (approval.approved === undefined) {
     const now = await pauseState(runtime, approval, { code });
-    if (now.state === "waiting") {
-      const audit = {
-        ...(options.by ? { by: options.by } : {}),
-        ...(approval.reason ? { reason: approval.reason } : {}),
-      };
-      await decidePendingAction(runtime, {
-        executionId: approval.executionId,
-        seq: approval.seq,
-        approved: false,
-        ...audit,
-      });
-    }
-    return { type: "execution-denied", ...(approval.reason ? { reason: approval.reason } : {}) };
+    return modelJson(now.outcome, options.modelOutput);
   }
-  const now = await pauseState(runtime, approval, { code });
-  return modelJson(now.outcome, options.modelOutput);
+  const answer = await applyChatAnswer(runtime, approval, code, options.by);
+  // A denial the program did not catch ended the run: the model reads it as the AI SDK words one.
+  if (approval.approved === false && answer.applied && endedByDenial(answer.outcome))
+    return { type: "execution-denied", ...(approval.reason ? { reason: approval.reason } : {}) };
+  return modelJson(answer.outcome, options.modelOutput);
 }
 
 /** A `codemode` result that reported a pause (or BUSY), with the run's outcome now. */
@@ -142,7 +128,7 @@ async function refreshed(
   const reference = openPause(part.output.value);
   if (!reference) return part;
   const now = await pauseState(runtime, reference, { code: toolCallCode(messages, part.toolCallId) });
-  if (now.state !== "decided") return part;
+  if (now.state === "missing" || (now.state === "waiting" && !pendingChanged(reference, now.outcome))) return part;
   const output = modelJson(now.outcome, options.modelOutput);
   return JSON.stringify(output) === JSON.stringify(part.output) ? part : { ...part, output };
 }

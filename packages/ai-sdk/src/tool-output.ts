@@ -26,8 +26,9 @@ export interface ToolOutputOptions {
 
 /**
  * The Code Mode tool's output by default: the model-facing outcome (no `calls`, bounded logs,
- * JSON-safe), except that a pause lists its pending actions in full — with `executionId` — so an
- * application or a page can approve them (`runtime.approve({ executionId, seq })`).
+ * JSON-safe), except that a pause lists every pending action in full — with `executionId`, the
+ * tool's `description` and its `inputSchema` — so an application or a page can offer approve,
+ * deny or edit per action (`runtime.decide({ executionId, decisions })`, R-AP-8, R-AP-9).
  */
 export type CodemodeToolOutput =
   | Exclude<ModelFacingOutcome, { status: "paused" }>

@@ -89,3 +89,22 @@ export const divergingOrder = `async () => {
   const stock = await catalog.live_stock({});
   return shop.create_order({ sku: "mug-logo", quantity: stock });
 }`;
+
+/** Two orders at once: the run pauses once with both pending (R-AP-8). */
+export const orderBoth = `async () => {
+  const [mug, pens] = await Promise.all([
+    shop.create_order({ sku: "mug-logo", quantity: 1 }),
+    shop.create_order({ sku: "pen-blue", quantity: 3 }),
+  ]);
+  return [mug, pens];
+}`;
+
+/** Three orders at once, each settled on its own: a denied one is reported, the others stand (R-AP-9). */
+export const orderThreeSettled = `async () => {
+  const settled = await Promise.allSettled([
+    shop.create_order({ sku: "mug-logo", quantity: 1 }),
+    shop.create_order({ sku: "pen-blue", quantity: 3 }),
+    shop.create_order({ sku: "pen-blue", quantity: 9 }),
+  ]);
+  return settled.map((each) => (each.status === "fulfilled" ? each.value : \`\${each.reason.name}: \${each.reason.message}\`));
+}`;

@@ -142,3 +142,64 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
     ).toThrow(/approvers "boss": "chat" or "operator"/);
   });
 });
+
+describe("R-AP-11 a request of several actions: the signature covers the set shown", () => {
+  const BOTH = "async () => Promise.all([shop.order({ quantity: 1 }), shop.order({ quantity: 2 })])";
+
+  it("R-AP-11: a signature over seqs 0,1 holds for that set only: a subset, a superset or a reordering is refused and nothing is decided", async () => {
+    const on = runtime();
+    const { executionId, outcome } = await paused(on, BOTH);
+    expect(outcome.pending.map((action) => action.seq)).toEqual([0, 1]);
+    const claim = { executionId, seq: 0, seqs: [0, 1], toolCallId: "call-1" };
+    const signature = signPauseApproval(on, claim, BOTH)!;
+    expect(await checkChatDecision(on, { ...claim, signature }, BOTH, "nothing was approved")).toBeUndefined();
+    for (const [label, changed] of [
+      ["one of them", { seq: 0, seqs: undefined }],
+      ["the other", { seq: 1, seqs: [1] }],
+      ["one more", { seq: 0, seqs: [0, 1, 2] }],
+      ["reordered", { seq: 1, seqs: [1, 0] }],
+      ["seq not the first", { seq: 1, seqs: [0, 1] }],
+    ] as const) {
+      const refused = await checkChatDecision(on, { ...claim, ...changed, signature }, BOTH, "nothing was approved");
+      expect(refused, label).toMatchObject({
+        code: "NOT_FOUND",
+        error: expect.stringContaining("was not issued by this server"),
+      });
+    }
+    expect(placed).toEqual([]);
+    expect((await on.execution(executionId))?.log.map((entry) => entry.state)).toEqual(["pending", "pending"]);
+  });
+
+  it("R-AP-11: a request of one action signs as before batched pauses: its old signature and marker still hold", async () => {
+    const on = runtime();
+    const { executionId, seq, outcome } = await paused(on, ORDER);
+    const old = signPauseApproval(on, { executionId, seq, toolCallId: "c" }, ORDER)!;
+    expect(signPauseApproval(on, { executionId, seq, seqs: [seq], toolCallId: "c" }, ORDER)).toBe(old);
+    const reason = pauseApprovalReason(outcome, {
+      signature: (covered) => signPauseApproval(on, { executionId, toolCallId: "c", ...covered }, ORDER),
+    });
+    expect(reason).toBe(
+      `Approve shop.order({"quantity":2})? [codemode execution ${executionId} seq ${seq} sig ${old}]`,
+    );
+    expect(
+      await checkChatDecision(on, { ...readPauseReference(reason)!, toolCallId: "c" }, ORDER, "x"),
+    ).toBeUndefined();
+  });
+
+  it("R-AP-11: one action of the set a chat may not decide (approvers: operator) refuses the whole answer", async () => {
+    const on = runtime();
+    const code = "async () => Promise.all([shop.order({ quantity: 1 }), shop.wire({})])";
+    const { executionId } = await paused(on, code);
+    const claim = { executionId, seq: 0, seqs: [0, 1], toolCallId: "c" };
+    const refused = await checkChatDecision(
+      on,
+      { ...claim, signature: signPauseApproval(on, claim, code)! },
+      code,
+      "x",
+    );
+    expect(refused).toMatchObject({
+      code: "NOT_PAUSED",
+      error: expect.stringContaining("shop.wire (seq 1 of execution"),
+    });
+  });
+});

@@ -1,16 +1,21 @@
 import { type ErrorOutcome, errorOutcome, type PendingAction } from "../outcome.js";
-import { approvalAuthorityOf, type ChatClaim } from "../runtime/approval-authority.js";
+import { approvalAuthorityOf, type ChatClaim, claimedSeqs } from "../runtime/approval-authority.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import { referenceProblem } from "./pause-state.js";
 
 /**
  * The server's signature for an approval request it issues to a chat (R-AP-11): over the
- * execution id, the seq, the tool call that shows it and the code that call ran, with the
- * runtime's `approvalSecret`. Put it in the request with `pauseApprovalReason(outcome,
- * { signature })`. Undefined for a runtime `createCodemodeRuntime` did not make.
+ * execution id, the set of seqs the request shows (`seqs`, or the one `seq`), the tool call that
+ * shows it and the code that call ran, with the runtime's `approvalSecret`. An answer to the
+ * request then decides exactly those actions: a set altered in the browser no longer matches.
+ * Put it in the request with `pauseApprovalReason`, which says which actions it covers.
+ * Undefined for a runtime `createCodemodeRuntime` did not make.
  *
  * @example
- * const signature = signPauseApproval(runtime, { executionId, seq, toolCallId }, code);
+ * const reason = pauseApprovalReason(outcome, {
+ *   seqs: outcome.pending.filter((action) => chatMayDecide(runtime, action)).map((action) => action.seq),
+ *   signature: ({ seq, seqs }) => signPauseApproval(runtime, { executionId, toolCallId, seq, seqs }, code),
+ * });
  */
 export function signPauseApproval(runtime: object, claim: ChatClaim, code: string): string | undefined {
   return approvalAuthorityOf(runtime)?.sign(claim, code);
@@ -31,16 +36,17 @@ export function chatMayDecide(
  * Checks a decision that came from a chat (the browser sends the conversation, answers included,
  * so everything in it is a claim) before anything is decided or run (R-AP-11):
  *
- * 1. the server signed this approval request for this very tool call and code (`signPauseApproval`);
+ * 1. the server signed this approval request, with exactly this set of seqs, for this very tool
+ *    call and code (`signPauseApproval`);
  * 2. the execution exists for this runtime and runs exactly `code` (`checkPauseReference`);
- * 3. the runtime lets a chat decide the action now pending at that seq (`chatApprovals`, the
- *    tool's `approvers`).
+ * 3. the runtime lets a chat decide every action of the set that is pending now (`chatApprovals`,
+ *    the tool's `approvers`).
  *
  * Undefined when all hold (an action no longer pending is left to the decision, which answers
- * NOT_PAUSED); otherwise the refusal, as an error outcome that says which check failed and what
- * to do: NOT_FOUND for an unsigned or altered request, NOT_PAUSED for an action a chat may not
- * decide. `doing` names what did not happen ("nothing was approved"). A store failure rejects
- * with `CodemodeError` STORAGE_ERROR (R-RT-3).
+ * NOT_PAUSED and decides nothing); otherwise the refusal, as an error outcome that says which
+ * check failed and what to do: NOT_FOUND for an unsigned or altered request, NOT_PAUSED for an
+ * action a chat may not decide. `doing` names what did not happen ("nothing was approved"). A
+ * store failure rejects with `CodemodeError` STORAGE_ERROR (R-RT-3).
  *
  * @example
  * const refused = await checkChatDecision(runtime, { executionId, seq, toolCallId, signature }, code, "nothing was approved");
@@ -52,7 +58,8 @@ export async function checkChatDecision(
   code: unknown,
   doing: string,
 ): Promise<ErrorOutcome | undefined> {
-  const { executionId, seq } = claim;
+  const { executionId } = claim;
+  const seqs = claimedSeqs(claim);
   const authority = approvalAuthorityOf(runtime);
   if (!authority)
     return errorOutcome(
@@ -71,21 +78,25 @@ export async function checkChatDecision(
     return errorOutcome(
       executionId,
       "NOT_FOUND",
-      `the approval of execution ${executionId} seq ${seq} was not issued by this server to tool call ${claim.toolCallId} (its signature is missing or does not match the call and its code), so ${doing}. A chat decides only approval requests the server signed for it; an operator decides with runtime.approve or runtime.reject. If several processes or runtimes serve this chat, give them the same approvalSecret.`,
+      `the approval of execution ${executionId} seq ${seqs.join(",")} was not issued by this server to tool call ${claim.toolCallId} (its signature is missing or does not match the actions, the call and its code), so ${doing}. A chat decides only approval requests the server signed for it; an operator decides with runtime.decide (or an inbox). If several processes or runtimes serve this chat, give them the same approvalSecret.`,
       { calls: [] },
     );
   }
   const execution = await runtime.execution(executionId);
   const problem = referenceProblem(execution, claim, code, doing);
   if (problem || !execution) return problem;
-  const entry = execution.log.find((candidate) => candidate.seq === seq);
-  if (execution.status !== "paused" || entry?.state !== "pending") return undefined;
-  if (authority.chatMayDecide({ executionId, seq, connector: entry.connector, method: entry.method, args: entry.args }))
-    return undefined;
-  return errorOutcome(
-    executionId,
-    "NOT_PAUSED",
-    `${entry.connector}.${entry.method} (seq ${seq} of execution ${executionId}) waits for an operator's decision: this application does not let a chat approve or deny it, so ${doing}.`,
-    { calls: [] },
-  );
+  if (execution.status !== "paused") return undefined;
+  for (const seq of seqs) {
+    const entry = execution.log.find((candidate) => candidate.seq === seq);
+    if (entry?.state !== "pending") continue;
+    const action = { executionId, seq, connector: entry.connector, method: entry.method, args: entry.args };
+    if (authority.chatMayDecide(action)) continue;
+    return errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `${entry.connector}.${entry.method} (seq ${seq} of execution ${executionId}) waits for an operator's decision: this application does not let a chat approve or deny it, so ${doing}.`,
+      { calls: [] },
+    );
+  }
+  return undefined;
 }

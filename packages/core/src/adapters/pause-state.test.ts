@@ -82,3 +82,65 @@ describe("pauseState", () => {
     expect(await checkPauseReference(runtime, first, twoMails, "nothing was approved")).toBeUndefined();
   });
 });
+
+describe("pauseState with a request of several actions (R-AP-8)", () => {
+  const threeMails = `async () => {
+    const sent = await Promise.allSettled(["ann", "bob", "cy"].map((to) => mail.send({ to })));
+    return sent.map((each) => each.status === "fulfilled" ? each.value.sent : each.reason.name);
+  }`;
+
+  it("R-AP-8: waiting while every action shown waits; one decided elsewhere makes the request decided, with the run's pause now", async () => {
+    const runtime = setup();
+    const outcome = await runtime.execute({ code: threeMails });
+    if (outcome.status !== "paused") throw new Error(`expected a pause, got ${outcome.status}`);
+    const { executionId } = outcome;
+    const shown = { executionId, seq: 0, seqs: [0, 1, 2] };
+    expect(await pauseState(runtime, shown, { code: threeMails })).toMatchObject({ state: "waiting" });
+    // A request of some of them still waits while those do.
+    expect(await pauseState(runtime, { executionId, seq: 1, seqs: [1, 2] })).toMatchObject({ state: "waiting" });
+
+    await runtime.decide({ executionId, decisions: [{ seq: 0, decision: "approve" }] });
+    expect(await pauseState(runtime, shown, { code: threeMails })).toMatchObject({
+      state: "decided",
+      outcome: { status: "paused", pending: [{ seq: 1 }, { seq: 2 }] },
+    });
+    expect(await pauseState(runtime, { executionId, seq: 1, seqs: [1, 2] })).toMatchObject({ state: "waiting" });
+  });
+
+  it("R-AP-9: decided per action elsewhere (approved, edited, denied and caught): the completed run's result shows each", async () => {
+    const runtime = setup();
+    const outcome = await runtime.execute({ code: threeMails });
+    if (outcome.status !== "paused") throw new Error(`expected a pause, got ${outcome.status}`);
+    await runtime.decide({
+      executionId: outcome.executionId,
+      by: "inbox",
+      decisions: [
+        { seq: 0, decision: "approve" },
+        { seq: 1, decision: "edit", args: { to: "bea" } },
+        { seq: 2, decision: "deny", reason: "not cy" },
+      ],
+    });
+    expect(await pauseState(runtime, { executionId: outcome.executionId, seq: 0, seqs: [0, 1, 2] })).toMatchObject({
+      state: "decided",
+      outcome: { status: "completed", result: ["ann", "bea", "ApprovalDenied"] },
+    });
+  });
+
+  it("R-AP-9: a run ended by an uncaught denial is a rejected outcome naming the action it ended on, not one the program caught", async () => {
+    const runtime = setup();
+    const code = `async () => {
+      try { await mail.send({ to: "ann" }); } catch {}
+      await mail.send({ to: "bob" });
+    }`;
+    const first = paused(await runtime.execute({ code }));
+    const { executionId } = first;
+    const second = paused(
+      await runtime.decide({ executionId, decisions: [{ seq: 0, decision: "deny", reason: "not ann" }] }),
+    );
+    await runtime.decide({ executionId, decisions: [{ seq: second.seq, decision: "deny", reason: "not bob" }] });
+    expect(await pauseState(runtime, first)).toMatchObject({
+      state: "decided",
+      outcome: { status: "rejected", reason: "not bob", rejected: { seq: second.seq, args: { to: "bob" } } },
+    });
+  });
+});

@@ -1,14 +1,17 @@
 import { type ErrorOutcome, type ExecutionState, errorOutcome, type Outcome } from "../outcome.js";
+import { claimedSeqs } from "../runtime/approval-authority.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import type { DecisionOutcome, RejectedOutcome } from "./decide-pending-action.js";
 import type { PauseReference } from "./pending-approval.js";
 
 /**
  * Where a pause that a conversation shows stands now, in the runtime's store:
- * - `waiting`: the execution is still paused at that action (`outcome` says so); nothing changed;
- * - `decided`: someone decided elsewhere (a dashboard, another process, `runtime.approve`): the
- *   outcome is how the run went on (completed, failed, paused at a later action, still running:
- *   BUSY) or, when the action was rejected, a `rejected` outcome with the human's reason;
+ * - `waiting`: the execution is still paused with every action the reference names pending
+ *   (`outcome` says so, with whatever else is pending); nothing was decided on them;
+ * - `decided`: someone decided elsewhere (an inbox, another process, `runtime.decide`) on one or
+ *   more of them: the outcome is how the run went on (completed, failed, paused at other actions,
+ *   still running: BUSY) or, when it ended on a rejection or an uncaught denial, a `rejected`
+ *   outcome with the human's reason;
  * - `missing`: this runtime cannot show that execution (see `checkPauseReference`): NOT_FOUND.
  */
 export type PauseState =
@@ -42,7 +45,7 @@ export async function checkPauseReference(
 /** `checkPauseReference` on an execution already read (null when there is none). */
 export function referenceProblem(
   execution: Pick<ExecutionState, "code"> | null,
-  reference: PauseReference,
+  reference: Pick<PauseReference, "executionId">,
   code: unknown,
   doing: string,
 ): ErrorOutcome | undefined {
@@ -86,7 +89,7 @@ export async function pauseState(
     const refused = await checkPauseReference(runtime, reference, options.code, "its outcome cannot be shown");
     if (refused) return { state: "missing", outcome: refused };
   }
-  const { executionId, seq } = reference;
+  const { executionId } = reference;
   const outcome = await runtime.outcome(executionId);
   if (!outcome) {
     return {
@@ -99,17 +102,26 @@ export async function pauseState(
       ),
     };
   }
-  if (outcome.status === "paused" && outcome.pending.some((action) => action.seq === seq))
-    return { state: "waiting", outcome };
-  if (outcome.status === "error" && outcome.code === "NOT_PAUSED")
+  if (outcome.status === "paused") {
+    // Waiting only while every action shown waits: one decided elsewhere makes the request stale.
+    const pendingNow = new Set(outcome.pending.map((action) => action.seq));
+    if (claimedSeqs(reference).every((seq) => pendingNow.has(seq))) return { state: "waiting", outcome };
+  }
+  if (outcome.status === "error" && (outcome.code === "NOT_PAUSED" || outcome.code === "APPROVAL_DENIED"))
     return { state: "decided", outcome: asRejection(outcome) ?? outcome };
   return { state: "decided", outcome };
 }
 
-/** A run ended by a rejection (R-AP-4), as the `rejected` outcome adapters show; undefined otherwise. */
+/**
+ * A run ended by a rejection (R-AP-4) or an uncaught denial (R-AP-9), as the `rejected` outcome
+ * adapters show; undefined otherwise. Of several denied actions, the one the run ended on (its
+ * message is the outcome's) — a denial the program caught came before it.
+ */
 function asRejection(outcome: ErrorOutcome): RejectedOutcome | undefined {
   const calls = outcome.calls ?? [];
-  const entry = calls.find((call) => call.decision?.approved === false);
+  const denied = calls.filter((call) => call.decision?.approved === false);
+  const entry =
+    denied.findLast((call) => typeof call.error === "string" && outcome.error.endsWith(call.error)) ?? denied[0];
   if (!entry) return undefined;
   const { executionId } = outcome;
   const reason = entry.decision?.reason;

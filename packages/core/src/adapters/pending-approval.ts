@@ -1,15 +1,28 @@
 import type { Outcome, PendingAction } from "../outcome.js";
 
-/** The paused execution and pending seq that a framework's approval request stands for. */
+/** The paused execution, and the pending actions, that a framework's approval request stands for. */
 export interface PauseReference {
   executionId: string;
+  /** The first action the request shows (for a request of one action, that action). */
   seq: number;
+  /**
+   * Every action the request shows, ascending, when it shows more than one (R-AP-8): an answer
+   * to the request decides exactly these. Absent for a request of one action.
+   */
+  seqs?: number[];
   /** The server's signature over the request (`signPauseApproval`), when it signed one. */
   signature?: string;
 }
 
 // At the very end of the reason, so the human-readable part can change without breaking readers.
-const MARKER = /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9})(?: sig ([A-Za-z0-9_-]{1,128}))?\]\s*$/;
+// `seq 2` for one action (as before batched pauses), `seq 2,3` for several.
+const MARKER =
+  /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9}(?:,\d{1,9}){0,999})(?: sig ([A-Za-z0-9_-]{1,128}))?\]\s*$/;
+
+/** The most actions one approval request shows: the others stay pending, decided separately. */
+const MAX_REQUEST_ACTIONS = 20;
+/** Characters all the arguments of a request of several actions share, before each keeps its minimum. */
+const REQUEST_ARGS_CHARS = 2_000;
 
 /**
  * One line naming a pending action, for an approval prompt: `shop.create_order({"sku":"mug"})`.
@@ -76,33 +89,79 @@ function clip(text: string, maxChars: number): string {
   return text.length > maxChars ? `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters]` : text;
 }
 
+/** How `pauseApprovalReason` writes a request. */
+export interface PauseApprovalReasonOptions {
+  /**
+   * The pending actions the request covers, by seq (say, those a chat may decide). Default every
+   * pending action. At most 20 are covered, the lowest seqs first; the others stay pending and
+   * the text says how many.
+   */
+  seqs?: readonly number[];
+  /**
+   * The server's signature over exactly the actions covered (`signPauseApproval`, R-AP-11): a
+   * function of them — `({ seq, seqs }) => signPauseApproval(runtime, { executionId, toolCallId, seq, seqs }, code)`
+   * — or, for a request of one action, the signature itself.
+   */
+  signature?: string | undefined | ((covered: { seq: number; seqs: number[] }) => string | undefined);
+}
+
 /**
  * The reason an adapter puts on its framework's approval request when Code Mode paused (AI SDK
- * `tool-approval-request`, a LangChain interrupt…): what waits, for the human, then a marker
- * naming the execution and seq, so the answer — possibly in another process, from a client that
- * sends the conversation back — can become `runtime.approve({ executionId, seq })`. With
- * `signature` (`signPauseApproval`), the marker carries the server's signature, without which a
- * chat's answer is refused (R-AP-11).
+ * `tool-approval-request`, a LangChain interrupt…): what waits, for the human — every action the
+ * request covers, one per line when there are several (R-AP-8) — then a marker naming the
+ * execution and those seqs, so the answer — possibly in another process, from a client that
+ * sends the conversation back — can become `runtime.decide` on exactly those actions. With a
+ * `signature` (`signPauseApproval`), the marker carries the server's signature over the set,
+ * without which a chat's answer is refused (R-AP-11). The text stays short: with several
+ * actions, each one's arguments get a share of 2 000 characters (at least 80 each).
  *
  * @example
- * pauseApprovalReason(outcome, { signature: signPauseApproval(runtime, { executionId, seq, toolCallId }, code) });
+ * pauseApprovalReason(outcome, { signature: ({ seq, seqs }) => signPauseApproval(runtime, { executionId, toolCallId, seq, seqs }, code) });
  * // 'Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2 sig Qm9v…]'
+ * // with two pending actions:
+ * // 'Approve these 2 actions?\n1. shop.create_order({"sku":"mug"})\n2. shop.create_order({"sku":"pen"}) [codemode execution 3f…e1 seq 2,3 sig …]'
  */
 export function pauseApprovalReason(
   outcome: Extract<Outcome, { status: "paused" }>,
-  options: { signature?: string | undefined } = {},
+  options: PauseApprovalReasonOptions = {},
 ): string {
-  const action = outcome.pending[0];
-  const what = action ? `Approve ${describePendingAction(action)}?` : "Approve the pending action?";
+  const wanted = options.seqs ? new Set(options.seqs) : undefined;
+  const covered = outcome.pending
+    .filter((action) => !wanted || wanted.has(action.seq))
+    .sort((a, b) => a.seq - b.seq)
+    .filter((action, index, sorted) => index === 0 || action.seq !== sorted[index - 1]!.seq)
+    .slice(0, MAX_REQUEST_ACTIONS);
+  const seqs = covered.map((action) => action.seq);
   const signature =
-    options.signature && /^[A-Za-z0-9_-]{1,128}$/.test(options.signature) ? ` sig ${options.signature}` : "";
-  return `${what} [codemode execution ${outcome.executionId} seq ${action?.seq ?? 0}${signature}]`;
+    typeof options.signature === "function"
+      ? seqs.length > 0
+        ? options.signature({ seq: seqs[0]!, seqs })
+        : undefined
+      : options.signature;
+  const signed = signature && /^[A-Za-z0-9_-]{1,128}$/.test(signature) ? ` sig ${signature}` : "";
+  const marker = `[codemode execution ${outcome.executionId} seq ${seqs.length > 0 ? seqs.join(",") : 0}${signed}]`;
+  return `${requestText(covered, outcome.pending.length - covered.length)} ${marker}`;
+}
+
+/** What people read: the action, or the actions numbered one per line, and how many are left out. */
+function requestText(covered: PendingAction[], others: number): string {
+  let text: string;
+  if (covered.length === 0) text = "Approve the pending action?";
+  else if (covered.length === 1) text = `Approve ${describePendingAction(covered[0]!)}?`;
+  else {
+    const room = Math.min(500, Math.max(80, Math.floor(REQUEST_ARGS_CHARS / covered.length)));
+    const lines = covered.map((action, index) => `${index + 1}. ${describePendingAction(action, room)}`);
+    text = `Approve these ${covered.length} actions?\n${lines.join("\n")}`;
+  }
+  if (others <= 0 || covered.length === 0) return text;
+  return `${text}\n(${others} more pending action${others === 1 ? " is" : "s are"} not part of this request and decided separately.)`;
 }
 
 /**
  * The part of an approval reason meant for people: `pauseApprovalReason`'s text without the
- * trailing `[codemode execution … seq …]` marker, which only adapters read. Any other reason comes
- * back as it is. Show this in approval screens (`part.approval.requestReason` in useChat).
+ * trailing `[codemode execution … seq …]` marker (of one seq or several), which only adapters
+ * read. Any other reason comes back as it is. Show this in approval screens
+ * (`part.approval.requestReason` in useChat).
  *
  * @example
  * approvalReasonText('Approve shop.create_order({"sku":"mug"})? [codemode execution 3f…e1 seq 2]');
@@ -116,14 +175,23 @@ export function approvalReasonText(reason: string | undefined): string | undefin
 }
 
 /**
- * Reads back what `pauseApprovalReason` wrote; undefined for any other text. The reason travels
- * through the client, so treat the answer as a claim: `checkChatDecision` before deciding on it.
+ * Reads back what `pauseApprovalReason` wrote (markers of one seq, as older versions wrote them,
+ * too); undefined for any other text, and for a set that is not strictly ascending (no version
+ * writes one). The reason travels through the client, so treat the answer as a claim:
+ * `checkChatDecision` before deciding on it.
  */
 export function readPauseReference(reason: unknown): PauseReference | undefined {
   if (typeof reason !== "string") return undefined;
   const match = MARKER.exec(reason);
   if (!match) return undefined;
-  return { executionId: match[1]!, seq: Number(match[2]), ...(match[3] ? { signature: match[3] } : {}) };
+  const seqs = match[2]!.split(",").map(Number);
+  if (seqs.some((seq, index) => index > 0 && seq <= seqs[index - 1]!)) return undefined;
+  return {
+    executionId: match[1]!,
+    seq: seqs[0]!,
+    ...(seqs.length > 1 ? { seqs } : {}),
+    ...(match[3] ? { signature: match[3] } : {}),
+  };
 }
 
 /**

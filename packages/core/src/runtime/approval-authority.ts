@@ -5,8 +5,28 @@ import type { PendingAction } from "../outcome.js";
 /** What a chat's decision claims: the pause it answers, and the tool call that showed it. */
 export interface ChatClaim {
   executionId: string;
+  /** The first action the request shows (for a request of one action, that action). */
   seq: number;
+  /**
+   * Every action the request shows, ascending, when it shows more than one (R-AP-8). The
+   * signature covers exactly this set, so an answer decides these actions and no others.
+   */
+  seqs?: readonly number[] | undefined;
   toolCallId: string;
+}
+
+/** The actions a claim stands for: its `seqs`, or its one `seq`. */
+export function claimedSeqs(claim: Pick<ChatClaim, "seq" | "seqs">): readonly number[] {
+  return claim.seqs && claim.seqs.length > 0 ? claim.seqs : [claim.seq];
+}
+
+/** Whether a claim's set reads one way only: whole numbers, ascending, starting at `seq`. */
+function wellFormed(claim: ChatClaim): boolean {
+  const seqs = claimedSeqs(claim);
+  return (
+    seqs[0] === claim.seq &&
+    seqs.every((seq, index) => Number.isSafeInteger(seq) && seq >= 0 && (index === 0 || seq > seqs[index - 1]!))
+  );
 }
 
 /** Who may decide, besides the application's own code (R-AP-11): the runtime's part of it. */
@@ -32,8 +52,9 @@ export function registerApprovalAuthority(runtime: object, authority: ApprovalAu
 
 /**
  * The authority of one runtime: an HMAC-SHA256 key (the `approvalSecret`, or random bytes that
- * live as long as the runtime) over execution id, seq, tool call id and a hash of the code, and
- * the choice of who may approve.
+ * live as long as the runtime) over execution id, the seqs shown, tool call id and a hash of the
+ * code, and the choice of who may approve. The seqs are signed as `2,3`; a request of one action
+ * signs `2`, as requests did before batched pauses, so their signatures still verify.
  */
 export function createApprovalAuthority(
   secret: string | Uint8Array | undefined,
@@ -49,13 +70,13 @@ export function createApprovalAuthority(
   const mac = (claim: ChatClaim, code: string) =>
     createHmac("sha256", key)
       .update(
-        `codemode-approval\n${claim.executionId}\n${claim.seq}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}`,
+        `codemode-approval\n${claim.executionId}\n${claimedSeqs(claim).join(",")}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}`,
       )
       .digest();
   return {
     sign: (claim, code) => mac(claim, code).toString("base64url"),
     verify(claim, code, signature) {
-      if (typeof signature !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return false;
+      if (typeof signature !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(signature) || !wellFormed(claim)) return false;
       return timingSafeEqual(mac(claim, code), Buffer.from(signature, "base64url"));
     },
     chatMayDecide(action) {
