@@ -172,7 +172,7 @@ for (const store of STORES) {
       expect(ended.code).toBe("APPROVAL_DENIED");
       expect(ended.error).toContain("shop.order was denied by bob: no");
       expect((await runtime.execution(paused.executionId))?.status).toBe("rejected");
-      const read = await runtime.outcome(paused.executionId);
+      const read = (await runtime.outcome(paused.executionId)) ?? undefined;
       expectStatus(read, "error");
       expect([read.code, read.error]).toEqual([
         "APPROVAL_DENIED",
@@ -221,7 +221,10 @@ for (const store of STORES) {
       expectStatus(next, "paused");
       expect(next.pending.map((action) => action.seq)).toEqual([0]);
       expect(ran).toEqual([["refund", { n: 1 }]]);
-      const done = await runtime.decide({ executionId: paused.executionId, decisions: [{ seq: 0, decision: "approve" }] });
+      const done = await runtime.decide({
+        executionId: paused.executionId,
+        decisions: [{ seq: 0, decision: "approve" }],
+      });
       expectStatus(done, "completed");
       expect(done.result).toEqual([{ refunded: 0 }, { refunded: 1 }, { refunded: 2 }]);
       const state = await runtime.execution(paused.executionId);
@@ -418,7 +421,15 @@ describe("decide with a runtime of no store of its own", () => {
     let ran = 0;
     const shop = defineConnector({
       name: "shop",
-      tools: { order: { requiresApproval: true, execute: (args: { n: number }) => (ran += 1) && args.n } },
+      tools: {
+        order: {
+          requiresApproval: true,
+          execute: (args: { n: number }) => {
+            ran += 1;
+            return args.n;
+          },
+        },
+      },
     });
     const runtime = createCodemodeRuntime({ connectors: [shop] });
     const paused = await runtime.execute({

@@ -36,7 +36,7 @@ describe("the approval form", () => {
       [order(1, { note: "x".repeat(5_000) }, `Orders.\n\nReally\u202e${"y".repeat(1_000)}`)],
       { operatorOnly: 2, later: 0 },
     );
-    const property = long.requestedSchema.properties.seq_1 as { title: string; description: string };
+    const property = long.requestedSchema.properties.seq_1 as unknown as { title: string; description: string };
     expect(property.title.length).toBeLessThanOrEqual(240);
     expect(property.description.length).toBeLessThanOrEqual(300);
     expect(property.description).toMatch(/^Orders\. Really(y+)…$/);

@@ -185,7 +185,8 @@ describe("resumeCodemodeApproval: decisions that do not fit the interrupt", () =
       ),
     });
     expect(effects).toEqual([]);
-    expect((await agent.getState(config)).tasks.flatMap((task) => task.interrupts)).toHaveLength(1);
+    const state = (await agent.getState(config)) as unknown as { tasks: Array<{ interrupts: unknown[] }> };
+    expect(state.tasks.flatMap((task) => task.interrupts)).toHaveLength(1);
 
     const done = await resumeCodemodeApproval(
       agent,

@@ -157,7 +157,7 @@ describe("named transitions: one status change each", () => {
   it("R-RS-1 R-RS-2 R-RS-3: after a pass onPassEnd then dispose; a pause disposes nothing; hook errors are swallowed and reported", async () => {
     const hookLog: string[] = [];
     const { context, warnings } = setup(hookLog);
-    await afterTransition(context, "e1", await pause(context, holder, head("running"), 2));
+    await afterTransition(context, "e1", await pause(context, holder, head("running"), [2]));
     await afterTransition(context, "e1", await complete(context, holder, head("running"), {}));
     await afterTransition(context, "e1", await rollBack(context, holder, head("paused"), new Map()));
     expect(hookLog).toEqual(["passEnd:paused", "passEnd:completed", "dispose:completed", "dispose:rolled_back"]);
