@@ -432,6 +432,7 @@ export function storageProcessStories(kind: keyof typeof BACKENDS): void {
           op: "log",
           name,
           executionId,
+          full: true,
         });
         const winner = approvals[index]!.status === "completed" ? "approve" : "edit";
         expect(log[1]).toMatchObject({

@@ -51,7 +51,7 @@ export type WorkerRequest =
   | { op: "recover"; name: string; executionId: string }
   | { op: "expirePaused"; name: string }
   | { op: "status"; name: string; executionIds: string[] }
-  | { op: "log"; name: string; executionId: string };
+  | { op: "log"; name: string; executionId: string; full?: boolean };
 
 export interface Summary {
   executionId: string;
@@ -241,8 +241,7 @@ async function handle(request: WorkerRequest): Promise<unknown> {
         seq: entry.seq,
         method: entry.method,
         state: entry.state,
-        args: entry.args,
-        ...(entry.decision ? { decision: entry.decision } : {}),
+        ...(request.full ? { args: entry.args, ...(entry.decision ? { decision: entry.decision } : {}) } : {}),
       }));
     case "status":
       return Promise.all(

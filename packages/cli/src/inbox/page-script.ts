@@ -72,10 +72,11 @@ export const INBOX_SCRIPT = new SafeHtml(`
     if (event.target instanceof HTMLTextAreaElement && event.target.classList.contains("args-editor")) checkEditor(event.target);
   });
 
-  // What a person typed or opened survives a refresh of the page's content.
+  // What a person typed or opened survives a refresh of the page's content, and a refresh that
+  // came while its run was briefly not paused (another action of it running): kept for the page's life.
   const KEPT = ["reason", "grant", "args"];
+  const kept = new Map();
   const keep = (main) => {
-    const kept = new Map();
     for (const form of main.querySelectorAll("form[data-key]")) {
       const fields = {};
       for (const name of KEPT) {
