@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { approvalsBenchmark } from "./approvals.bench.ts";
 import { executorBenchmark } from "./executor.bench.ts";
 import { fleetBenchmark } from "./fleet.bench.ts";
 import { type Benchmark, type BenchRow, mergeRuns } from "./harness.ts";
@@ -32,6 +33,7 @@ const BENCHMARKS: Benchmark[] = [
   runtimeBenchmark,
   peersBenchmark,
   replayBenchmark,
+  approvalsBenchmark,
   redisBenchmark,
   storesBenchmark,
   isolatesBenchmark,
