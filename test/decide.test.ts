@@ -444,6 +444,39 @@ describe("decide with a runtime of no store of its own", () => {
     await runtime.close();
   });
 
+  it("R-AP-9: a run rejected or expired after a denial it caught is not taken for one a denial ended", async () => {
+    const shop = defineConnector({
+      name: "shop",
+      tools: { order: { requiresApproval: true, execute: (args: { n: number }) => args.n } },
+    });
+    const runtime = createCodemodeRuntime({ connectors: [shop] });
+    const code = "async () => { await shop.order({ n: 0 }).catch(() => 'denied'); return shop.order({ n: 1 }); }";
+    const ended: string[] = [];
+    for (const end of ["reject", "expire"] as const) {
+      const paused = await runtime.execute({ code });
+      expectStatus(paused, "paused");
+      const again = await runtime.decide({
+        executionId: paused.executionId,
+        by: "ann",
+        decisions: [{ seq: 0, decision: "deny", reason: "no" }],
+      });
+      expectStatus(again, "paused");
+      if (end === "reject")
+        expect(await runtime.reject({ executionId: paused.executionId, seq: 1, by: "bob" })).toBe(true);
+      else {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(await runtime.expirePaused({ maxAgeMs: 1 })).toContain(paused.executionId);
+      }
+      const read = (await runtime.outcome(paused.executionId)) ?? undefined;
+      expectStatus(read, "error");
+      expect(read.code).toBe("NOT_PAUSED");
+      ended.push(read.error);
+    }
+    expect(ended[0]).toMatch(/rejected by bob at shop\.order$/);
+    expect(ended[1]).not.toMatch(/denied/);
+    await runtime.close();
+  });
+
   it("R-AP-8: replayCheck goes past a pending call as a pass does: calls recorded after it are checked, a denied one replays as a denial", async () => {
     const shop = (noteName: string) =>
       defineConnector({

@@ -217,7 +217,10 @@ async function answerFromLog(
         calls,
       });
     case "rejected": {
-      const rejected = calls.find((call) => call.decision?.approved === false);
+      // The decision that ended it: a rejection, else the last denial (earlier ones were caught).
+      const rejected =
+        calls.find((call) => call.decision?.approved === false && call.state !== "denied") ??
+        calls.findLast((call) => call.state === "denied");
       return rejected ? rejectedOutcome(executionId, rejected, calls) : undefined;
     }
     case "running":

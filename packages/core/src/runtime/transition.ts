@@ -100,7 +100,7 @@ export async function endDenied(
   message: string,
   result: StoredResult,
 ): Promise<PendingHooks> {
-  await changeStatus(context, lease, head, "rejected", { error: { message }, result });
+  await changeStatus(context, lease, head, "rejected", { error: { message, code: "APPROVAL_DENIED" }, result });
   return { kind: "dispose", status: "rejected" };
 }
 

@@ -53,10 +53,13 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
         return errorOutcome(id, "BUSY", `execution ${id} is running; its outcome is not known yet`, { calls });
       case "rejected": {
         // An uncaught denial (R-AP-9) ended it: the run's error says who denied what.
-        if (head.error !== undefined && calls.some((call) => call.state === "denied"))
-          return errorOutcome(id, "APPROVAL_DENIED", `execution ${id} was rejected: ${head.error}`, { calls });
+        if (head.errorCode === "APPROVAL_DENIED")
+          return errorOutcome(id, "APPROVAL_DENIED", `execution ${id} was rejected: ${head.error ?? "denied"}`, {
+            calls,
+          });
+        // A denial the program caught earlier is not what ended the run.
         const closed =
-          calls.find((call) => call.decision?.approved === false) ??
+          calls.find((call) => call.decision?.approved === false && call.state !== "denied") ??
           calls.find((call) => call.state === "error" && call.requiresApproval);
         return errorOutcome(
           id,
