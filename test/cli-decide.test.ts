@@ -254,7 +254,9 @@ describe("codemode approve, deny and decide on batched pauses", () => {
     "R-AP-9: --grant approves the later calls of the method as they come; show's audit lines say who granted and through which seq",
     async () => {
       const executionId = await paused(THREE_IN_TURN);
-      const granted = await cli("approve", executionId, "--grant", "2", "--by", "dana");
+      const several = await cli("approve", executionId, "--grant", "2");
+      expect([several.code, several.stderr]).toEqual([2, expect.stringContaining("--grant goes with one call")]);
+      const granted = await cli("approve", executionId, "--seq", "0", "--grant", "2", "--by", "dana");
       expect(granted.code, granted.stderr).toBe(0);
       expect(granted.stdout).toBe(
         `Approved seq 0 (tickets.create) of ${executionId}, with a grant for 2 more tickets.create calls; the run completed.\nResult: ["A","B","C"]\n`,

@@ -477,6 +477,29 @@ describe("decide with a runtime of no store of its own", () => {
     await runtime.close();
   });
 
+  it("R-AP-9: a fork keeps the original's decisions for the audit trail but not its grants: the fork's calls are asked again", async () => {
+    const shop = defineConnector({
+      name: "shop",
+      tools: { refund: { requiresApproval: true, execute: (args: { n: number }) => args.n } },
+    });
+    const runtime = createCodemodeRuntime({ connectors: [shop] });
+    const code =
+      "async () => { const out = []; for (let n = 0; n < 4; n++) out.push(await shop.refund({ n })); return out; }";
+    const paused = await runtime.execute({ code });
+    expectStatus(paused, "paused");
+    const done = await runtime.decide({
+      executionId: paused.executionId,
+      decisions: [{ seq: 0, decision: "approve", grant: { calls: 10 } }],
+    });
+    expectStatus(done, "completed");
+    const fork = await runtime.fork({ executionId: paused.executionId, fromSeq: 2 });
+    expectStatus(fork, "paused");
+    expect(fork.pending.map((action) => action.seq)).toEqual([2]);
+    expect((await runtime.execution(fork.executionId))?.log[0]?.decision).toMatchObject({ approved: true });
+    expect((await runtime.execution(fork.executionId))?.log[0]?.decision?.grant).toBeUndefined();
+    await runtime.close();
+  });
+
   it("R-AP-8: replayCheck goes past a pending call as a pass does: calls recorded after it are checked, a denied one replays as a denial", async () => {
     const shop = (noteName: string) =>
       defineConnector({

@@ -16,7 +16,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentClient, DELETE_TWO, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
+import { acceptAll, agentClient, DELETE_TWO, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
 import { connectInMemory } from "./mcp-fixtures/notes-server.ts";
 import { createPagedServer, echoTool } from "./mcp-fixtures/paged-server.ts";
 
@@ -141,7 +141,7 @@ describe("hardening, MCP: an MCP client does not approve its own pauses (finding
     const setup = await notesRuntime();
     const mcp = createCodemodeMcpServer(setup.runtime, options);
     // A client that declares elicitation and says "accept" to everything.
-    const { client, asked } = agentClient(() => ({ action: "accept", content: { reason: "looks fine" } }));
+    const { client, asked } = agentClient(acceptAll({ reason: "looks fine" }));
     await connectInMemory(mcp, client);
     cleanups.push(setup.close, mcp.close, () => client.close());
     return { ...setup, client, asked };
@@ -163,7 +163,7 @@ describe("hardening, MCP: an MCP client does not approve its own pauses (finding
       { name: "Dana\n(security team)\u202e", version: "1.0.0" },
       { capabilities: { elicitation: { form: {} } } },
     );
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept" as const }));
+    client.setRequestHandler(ElicitRequestSchema, async (request) => acceptAll()(request.params));
     await connectInMemory(mcp, client);
     cleanups.push(setup.close, mcp.close, () => client.close());
     const result = structuredOf(await client.callTool({ name: "execute", arguments: { code: DELETE_TWO } }));
@@ -176,7 +176,7 @@ describe("hardening, MCP: an MCP client does not approve its own pauses (finding
   it("R-AP-11 with elicitApproval: true, an action the runtime reserves to operators (chatApprovals) is never put to the client; it waits", async () => {
     const setup = await notesRuntime({ chatApprovals: (action) => action.method !== "delete_note" });
     const mcp = createCodemodeMcpServer(setup.runtime, { elicitApproval: true });
-    const { client, asked } = agentClient(() => ({ action: "accept" }));
+    const { client, asked } = agentClient(acceptAll());
     await connectInMemory(mcp, client);
     cleanups.push(setup.close, mcp.close, () => client.close());
     const result = structuredOf(await client.callTool({ name: "execute", arguments: { code: DELETE_TWO } }));

@@ -9,7 +9,7 @@ import { type CodemodeMcpServerOptions, createCodemodeMcpServer, mcpConnector } 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Answer, agentClient, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
+import { type Answer, acceptAll, agentClient, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
 import { connectInMemory, createNotesServer } from "./mcp-fixtures/notes-server.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -92,6 +92,7 @@ describe("MCP elicitation of a batched pause", () => {
         },
         reason: expect.objectContaining({ type: "string", title: "Reason" }),
       },
+      required: ["seq_2", "seq_3"],
     });
     expect(form.message).toContain('- call 2: notes.delete_note({"id":1})\n- call 3: notes.delete_note({"id":2})');
   });
@@ -128,8 +129,14 @@ describe("MCP elicitation of a batched pause", () => {
     expect(ran("delete-note")).toEqual([{ id: 1 }]);
   });
 
-  it("R-AP-8: accept without choices approves what the form showed (its defaults); decline rejects the run and nothing pending runs", async () => {
-    const accepting = await serve(() => ({ action: "accept" }));
+  it("R-AP-8: accept without a choice per action decides nothing (the run stays paused, nothing runs); decline rejects the run and nothing pending runs", async () => {
+    const silent = await serve(() => ({ action: "accept" }));
+    expect(await silent.execute(DELETE_BOTH)).toMatchObject({ status: "paused" });
+    expect(silent.ran("delete-note")).toEqual([]);
+    const partial = await serve(() => ({ action: "accept", content: { seq_2: "approve" } }) as ElicitResult);
+    expect(await partial.execute(DELETE_BOTH)).toMatchObject({ status: "paused" });
+    expect(partial.ran("delete-note")).toEqual([]);
+    const accepting = await serve(acceptAll());
     expect(await accepting.execute(DELETE_BOTH)).toMatchObject({
       status: "completed",
       result: ["deleted 1", "deleted 2"],
@@ -246,7 +253,7 @@ describe("MCP elicitation: actions reserved to operators (R-AP-11)", () => {
     });
     const runtime = createCodemodeRuntime({ connectors: [connector], chatApprovals: true });
     const mcp = createCodemodeMcpServer(runtime, { elicitApproval: true });
-    const { client, asked } = agentClient(() => ({ action: "accept" }));
+    const { client, asked } = agentClient(acceptAll());
     await connectInMemory(mcp, client);
     cleanups.push(
       () => notesClient.close(),

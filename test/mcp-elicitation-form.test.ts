@@ -54,18 +54,18 @@ describe("reading an answer", () => {
         { seq: 3, decision: "deny", reason: "denied when asked" },
       ],
     });
-    expect(readFormAnswer(form, { seq_3: "deny", reason: " too many " })).toEqual({
+    expect(readFormAnswer(form, { seq_2: "approve", seq_3: "deny", reason: " too many " })).toEqual({
       decisions: [
         { seq: 2, decision: "approve", reason: "too many" },
         { seq: 3, decision: "deny", reason: "too many" },
       ],
     });
-    expect(readFormAnswer(form, undefined)).toEqual({
-      decisions: [
-        { seq: 2, decision: "approve" },
-        { seq: 3, decision: "approve" },
-      ],
-    });
+  });
+
+  it("R-AP-9: an answer that leaves a choice out decides nothing: never a silent approve", () => {
+    expect(readFormAnswer(form, undefined)).toEqual({ refused: "seq_2 was not answered" });
+    expect(readFormAnswer(form, { seq_3: "deny", reason: "x" })).toEqual({ refused: "seq_2 was not answered" });
+    expect(form.requestedSchema.required).toEqual(["seq_2", "seq_3"]);
   });
 
   it("R-AP-9: anything the form did not ask refuses the whole answer", () => {

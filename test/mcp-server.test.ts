@@ -6,7 +6,14 @@
 import { type CodemodeMcpServerOptions, createCodemodeMcpServer } from "@codemode/core/mcp";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Answer, agentClient, DELETE_TWO, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
+import {
+  type Answer,
+  acceptAll,
+  agentClient,
+  DELETE_TWO,
+  notesRuntime,
+  structuredOf,
+} from "./mcp-fixtures/codemode-setup.ts";
 import { connectInMemory } from "./mcp-fixtures/notes-server.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -144,10 +151,7 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
 
 describe("createCodemodeMcpServer: approval through elicitation (beyond)", () => {
   it("asks the person at each pause; accept resumes, so execute answers the completed run", async () => {
-    const { call, asked, notes, runtime } = await serve({ elicitApproval: true }, () => ({
-      action: "accept",
-      content: { reason: "tidy up" },
-    }));
+    const { call, asked, notes, runtime } = await serve({ elicitApproval: true }, acceptAll({ reason: "tidy up" }));
     const done = structuredOf(await call("execute", { code: DELETE_TWO }));
     expect(done).toMatchObject({ status: "completed", result: 0 });
     expect(asked.map((question) => question.message)).toEqual([
@@ -177,9 +181,9 @@ describe("createCodemodeMcpServer: approval through elicitation (beyond)", () =>
 
   it("accepts the first, declines the second: the first delete stays done", async () => {
     let answers = 0;
-    const { call, notes } = await serve({ elicitApproval: true }, () => {
+    const { call, notes } = await serve({ elicitApproval: true }, (params) => {
       answers += 1;
-      return answers === 1 ? { action: "accept" } : { action: "decline", content: { reason: "not that one" } };
+      return answers === 1 ? acceptAll()(params) : { action: "decline", content: { reason: "not that one" } };
     });
     const rejected = structuredOf(await call("execute", { code: DELETE_TWO }));
     expect(rejected).toMatchObject({ status: "rejected", reason: "not that one", rejected: { args: { id: 2 } } });
@@ -195,7 +199,7 @@ describe("createCodemodeMcpServer: approval through elicitation (beyond)", () =>
   });
 
   it("by default (elicitApproval: false) the pause is answered, even to a client that can be asked", async () => {
-    const { call, asked } = await serve({}, () => ({ action: "accept" }));
+    const { call, asked } = await serve({}, acceptAll());
     expect(structuredOf(await call("execute", { code: DELETE_TWO }))).toMatchObject({ status: "paused" });
     expect(asked).toEqual([]);
   });

@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentClient, DELETE_TWO, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
+import { acceptAll, agentClient, DELETE_TWO, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
 
 const BIN = fileURLToPath(new URL("../packages/core/dist/mcp/bin.js", import.meta.url));
 const CONFIG = fileURLToPath(new URL("./mcp-fixtures/stdio-config.ts", import.meta.url));
@@ -38,7 +38,7 @@ describe("codemode-mcp over stdio (a child process)", () => {
   }
 
   it("serves the config's runtime; with --elicitation a pause is approved by the person through elicitation", async () => {
-    const { client, asked, transport, stderr } = launch(["--elicitation"], () => ({ action: "accept" }));
+    const { client, asked, transport, stderr } = launch(["--elicitation"], acceptAll());
     await client.connect(transport);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["search", "describe", "execute"]);
     expect(await callTool(client, "describe", { target: "notes.delete_note" })).toMatchObject({
@@ -101,7 +101,7 @@ describe("createCodemodeMcpServer over Streamable HTTP (127.0.0.1)", () => {
     const { client: declining } = await connect(listener.url, () => ({ action: "decline" }));
     expect(await callTool(declining, "execute", { code: DELETE_TWO })).toMatchObject({ status: "rejected" });
     expect(notes.size).toBe(2);
-    const { client: accepting, asked } = await connect(listener.url, () => ({ action: "accept" }));
+    const { client: accepting, asked } = await connect(listener.url, acceptAll());
     expect(await callTool(accepting, "search", { query: "delete a note" })).toMatchObject({
       results: expect.arrayContaining([expect.objectContaining({ path: "notes.delete_note" })]),
     });

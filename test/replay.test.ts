@@ -457,6 +457,25 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
     expect(done.result).toEqual({ charge: { chargeId: "cho-2" }, order: { orderId: "o-1" } });
   });
 
+  it("R-RP-4b R-AP-9: an ask tool left executing and asked again may be approved or denied, not edited: it may have taken effect under its key", async () => {
+    const { runtime, keyv, count } = setup();
+    const paused = expectPaused(await runtime.execute({ code: chargeThenOrder("charge_once") }));
+    const executionId = paused.executionId;
+    await editEntry(keyv, executionId, 0, (entry) => {
+      entry.state = "executing";
+      delete entry.result;
+    });
+    expectPaused(await runtime.approve({ executionId }));
+    const edited = await runtime.decide({
+      executionId,
+      decisions: [{ seq: 0, decision: "edit", args: { amount: 1 } }],
+    });
+    expect(edited).toMatchObject({ status: "error", code: "INVALID_DECISION" });
+    expect((edited as { error: string }).error).toMatch(/was interrupted while it ran and may have taken effect/);
+    expect(count("charge_once")).toBe(1);
+    expectCompleted(await runtime.decide({ executionId, decisions: [{ seq: 0, decision: "approve" }] }));
+  });
+
   it("R-RP-4b R-AP-7: an approved ask tool left executing asks again; the old approval is not reused", async () => {
     const { runtime, keyv, calls, count } = setup();
     const first = expectPaused(

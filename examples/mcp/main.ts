@@ -25,7 +25,12 @@ const client = new Client(
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
   console.log(`\n[elicitation/create] ${request.params.message}`);
   const approved = await askYesNo("Approve?");
-  return approved ? { action: "accept", content: { reason: "tidying up" } } : { action: "decline" };
+  if (!approved) return { action: "decline" };
+  // The form has a required choice per pending call ("seq_<n>": "approve" or "deny"): a real
+  // client renders it; this one approves every call it was shown.
+  const schema = request.params.mode === "url" ? undefined : request.params.requestedSchema;
+  const choices = Object.fromEntries(Object.keys(schema?.properties ?? {}).filter((key) => key.startsWith("seq_")).map((key) => [key, "approve"]));
+  return { action: "accept", content: { ...choices, reason: "tidying up" } };
 });
 await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "--config", config] }));
 

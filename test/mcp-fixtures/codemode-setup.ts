@@ -43,6 +43,20 @@ export function agentClient(answer?: Answer): { client: Client; asked: Array<Eli
   return { client, asked };
 }
 
+/**
+ * A client that accepts every approval form as shown: each required choice (`seq_<n>`) answered
+ * "approve", plus `extra` (a reason). The form requires a choice per action: an empty accept decides nothing.
+ */
+export function acceptAll(extra: Record<string, string> = {}): (params: ElicitRequest["params"]) => ElicitResult {
+  return (params) => {
+    const properties = "requestedSchema" in params ? Object.keys(params.requestedSchema.properties) : [];
+    const choices = Object.fromEntries(
+      properties.filter((key) => key.startsWith("seq_")).map((key) => [key, "approve"]),
+    );
+    return { action: "accept", content: { ...choices, ...extra } };
+  };
+}
+
 /** The structured content of a tool result, failing the test when there is none. */
 export function structuredOf(result: unknown): Record<string, unknown> {
   const content = (result as { structuredContent?: unknown }).structuredContent;

@@ -6,7 +6,15 @@ import { type CommandContext, wholeNumber } from "../command-context.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { visibleOnOneLine } from "../output/terminal.js";
-import { type ApproveOptions, approvals, checkEditUsage, collect, decisionsFile, seqsOf } from "./decision-input.js";
+import {
+  type ApproveOptions,
+  approvals,
+  checkEditUsage,
+  checkGrantUsage,
+  collect,
+  decisionsFile,
+  seqsOf,
+} from "./decision-input.js";
 import { isRefusal, refusal, staleError } from "./decision-refusal.js";
 import { printDecided } from "./decision-report.js";
 import type { Register } from "./register.js";
@@ -36,7 +44,7 @@ export function registerDecisions(program: Command, register: Register): void {
       .option("--seq <seq>", SEQ_HELP, collect)
       .option("--args <json>", "edit: run the one --seq call with these arguments (JSON) instead")
       .option("--args-file <file>", "edit: the arguments from a JSON file")
-      .option("--grant <n>", "also approve up to n further calls of the same method as they come")
+      .option("--grant <n>", "with one --seq: also approve up to n further calls of its method as they come")
       .option("--by <name>", BY_HELP)
       .option("--reason <text>", "why, for the audit trail"),
     (options: ApproveOptions, executionId = "") =>
@@ -98,6 +106,7 @@ async function approve(context: CommandContext, executionId: string, options: Ap
   // Usage first: a wrong command line changes nothing and reads nothing.
   checkEditUsage(options);
   wholeNumber(options.grant, "--grant", 1);
+  checkGrantUsage(options);
   let seqs = seqsOf(options.seq);
   if (seqs.length === 0) {
     seqs = (await context.runtime.pending(executionId)).items.map((action) => action.seq);

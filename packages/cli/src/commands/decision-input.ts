@@ -48,6 +48,16 @@ export function approvals(options: ApproveOptions, seqs: readonly number[]): Dec
   return [{ seq: seqs[0] as number, decision: "edit", args: args.value, ...grant }];
 }
 
+/** Refuses `--grant` without exactly one `--seq`: a grant is per approved call, so grants on several would add up (R-AP-9). */
+export function checkGrantUsage(options: ApproveOptions): void {
+  if (options.grant === undefined) return;
+  const count = options.seq?.length ?? 0;
+  if (count !== 1)
+    throw usage(
+      `--grant goes with one call: give exactly one --seq (${count === 0 ? "none was given" : `${count} were given`})`,
+    );
+}
+
 /** Refuses `--args` that cannot make one edit, before anything is read: zero or several `--seq`, or both sources. */
 export function checkEditUsage(options: ApproveOptions): void {
   if (options.args === undefined && options.argsFile === undefined) return;

@@ -15,7 +15,7 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
  * can make "1000 to ACME" read as another account), zero-width characters, and C0/C1 controls
  * (but tab and newline). Shown as a visible code point instead: `⟦U+202E⟧`.
  */
-const INVISIBLE = new RegExp(`[${SHOWN_AS_CODE_POINTS}]`, "g");
+export const INVISIBLE = new RegExp(`[${SHOWN_AS_CODE_POINTS}]`, "g");
 
 export function escapeHtml(text: string): string {
   return text

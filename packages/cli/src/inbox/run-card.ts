@@ -1,7 +1,7 @@
 import type { ExecutionState, PendingAction } from "@codemode/core";
 import { pretty } from "../output/terminal.js";
 import { FORM_LIMITS } from "./decide-form.js";
-import { html, type SafeHtml } from "./html.js";
+import { html, INVISIBLE, type SafeHtml } from "./html.js";
 import { logTable } from "./log-table.js";
 import type { PageContext } from "./page-context.js";
 import { timeAgo } from "./time.js";
@@ -68,7 +68,10 @@ function decisionForm(page: PageContext, action: PendingAction): SafeHtml {
  * again. Arguments too long to send back are not offered for editing.
  */
 function argumentsEditor(action: PendingAction): SafeHtml {
-  const text = action.args === undefined ? "" : (JSON.stringify(action.args, null, 2) ?? "");
+  // Invisible and direction characters are written as JSON escapes: the editor shows them, and
+  // a value sent back unchanged is the same value (HTML escaping would replace them with a mark).
+  const text =
+    action.args === undefined ? "" : (JSON.stringify(action.args, null, 2) ?? "").replace(INVISIBLE, jsonEscape);
   if (text.length > FORM_LIMITS.argsChars)
     return html`<p class="none">The arguments are too long to edit here (over ${FORM_LIMITS.argsChars.toLocaleString("en")} characters).</p>`;
   const schema = action.inputSchema ? JSON.stringify(action.inputSchema) : undefined;
@@ -103,4 +106,8 @@ export function byRun<T extends { action: PendingAction }>(items: readonly T[]):
   }
   for (const list of runs.values()) list.sort((left, right) => left.action.seq - right.action.seq);
   return [...runs.entries()];
+}
+
+function jsonEscape(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }

@@ -153,9 +153,14 @@ export async function decidePendingActions(
     const outcome = await runtime.decide(input);
     if (outcome.status !== "error" || outcome.code !== "NOT_PAUSED" || !Array.isArray(input.decisions)) return outcome;
     const state = await runtime.execution(executionId);
+    // Applied already only when each entry carries this very decision (an edit: these arguments),
+    // never someone else's decision on the same call.
     const applied = input.decisions.every((decision) => {
       const entry = state?.log.find((call) => call.seq === decision?.seq);
-      return entry?.decision !== undefined && entry.decision.approved === (decision.decision !== "deny");
+      const made = entry?.decision;
+      if (made === undefined || made.approved !== (decision.decision !== "deny")) return false;
+      if (made.decision !== undefined && made.decision !== decision.decision) return false;
+      return decision.decision !== "edit" || JSON.stringify(entry?.args) === JSON.stringify(decision.args);
     });
     return (applied && (await runtime.outcome(executionId))) || outcome;
   } catch (error) {

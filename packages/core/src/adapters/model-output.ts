@@ -14,6 +14,8 @@ export type ModelFacingOutcome =
       status: "paused";
       executionId: string;
       pending: Array<{ seq: number; connector: string; method: string; args: unknown }>;
+      /** Pending actions beyond the first 20, not listed (R-AP-8: a batch may be long). */
+      morePending?: number;
       message: string;
       logs?: string[];
     }
@@ -36,6 +38,9 @@ export type ModelFacingOutcome =
 const PAUSED_MESSAGE =
   "Paused: a person must approve the pending action (in the app, its approval inbox or `codemode approve`); the run then resumes by itself. Tell the user what waits; do not re-issue the code. The app reports the result.";
 
+/** Pending actions a model is shown of one pause; the rest are counted. */
+const MODEL_PENDING_LISTED = 20;
+
 /**
  * What every framework adapter hands the model (R-AI-1, R-LC-1): the outcome without `calls`
  * (the audit log is for the application), logs bounded, for a pause a sentence telling the
@@ -54,7 +59,12 @@ export function modelFacingOutcome(outcome: Outcome, options: ModelOutputOptions
       return {
         status: "paused",
         executionId: outcome.executionId,
-        pending: outcome.pending.map(({ seq, connector, method, args }) => ({ seq, connector, method, args })),
+        pending: outcome.pending
+          .slice(0, MODEL_PENDING_LISTED)
+          .map(({ seq, connector, method, args }) => ({ seq, connector, method, args })),
+        ...(outcome.pending.length > MODEL_PENDING_LISTED
+          ? { morePending: outcome.pending.length - MODEL_PENDING_LISTED }
+          : {}),
         message: PAUSED_MESSAGE,
         ...withLogs,
       };

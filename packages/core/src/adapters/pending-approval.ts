@@ -77,12 +77,21 @@ function fairShares(lengths: number[], room: number): number[] {
   return shares;
 }
 
+/**
+ * Characters that change how the text around them reads without being seen (bidi controls,
+ * zero-width characters, line and paragraph separators): written as JSON escapes, so arguments
+ * the program chose cannot reorder what a person reads before "Approve".
+ */
+const DISGUISING = /[\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u0080-\u009f]/g;
+
 function jsonOf(value: unknown): string {
+  let text: string;
   try {
-    return JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `${item}n` : item)) ?? "";
+    text = JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `${item}n` : item)) ?? "";
   } catch {
     return "…";
   }
+  return text.replace(DISGUISING, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function clip(text: string, maxChars: number): string {

@@ -72,6 +72,8 @@ export interface StoredEntry {
   decision?: ApprovalDecision;
   /** For a call a person edited (R-AP-9): wire text of the arguments the program asked for; `args` ran. */
   requestedArgs?: string;
+  /** A call left under way (`executing`) and asked about again (`onInterrupted: "ask"`): it may have taken effect. */
+  interrupted?: boolean;
   /** Rollback progress and failures (R-RB-4). */
   revertError?: string;
   startedAt: number;

@@ -52,13 +52,14 @@ export interface ApprovalForm {
   requestedSchema: {
     type: "object";
     properties: Record<string, Record<string, unknown> & { type: "string" }>;
+    required: string[];
   };
 }
 
 /**
  * The form for the actions a client may decide (R-AP-8): one `seq_<n>` property per action,
- * "approve" (the default) or "deny", titled with the call and its tool's description, and an
- * optional reason. Elicitation allows only a flat object of primitives, hence a property per action.
+ * "approve" (preselected) or "deny", each required, titled with the call and its tool's
+ * description, and an optional reason. Elicitation allows only a flat object of primitives, hence a property per action.
  *
  * @example
  * approvalForm("3f…", [order], { operatorOnly: 1, later: 0 }).requestedSchema.properties.seq_2;
@@ -99,7 +100,12 @@ export function approvalForm(
     "Choose approve or deny for each, then accept: a denied call does not run and the program is told so. Decline stops the program: nothing pending runs.",
     ...more,
   ].join("\n");
-  return { offered: byProperty, message, requestedSchema: { type: "object", properties } };
+  // Every choice is required: an answer that leaves one out decides nothing (never a silent approve).
+  return {
+    offered: byProperty,
+    message,
+    requestedSchema: { type: "object", properties, required: [...byProperty.keys()] },
+  };
 }
 
 /** What an accepted form decides, or why the answer is refused (then nothing is decided). */
@@ -107,8 +113,8 @@ export type FormAnswer = { decisions: Decision[] } | { refused: string };
 
 /**
  * Reads an accepted form as hostile input: only the properties the form asked, each with an
- * allowed value, and a string reason. A choice left out keeps its default (approve), as the form
- * showed it. A client answers for itself here: anything else refuses the whole answer.
+ * allowed value, every choice present, and a string reason. A client answers for itself here:
+ * anything else, a choice left out included, refuses the whole answer.
  *
  * @example
  * readFormAnswer(form, { seq_2: "approve", seq_3: "deny", reason: "one is enough" });
@@ -132,8 +138,10 @@ export function readFormAnswer(form: ApprovalForm, content: unknown): FormAnswer
       return { refused: `${key} must be "approve" or "deny"` };
     } else choices.set(key, value);
   }
+  const missing = [...form.offered.keys()].find((property) => !choices.has(property));
+  if (missing !== undefined) return { refused: `${missing} was not answered` };
   const decisions = [...form.offered].map(([property, action]): Decision => {
-    const decision = choices.get(property) ?? "approve";
+    const decision = choices.get(property) as Choice;
     const why = reason ?? (decision === "deny" ? "denied when asked" : undefined);
     return { seq: action.seq, decision, ...(why ? { reason: why } : {}) };
   });

@@ -24,10 +24,10 @@ const MAX_PENDING_LISTED = 10_000;
 
 export function pendingSeqsOf(head: ExecutionHead): number[] {
   const listed = Array.isArray(head.pendingSeqs) ? head.pendingSeqs : [head.pendingSeq];
-  const seqs: number[] = [];
+  const seqs = new Set<number>();
   for (const seq of listed.slice(0, MAX_PENDING_LISTED))
-    if (Number.isSafeInteger(seq) && (seq as number) >= 0 && !seqs.includes(seq as number)) seqs.push(seq as number);
-  return seqs;
+    if (Number.isSafeInteger(seq) && (seq as number) >= 0) seqs.add(seq as number);
+  return [...seqs];
 }
 
 export function decisionOf(approved: boolean, by: unknown, reason: unknown) {

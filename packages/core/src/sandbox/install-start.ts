@@ -21,7 +21,7 @@ export function installStart(
   describeThrown: (error: unknown) => string,
   finish: (text: string) => void,
   maxReadChars: number,
-  isDenial: (error: unknown) => boolean,
+  denialText: (error: unknown) => string | undefined,
 ): void {
   "use strict";
   const { JSONStringify, ReflectApply, ObjectDefineProperty, PromiseResolve, PromiseThen, ErrorCtor, StringCtor } =
@@ -49,8 +49,11 @@ export function installStart(
       };
       const threw = (error: unknown) => {
         // A denial the program did not catch ends the run as the person decided (R-AP-9).
-        if (isDenial(error)) {
-          report("D" + JSONStringify(plain({ message: messageOf(error, "the call was denied") })));
+        // Reported with the text it was delivered with: a program that rewrote its message cannot
+        // put words in the person's mouth.
+        const denied = denialText(error);
+        if (denied !== undefined) {
+          report("D" + JSONStringify(plain({ message: denied })));
           return;
         }
         let line: unknown = null;

@@ -13,8 +13,8 @@ export interface SandboxBridge {
    * kind 2 a denial (R-AP-9): an error named `ApprovalDenied` with the reason in its message.
    */
   deliver(id: number, kind: number, text: string): void;
-  /** Whether `error` is a denial this bridge delivered (a program cannot make one of its own). */
-  isDenial(error: unknown): boolean;
+  /** The text a denial this bridge delivered carried; undefined for anything else (a program cannot make one). */
+  denialText(error: unknown): string | undefined;
   /** Tells the host a value could not be encoded (it halts the pass); the program waits forever. */
   invalid(seq: number | undefined, error: unknown): Promise<never>;
   /**
@@ -47,8 +47,11 @@ export function createSandboxBridge(
   const { JSONStringify, ReflectApply, ObjectCreate, ObjectKeys, PromiseCtor, ErrorCtor, ObjectDefineProperty } =
     intrinsics;
   const { MapCtor, MapGet, MapSet, MapDelete } = intrinsics;
-  /** The denials delivered in this pass: a program's own error named ApprovalDenied is not one. */
-  const denials = new MapCtor<unknown, boolean>();
+  /**
+   * The denials delivered in this pass, with the text they were delivered with: a program's own
+   * error named ApprovalDenied is not one, and one whose message it rewrote still reports who denied it.
+   */
+  const denials = new MapCtor<unknown, string>();
 
   type Waiter = { resolve: (value: unknown) => void; reject: (error: unknown) => void; decode: boolean };
   const waiting = new MapCtor<number, Waiter>();
@@ -100,15 +103,16 @@ export function createSandboxBridge(
     } else if (kind === 2) {
       const denial = new ErrorCtor(text);
       ObjectDefineProperty(denial, "name", { value: "ApprovalDenied", writable: true, configurable: true });
-      ReflectApply(MapSet, denials, [denial, true]);
+      ReflectApply(MapSet, denials, [denial, text]);
       waiter.reject(denial);
     } else {
       waiter.reject(new ErrorCtor(text));
     }
   }
 
-  function isDenial(error: unknown): boolean {
-    return ReflectApply(MapGet, denials, [error]) === true;
+  function denialText(error: unknown): string | undefined {
+    const text = ReflectApply(MapGet, denials, [error]);
+    return typeof text === "string" ? text : undefined;
   }
 
   function invalid(seq: number | undefined, error: unknown): Promise<never> {
@@ -122,5 +126,5 @@ export function createSandboxBridge(
     return never;
   }
 
-  return { send, deliver, isDenial, invalid, tooLarge, maxValueChars, plain, decodeText };
+  return { send, deliver, denialText, invalid, tooLarge, maxValueChars, plain, decodeText };
 }

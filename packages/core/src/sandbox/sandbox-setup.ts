@@ -133,7 +133,7 @@ export function sandboxSetup(
     formatter.describeThrown,
     finish,
     limits.maxReadChars,
-    bridge.isDenial,
+    bridge.denialText,
   );
   return bridge.deliver;
 }

@@ -97,7 +97,8 @@ function checkDecidable(
   const pending = pendingSeqsOf(head).filter((seq) => log.get(seq)?.state === "pending");
   if (pending.length === 0 || decisions.length === 0)
     return errorOutcome(executionId, "NOT_PAUSED", `execution ${executionId} has no pending action`, calls());
-  const stale = decisions.find((decision) => !pending.includes(decision.seq));
+  const pendingSet = new Set(pending);
+  const stale = decisions.find((decision) => !pendingSet.has(decision.seq));
   if (stale) {
     // R-AP-7: a click on a stale screen must not decide something else.
     const now = pending
@@ -138,6 +139,10 @@ async function decidedEntry(
     const error = denialMessage(entry.connector, entry.method, record);
     return { ...entry, state: "denied", error, decision: record, endedAt: at };
   }
+  // A call left under way and asked again (`onInterrupted: "ask"`) may have taken effect with its
+  // arguments under its idempotency key: running other arguments under the same key is refused.
+  if (entry.interrupted)
+    return `seq ${entry.seq} (${entry.connector}.${entry.method}) was interrupted while it ran and may have taken effect: approve or deny it, do not edit it`;
   const args = await editedArgs(context, entry, decision.args);
   if (typeof args !== "string") return `seq ${entry.seq} (${entry.connector}.${entry.method}): ${args.problem}`;
   return {

@@ -106,7 +106,17 @@ function prefixOf(log: ReadonlyMap<number, StoredEntry>, fromSeq: number): Store
     if (entry.state === "pending") {
       const { decision: _decision, ...asked } = entry;
       prefix.push(asked);
-    } else prefix.push({ ...entry });
+    } else prefix.push(withoutGrant(entry));
   }
   return prefix;
+}
+
+/**
+ * A copied entry keeps its decision for the audit trail, but not a grant: a grant was given for
+ * the original run's later calls, and must not approve a fork's (possibly new) code unasked.
+ */
+function withoutGrant(entry: StoredEntry): StoredEntry {
+  if (!entry.decision?.grant) return { ...entry };
+  const { grant: _grant, ...decision } = entry.decision;
+  return { ...entry, decision };
 }

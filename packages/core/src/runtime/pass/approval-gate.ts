@@ -69,6 +69,7 @@ function waitForPerson(pass: PassState, call: GatedCall): Promise<HostReply> {
   const entry: StoredEntry = recorded
     ? { ...recorded, state: "pending", requiresApproval: true }
     : { ...call.fresh("pending"), requiresApproval: true };
+  if (recorded?.state === "executing") entry.interrupted = true;
   delete entry.decision;
   return pass.recorder.record(entry).then(
     () => WAIT,
