@@ -109,6 +109,26 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
     }
   });
 
+  it("R-AP-11: an operator-only action is refused to a chat even while its run is not paused when the answer is checked", async () => {
+    const on = runtime();
+    const code = "async () => { await shop.order({ quantity: 1 }); return shop.wire({}); }";
+    const { executionId } = await paused(on, code);
+    // Approving the order elsewhere: the run goes on to the wire, an operator's.
+    const atWire = await on.approve({ executionId });
+    expect(atWire).toMatchObject({ status: "paused", pending: [{ seq: 1, method: "wire" }] });
+    // A claim over the wire's seq, checked while the run is not paused (say, running again): still refused.
+    const claim = { executionId, seq: 1, toolCallId: "call-1" };
+    const signed = { ...claim, signature: signPauseApproval(on, claim, code)! };
+    expect(await checkChatDecision(on, signed, code, "nothing was approved")).toMatchObject({
+      code: "NOT_PAUSED",
+      error: expect.stringContaining("waits for an operator's decision"),
+    });
+    await on.reject({ executionId, seq: 1 });
+    expect(await checkChatDecision(on, signed, code, "nothing was approved")).toMatchObject({ code: "NOT_PAUSED" });
+    // The order approved on the way is this test's own: the stories after it count from none.
+    expect(placed.splice(0)).toEqual([{ quantity: 1 }]);
+  });
+
   it("an object createCodemodeRuntime did not make cannot vouch for anything", async () => {
     const real = runtime();
     const { executionId, seq } = await paused(real, ORDER);

@@ -85,10 +85,12 @@ export async function checkChatDecision(
   const execution = await runtime.execution(executionId);
   const problem = referenceProblem(execution, claim, code, doing);
   if (problem || !execution) return problem;
-  if (execution.status !== "paused") return undefined;
+  // Every claimed action is checked whatever the run's state when read: the decision itself comes
+  // later, under the lease, and a run that is running now may be paused again at these seqs by then.
   for (const seq of seqs) {
     const entry = execution.log.find((candidate) => candidate.seq === seq);
-    if (entry?.state !== "pending") continue;
+    // An action not in the log is left to the decision, which answers NOT_PAUSED for it.
+    if (!entry) continue;
     const action = { executionId, seq, connector: entry.connector, method: entry.method, args: entry.args };
     if (authority.chatMayDecide(action)) continue;
     return errorOutcome(
