@@ -190,6 +190,24 @@ describe("the approval inbox handler", () => {
     expect(page).toContain("Approve all 2 pending of this run");
   });
 
+  it("R-AP-8: a run with 120 pending actions shows the first 50, each with its form, says how many more wait, and Approve covers the ones shown", async () => {
+    const ran: unknown[] = [];
+    const served = await serve({ connectors: [shopConnector(ran)] });
+    const paused = await served.runtime.execute({
+      code: "async () => Promise.all(Array.from({ length: 120 }, (_, n) => shop.order({ sku: 'pen-' + n, qty: 1 })))",
+    });
+    const { page, post } = await decisionPoster(served, paused.executionId);
+    expect(page).toContain("120 actions waiting");
+    expect(page.match(/<section class="action"/g)).toHaveLength(50);
+    expect(page).toContain("70 more pending actions of this run");
+    expect(page).toContain("Approve the 50 shown");
+    const seqs = /name="seqs" value="([\d,]+)"/.exec(page)?.[1] ?? "";
+    expect(seqs.split(",")).toHaveLength(50);
+    const answer = await post({ seqs, decision: "approve" });
+    expect(answer.answer).toMatchObject({ ok: true, status: "paused" });
+    expect(ran).toHaveLength(50);
+  });
+
   it("R-AP-9: decides per action: approve one (the other stays pending, and the answer says so), then deny the other with a reason (the program catches ApprovalDenied)", async () => {
     const ran: unknown[] = [];
     const served = await serve({ connectors: [shopConnector(ran)] });

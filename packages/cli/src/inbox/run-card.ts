@@ -21,16 +21,24 @@ export function runCard(
   const log = execution?.log ?? [];
   const done = log.filter((entry) => entry.state !== "pending").length;
   const count = actions.length;
+  // A program may leave thousands pending at once (R-AP-8): the card shows the first ones, each
+  // with its form, and "Approve all" covers exactly the ones shown.
+  const shown = actions.slice(0, ACTIONS_SHOWN);
+  const hidden = count - shown.length;
   return html`<article class="card" id="run-${executionId}" data-execution="${executionId}">
   <div class="card-head">
     <div class="what"><span class="badge paused">paused</span> <span class="waiting-count">${count} action${count === 1 ? "" : "s"} waiting</span></div>
     <div class="meta">waiting ${execution ? timeAgo(execution.updatedAt) : ""}${linkToTrail ? html` · <a href="${page.base}/executions/${encodeURIComponent(executionId)}" title="Audit trail">${executionId}</a>` : ""}</div>
   </div>
   <details class="so-far"${done > 0 ? " open" : ""}><summary>Call log so far · ${done} earlier call${done === 1 ? "" : "s"}</summary>${logTable(log, true)}</details>
-  ${actions.map((action) => actionSection(page, action))}
-  ${count > 1 ? approveAllForm(page, executionId, actions) : ""}
+  ${shown.map((action) => actionSection(page, action))}
+  ${hidden > 0 ? html`<p class="none">${hidden} more pending action${hidden === 1 ? "" : "s"} of this run, shown once these are decided (or decide them with <code>codemode decide</code>).</p>` : ""}
+  ${shown.length > 1 ? approveAllForm(page, executionId, shown, hidden > 0) : ""}
 </article>`;
 }
+
+/** Actions of one run a card shows at once. */
+const ACTIONS_SHOWN = 50;
 
 function actionSection(page: PageContext, action: PendingAction): SafeHtml {
   return html`<section class="action" id="action-${action.executionId}-${action.seq}" data-seq="${action.seq}">
@@ -86,13 +94,19 @@ function argumentsEditor(action: PendingAction): SafeHtml {
     </details>`;
 }
 
-function approveAllForm(page: PageContext, executionId: string, actions: readonly PendingAction[]): SafeHtml {
+function approveAllForm(
+  page: PageContext,
+  executionId: string,
+  actions: readonly PendingAction[],
+  more: boolean,
+): SafeHtml {
+  const label = more ? `Approve the ${actions.length} shown` : `Approve all ${actions.length} pending of this run`;
   const seqs = actions.map((action) => action.seq).join(",");
   return html`<form class="decide approve-all" method="post" action="${decideAction(page, executionId)}" data-decide data-key="${executionId}:all">
     <input type="hidden" name="csrf" value="${page.formToken}">
     <input type="hidden" name="seqs" value="${seqs}">
     <input type="hidden" name="by" value="${page.operator}">
-    <button class="approve-all" name="decision" value="approve" title="One decision on seqs ${seqs}: refused whole if any of them is no longer pending">Approve all ${actions.length} pending of this run</button>
+    <button class="approve-all" name="decision" value="approve" title="One decision on seqs ${seqs}: refused whole if any of them is no longer pending">${label}</button>
   </form>`;
 }
 

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { errorMessage } from "../error-message.js";
 import type { ExecutionHead, StoredEntry } from "../log/interface.js";
+import type { DecisionKind } from "../outcome.js";
 import type { PassEnd } from "../runtime/pass/interface.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS, CODEMODE_SPANS } from "./attributes.js";
 import { type OpenTelemetryApi, observeCalls, recordReplays } from "./call-spans.js";
@@ -13,10 +14,34 @@ interface Scope {
   span: Span;
   context: Context;
   operation: string;
-  approvalNoted?: boolean;
+  /** Set once the first pass of an approve or decide reported the decisions it starts from. */
+  decisionsNoted?: boolean;
+  /** The seqs a decide was asked to deny (`noteDenials`). */
+  denials?: ReadonlySet<number>;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
+
+/**
+ * The event of each kind of decision, on the approve or decide span. Only `approve` is listed in
+ * attributes.ts (CODEMODE_EVENTS) yet; `edit` and `deny` belong beside it there.
+ */
+const DECISION_EVENTS: Readonly<Record<DecisionKind, string>> = {
+  approve: CODEMODE_EVENTS.approve,
+  edit: "codemode.edit",
+  deny: "codemode.deny",
+};
+
+/**
+ * Tells the operation running now which actions it was asked to deny, for its decision events.
+ * An approved or edited action is still pending in the log its pass starts from, so the log alone
+ * tells those apart; a denied one is settled at once, and looks like a denial made by an earlier
+ * operation. Outside an operation's span (telemetry off), nothing happens.
+ */
+export function noteDenials(seqs: Iterable<number>): void {
+  const scope = scopes.getStore();
+  if (scope) scope.denials = new Set(seqs);
+}
 
 /**
  * Telemetry on `@opentelemetry/api`, imported on first use. Parents are passed explicitly
@@ -88,9 +113,9 @@ export class LiveTelemetry implements Telemetry {
     const parent = scope?.context ?? api.context.active();
     // execute learns its execution id only once the pass starts.
     scope?.span.setAttribute(A.executionId, head.id);
-    if (scope?.operation === "approve" && !scope.approvalNoted) {
-      scope.approvalNoted = true;
-      this.noteApproval(scope.span, head.id, log);
+    if ((scope?.operation === "approve" || scope?.operation === "decide") && !scope.decisionsNoted) {
+      scope.decisionsNoted = true;
+      this.noteDecisions(scope, head.id, log);
     }
     const span = tracer.startSpan(
       CODEMODE_SPANS.pass,
@@ -163,19 +188,35 @@ export class LiveTelemetry implements Telemetry {
     };
   }
 
-  /** The approve event: the approved entry is in the log the pass starts from. */
-  private noteApproval(span: Span, executionId: string, log: ReadonlyMap<number, StoredEntry>): void {
-    const approved = [...log.values()].find((entry) => entry.state === "pending" && entry.decision?.approved);
-    if (!approved) return;
-    const attributes: Attributes = {
-      [A.executionId]: executionId,
-      [A.seq]: approved.seq,
-      [A.connector]: approved.connector,
-      [A.method]: approved.method,
-    };
-    if (approved.decision?.by) attributes[A.decidedBy] = approved.decision.by;
-    if (this.recordValues && approved.decision?.reason) attributes[A.reason] = approved.decision.reason;
-    span.addEvent(CODEMODE_EVENTS.approve, attributes);
+  /**
+   * One event per action the operation decided, in seq order: the decisions are written before
+   * its pass starts, so the log the pass starts from holds them (approved and edited actions still
+   * pending, with their decision; denied ones as `noteDenials` named them). A refused decision
+   * starts no pass and leaves no event. Edited arguments, like all values, only with `recordValues`.
+   */
+  private noteDecisions(scope: Scope, executionId: string, log: ReadonlyMap<number, StoredEntry>): void {
+    const decided = [...log.values()]
+      .filter(
+        (entry) =>
+          entry.decision !== undefined &&
+          (entry.state === "pending" || (entry.state === "denied" && scope.denials?.has(entry.seq) === true)),
+      )
+      .sort((a, b) => a.seq - b.seq);
+    for (const entry of decided) {
+      const decision = entry.decision as NonNullable<StoredEntry["decision"]>;
+      // Decisions recorded before they had kinds were approvals or rejections.
+      const kind = decision.decision ?? (decision.approved ? "approve" : "deny");
+      const attributes: Attributes = {
+        [A.executionId]: executionId,
+        [A.seq]: entry.seq,
+        [A.connector]: entry.connector,
+        [A.method]: entry.method,
+      };
+      if (decision.by) attributes[A.decidedBy] = decision.by;
+      if (this.recordValues && decision.reason) attributes[A.reason] = decision.reason;
+      if (this.recordValues && kind === "edit") attributes[A.arguments] = entry.args;
+      scope.span.addEvent(DECISION_EVENTS[kind], attributes);
+    }
   }
 
   private notePause(
