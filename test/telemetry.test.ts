@@ -40,6 +40,21 @@ function tracing() {
   return { exporter, provider, tracer: provider.getTracer("telemetry-test") };
 }
 
+/** Three orders at once: each pauses, and the program says what became of each. */
+const BATCH = \`async () => {
+  const results = await Promise.allSettled(["a", "b", "c"].map((title) => tickets.create({ title })));
+  return results.map((result) => (result.status === "fulfilled" ? result.value.title : "denied"));
+}\`;
+
+/** A decision event as the tests compare it: which event, which action, who decided. */
+const decisionEvent = (event: ReadableSpan["events"][number]) => [
+  event.name,
+  event.attributes?.["codemode.call.seq"],
+  event.attributes?.["codemode.call.connector"],
+  event.attributes?.["codemode.call.method"],
+  event.attributes?.["codemode.decision.by"],
+];
+
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const named = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
 
@@ -175,6 +190,108 @@ describe("telemetry", () => {
     const stale = named(spans, "codemode.approve").at(-1);
     expect(stale?.status).toEqual({ code: 2, message: "NOT_PAUSED" });
     expect(stale?.events).toEqual([]);
+  });
+
+  it("R-AP-9: a decide on a batched pause has its own span with an event per decided action (approve, edit, deny), and no values by default", async () => {
+    const { exporter, tracer } = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer } });
+    const paused = await runtime.execute({ code: BATCH });
+    expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 0 }, { seq: 1 }, { seq: 2 }] });
+    const decided = await runtime.decide({
+      executionId: paused.executionId,
+      by: "dana",
+      reason: "customer called",
+      decisions: [
+        { seq: 0, decision: "approve" },
+        { seq: 1, decision: "edit", args: { title: "Refund for bob@example.com" } },
+        { seq: 2, decision: "deny" },
+      ],
+    });
+    expect(decided).toMatchObject({ status: "completed", result: ["a", "Refund for bob@example.com", "denied"] });
+
+    const spans = exporter.getFinishedSpans();
+    const [decide] = named(spans, "codemode.decide");
+    expect(decide?.attributes).toMatchObject({
+      "codemode.operation": "decide",
+      "codemode.execution.id": paused.executionId,
+      "codemode.outcome.status": "completed",
+    });
+    expect(parentOf(named(spans, "codemode.pass")[1]!)).toBe(decide!.spanContext().spanId);
+    expect(decide!.events.map(decisionEvent)).toEqual([
+      [CODEMODE_EVENTS.approve, 0, "tickets", "create", "dana"],
+      ["codemode.edit", 1, "tickets", "create", "dana"],
+      ["codemode.deny", 2, "tickets", "create", "dana"],
+    ]);
+    const everything = JSON.stringify(spans.map((span) => [span.attributes, span.events, span.status]));
+    expect(everything).not.toContain("bob@example.com");
+    expect(everything).not.toContain("customer called");
+  });
+
+  it("R-AP-9: with recordValues an edit event carries the edited arguments, and every decision its reason", async () => {
+    const { exporter, tracer } = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer, recordValues: true } });
+    const paused = await runtime.execute({ code: BATCH });
+    await runtime.decide({
+      executionId: paused.executionId,
+      reason: "customer called",
+      decisions: [
+        { seq: 0, decision: "approve" },
+        { seq: 1, decision: "edit", args: { title: "Refund for bob@example.com" }, reason: "typo" },
+        { seq: 2, decision: "deny" },
+      ],
+    });
+    const [decide] = named(exporter.getFinishedSpans(), "codemode.decide");
+    expect(
+      decide?.events.map((event) => [
+        event.name,
+        event.attributes?.["codemode.decision.reason"],
+        event.attributes?.["codemode.call.arguments"],
+      ]),
+    ).toEqual([
+      [CODEMODE_EVENTS.approve, "customer called", undefined],
+      ["codemode.edit", "typo", JSON.stringify({ title: "Refund for bob@example.com" })],
+      ["codemode.deny", "customer called", undefined],
+    ]);
+  });
+
+  it("R-AP-8: approve without a seq has an event per approved action; a later operation does not report an earlier denial; a refused decide has none", async () => {
+    const { exporter, tracer } = tracing();
+    runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer } });
+    const code = \`async () => {
+      const first = await Promise.allSettled([tickets.create({ title: "a" }), tickets.create({ title: "b" })]);
+      const second = await Promise.all([tickets.create({ title: "c" }), tickets.create({ title: "d" })]);
+      return [first.map((result) => result.status), second.map((ticket) => ticket.title)];
+    }\`;
+    const paused = await runtime.execute({ code });
+    expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 0 }, { seq: 1 }] });
+    const again = await runtime.decide({
+      executionId: paused.executionId,
+      by: "sam",
+      decisions: [
+        { seq: 0, decision: "deny" },
+        { seq: 1, decision: "approve" },
+      ],
+    });
+    expect(again).toMatchObject({ status: "paused", pending: [{ seq: 2 }, { seq: 3 }] });
+    const stale = await runtime.decide({ executionId: paused.executionId, decisions: [{ seq: 0, decision: "approve" }] });
+    expect(stale).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+    const done = await runtime.approve({ executionId: paused.executionId, by: "dana" });
+    expect(done).toMatchObject({ status: "completed", result: [["rejected", "fulfilled"], ["c", "d"]] });
+
+    const spans = exporter.getFinishedSpans();
+    const [first, refused] = named(spans, "codemode.decide");
+    expect(first?.events.map(decisionEvent)).toEqual([
+      ["codemode.deny", 0, "tickets", "create", "sam"],
+      [CODEMODE_EVENTS.approve, 1, "tickets", "create", "sam"],
+    ]);
+    expect(refused?.status).toEqual({ code: 2, message: "NOT_PAUSED" });
+    expect(refused?.events).toEqual([]);
+    const [approve] = named(spans, "codemode.approve");
+    // The denial of seq 0 is in the log this pass starts from too; it was the first decide's.
+    expect(approve?.events.map(decisionEvent)).toEqual([
+      [CODEMODE_EVENTS.approve, 2, "tickets", "create", "dana"],
+      [CODEMODE_EVENTS.approve, 3, "tickets", "create", "dana"],
+    ]);
   });
 
   it("joins the application's active trace (an agent framework's tool-call span)", async () => {

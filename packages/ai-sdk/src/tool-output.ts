@@ -26,7 +26,8 @@ export interface ToolOutputOptions {
 
 /**
  * The Code Mode tool's output by default: the model-facing outcome (no `calls`, bounded logs,
- * JSON-safe), except that a pause lists every pending action in full — with `executionId`, the
+ * JSON-safe), except that a pause lists its pending actions in full (the first 20, and
+ * `morePending` beyond) — with `executionId`, the
  * tool's `description` and its `inputSchema` — so an application or a page can offer approve,
  * deny or edit per action (`runtime.decide({ executionId, decisions })`, R-AP-8, R-AP-9).
  */
@@ -39,7 +40,10 @@ export function codemodeToolOutput(outcome: Outcome, options: ToolOutputOptions)
   if (options.includeCalls) return outcome;
   const shown = modelFacingOutcome(outcome, options.modelOutput);
   return toModelJson(
-    shown.status === "paused" && outcome.status === "paused" ? { ...shown, pending: outcome.pending } : shown,
+    // The actions the model is shown, each in full; beyond them, the count (`morePending`).
+    shown.status === "paused" && outcome.status === "paused"
+      ? { ...shown, pending: outcome.pending.slice(0, shown.pending.length) }
+      : shown,
   ) as CodemodeToolOutput;
 }
 

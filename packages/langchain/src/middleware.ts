@@ -8,18 +8,14 @@ import {
   runtimeWith,
   STRING,
 } from "@codemode/core/adapters";
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { ToolMessage } from "@langchain/core/messages";
 import { interrupt } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { approvalDecisions } from "./approval-decisions.js";
 import { approvalRequest, type CodemodeApprovalRequest, defaultDescription } from "./approval-interrupt.js";
 import { FUNCTION } from "./check-options.js";
-import {
-  approvalToolMessage,
-  DEFAULT_TOOL_NAME,
-  type PausedCodemodeCall,
-  pausedCodemodeCalls,
-} from "./tool-messages.js";
+import { type AskingPause, storedPauses } from "./stored-pauses.js";
+import { approvalToolMessage, DEFAULT_TOOL_NAME } from "./tool-messages.js";
 
 export type {
   CodemodeApprovalDecision,
@@ -82,9 +78,16 @@ export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: Co
       // per pause would meet old decisions that fit no pause the log can tell apart (R-AP-8).
       canJumpTo: ["tools"],
       hook: async (state) => {
-        const waiting = pausedCodemodeCalls(latestToolResults(state.messages), { toolName });
-        if (waiting.length === 0) return undefined;
-        const decided = await decideWaiting(runtime, waiting, describe);
+        const pauses = await storedPauses(runtime, state.messages, toolName);
+        if (pauses.length === 0) return undefined;
+        const changed = pauses.filter((pause) => pause.state === "changed");
+        if (changed.length > 0) {
+          // Nothing is asked until the thread shows what the store holds: asked in a new node run.
+          const messages = changed.map((pause) => approvalToolMessage(pause.outcome, pause.message, messageOptions));
+          const stillPaused = pauses.some((pause) => pause.state === "asking" || pause.outcome.status === "paused");
+          return stillPaused ? { messages, jumpTo: "tools" as const } : { messages };
+        }
+        const decided = await decideWaiting(runtime, pauses as AskingPause[], describe);
         const messages = [...decided].map(([message, outcome]) =>
           approvalToolMessage(outcome, message, messageOptions),
         );
@@ -95,24 +98,20 @@ export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: Co
   });
 }
 
-/** The tool results of the latest model turn: older pauses were answered when they happened. */
-function latestToolResults(messages: readonly BaseMessage[]): BaseMessage[] {
-  const lastModelTurn = messages.findLastIndex((message) => AIMessage.isInstance(message));
-  return messages.slice(lastModelTurn + 1).filter((message) => ToolMessage.isInstance(message));
-}
-
 /**
- * Interrupts once with every pending action of the waiting calls and applies the answer, one
- * `runtime.decide` per run (R-AP-9), to the outcome each call's run has now. A resume value it
- * cannot use (a wrong count, a malformed decision, edited arguments the tool refuses) changes
- * nothing and is answered with the request again and the reason, as data: LangGraph keeps a
- * consumed resume value for every later run of the node, so throwing would leave the thread stuck.
- * Asked again, the request holds only what is still undecided; a re-run of the node reaches the
- * same requests, as decisions already applied are answered from the log (`decidePendingActions`).
+ * Interrupts once with every pending action of the waiting calls, as the store holds them, and
+ * applies the answer, one `runtime.decide` per run (R-AP-9): decision `i` goes to the seq that
+ * action request `i` showed. A resume value it cannot use (a wrong count, a malformed decision,
+ * edited arguments the tool refuses) changes nothing and is answered with the request again and
+ * the reason, as data: LangGraph keeps a consumed resume value for every later run of the node, so
+ * throwing would leave the thread stuck. Asked again, the request holds only what is still
+ * undecided. A re-run of the node reaches the same requests while the store waits on the same
+ * actions; once a run moved on (decided here before a re-ask, or elsewhere), `storedPauses` says
+ * so and the hook asks anew instead of fitting an old answer to other actions.
  */
 async function decideWaiting(
   runtime: DecidingRuntime,
-  waiting: PausedCodemodeCall[],
+  waiting: AskingPause[],
   describe: (action: PendingAction) => string,
 ): Promise<Map<ToolMessage, Outcome>> {
   const decided = new Map<ToolMessage, Outcome>();
@@ -126,7 +125,7 @@ async function decideWaiting(
       problem = inputs;
       continue;
     }
-    const refused: PausedCodemodeCall[] = [];
+    const refused: AskingPause[] = [];
     const reasons: string[] = [];
     for (const call of open) {
       const input = inputs.find((each) => each.executionId === call.executionId);

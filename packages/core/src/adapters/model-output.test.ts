@@ -23,6 +23,26 @@ describe("modelFacingOutcome", () => {
     });
   });
 
+  it("R-AP-8: a pause of 25 actions shows the model the first 20 and counts the rest", () => {
+    const many: Outcome = {
+      status: "paused",
+      executionId: "ex-1",
+      pending: Array.from({ length: 25 }, (_, seq) => ({
+        executionId: "ex-1",
+        seq,
+        connector: "shop",
+        method: "order",
+        args: { seq },
+      })),
+      calls: [],
+    };
+    const shown = modelFacingOutcome(many);
+    if (shown.status !== "paused") throw new Error("expected a pause");
+    expect(shown.pending.map((action) => action.seq)).toEqual(Array.from({ length: 20 }, (_, seq) => seq));
+    expect(shown.morePending).toBe(5);
+    expect(modelFacingOutcome(paused)).not.toHaveProperty("morePending");
+  });
+
   it("R-RP-2: a REPLAY_DIVERGENCE carries what differs, recorded against now, without the call log", () => {
     const divergence = {
       seq: 1,

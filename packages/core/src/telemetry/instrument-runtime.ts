@@ -2,10 +2,12 @@ import type { Outcome, RollbackReport } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS } from "./attributes.js";
 import type { Attributes, OperationSpan, Telemetry } from "./interface.js";
+import { noteDenials } from "./live-telemetry.js";
 
 /**
  * The runtime handle with a span around each operation that runs passes or decides: execute,
- * approve, recover, reject and rollback. Reads and listings are left alone (an inbox polling
+ * approve, decide, recover, reject and rollback. Approve and decide carry an event per action
+ * decided (approve, edit, deny), reported by their pass (live-telemetry.ts). Reads and listings are left alone (an inbox polling
  * `pending()` every second would bury the traces that matter).
  */
 export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry): CodemodeRuntime {
@@ -30,6 +32,16 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
         describe,
       ),
     approve: (input) => onExecution("approve", input?.executionId, () => runtime.approve(input), describe),
+    decide: (input) =>
+      onExecution(
+        "decide",
+        input?.executionId,
+        () => {
+          noteDenials(deniedSeqs(input?.decisions));
+          return runtime.decide(input);
+        },
+        describe,
+      ),
     recover: (options) =>
       onExecution(
         "recover",
@@ -56,6 +68,15 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
       ),
     rollback: (input) => onExecution("rollback", input?.executionId, () => runtime.rollback(input), describeRollback),
   };
+}
+
+/** The seqs of the deny decisions in a decide input, read as the hostile input it may be (decide checks it). */
+function deniedSeqs(decisions: unknown): number[] {
+  if (!Array.isArray(decisions)) return [];
+  return decisions.flatMap((item: unknown) => {
+    const { seq, decision } = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+    return decision === "deny" && typeof seq === "number" ? [seq] : [];
+  });
 }
 
 function idOf(executionId: unknown): Attributes {
