@@ -80,14 +80,16 @@ export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: Co
       hook: async (state) => {
         const pauses = await storedPauses(runtime, state.messages, toolName);
         if (pauses.length === 0) return undefined;
+        const asking = pauses.filter((pause) => pause.state === "asking");
         const changed = pauses.filter((pause) => pause.state === "changed");
         if (changed.length > 0) {
-          // Nothing is asked until the thread shows what the store holds: asked in a new node run.
+          // Nothing is asked until the thread shows what the store holds; what still waits is asked
+          // in a new node run, so no resume value meant for the old picture can reach it.
           const messages = changed.map((pause) => approvalToolMessage(pause.outcome, pause.message, messageOptions));
-          const stillPaused = pauses.some((pause) => pause.state === "asking" || pause.outcome.status === "paused");
+          const stillPaused = asking.length > 0 || changed.some((pause) => pause.outcome.status === "paused");
           return stillPaused ? { messages, jumpTo: "tools" as const } : { messages };
         }
-        const decided = await decideWaiting(runtime, pauses as AskingPause[], describe);
+        const decided = await decideWaiting(runtime, asking, describe);
         const messages = [...decided].map(([message, outcome]) =>
           approvalToolMessage(outcome, message, messageOptions),
         );

@@ -61,6 +61,18 @@ describe("a Code Mode pause carried by a framework's approval request (R-LC-2)",
   });
 });
 
+describe("what a person reads before Approve", () => {
+  it("R-AP-11: direction and zero-width characters in arguments are written as escapes, so they cannot reorder the text", () => {
+    const text = describePendingAction({
+      connector: "bank",
+      method: "pay",
+      args: { to: "ACME\u202e0001 ot 00001", note: "a\u200bb\u2028c" },
+    });
+    expect(text).toBe('bank.pay({"to":"ACME\\u202e0001 ot 00001","note":"a\\u200bb\\u2028c"})');
+    expect(text).not.toMatch(/[\u202e\u200b\u2028]/);
+  });
+});
+
 describe("approvalReasonText", () => {
   it("gives people the reason without the adapter's marker; other reasons pass through", () => {
     expect(approvalReasonText(pauseApprovalReason(paused))).toBe(
