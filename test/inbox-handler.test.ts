@@ -190,6 +190,25 @@ describe("the approval inbox handler", () => {
     expect(page).toContain("Approve all 2 pending of this run");
   });
 
+  it("R-AP-9: invisible characters in arguments reach the editor as JSON escapes, so an edit sent back unchanged keeps them", async () => {
+    const ran: unknown[] = [];
+    const served = await serve({ connectors: [shopConnector(ran)] });
+    const paused = await served.runtime.execute({ code: "async () => shop.order({ sku: 'pen\\u200cblue', qty: 1 })" });
+    const { page, post } = await decisionPoster(served, paused.executionId);
+    const editor = /<textarea class="args-editor"[^>]*>([^<]*)<\/textarea>/.exec(page)?.[1] ?? "";
+    expect(editor).toContain("pen\\u200cblue");
+    expect(editor).not.toContain("U+200C");
+    const text = editor
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, "&");
+    expect((await post({ seq: "0", decision: "edit", args: text })).answer).toMatchObject({
+      ok: true,
+      status: "completed",
+    });
+    expect(ran).toEqual([{ sku: "pen\u200cblue", qty: 1 }]);
+  });
+
   it("R-AP-8: a run with 120 pending actions shows the first 50, each with its form, says how many more wait, and Approve covers the ones shown", async () => {
     const ran: unknown[] = [];
     const served = await serve({ connectors: [shopConnector(ran)] });

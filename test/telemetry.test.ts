@@ -41,10 +41,10 @@ function tracing() {
 }
 
 /** Three orders at once: each pauses, and the program says what became of each. */
-const BATCH = \`async () => {
+const BATCH = `async () => {
   const results = await Promise.allSettled(["a", "b", "c"].map((title) => tickets.create({ title })));
   return results.map((result) => (result.status === "fulfilled" ? result.value.title : "denied"));
-}\`;
+}`;
 
 /** A decision event as the tests compare it: which event, which action, who decided. */
 const decisionEvent = (event: ReadableSpan["events"][number]) => [
@@ -257,11 +257,11 @@ describe("telemetry", () => {
   it("R-AP-8: approve without a seq has an event per approved action; a later operation does not report an earlier denial; a refused decide has none", async () => {
     const { exporter, tracer } = tracing();
     runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer } });
-    const code = \`async () => {
+    const code = `async () => {
       const first = await Promise.allSettled([tickets.create({ title: "a" }), tickets.create({ title: "b" })]);
       const second = await Promise.all([tickets.create({ title: "c" }), tickets.create({ title: "d" })]);
       return [first.map((result) => result.status), second.map((ticket) => ticket.title)];
-    }\`;
+    }`;
     const paused = await runtime.execute({ code });
     expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 0 }, { seq: 1 }] });
     const again = await runtime.decide({
@@ -283,6 +283,9 @@ describe("telemetry", () => {
     expect(first?.events.map(decisionEvent)).toEqual([
       ["codemode.deny", 0, "tickets", "create", "sam"],
       [CODEMODE_EVENTS.approve, 1, "tickets", "create", "sam"],
+      // Its pass went on to the next batch, and paused there.
+      [CODEMODE_EVENTS.pause, 2, "tickets", "create", undefined],
+      [CODEMODE_EVENTS.pause, 3, "tickets", "create", undefined],
     ]);
     expect(refused?.status).toEqual({ code: 2, message: "NOT_PAUSED" });
     expect(refused?.events).toEqual([]);

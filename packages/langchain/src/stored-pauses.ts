@@ -1,6 +1,6 @@
 // The pauses a model turn's Code Mode results show, as the runtime's store holds them now. A tool
 // message in graph state is what was true once, or what a client sent: it only names the execution.
-import { type CodemodeRuntime, CodemodeError, errorOutcome, type PendingAction } from "@codemode/core";
+import { type CodemodeRuntime, CodemodeError, type PendingAction } from "@codemode/core";
 import { type DecisionOutcome, type PauseState, pauseState } from "@codemode/core/adapters";
 import { AIMessage, type BaseMessage, type ToolMessage } from "@langchain/core/messages";
 import { pausedCodemodeCalls } from "./tool-messages.js";
@@ -68,7 +68,8 @@ async function readPause(
     return await pauseState(runtime, reference, { code });
   } catch (error) {
     if (!CodemodeError.isInstance(error)) throw error;
-    return { state: "missing", outcome: errorOutcome(reference.executionId, error.code, error.message, { calls: [] }) };
+    const { executionId } = reference;
+    return { state: "missing", outcome: { status: "error", executionId, code: error.code, error: error.message, calls: [] } };
   }
 }
 
