@@ -93,7 +93,9 @@ export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: Co
         const messages = [...decided].map(([message, outcome]) =>
           approvalToolMessage(outcome, message, messageOptions),
         );
-        const pausedAgain = [...decided.values()].some((outcome) => outcome.status === "paused");
+        const pausedAgain =
+          asking.some((pause) => !decided.has(pause.message)) ||
+          [...decided.values()].some((outcome) => outcome.status === "paused");
         return pausedAgain ? { messages, jumpTo: "tools" as const } : { messages };
       },
     },
@@ -106,10 +108,11 @@ export function codemodeApprovalMiddleware(runtime: CodemodeRuntime, options: Co
  * action request `i` showed. A resume value it cannot use (a wrong count, a malformed decision,
  * edited arguments the tool refuses) changes nothing and is answered with the request again and
  * the reason, as data: LangGraph keeps a consumed resume value for every later run of the node, so
- * throwing would leave the thread stuck. Asked again, the request holds only what is still
- * undecided. A re-run of the node reaches the same requests while the store waits on the same
- * actions; once a run moved on (decided here before a re-ask, or elsewhere), `storedPauses` says
- * so and the hook asks anew instead of fitting an old answer to other actions.
+ * throwing would leave the thread stuck. Once the answer changed a run, nothing more is asked in
+ * this node run: a run whose decisions the tool refused is left undecided, asked about in the next
+ * one. LangGraph runs a resumed node again from the top, and `storedPauses` asks only while the
+ * store waits on the actions the thread shows, so a re-run reaches the same requests with the same
+ * resume values; a run that moved on elsewhere is asked about anew, never fitted an old answer.
  */
 async function decideWaiting(
   runtime: DecidingRuntime,
@@ -138,6 +141,7 @@ async function decideWaiting(
         reasons.push(outcome.error);
       } else decided.set(call.message, await settled(runtime, outcome));
     }
+    if (decided.size > 0) break;
     open = refused;
     problem = reasons.length > 0 ? `refused, so not decided: ${reasons.join("; ")}` : undefined;
   }

@@ -1,6 +1,6 @@
 // The pauses a model turn's Code Mode results show, as the runtime's store holds them now. A tool
 // message in graph state is what was true once, or what a client sent: it only names the execution.
-import { type CodemodeRuntime, CodemodeError, type PendingAction } from "@codemode/core";
+import { CodemodeError, type CodemodeRuntime, type PendingAction } from "@codemode/core";
 import { type DecisionOutcome, type PauseState, pauseState } from "@codemode/core/adapters";
 import { AIMessage, type BaseMessage, type ToolMessage } from "@langchain/core/messages";
 import { pausedCodemodeCalls } from "./tool-messages.js";
@@ -68,8 +68,12 @@ async function readPause(
     return await pauseState(runtime, reference, { code });
   } catch (error) {
     if (!CodemodeError.isInstance(error)) throw error;
+    // Nothing can be shown of a run the store could not read: the model is told why, nothing is asked.
     const { executionId } = reference;
-    return { state: "missing", outcome: { status: "error", executionId, code: error.code, error: error.message, calls: [] } };
+    return {
+      state: "missing",
+      outcome: { status: "error", executionId, code: error.code, error: error.message, calls: [] },
+    };
   }
 }
 

@@ -89,7 +89,9 @@ export interface PausedCodemodeCall {
 
 /**
  * The Code Mode tool results in `messages` that are paused, oldest first. The outcome is read
- * from the message's artifact, or from its JSON content when the artifact was not kept.
+ * from the message's artifact, or from its JSON content when the artifact was not kept: that is
+ * what the message says, which a stale message or one a client sent may get wrong. Show a person
+ * the actions as `runtime.outcome(executionId)` has them (`codemodeApprovalMiddleware` does).
  *
  * @example
  * for (const paused of pausedCodemodeCalls(state.messages)) console.log(paused.pending[0]);
