@@ -254,32 +254,53 @@ describe("telemetry", () => {
     ]);
   });
 
-  it("R-AP-8: approve without a seq has an event per approved action; a later operation does not report an earlier denial; a refused decide has none", async () => {
+  it("R-AP-8: approve without a seq has an event per approved action; a later decide does not report an earlier denial; a refused decide has none", async () => {
     const { exporter, tracer } = tracing();
     runtime = createCodemodeRuntime({ connectors: [ticketsConnector()], telemetry: { tracer } });
     const code = `async () => {
-      const first = await Promise.allSettled([tickets.create({ title: "a" }), tickets.create({ title: "b" })]);
-      const second = await Promise.all([tickets.create({ title: "c" }), tickets.create({ title: "d" })]);
-      return [first.map((result) => result.status), second.map((ticket) => ticket.title)];
+      const settled = (titles) => Promise.allSettled(titles.map((title) => tickets.create({ title })));
+      const first = await settled(["a", "b"]);
+      const second = await settled(["c", "d"]);
+      const third = await Promise.all([tickets.create({ title: "e" }), tickets.create({ title: "f" })]);
+      return [first.map((result) => result.status), second.map((result) => result.status), third.map((ticket) => ticket.title)];
     }`;
     const paused = await runtime.execute({ code });
+    const executionId = paused.executionId;
     expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 0 }, { seq: 1 }] });
-    const again = await runtime.decide({
-      executionId: paused.executionId,
+    const second = await runtime.decide({
+      executionId,
       by: "sam",
       decisions: [
         { seq: 0, decision: "deny" },
         { seq: 1, decision: "approve" },
       ],
     });
-    expect(again).toMatchObject({ status: "paused", pending: [{ seq: 2 }, { seq: 3 }] });
-    const stale = await runtime.decide({ executionId: paused.executionId, decisions: [{ seq: 0, decision: "approve" }] });
+    expect(second).toMatchObject({ status: "paused", pending: [{ seq: 2 }, { seq: 3 }] });
+    const stale = await runtime.decide({ executionId, decisions: [{ seq: 0, decision: "approve" }] });
     expect(stale).toMatchObject({ status: "error", code: "NOT_PAUSED" });
-    const done = await runtime.approve({ executionId: paused.executionId, by: "dana" });
-    expect(done).toMatchObject({ status: "completed", result: [["rejected", "fulfilled"], ["c", "d"]] });
+    const third = await runtime.decide({
+      executionId,
+      by: "kim",
+      decisions: [
+        { seq: 3, decision: "deny" },
+        { seq: 2, decision: "approve" },
+      ],
+    });
+    expect(third).toMatchObject({ status: "paused", pending: [{ seq: 4 }, { seq: 5 }] });
+    const done = await runtime.approve({ executionId, by: "dana" });
+    expect(done).toMatchObject({
+      status: "completed",
+      result: [
+        ["rejected", "fulfilled"],
+        ["fulfilled", "rejected"],
+        ["e", "f"],
+      ],
+    });
 
     const spans = exporter.getFinishedSpans();
-    const [first, refused] = named(spans, "codemode.decide");
+    const decisionsOn = (span: ReadableSpan | undefined) =>
+      span?.events.filter((event) => event.name !== CODEMODE_EVENTS.pause).map(decisionEvent);
+    const [first, refused, later] = named(spans, "codemode.decide");
     expect(first?.events.map(decisionEvent)).toEqual([
       ["codemode.deny", 0, "tickets", "create", "sam"],
       [CODEMODE_EVENTS.approve, 1, "tickets", "create", "sam"],
@@ -289,11 +310,14 @@ describe("telemetry", () => {
     ]);
     expect(refused?.status).toEqual({ code: 2, message: "NOT_PAUSED" });
     expect(refused?.events).toEqual([]);
-    const [approve] = named(spans, "codemode.approve");
-    // The denial of seq 0 is in the log this pass starts from too; it was the first decide's.
-    expect(approve?.events.map(decisionEvent)).toEqual([
-      [CODEMODE_EVENTS.approve, 2, "tickets", "create", "dana"],
-      [CODEMODE_EVENTS.approve, 3, "tickets", "create", "dana"],
+    // The denial of seq 0 is in the log these passes start from too; it was the first decide's.
+    expect(decisionsOn(later)).toEqual([
+      [CODEMODE_EVENTS.approve, 2, "tickets", "create", "kim"],
+      ["codemode.deny", 3, "tickets", "create", "kim"],
+    ]);
+    expect(decisionsOn(named(spans, "codemode.approve")[0])).toEqual([
+      [CODEMODE_EVENTS.approve, 4, "tickets", "create", "dana"],
+      [CODEMODE_EVENTS.approve, 5, "tickets", "create", "dana"],
     ]);
   });
 

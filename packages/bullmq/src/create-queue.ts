@@ -4,6 +4,7 @@ import {
   type CodemodeRuntime,
   type ErrorOutcome,
   type Outcome,
+  type PendingAction,
 } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
 import { Queue } from "bullmq";
@@ -45,27 +46,34 @@ export interface CodemodeQueue {
   /** Stores the code as a new execution and queues its first pass; returns at once. */
   submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
   /**
-   * Queues the approval of the pending call (at `seq`, or the one pending now) and the resumed
-   * pass as the job `approve_<executionId>_<seq>`; a worker runs `runtime.approve`. Answers
-   * `{ executionId, seq }` only when a job of that id is queued or running after the call (or ran
-   * to its end meanwhile); otherwise an error outcome:
+   * Queues the approval of a pending action (`seq`: any action the run waits on now), or of every
+   * action pending now when no `seq` is given, as `runtime.approve` does. Each approved action is
+   * its own job, `approve_<executionId>_<seq>`, whose worker runs `runtime.approve` for that seq
+   * and the resumed pass; the jobs of one batch take the run's lease in turn, each pass going as
+   * far as the actions approved so far allow. One job per action keeps the job ids deduplicating
+   * whatever mix of single and whole-batch approvals arrives, and never approves an action that
+   * became pending after the approver looked. Answers `{ executionId, seq, seqs }` (`seqs`: every
+   * action whose job is queued or running after the call, or ran to its end meanwhile; `seq`: the
+   * first of them) or an error outcome:
    *
-   * - NOT_PAUSED when that call is not pending — a stale `seq`, or a call whose approval already
-   *   ran (the run moved on), so a repeated approve of a completed approval queues nothing;
-   *   NOT_FOUND for an unknown run; STORAGE_ERROR when the store or the queue fails, BUSY when
-   *   other callers kept moving the job meanwhile (try again in either case).
+   * - NOT_PAUSED when that action is not pending — a stale `seq`, or an action whose approval
+   *   already ran (the run moved on), so a repeated approve of a completed approval queues
+   *   nothing; NOT_FOUND for an unknown run; STORAGE_ERROR when the store or the queue fails,
+   *   BUSY when other callers kept moving the job meanwhile (try again in either case: the jobs
+   *   of a batch already queued are not queued twice).
    * - Approving while the approval's job is queued or running answers the same and queues nothing
-   *   (two clicks, two approvers at once: one job, and the runtime runs the call once).
+   *   (two clicks, two approvers at once, "approve all" beside "approve this one": one job per
+   *   action, and the runtime runs the call once).
    * - Approving after that job gave up (its retries spent in a long outage, on BUSY, or on workers
-   *   without the connector the call needs) — the run still paused at that call — puts the kept job
-   *   back to run, with this call's `by` and `reason` and all its attempts anew.
+   *   without the connector the call needs) — the run still paused at that action — puts the kept
+   *   job back to run, with this call's `by` and `reason` and all its attempts anew.
    *
    * @example
    * const approved = await queue.approve({ executionId, seq: 1, by: "ann" });
    * if ("status" in approved) console.warn(approved.code, approved.error);
    * else await queue.waitForOutcome(executionId, { timeoutMs: 60_000 });
    */
-  approve(input: ApproveInput): Promise<{ executionId: string; seq: number } | ErrorOutcome>;
+  approve(input: ApproveInput): Promise<{ executionId: string; seq: number; seqs: number[] } | ErrorOutcome>;
   /**
    * Rejects the pending call right here through the runtime (no pass to run, so no job) and
    * publishes a `rejected` event. False when that call was not pending; rejects with
@@ -150,24 +158,20 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
     },
     async approve(input) {
       const executionId = String(input?.executionId ?? "");
-      let seq: number;
+      let seqs: number[];
       try {
-        const pending = await pendingSeq(runtime, executionId);
-        if (typeof pending !== "number") return pending;
-        if (input.seq !== undefined && input.seq !== pending)
-          return errorOutcomeOf(
-            executionId,
-            "NOT_PAUSED",
-            `execution ${executionId} is paused at seq ${pending}, not ${input.seq}`,
-          );
-        seq = pending;
-        const data = {
-          executionId,
-          seq,
+        const pending = await pendingActions(runtime, executionId);
+        if (!Array.isArray(pending)) return pending;
+        if (input.seq !== undefined && !pending.some((action) => action.seq === input.seq))
+          return errorOutcomeOf(executionId, "NOT_PAUSED", notPendingMessage(input.seq, pending));
+        seqs = input.seq !== undefined ? [input.seq] : pending.map((action) => action.seq).sort((a, b) => a - b);
+        const audit = {
           ...(input.by !== undefined ? { by: input.by } : {}),
           ...(input.reason !== undefined ? { reason: input.reason } : {}),
         };
-        await addJob(queue, "approve", data, approveJobId(executionId, seq), options.retry);
+        // One after the other, in seq order: the jobs are taken in the order they were added.
+        for (const seq of seqs)
+          await addJob(queue, "approve", { executionId, seq, ...audit }, approveJobId(executionId, seq), options.retry);
       } catch (error) {
         return errorOutcomeOf(
           executionId,
@@ -175,7 +179,7 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
           messageOf(error),
         );
       }
-      return { executionId, seq };
+      return { executionId, seq: seqs[0] as number, seqs };
     },
     async reject(input) {
       const rejected = await runtime.reject(input);
@@ -205,11 +209,10 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
   };
 }
 
-/** The seq pending now, or the error outcome that says why there is none. */
-async function pendingSeq(runtime: QueueRuntime, executionId: string): Promise<number | ErrorOutcome> {
+/** The actions the run waits on now (at least one), or the error outcome that says why there are none. */
+async function pendingActions(runtime: QueueRuntime, executionId: string): Promise<PendingAction[] | ErrorOutcome> {
   const { items } = await runtime.pending(executionId);
-  const first = items[0];
-  if (first) return first.seq;
+  if (items.length > 0) return items;
   const outcome = await runtime.outcome(executionId);
   if (!outcome) return errorOutcomeOf(executionId, "NOT_FOUND", `execution ${executionId} is not in the store`);
   if (outcome.status === "error" && outcome.code === "BUSY") {
@@ -225,6 +228,15 @@ async function pendingSeq(runtime: QueueRuntime, executionId: string): Promise<n
     "NOT_PAUSED",
     `execution ${executionId} is not paused (${outcome.status === "error" ? outcome.code : outcome.status})`,
   );
+}
+
+/** Why `seq` cannot be approved, naming what is pending instead (the first ten), as the runtime does. */
+function notPendingMessage(seq: number, pending: readonly PendingAction[]): string {
+  const now = pending
+    .slice(0, 10)
+    .map((action) => `seq ${action.seq} (${action.connector}.${action.method})`)
+    .join(", ");
+  return `action ${seq} is not pending; pending now: ${now}${pending.length > 10 ? ", …" : ""}`;
 }
 
 function messageOf(error: unknown): string {

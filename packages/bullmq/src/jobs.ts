@@ -10,6 +10,7 @@ export const DEFAULT_QUEUE_NAME = "codemode";
  * - `run`: a pass of a `running` execution whose lease is free — the first pass of a submitted
  *   run, or the resumed pass of one whose worker died (`runtime.recover({ executionId })`).
  * - `approve`: approves the pending call at `seq` and runs the resumed pass (`runtime.approve`).
+ *   A batch approved at once is one approve job per action (`queue.approve`), each its own seq.
  */
 export type CodemodeJobData =
   | { executionId: string }

@@ -29,7 +29,7 @@ describeOnEachBackend(({ skip, fleet, queueBeside }) => {
       status: "paused",
     });
     // Approved, no worker running: the pause is answered, so the wait goes on.
-    expect(await late.approve({ executionId })).toEqual({ executionId, seq: 1 });
+    expect(await late.approve({ executionId })).toEqual({ executionId, seq: 1, seqs: [1] });
     expect(await late.waitForOutcome(executionId, { timeoutMs: 300 })).toMatchObject({
       status: "error",
       code: "BUSY",

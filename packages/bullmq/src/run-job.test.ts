@@ -55,6 +55,68 @@ describe("runJob: what a worker does with one job", () => {
     await runtime.close();
   });
 
+  it("R-AP-8: a batch approved action by action is one approve job each: every job's pass goes as far as its approval allows", async () => {
+    const { runtime, ran } = setup();
+    const executionId = await submitted(
+      runtime,
+      "async () => Promise.all([shop.order({ sku: 'a' }), shop.order({ sku: 'b' })])",
+    );
+    expect(await runJob(runtime, { name: "run", data: { executionId } })).toMatchObject({
+      status: "paused",
+      pending: [{ seq: 0 }, { seq: 1 }],
+    });
+    // The second action first: any pending action may be approved, and the run waits on the other.
+    expect(await runJob(runtime, { name: "approve", data: { executionId, seq: 1 } })).toEqual({
+      executionId,
+      status: "paused",
+      pending: [{ seq: 0, connector: "shop", method: "order" }],
+    });
+    expect(await runJob(runtime, { name: "approve", data: { executionId, seq: 0 } })).toEqual({
+      executionId,
+      status: "completed",
+    });
+    expect(ran.order).toBe(2);
+    await runtime.close();
+  });
+
+  it("an approve job whose run was left running by a dead worker resumes it, and approves its own action when the resumed pass stops there", async () => {
+    const pausedAt = (seq: number): Outcome => ({
+      status: "paused",
+      executionId: "x",
+      pending: [{ executionId: "x", seq, connector: "shop", method: "order", args: {} }],
+    });
+    const approvals: unknown[] = [];
+    const runtime: WorkerRuntime = {
+      // First the run is `running` (the dead worker's pass, for seq 1); once resumed it waits on seq 2.
+      approve: async (input) => {
+        approvals.push(input);
+        return approvals.length === 1
+          ? { status: "error", executionId: "x", code: "NOT_PAUSED", error: "execution x is running" }
+          : { status: "completed", executionId: "x", result: 1 };
+      },
+      recover: async () => [pausedAt(2)],
+      outcome: async () => pausedAt(2),
+    };
+    expect(await runJob(runtime, { name: "approve", data: { executionId: "x", seq: 2, by: "ann" } })).toEqual({
+      executionId: "x",
+      status: "completed",
+    });
+    expect(approvals).toEqual([
+      { executionId: "x", seq: 2, by: "ann" },
+      { executionId: "x", seq: 2, by: "ann" },
+    ]);
+    // A pause at other actions only is this job's pass already done: nothing is approved twice.
+    approvals.length = 0;
+    const moved: WorkerRuntime = { ...runtime, recover: async () => [pausedAt(3)] };
+    expect(await runJob(moved, { name: "approve", data: { executionId: "x", seq: 2 } })).toMatchObject({
+      status: "paused",
+      pending: [{ seq: 3 }],
+    });
+    expect(approvals).toHaveLength(1);
+  });
+});
+
+describe("runJob: failures", () => {
   it("the program's own error completes the job with that error: no retry would change it", async () => {
     const { runtime } = setup();
     const executionId = await submitted(runtime, "async () => { throw new Error('no stock'); }");

@@ -34,22 +34,40 @@ export async function runJob(runtime: WorkerRuntime, job: { name: string; data: 
 async function passFor(runtime: WorkerRuntime, job: ReturnType<typeof checkJobData>): Promise<Outcome> {
   const { executionId } = job;
   if (job.kind === "approve") {
-    const approved = await runtime.approve({
-      executionId,
-      seq: job.seq,
-      ...(job.by !== undefined ? { by: job.by } : {}),
-      ...(job.reason !== undefined ? { reason: job.reason } : {}),
-    });
+    const approved = await approveOne(runtime, job);
     // NOT_PAUSED: this job ran before on a worker that died mid-pass (the run is `running` with
     // the approved entry, and recover resumes it), or the run moved on; either way, look below.
-    if (!(approved.status === "error" && approved.code === "NOT_PAUSED")) return approved;
+    if (!notPaused(approved)) return approved;
   }
   const [recovered] = await recoverOne(runtime, executionId);
-  if (recovered) return recovered;
   // Nothing to run: the run is paused or finished (this job's pass already happened), or it is
   // running under a lease someone holds — a live pass, or a dead worker's lease not yet lapsed:
   // the store says BUSY, and the job is retried until that lease lapses or the run ends.
-  return currentOutcome(runtime, executionId);
+  const outcome = recovered ?? (await currentOutcome(runtime, executionId));
+  // The pass a dead worker left (for another action of the batch) may stop again at this job's
+  // action, still pending: approve it now, or this approval would be lost with the job's end.
+  if (job.kind === "approve" && outcome.status === "paused" && outcome.pending.some(({ seq }) => seq === job.seq)) {
+    const approved = await approveOne(runtime, job);
+    if (!notPaused(approved)) return approved;
+    return currentOutcome(runtime, executionId);
+  }
+  return outcome;
+}
+
+function approveOne(
+  runtime: WorkerRuntime,
+  job: Extract<ReturnType<typeof checkJobData>, { kind: "approve" }>,
+): Promise<Outcome> {
+  return runtime.approve({
+    executionId: job.executionId,
+    seq: job.seq,
+    ...(job.by !== undefined ? { by: job.by } : {}),
+    ...(job.reason !== undefined ? { reason: job.reason } : {}),
+  });
+}
+
+function notPaused(outcome: Outcome): boolean {
+  return outcome.status === "error" && outcome.code === "NOT_PAUSED";
 }
 
 async function recoverOne(runtime: WorkerRuntime, executionId: string): Promise<Outcome[]> {

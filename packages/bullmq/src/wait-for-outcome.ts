@@ -22,10 +22,10 @@ export interface WaitDependencies {
 }
 
 /**
- * Waits until the run has an outcome a person or a model can act on — paused at a call nobody
- * approved yet, completed, or ended — and returns it, read from the store. It listens first and
- * reads second, so an outcome that landed before the call is what the first read finds, and one
- * that lands after wakes it. A run that is still running at the deadline is a BUSY outcome; an
+ * Waits until the run has an outcome a person or a model can act on — paused at actions none of
+ * which has an approval still queued or running, completed, or ended — and returns it, read from
+ * the store. It listens first and reads second, so an outcome that landed before the call is what
+ * the first read finds, and one that lands after wakes it. A run that is still running at the deadline is a BUSY outcome; an
  * unknown id is NOT_FOUND.
  */
 export async function waitForOutcome(
@@ -83,19 +83,36 @@ async function readSettled(
     };
   // Running: a worker has it, or it waits for one.
   if (outcome.status === "error" && outcome.code === "BUSY") return { settled: false, outcome };
-  const pending = outcome.status === "paused" ? outcome.pending[0] : undefined;
-  if (pending && (await dependencies.approvalInFlight(executionId, pending.seq).catch(() => false))) {
-    // Approved, and the resumed pass has not run yet: this pause is already answered.
+  const approved = outcome.status === "paused" ? await approvalsInFlight(dependencies, outcome) : [];
+  if (approved.length > 0) {
+    // Approved, and the resumed pass has not run yet: this pause is already (partly) answered.
+    const seqs = approved.slice(0, 10).join(", ") + (approved.length > 10 ? ", …" : "");
     return {
       settled: false,
       outcome: errorOutcomeOf(
         executionId,
         "BUSY",
-        `execution ${executionId} was approved at seq ${pending.seq}; the resumed pass has not finished yet`,
+        `execution ${executionId} was approved at seq ${seqs}; the resumed pass has not finished yet`,
       ),
     };
   }
   return { settled: true, outcome };
+}
+
+/**
+ * The pending actions whose approve job is still queued or running. Any one of them means the
+ * pause is about to change (a batch approved one action at a time passes through several pauses,
+ * each with fewer actions), so the wait goes on until none is left in flight.
+ */
+async function approvalsInFlight(
+  dependencies: WaitDependencies,
+  outcome: Extract<Outcome, { status: "paused" }>,
+): Promise<number[]> {
+  const { executionId } = outcome;
+  const inFlight = await Promise.all(
+    outcome.pending.map((action) => dependencies.approvalInFlight(executionId, action.seq).catch(() => false)),
+  );
+  return outcome.pending.flatMap((action, index) => (inFlight[index] ? [action.seq] : []));
 }
 
 /** Waits for the events to be live, or the deadline, whichever comes first; leaves no timer behind. */

@@ -106,7 +106,8 @@ async function queued(
     };
   if (answer.code !== "NOT_PAUSED") return refusal(request, answer);
   const execution = await runtime.execution(executionId);
-  // The queue approves the first pending action only; another of a batch is decided here.
+  // A seq the queue refused as not pending, that the log shows pending now (the run paused again
+  // at it meanwhile): decided here rather than reported stale.
   if (execution?.log.some((entry) => entry.seq === seq && entry.state === "pending")) return undefined;
   return staleAnswer(request, execution);
 }

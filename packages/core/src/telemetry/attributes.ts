@@ -5,7 +5,7 @@
  * agent framework's own spans (the AI SDK's `ai.toolCall`).
  */
 export const CODEMODE_SPANS = {
-  /** A runtime operation; `codemode.execute`, `codemode.approve`, `codemode.recover`, `codemode.reject`, `codemode.rollback`. */
+  /** A runtime operation; `codemode.execute`, `codemode.approve`, `codemode.decide`, `codemode.recover`, `codemode.reject`, `codemode.rollback`. */
   operationPrefix: "codemode.",
   /** One run of the program from the top in a fresh sandbox. */
   pass: "codemode.pass",
@@ -16,8 +16,12 @@ export const CODEMODE_SPANS = {
 export const CODEMODE_EVENTS = {
   /** A pass paused at a call that needs approval (on the pass and on the operation span). */
   pause: "codemode.pause",
-  /** The pending call was approved; on the approve span, before its pass. */
+  /** A pending call was approved (one event per call); on the approve or decide span, before its pass. */
   approve: "codemode.approve",
+  /** A pending call was edited: it runs with other arguments (R-AP-9); on the decide span. */
+  edit: "codemode.edit",
+  /** A pending call was denied: it rejects inside the program (R-AP-9); on the decide span. */
+  deny: "codemode.deny",
   /** The pending call was rejected and the execution ended `rejected`. */
   reject: "codemode.reject",
   /** A rollback ran; counts of reverted, failed and skipped calls. */

@@ -22,14 +22,11 @@ interface Scope {
 
 const scopes = new AsyncLocalStorage<Scope>();
 
-/**
- * The event of each kind of decision, on the approve or decide span. Only `approve` is listed in
- * attributes.ts (CODEMODE_EVENTS) yet; `edit` and `deny` belong beside it there.
- */
+/** The event of each kind of decision, on the approve or decide span. */
 const DECISION_EVENTS: Readonly<Record<DecisionKind, string>> = {
   approve: CODEMODE_EVENTS.approve,
-  edit: "codemode.edit",
-  deny: "codemode.deny",
+  edit: CODEMODE_EVENTS.edit,
+  deny: CODEMODE_EVENTS.deny,
 };
 
 /**
