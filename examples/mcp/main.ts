@@ -29,7 +29,11 @@ client.setRequestHandler(ElicitRequestSchema, async (request) => {
   // The form has a required choice per pending call ("seq_<n>": "approve" or "deny"): a real
   // client renders it; this one approves every call it was shown.
   const schema = request.params.mode === "url" ? undefined : request.params.requestedSchema;
-  const choices = Object.fromEntries(Object.keys(schema?.properties ?? {}).filter((key) => key.startsWith("seq_")).map((key) => [key, "approve"]));
+  const choices = Object.fromEntries(
+    Object.keys(schema?.properties ?? {})
+      .filter((key) => key.startsWith("seq_"))
+      .map((key) => [key, "approve"]),
+  );
   return { action: "accept", content: { ...choices, reason: "tidying up" } };
 });
 await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, "--config", config] }));
