@@ -5,7 +5,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ModelOutputOptions } from "../adapters/model-output.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import { type HttpListenOptions, listenStreamableHttp, type McpHttpListener } from "./http-listener.js";
-import { registerCodemodeTools } from "./server-tools.js";
+import { createRuntimeTaskStore } from "./runtime-task-store.js";
+import { outcomeResult, registerCodemodeTools, type ServerToolSettings } from "./server-tools.js";
 
 export interface CodemodeMcpServerOptions {
   /** The name and version the server gives in `initialize`. Default `codemode` and this package's version. */
@@ -28,6 +29,19 @@ export interface CodemodeMcpServerOptions {
   elicitationTimeoutMs?: number;
   /** Bounds on the console output the agent sees. */
   modelOutput?: ModelOutputOptions;
+  /**
+   * Serve MCP tasks (experimental in the protocol): a client that asks may run `execute` as a
+   * task whose id is the execution id, and read its status (`tasks/get`), its outcome
+   * (`tasks/result`) and cancel a paused run (`tasks/cancel`) from any server process over the
+   * same store. Default true; clients that do not ask keep the plain answer.
+   */
+  tasks?: boolean;
+  /** How long `execute` waits for a task's run before answering it, so a quick run's task has ended. Default 0. */
+  taskAfterMs?: number;
+  /** The `ttl` tasks report, in ms: how long a client may count on them. Default 7 days. */
+  taskTtlMs?: number;
+  /** How often a client should poll `tasks/get`, in ms. Default 2,000. */
+  pollIntervalMs?: number;
 }
 
 /** Code Mode served over MCP: one SDK `Server` per connection, all over one runtime. */
@@ -64,12 +78,18 @@ export function createCodemodeMcpServer(
   runtime: CodemodeRuntime,
   options: CodemodeMcpServerOptions = {},
 ): CodemodeMcpServer {
-  const settings = {
+  const settings: ServerToolSettings = {
     operatorTools: options.operatorTools === true,
     elicitApproval: options.elicitApproval === true,
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
     modelOutput: options.modelOutput ?? {},
   };
+  const tasks = options.tasks === false ? undefined : taskSettings(options);
+  if (tasks) settings.tasks = tasks;
+  // One store for every connection: its truth is the runtime's, so it holds no state of its own.
+  const taskStore = tasks
+    ? createRuntimeTaskStore(runtime, { ...tasks, toResult: (outcome) => outcomeResult(outcome, settings) })
+    : undefined;
   const serverInfo = options.serverInfo ?? { name: "codemode", version: packageVersion() };
   const open = new Set<{ close(): Promise<void> }>();
   const track = <T extends { close(): Promise<void> }>(closable: T, onclose?: (handler: () => void) => void): T => {
@@ -79,8 +99,13 @@ export function createCodemodeMcpServer(
   };
   const createServer = () => {
     const server = new Server(serverInfo, {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        // No `list`: task ids are execution ids, and a listing would hand them to any client.
+        ...(taskStore ? { tasks: { cancel: {}, requests: { tools: { call: {} } } } } : {}),
+      },
       instructions: INSTRUCTIONS,
+      ...(taskStore ? { taskStore } : {}),
     });
     registerCodemodeTools(server, runtime, settings);
     return server;
@@ -103,6 +128,16 @@ export function createCodemodeMcpServer(
       open.clear();
       await Promise.allSettled(closing.map((closable) => closable.close()));
     },
+  };
+}
+
+const DEFAULT_TASK_TTL_MS = 7 * 24 * 60 * 60_000;
+
+function taskSettings(options: CodemodeMcpServerOptions): NonNullable<ServerToolSettings["tasks"]> {
+  return {
+    afterMs: options.taskAfterMs ?? 0,
+    ttlMs: options.taskTtlMs ?? DEFAULT_TASK_TTL_MS,
+    pollIntervalMs: options.pollIntervalMs ?? 2_000,
   };
 }
 

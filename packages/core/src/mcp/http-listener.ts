@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import Keyv from "keyv";
+import { type EventKeyv, eventStoreBounds, KeyvEventStore, type KeyvEventStoreOptions } from "./kv-event-store.js";
 
 export interface HttpListenOptions {
   /** The port. Default 0: a free one, read it from the listener's `url`. */
@@ -23,6 +25,14 @@ export interface HttpListenOptions {
   maxSessions?: number;
   /** A session with no request for this long, and none running, is closed. Default 30 minutes. */
   sessionIdleMs?: number;
+  /**
+   * Resumability: every message sent on a session's SSE streams is kept, so a client that lost a
+   * stream reconnects with `Last-Event-ID` and gets what it missed. `keyv` is where (pass your
+   * runtime's Keyv to keep them beside its executions); `maxEventsPerStream` (default 1000) and
+   * `ttlMs` (default 1 hour) bound them, and a session's events are deleted when it closes.
+   * Default: an in-memory Keyv of this listener. `false` turns resumability off.
+   */
+  eventStore?: false | (Omit<KeyvEventStoreOptions, "prefix"> & { keyv?: EventKeyv });
 }
 
 /** A Streamable HTTP endpoint serving one MCP session per client. */
@@ -36,6 +46,7 @@ export interface McpHttpListener {
 }
 
 type Session = { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; running: number };
+type EventStoreSettings = Omit<KeyvEventStoreOptions, "prefix"> & { keyv: EventKeyv };
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /**
@@ -72,6 +83,7 @@ export async function listenStreamableHttp(
       void session.server.close().catch(() => undefined);
     }
   };
+  const events = eventStoreSettings(options.eventStore);
   let opening = 0;
   const sweeper = setInterval(closeIdle, Math.max(1_000, Math.min(60_000, idleMs / 4)));
   sweeper.unref();
@@ -102,8 +114,12 @@ export async function listenStreamableHttp(
     if (sessions.size + opening >= maxSessions)
       return reply(response, 503, -32000, `Too many sessions: ${maxSessions} are open; close one or try again later`);
     const server = createServer();
+    // Chosen first: the event store is per session (its stream ids repeat across sessions).
+    const newSessionId = randomUUID();
+    const eventStore = events && new KeyvEventStore(events.keyv, newSessionId, events);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => newSessionId,
+      eventStore,
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, server, lastSeen: Date.now(), running: 0 });
       },
@@ -111,6 +127,7 @@ export async function listenStreamableHttp(
     // Set before connect: the server chains its own close handler after this one.
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
+      void eventStore?.clear().catch(() => undefined);
     };
     // Counted from now: concurrent initializes must not pass the cap together.
     opening++;
@@ -151,6 +168,11 @@ export async function listenStreamableHttp(
       });
     },
   };
+}
+
+function eventStoreSettings(option: HttpListenOptions["eventStore"]): EventStoreSettings | undefined {
+  if (option === false) return undefined;
+  return { ...eventStoreBounds(option), keyv: option?.keyv ?? new Keyv() };
 }
 
 function isLoopbackAddress(host: string): boolean {

@@ -7,6 +7,7 @@ export {
   createCodemodeMcpServer,
 } from "./create-codemode-mcp-server.js";
 export type { HttpListenOptions, McpHttpListener } from "./http-listener.js";
+export { type EventKeyv, KeyvEventStore, type KeyvEventStoreOptions } from "./kv-event-store.js";
 export { type LoadedCodemodeConfig, loadCodemodeConfig } from "./load-config.js";
 export {
   MAX_SERVER_INSTRUCTIONS_CHARS,

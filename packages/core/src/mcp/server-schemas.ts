@@ -90,6 +90,10 @@ export const describeOutputSchema: JsonSchema = object({
   error: { type: "string", description: "Set when nothing has that name." },
 });
 
+/** Added to `execute`'s description when tasks are served: how a long or paused run is checked back on. */
+export const EXECUTE_TASKS_NOTE =
+  "\n\nLong runs: a run that pauses for a person's approval answers with its execution id. A client that supports MCP tasks runs execute as a task instead (task id = execution id) and gets the outcome with tasks/result once the run ends, even after a reconnect; do not re-issue the code.";
+
 export const executeInputSchema: JsonSchema = object(
   {
     code: { type: "string", description: "An async arrow function, e.g. async () => { … return value; }" },

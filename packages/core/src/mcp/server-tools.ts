@@ -1,7 +1,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type CreateTaskResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
@@ -30,6 +32,16 @@ export interface ServerToolSettings {
   elicitApproval: boolean;
   elicitationTimeoutMs: number;
   modelOutput: ModelOutputOptions;
+  /** MCP tasks for `execute`, when served (see `CodemodeMcpServerOptions.tasks`). */
+  tasks?: TaskSettings;
+}
+
+/** How `execute` answers a client that asks for a task. */
+export interface TaskSettings {
+  /** How long to wait for the run before answering the task, so a quick run's task has already ended. */
+  afterMs: number;
+  ttlMs: number;
+  pollIntervalMs: number;
 }
 
 type Args = Record<string, unknown>;
@@ -43,54 +55,98 @@ class ToolInputError extends Error {}
  */
 export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, settings: ServerToolSettings): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(runtime, settings) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params;
-    const args: Args = request.params.arguments ?? {};
-    const known = toolList(runtime, settings).some((tool) => tool.name === name);
-    if (!known) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-    try {
-      switch (name) {
-        case "search":
-          return structured(await runtime.search(text(args, "query")));
-        case "describe":
-          return structured(await runtime.describe(text(args, "target")));
-        case "execute": {
-          const outcome: DecisionOutcome = await runtime.execute({ code: text(args, "code") });
-          if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
-            return outcomeResult(outcome, settings);
-          // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
-          const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
-          const asked = await askForApprovals(server, runtime, outcome, {
-            relatedRequestId: extra.requestId,
-            signal: extra.signal,
-            timeoutMs: settings.elicitationTimeoutMs,
-            by,
-          });
-          return outcomeResult(asked.outcome, settings, asked.stillPending);
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
+      const { name } = request.params;
+      const args: Args = request.params.arguments ?? {};
+      const known = toolList(runtime, settings).some((tool) => tool.name === name);
+      if (!known) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      try {
+        switch (name) {
+          case "search":
+            return structured(await runtime.search(text(args, "query")));
+          case "describe":
+            return structured(await runtime.describe(text(args, "target")));
+          case "execute": {
+            if (request.params.task && settings.tasks && extra.taskStore)
+              return await executeAsTask(runtime, text(args, "code"), extra.taskStore, settings.tasks);
+            const outcome: DecisionOutcome = await runtime.execute({ code: text(args, "code") });
+            if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
+              return outcomeResult(outcome, settings);
+            // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
+            const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
+            const asked = await askForApprovals(server, runtime, outcome, {
+              relatedRequestId: extra.requestId,
+              signal: extra.signal,
+              timeoutMs: settings.elicitationTimeoutMs,
+              by,
+            });
+            return outcomeResult(asked.outcome, settings, asked.stillPending);
+          }
+          case "pending": {
+            const executionId = optionalText(args, "executionId");
+            const cursor = optionalText(args, "cursor");
+            return structured(
+              await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }),
+            );
+          }
+          case "approve":
+            return outcomeResult(await runtime.approve(operatorDecision(server, args, "approve")), settings);
+          case "reject": {
+            const decision = { ...operatorDecision(server, args, "reject"), approved: false };
+            return outcomeResult(await decidePendingAction(runtime, decision), settings);
+          }
+          case "decide":
+            return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(server, args)), settings);
         }
-        case "pending": {
-          const executionId = optionalText(args, "executionId");
-          const cursor = optionalText(args, "cursor");
-          return structured(
-            await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }),
-          );
-        }
-        case "approve":
-          return outcomeResult(await runtime.approve(operatorDecision(server, args, "approve")), settings);
-        case "reject": {
-          const decision = { ...operatorDecision(server, args, "reject"), approved: false };
-          return outcomeResult(await decidePendingAction(runtime, decision), settings);
-        }
-        case "decide":
-          return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(server, args)), settings);
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
+        // are results the agent can read, not protocol failures.
+        return { isError: true, content: [{ type: "text", text: errorMessage(error) }] };
       }
-    } catch (error) {
-      // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
-      // are results the agent can read, not protocol failures.
-      return { isError: true, content: [{ type: "text", text: errorMessage(error) }] };
-    }
-    throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    },
+  );
+}
+
+/** The note the client may show the model at once, while the task goes on (SEP-1686). */
+const IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response";
+
+/**
+ * `execute` as an MCP task: the code is stored, its run starts in this process without being
+ * awaited (a `recover` of the submitted execution), and the task (id = execution id) is answered
+ * at once, or after `afterMs` when the run ends sooner. Any server process over the same store
+ * answers `tasks/get` and `tasks/result` for it from then on.
+ */
+async function executeAsTask(
+  runtime: CodemodeRuntime,
+  code: string,
+  taskStore: RequestTaskStore,
+  tasks: TaskSettings,
+): Promise<CreateTaskResult> {
+  const submitted = await runtime.submit({ code });
+  // A refused program is no task: the SDK shows the client a protocol error with the reason.
+  if ("status" in submitted) throw new McpError(ErrorCode.InvalidParams, submitted.error);
+  const { executionId } = submitted;
+  // The outcome is recorded in the store; a failure there is the run's to report, not this answer's.
+  const run = runtime.recover({ executionId }).catch(() => []);
+  if (tasks.afterMs > 0) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise((resolve) => {
+      timer = setTimeout(resolve, tasks.afterMs);
+    });
+    await Promise.race([run, waited]);
+    clearTimeout(timer);
+  }
+  const task = await taskStore.createTask({
+    ttl: tasks.ttlMs,
+    pollInterval: tasks.pollIntervalMs,
+    context: { executionId },
   });
+  const note = `Started as task ${executionId} (the execution id); status ${task.status}. The client polls tasks/get and reads the outcome with tasks/result.`;
+  return { task, _meta: { [IMMEDIATE_RESPONSE]: note } };
 }
 
 /** What a tool does to the world, as MCP annotations. */
@@ -131,12 +187,17 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
       [schemas.describeInputSchema, schemas.describeOutputSchema],
       READS,
     ),
-    tool("execute", "Run a program", runtime.modelDescription(), [schemas.executeInputSchema, schemas.outcomeSchema], {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    }),
+    {
+      ...tool(
+        "execute",
+        "Run a program",
+        `${runtime.modelDescription()}${settings.tasks ? schemas.EXECUTE_TASKS_NOTE : ""}`,
+        [schemas.executeInputSchema, schemas.outcomeSchema],
+        { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      ),
+      // A client that supports tasks may run it as one: a long run or a pause then outlasts the call.
+      ...(settings.tasks ? { execution: { taskSupport: "optional" as const } } : {}),
+    },
   ];
   if (!settings.operatorTools) return tools;
   // The operator tools read alike (a duplicate pair kept): each descriptor is its own text.
@@ -173,7 +234,12 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
   return tools;
 }
 
-function outcomeResult(outcome: DecisionOutcome, settings: ServerToolSettings, stillPending?: string): CallToolResult {
+/** An outcome as the `execute` tool answers it (and `tasks/result` for a task). */
+export function outcomeResult(
+  outcome: DecisionOutcome,
+  settings: ServerToolSettings,
+  stillPending?: string,
+): CallToolResult {
   const facing = modelFacingDecision(outcome, settings.modelOutput);
   const value =
     facing.status === "paused"
