@@ -4,6 +4,7 @@
  * first) over a SQLite file that the `codemode` CLI and a second server process share; in memory,
  * the same server over a runtime in this process.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +12,7 @@ import { createCodemodeRuntime } from "@codemode/core";
 import { createCodemodeMcpServer } from "@codemode/core/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, CreateTaskResultSchema, type Task } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -85,6 +87,58 @@ describe("issue 27: MCP tasks over stdio, across processes", () => {
       const second = await launch();
       expect(await second.experimental.tasks.getTask(created.taskId)).toMatchObject({ status: "completed" });
       const result = await second.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+      expect(structuredOf(result)).toMatchObject({ status: "completed", executionId: created.taskId, result: 101 });
+    },
+    TIMEOUT,
+  );
+});
+
+describe("issue 27: MCP tasks over Streamable HTTP, across processes", () => {
+  const store = `sqlite:${join(directory, "tasks-http.sqlite")}`;
+  const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-tasks-http-${randomUUID().slice(0, 8)}` };
+
+  /** A `codemode-mcp --http` process on a free port, and a client connected to it. */
+  async function serveHttp(): Promise<{ client: Client; stop: () => Promise<void> }> {
+    const server = spawn(process.execPath, [BIN, "--config", CONFIG, "--http", "0"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+    const stop = async () => {
+      server.kill("SIGTERM");
+      await exited;
+    };
+    cleanups.push(stop);
+    let stderr = "";
+    const url = await new Promise<URL>((resolve, reject) => {
+      server.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /serving (http:\/\/\S+)/.exec(stderr);
+        if (match) resolve(new URL(match[1]!));
+      });
+      server.once("exit", () => reject(new Error(`codemode-mcp exited: ${stderr}`)));
+    });
+    const client = new Client({ name: "tasks-http-client", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    cleanups.push(() => client.close());
+    return { client, stop };
+  }
+
+  it(
+    "a paused run answers a task; approved from the CLI; the client comes back to a new server process and gets the result",
+    async () => {
+      const first = await serveHttp();
+      const created = await executeAsTask(first.client, GATED_PROGRAM);
+      expect(await settled(first.client, created.taskId)).toMatchObject({ status: "input_required" });
+      await first.client.close();
+      await first.stop();
+
+      const approved = await codemode(["--config", CLI_CONFIG, "approve", created.taskId], env);
+      expect(approved.code, approved.stderr).toBe(0);
+
+      const second = await serveHttp();
+      expect(await second.client.experimental.tasks.getTask(created.taskId)).toMatchObject({ status: "completed" });
+      const result = await second.client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
       expect(structuredOf(result)).toMatchObject({ status: "completed", executionId: created.taskId, result: 101 });
     },
     TIMEOUT,
