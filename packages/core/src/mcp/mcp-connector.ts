@@ -10,6 +10,7 @@ import {
   mcpToolDefinition,
   mcpToolInfo,
 } from "./mcp-tool-definition.js";
+import { DEFAULT_TASK_TIMEOUT_MS } from "./upstream-task.js";
 
 export interface McpConnectorOptions {
   /** The global the model's code sees (`notes` → `notes.add_note(…)`): a JavaScript identifier. */
@@ -38,8 +39,19 @@ export interface McpConnectorOptions {
    * Default 1 000 ms.
    */
   refreshIntervalMs?: number;
-  /** Per call, how long to wait for the server's answer. Default the SDK's (60 s). */
+  /**
+   * Per request, how long to wait for the server's answer. Default the SDK's (60 s). For a tool
+   * called as an upstream task, this bounds each request (creating the task, each poll), not the
+   * task: see `taskTimeoutMs`.
+   */
   timeoutMs?: number;
+  /**
+   * The longest a call run as an upstream task is awaited in all (the server declares the tasks
+   * capability and the tool's `execution.taskSupport` is "optional" or "required"); then the task
+   * is cancelled upstream and the call rejects. The wait also counts against the pass's own
+   * `limits.timeoutMs`, which ends the pass sooner when it is shorter. Default 600 000 ms (10 min).
+   */
+  taskTimeoutMs?: number;
   /** Called with the new method names after a list_changed refresh changed the tool set. */
   onToolsChanged?: (methods: string[]) => void;
   /** Where a refresh that failed after creation is reported; the previous tool set stays. Default `console.warn`. */
@@ -69,6 +81,11 @@ const MAX_PAGES = 1_000;
  *
  * When the server sends `notifications/tools/list_changed`, the tools are listed again and the
  * set is replaced in place: later passes (and `search`/`describe`) see the new tools.
+ *
+ * A tool the server runs as a task (MCP tasks: the server's `tasks.requests.tools.call`
+ * capability and the tool's `execution.taskSupport` "optional" or "required") is called as a task
+ * and polled to its end, so a long upstream job is not cut by the per-request timeout; the wait is
+ * bounded by `taskTimeoutMs` and by the pass's own time limit.
  *
  * @example
  * const client = new Client({ name: "my-app", version: "1.0.0" });
@@ -137,6 +154,7 @@ async function listToolSet(options: McpConnectorOptions): Promise<ToolSet> {
     const made = mcpToolDefinition(client, info, `${name}.${tool.name}`, {
       approval: options.approval ?? "unless-read-only",
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      taskTimeoutMs: options.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS,
     });
     const definition = options.tool ? options.tool(tool.name, made, info) : undefined;
     if (definition === null) continue;
@@ -264,6 +282,13 @@ function checkOptions(options: McpConnectorOptions): void {
   const interval = options.refreshIntervalMs;
   if (interval !== undefined && (typeof interval !== "number" || !Number.isFinite(interval) || interval < 0)) {
     throw new TypeError(`mcpConnector("${String(options.name)}"): refreshIntervalMs must be a number of at least 0`);
+  }
+  const taskTimeout = options.taskTimeoutMs;
+  if (
+    taskTimeout !== undefined &&
+    (typeof taskTimeout !== "number" || !Number.isFinite(taskTimeout) || taskTimeout <= 0)
+  ) {
+    throw new TypeError(`mcpConnector("${String(options.name)}"): taskTimeoutMs must be a number above 0`);
   }
   if (options.approval !== undefined && !approvals.includes(options.approval))
     throw new TypeError(`mcpConnector("${String(options.name)}"): approval must be one of ${approvals.join(", ")}`);

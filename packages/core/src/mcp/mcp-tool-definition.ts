@@ -2,9 +2,11 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolDefinition } from "../connectors/define-connector.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
+import { callToolAsTask, type McpTaskClient, runsAsTask } from "./upstream-task.js";
 
-/** The parts of an SDK `Client` a connector uses. */
-export type McpClient = Pick<Client, "listTools" | "callTool" | "setNotificationHandler" | "getInstructions">;
+/** The parts of an SDK `Client` a connector uses (the task parts only for servers that run tools as tasks). */
+export type McpClient = Pick<Client, "listTools" | "callTool" | "setNotificationHandler" | "getInstructions"> &
+  McpTaskClient;
 
 /**
  * Which MCP tools pause for approval unless the `tool` option says otherwise:
@@ -77,13 +79,15 @@ export function approvalByDefault(info: McpToolInfo, rule: McpApprovalDefault): 
  * types and arguments are checked before a call can pause), its description, approval from the
  * annotations, and an `execute` that calls the tool and unwraps the result. The call carries the
  * idempotency key in `_meta["codemode/idempotencyKey"]`, the same on every attempt, for servers
- * that dedupe.
+ * that dedupe. A tool the server runs as a task (`execution.taskSupport` "optional" or
+ * "required", with the server's tasks capability) is called as one and polled to its end, so the
+ * per-request timeout does not cut a long job.
  */
 export function mcpToolDefinition(
   client: McpClient,
   info: McpToolInfo,
   label: string,
-  options: { approval: McpApprovalDefault; timeoutMs?: number },
+  options: { approval: McpApprovalDefault; timeoutMs?: number; taskTimeoutMs: number },
 ): ToolDefinition {
   const { tool } = info;
   const requestOptions = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
@@ -95,6 +99,8 @@ export function mcpToolDefinition(
         arguments: args ?? {},
         _meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey },
       };
+      // Decided per call: the server's capabilities are known once connected, whatever the order.
+      if (runsAsTask(client, tool)) return callToolAsTask(client, params, label, options);
       return unwrapToolResult(await client.callTool(params, undefined, requestOptions), label);
     },
   };

@@ -1,0 +1,94 @@
+/**
+ * Issue 27: mcpConnector calls long upstream tools as MCP tasks when the server supports them, so
+ * a program awaits a long upstream job without the per-request timeout cutting the call.
+ */
+import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
+import { IDEMPOTENCY_KEY_META, mcpConnector } from "@codemode/core/mcp";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectInMemory } from "./mcp-fixtures/notes-server.ts";
+import { createTaskServer, TASK_WORK_MS } from "./mcp-fixtures/task-server.ts";
+
+const runtimes: CodemodeRuntime[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** A per-request timeout well under the tasks' work, so a plain tools/call would be cut. */
+const SHORT_TIMEOUT_MS = 100;
+
+async function jobsSetup(options: { withTasks?: boolean; taskTimeoutMs?: number } = {}) {
+  const jobsServer = createTaskServer({ withTasks: options.withTasks ?? true });
+  const client = await connectInMemory(jobsServer.server);
+  clients.push(client);
+  const jobs = await mcpConnector({
+    name: "jobs",
+    client,
+    approval: "never",
+    timeoutMs: SHORT_TIMEOUT_MS,
+    ...(options.taskTimeoutMs ? { taskTimeoutMs: options.taskTimeoutMs } : {}),
+  });
+  const runtime = createCodemodeRuntime({ connectors: [jobs] });
+  runtimes.push(runtime);
+  return { ...jobsServer, runtime };
+}
+
+describe("mcpConnector: upstream tools run as tasks", () => {
+  it("awaits a task that outlasts the per-request timeout, and the program gets its result", async () => {
+    const { runtime, calls } = await jobsSetup();
+    const started = Date.now();
+    const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "quarterly" })` });
+    expect(outcome).toMatchObject({ status: "completed", result: { tool: "slow-report", text: "quarterly" } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(TASK_WORK_MS - 20);
+    expect(calls).toEqual([
+      {
+        name: "slow-report",
+        asTask: true,
+        meta: expect.objectContaining({ [IDEMPOTENCY_KEY_META]: `${outcome.executionId}:0` }),
+      },
+    ]);
+  });
+
+  it("calls a tool whose taskSupport is required as a task", async () => {
+    const { runtime, calls } = await jobsSetup();
+    const outcome = await runtime.execute({ code: `async () => jobs.required_job({ text: "deploy" })` });
+    expect(outcome).toMatchObject({ status: "completed", result: { tool: "required-job", text: "deploy" } });
+    expect(calls.map((call) => call.asTask)).toEqual([true]);
+  });
+
+  it("rejects the program's call with the failed task's message", async () => {
+    const { runtime } = await jobsSetup();
+    const outcome = await runtime.execute({
+      code: `async () => {
+        try { await jobs.broken_job({ text: "x" }); return "no error"; } catch (error) { return error.message; }
+      }`,
+    });
+    expect(outcome).toMatchObject({ status: "completed", result: "the build farm is on fire" });
+  });
+
+  it("calls a tool without taskSupport plainly, as before", async () => {
+    const { runtime, calls } = await jobsSetup();
+    const outcome = await runtime.execute({ code: `async () => jobs.echo({ text: "hi" })` });
+    expect(outcome).toMatchObject({ status: "completed", result: { tool: "echo", text: "hi" } });
+    expect(calls.map((call) => call.asTask)).toEqual([false]);
+  });
+
+  it("calls plainly when the server does not declare the tasks capability", async () => {
+    const { runtime, calls } = await jobsSetup({ withTasks: false });
+    const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "now" })` });
+    expect(outcome).toMatchObject({ status: "completed", result: { tool: "slow-report", text: "now" } });
+    expect(calls.map((call) => call.asTask)).toEqual([false]);
+  });
+
+  it("gives up on a task after taskTimeoutMs, rejecting the call", async () => {
+    const { runtime } = await jobsSetup({ taskTimeoutMs: 150 });
+    const outcome = await runtime.execute({
+      code: `async () => {
+        try { await jobs.slow_report({ text: "late" }); return "no error"; } catch (error) { return error.message; }
+      }`,
+    });
+    expect(outcome).toMatchObject({ status: "completed", result: expect.stringMatching(/took longer than 150 ms/) });
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * A low-level SDK `Server` that runs tools as MCP tasks (an InMemoryTaskStore, the tasks
+ * capability for tools/call), for the tests of mcpConnector calling long upstream tools as tasks.
+ */
+import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+
+export interface TaskServer {
+  server: Server;
+  /** Every tools/call the server received: tool name, whether as a task, and `_meta`. */
+  calls: Array<{ name: string; asTask: boolean; meta: unknown }>;
+}
+
+/** How long each task-run tool works before its task ends. */
+export const TASK_WORK_MS = 300;
+
+const input = { type: "object" as const, properties: { text: { type: "string" } } };
+
+/** The tools: a long report (task optional), a required-task job, a failing job, and a plain echo. */
+export const taskTools: Tool[] = [
+  { name: "slow-report", inputSchema: input, execution: { taskSupport: "optional" } },
+  { name: "required-job", inputSchema: input, execution: { taskSupport: "required" } },
+  { name: "broken-job", inputSchema: input, execution: { taskSupport: "optional" } },
+  { name: "echo", inputSchema: input },
+];
+
+function answer(name: string, text: string): CallToolResult {
+  if (name === "broken-job") return { content: [{ type: "text", text: "the build farm is on fire" }], isError: true };
+  return { content: [{ type: "text", text: `${name}: ${text}` }], structuredContent: { tool: name, text } };
+}
+
+/** `withTasks: false` leaves the tasks capability out, as a server that does not support them. */
+export function createTaskServer(options: { withTasks?: boolean } = {}): TaskServer {
+  const withTasks = options.withTasks !== false;
+  const calls: TaskServer["calls"] = [];
+  const server = new Server(
+    { name: "jobs", version: "1.0.0" },
+    {
+      capabilities: withTasks
+        ? { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+        : { tools: {} },
+      ...(withTasks ? { taskStore: new InMemoryTaskStore() } : {}),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: taskTools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, task } = request.params;
+    const text = String(request.params.arguments?.text ?? "");
+    calls.push({ name, asTask: task !== undefined, meta: request.params._meta });
+    if (!task || !extra.taskStore) return answer(name, text);
+    const created = await extra.taskStore.createTask({ ttl: task.ttl ?? null, pollInterval: 50 });
+    const store = extra.taskStore;
+    setTimeout(() => {
+      const result = answer(name, text);
+      // A task cancelled meanwhile refuses a result; nothing is waiting for it.
+      store.storeTaskResult(created.taskId, result.isError ? "failed" : "completed", result).catch(() => undefined);
+    }, TASK_WORK_MS);
+    return { task: created };
+  });
+  return { server, calls };
+}
