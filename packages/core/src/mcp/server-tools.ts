@@ -24,6 +24,7 @@ import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import type { Decision } from "../runtime/operations/decide-input.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
+import { executeWithProgress, type ProgressNote, startProgress } from "./progress.js";
 import * as schemas from "./server-schemas.js";
 
 /** How the tools of one Code Mode MCP server behave (see `CodemodeMcpServerOptions`). */
@@ -69,9 +70,20 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
           case "describe":
             return structured(await runtime.describe(text(args, "target")));
           case "execute": {
-            if (request.params.task && settings.tasks && extra.taskStore)
-              return await executeAsTask(runtime, text(args, "code"), extra.taskStore, settings.tasks);
-            const outcome: DecisionOutcome = await runtime.execute({ code: text(args, "code") });
+            const code = text(args, "code");
+            const token = request.params._meta?.progressToken;
+            if (request.params.task && settings.tasks && extra.taskStore) {
+              // After a CreateTaskResult the request's stream may be gone (Streamable HTTP): no related request id.
+              const send = token === undefined ? undefined : progressSender(token, (note) => server.notification(note));
+              return await executeAsTask(runtime, code, extra.taskStore, settings.tasks, send);
+            }
+            // Without a token the run goes as it always did; with one, its id is needed before it starts.
+            const outcome: DecisionOutcome =
+              token === undefined
+                ? await runtime.execute({ code })
+                : await executeWithProgress(runtime, code, {
+                    send: progressSender(token, (note) => extra.sendNotification(note)),
+                  });
             if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
               return outcomeResult(outcome, settings);
             // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
@@ -125,13 +137,18 @@ async function executeAsTask(
   code: string,
   taskStore: RequestTaskStore,
   tasks: TaskSettings,
+  send?: (note: ProgressNote) => Promise<void>,
 ): Promise<CreateTaskResult> {
   const submitted = await runtime.submit({ code });
   // A refused program is no task: the SDK shows the client a protocol error with the reason.
   if ("status" in submitted) throw new McpError(ErrorCode.InvalidParams, submitted.error);
   const { executionId } = submitted;
+  const stop = send ? startProgress({ runtime, executionId, send }) : undefined;
   // The outcome is recorded in the store; a failure there is the run's to report, not this answer's.
-  const run = runtime.recover({ executionId }).catch(() => []);
+  const run = runtime
+    .recover({ executionId })
+    .catch(() => [])
+    .finally(() => stop?.());
   if (tasks.afterMs > 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise((resolve) => {
@@ -147,6 +164,17 @@ async function executeAsTask(
   });
   const note = `Started as task ${executionId} (the execution id); status ${task.status}. The client polls tasks/get and reads the outcome with tasks/result.`;
   return { task, _meta: { [IMMEDIATE_RESPONSE]: note } };
+}
+
+/** Sends a progress note for the client's `progressToken` through `notify`. */
+function progressSender(
+  progressToken: string | number,
+  notify: (note: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; message: string };
+  }) => Promise<void>,
+): (note: ProgressNote) => Promise<void> {
+  return (note) => notify({ method: "notifications/progress", params: { progressToken, ...note } });
 }
 
 /** What a tool does to the world, as MCP annotations. */

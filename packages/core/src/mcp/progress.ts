@@ -1,0 +1,156 @@
+import { type ExecutionState, errorOutcome, type LogEntry, type Outcome } from "../outcome.js";
+import type { CodemodeRuntime } from "../runtime/interface.js";
+
+/** One `notifications/progress` as the server sends it; `progress` counts up by one from 1. */
+export interface ProgressNote {
+  progress: number;
+  message: string;
+}
+
+export interface StartProgressOptions {
+  /** Read for the run's log and console lines; any store, so it works across processes. */
+  runtime: Pick<CodemodeRuntime, "execution">;
+  executionId: string;
+  /** Sends one notification; a rejection (the connection is gone) ends the progress quietly. */
+  send: (note: ProgressNote) => Promise<void>;
+  /** How often the run is read while it goes on. Default 150 ms. */
+  pollMs?: number;
+  /** Console lines sent at most, over the whole run. Default 50. */
+  maxConsoleLines?: number;
+  /** Characters of one console line sent at most. Default 200. */
+  maxLineLength?: number;
+}
+
+/** Log entry states after which a call has ended (`pending` waits; `executing` goes on). */
+const ENDED = new Set(["applied", "error", "denied", "reverted"]);
+
+/**
+ * Reports a run as MCP progress while it goes on: each call's start and end (connector.method
+ * and seq), console lines (bounded) and the pause, read by polling `runtime.execution` because
+ * the runtime has no per-call hook and the run may be in another process. Polling stops when the
+ * run leaves `running`, when a send fails, or when the returned function is called: it reads the
+ * run one last time (so what happened before the answer is sent before it) and never throws.
+ *
+ * @example
+ * const stop = startProgress({ runtime, executionId, send: (note) => extra.sendNotification(...) });
+ * const [outcome] = await runtime.recover({ executionId });
+ * await stop();
+ */
+export function startProgress(options: StartProgressOptions): () => Promise<void> {
+  const pollMs = options.pollMs ?? 150;
+  const maxConsoleLines = options.maxConsoleLines ?? 50;
+  const maxLineLength = options.maxLineLength ?? 200;
+  const started = new Set<number>();
+  const ended = new Set<number>();
+  let consoleSeen = 0;
+  let consoleSent = 0;
+  let consoleCut = false;
+  let progress = 0;
+  let done = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let reading: Promise<void> = Promise.resolve();
+
+  const send = async (message: string) => {
+    if (done) return;
+    progress += 1;
+    try {
+      await options.send({ progress, message });
+    } catch {
+      done = true;
+    }
+  };
+
+  const report = async (state: ExecutionState) => {
+    for (const entry of [...state.log].sort((a, b) => a.seq - b.seq)) {
+      const name = `${clean(entry.connector, 80)}.${clean(entry.method, 80)}`;
+      if (!started.has(entry.seq)) {
+        started.add(entry.seq);
+        await send(`call started: ${name} (seq ${entry.seq})`);
+      }
+      if (ENDED.has(entry.state) && !ended.has(entry.seq)) {
+        ended.add(entry.seq);
+        await send(`call ended: ${name} (seq ${entry.seq}, ${entry.state})`);
+      }
+    }
+    const lines = state.logs ?? [];
+    for (; consoleSeen < lines.length; consoleSeen++) {
+      if (consoleSent >= maxConsoleLines) {
+        if (!consoleCut) await send("console: further lines are not sent as progress");
+        consoleCut = true;
+        consoleSeen = lines.length;
+        break;
+      }
+      consoleSent += 1;
+      await send(`console: ${clean(String(lines[consoleSeen]), maxLineLength)}`);
+    }
+    if (state.status === "paused") await send(`paused: waiting for ${pendingCalls(state.log)}`);
+  };
+
+  const readOnce = async () => {
+    if (done) return;
+    try {
+      const state = await options.runtime.execution(options.executionId);
+      if (!state) {
+        done = true;
+        return;
+      }
+      await report(state);
+      if (state.status !== "running") done = true;
+    } catch {
+      // A store error ends the progress; the run's outcome reports what failed.
+      done = true;
+    }
+  };
+
+  const poll = () => {
+    reading = readOnce().then(() => {
+      if (!done) timer = setTimeout(poll, pollMs);
+    });
+  };
+  poll();
+
+  return async () => {
+    clearTimeout(timer);
+    await reading;
+    clearTimeout(timer);
+    await readOnce();
+    done = true;
+  };
+}
+
+/**
+ * Runs new code as `execute` does, with progress: stored first (`submit`) so the execution id is
+ * known before the run starts, then run in this process (`recover`) and awaited.
+ */
+export async function executeWithProgress(
+  runtime: CodemodeRuntime,
+  code: string,
+  progress: Omit<StartProgressOptions, "runtime" | "executionId">,
+): Promise<Outcome> {
+  const submitted = await runtime.submit({ code });
+  if ("status" in submitted) return submitted;
+  const { executionId } = submitted;
+  const stop = startProgress({ ...progress, runtime, executionId });
+  try {
+    const [outcome] = await runtime.recover({ executionId });
+    return (
+      outcome ?? (await runtime.outcome(executionId)) ?? errorOutcome(executionId, "NOT_FOUND", "the execution is gone")
+    );
+  } finally {
+    await stop();
+  }
+}
+
+function pendingCalls(log: LogEntry[]): string {
+  const pending = log
+    .filter((entry) => entry.state === "pending")
+    .map((entry) => `${clean(entry.connector, 80)}.${clean(entry.method, 80)} (seq ${entry.seq})`);
+  return pending.length > 0 ? `approval of ${pending.join(", ")}` : "approval";
+}
+
+/** One line, without control or bidi characters (a program's output must not reshape the client's display), cut. */
+function clean(value: string, max: number): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
+  const text = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, " ");
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
