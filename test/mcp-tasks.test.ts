@@ -49,6 +49,33 @@ async function settled(client: Client, taskId: string): Promise<Task> {
   throw new Error(`task ${taskId} stayed working`);
 }
 
+/** A `codemode-mcp --http` process on a free port, and a client connected to it. */
+async function serveHttp(env: Record<string, string>): Promise<{ client: Client; stop: () => Promise<void> }> {
+  const server = spawn(process.execPath, [BIN, "--config", CONFIG, "--http", "0"], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+  const stop = async () => {
+    server.kill("SIGTERM");
+    await exited;
+  };
+  cleanups.push(stop);
+  let stderr = "";
+  const url = await new Promise<URL>((resolve, reject) => {
+    server.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /serving (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(new URL(match[1]!));
+    });
+    server.once("exit", () => reject(new Error(`codemode-mcp exited: ${stderr}`)));
+  });
+  const client = new Client({ name: "tasks-http-client", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  cleanups.push(() => client.close());
+  return { client, stop };
+}
+
 describe("issue 27: MCP tasks over stdio, across processes", () => {
   const store = `sqlite:${join(directory, "tasks.sqlite")}`;
   const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-tasks-${randomUUID().slice(0, 8)}` };
@@ -97,37 +124,10 @@ describe("issue 27: MCP tasks over Streamable HTTP, across processes", () => {
   const store = `sqlite:${join(directory, "tasks-http.sqlite")}`;
   const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-tasks-http-${randomUUID().slice(0, 8)}` };
 
-  /** A `codemode-mcp --http` process on a free port, and a client connected to it. */
-  async function serveHttp(): Promise<{ client: Client; stop: () => Promise<void> }> {
-    const server = spawn(process.execPath, [BIN, "--config", CONFIG, "--http", "0"], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
-    const stop = async () => {
-      server.kill("SIGTERM");
-      await exited;
-    };
-    cleanups.push(stop);
-    let stderr = "";
-    const url = await new Promise<URL>((resolve, reject) => {
-      server.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const match = /serving (http:\/\/\S+)/.exec(stderr);
-        if (match) resolve(new URL(match[1]!));
-      });
-      server.once("exit", () => reject(new Error(`codemode-mcp exited: ${stderr}`)));
-    });
-    const client = new Client({ name: "tasks-http-client", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(url));
-    cleanups.push(() => client.close());
-    return { client, stop };
-  }
-
   it(
     "a paused run answers a task; approved from the CLI; the client comes back to a new server process and gets the result",
     async () => {
-      const first = await serveHttp();
+      const first = await serveHttp(env);
       const created = await executeAsTask(first.client, GATED_PROGRAM);
       expect(await settled(first.client, created.taskId)).toMatchObject({ status: "input_required" });
       await first.client.close();
@@ -136,10 +136,43 @@ describe("issue 27: MCP tasks over Streamable HTTP, across processes", () => {
       const approved = await codemode(["--config", CLI_CONFIG, "approve", created.taskId], env);
       expect(approved.code, approved.stderr).toBe(0);
 
-      const second = await serveHttp();
+      const second = await serveHttp(env);
       expect(await second.client.experimental.tasks.getTask(created.taskId)).toMatchObject({ status: "completed" });
       const result = await second.client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
       expect(structuredOf(result)).toMatchObject({ status: "completed", executionId: created.taskId, result: 101 });
+    },
+    TIMEOUT,
+  );
+});
+
+describe("issue 27: a task's progress over Streamable HTTP", () => {
+  const store = `sqlite:${join(directory, "tasks-progress.sqlite")}`;
+  const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-progress-http-${randomUUID().slice(0, 8)}` };
+
+  it(
+    "notifications arrive in order after the task is returned, while a 20-call program runs",
+    async () => {
+      const { client } = await serveHttp(env);
+      const code =
+        "async () => { let found = 0; for (let i = 0; i < 20; i++) found += (await tickets.list({ status: 's' + i })).length; return found; }";
+      const messages: string[] = [];
+      const created = await client.request(
+        { method: "tools/call", params: { name: "execute", arguments: { code } } },
+        CreateTaskResultSchema,
+        { task: { ttl: 3_600_000 }, onprogress: (note) => messages.push(String(note.message)) },
+      );
+      const ended = "call ended: tickets.list (seq 19, applied)";
+      for (let attempt = 0; attempt < 200 && !messages.includes(ended); attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const calls = messages.filter((message) => message.startsWith("call "));
+      expect(calls).toEqual(
+        Array.from({ length: 20 }, (_, seq) => [
+          `call started: tickets.list (seq ${seq})`,
+          `call ended: tickets.list (seq ${seq}, applied)`,
+        ]).flat(),
+      );
+      const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+      expect(structuredOf(result)).toMatchObject({ status: "completed", result: 20 });
     },
     TIMEOUT,
   );
