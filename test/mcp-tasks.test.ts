@@ -145,6 +145,30 @@ describe("issue 27: MCP tasks over Streamable HTTP, across processes", () => {
   );
 });
 
+describe("issue 27: tasks/cancel from a new server process", () => {
+  const store = `sqlite:${join(directory, "tasks-cancel.sqlite")}`;
+  const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-cancel-${randomUUID().slice(0, 8)}` };
+
+  it(
+    "a task paused in one server process is cancelled through another: the run ends rejected, and a plain client still gets today's answer",
+    async () => {
+      const first = await serveHttp(env);
+      const created = await executeAsTask(first.client, GATED_PROGRAM);
+      expect(await settled(first.client, created.taskId)).toMatchObject({ status: "input_required" });
+      await first.client.close();
+      await first.stop();
+      const second = await serveHttp(env);
+      expect(await second.client.experimental.tasks.cancelTask(created.taskId)).toMatchObject({ status: "cancelled" });
+      expect(await second.client.experimental.tasks.getTask(created.taskId)).toMatchObject({ status: "cancelled" });
+      const shown = await codemode(["--config", CLI_CONFIG, "show", created.taskId, "--json"], env);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ status: "rejected" });
+      const plain = structuredOf(await second.client.callTool({ name: "execute", arguments: { code: GATED_PROGRAM } }));
+      expect(plain).toMatchObject({ status: "paused" });
+    },
+    TIMEOUT,
+  );
+});
+
 describe("issue 27: a task's progress over Streamable HTTP", () => {
   const store = `sqlite:${join(directory, "tasks-progress.sqlite")}`;
   const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-progress-http-${randomUUID().slice(0, 8)}` };
