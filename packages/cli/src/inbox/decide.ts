@@ -1,15 +1,7 @@
 import { CodemodeError, type ErrorOutcome, type Outcome } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
 import type { DecisionRequest } from "./decide-form.js";
-import {
-  appliedAnswer,
-  busy,
-  type DecisionAnswer,
-  decidedByRequest,
-  notFound,
-  short,
-  staleAnswer,
-} from "./decision-words.js";
+import { appliedAnswer, busy, type DecisionAnswer, notFound, short, staleAnswer } from "./decision-words.js";
 import type { InboxQueue, InboxRuntime } from "./inbox-options.js";
 
 export type { DecisionAnswer } from "./decision-words.js";
@@ -39,14 +31,13 @@ export async function decide(
       const answer = await queued(runtime, queue, request, only.seq);
       if (answer) return answer;
     }
-    const since = Date.now();
     const outcome = await runtime.decide({
       executionId,
       decisions: request.decisions,
       by: request.by,
       ...(request.reason ? { reason: request.reason } : {}),
     });
-    return await answerOf(runtime, request, outcome, since);
+    return await answerOf(runtime, request, outcome);
   } catch (error) {
     const code = CodemodeError.isInstance(error) ? error.code : undefined;
     if (code === "BUSY") return busy(executionId);
@@ -59,14 +50,13 @@ export async function decide(
   }
 }
 
-async function answerOf(runtime: InboxRuntime, request: Decide, outcome: Outcome, since: number) {
+async function answerOf(runtime: InboxRuntime, request: Decide, outcome: Outcome) {
   if (outcome.status !== "error") return appliedAnswer(request, outcome, outcome.calls ?? []);
   if (REFUSALS.has(outcome.code)) return refusal(request, outcome);
   if (outcome.code !== "NOT_PAUSED") return appliedAnswer(request, outcome, outcome.calls ?? []);
-  // NOT_PAUSED is a stale click, or the run a denial of this very request ended: the log says which.
+  // NOT_PAUSED from decide is always a refusal (a run a denial ended answers APPROVAL_DENIED): a stale click.
   const execution = await runtime.execution(request.executionId);
   if (!execution) return notFound(request.executionId);
-  if (decidedByRequest(request, execution.log, since)) return appliedAnswer(request, outcome, execution.log, execution);
   return staleAnswer(request, execution);
 }
 

@@ -28,12 +28,7 @@ const VERBS = { approve: "Approved", deny: "Denied", edit: "Edited" } as const;
  * arguments), which were denied or failed, and how the run stands — completed, still pending
  * at which actions, or ended.
  */
-export function appliedAnswer(
-  request: Decide,
-  outcome: Outcome,
-  log: readonly LogEntry[],
-  ended?: ExecutionState | null,
-): DecisionAnswer {
+export function appliedAnswer(request: Decide, outcome: Outcome, log: readonly LogEntry[]): DecisionAnswer {
   const entries = new Map(log.map((entry) => [entry.seq, entry]));
   const decided = request.decisions.map(({ seq }) => {
     const entry = entries.get(seq);
@@ -82,15 +77,6 @@ export function appliedAnswer(
       pending: [],
       message: `${what}; the run ended rejected: ${outcome.error.replace(/^execution \S+ was rejected: /, "")}.${failures}`,
     };
-  if (ended && outcome.code === "NOT_PAUSED")
-    return {
-      ok: true,
-      tone: ended.status === "completed" ? tone : "warn",
-      status: ended.status,
-      decided,
-      pending: [],
-      message: `${what}; the run ended ${ended.status}${ended.error ? `: ${ended.error}` : ""}.${failures}`,
-    };
   return {
     ok: true,
     tone: "warn",
@@ -100,19 +86,6 @@ export function appliedAnswer(
     pending: [],
     message: `${what}; then the run failed: ${outcome.code}: ${outcome.error}${failures}`,
   };
-}
-
-/**
- * Whether the log shows these decisions as made by this request (NOT_PAUSED after them: the run
- * moved on and someone asked again; the log tells that apart from a stale decision): each seq
- * decided as asked, by this person, since the request started.
- */
-export function decidedByRequest(request: Decide, log: readonly LogEntry[], since: number): boolean {
-  const entries = new Map(log.map((entry) => [entry.seq, entry]));
-  return request.decisions.every(({ seq, decision }) => {
-    const made = entries.get(seq)?.decision;
-    return made !== undefined && made.at >= since && made.by === request.by && (made.decision ?? decision) === decision;
-  });
 }
 
 /** Someone decided first: say who and when, from the audit trail. */
