@@ -352,4 +352,37 @@ describe("codemode approve, deny and decide on batched pauses", () => {
     },
     TIMEOUT,
   );
+
+  it(
+    "R-MCP-T: codemode cancel rejects a paused run with its pending calls closed (CANCELLED); an ended run exits 4, an unknown id 3",
+    async () => {
+      const executionId = await paused(TWO_TICKETS);
+      const cancelled = await cli("cancel", executionId, "--reason", HOSTILE_REASON);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      expect(cancelled.stdout).toBe(`Cancelled ${executionId}; the run ended rejected (CANCELLED).\n`);
+      const state = await execution(executionId);
+      expect(state).toMatchObject({ status: "rejected", errorCode: "CANCELLED" });
+      expect(state.error).toBe(`cancelled by ops: ${HOSTILE_REASON}`);
+      expect(states(state)).toEqual([
+        [0, "error"],
+        [1, "error"],
+      ]);
+      const shown = await cli("show", executionId);
+      expect(shown.stdout).toContain("CANCELLED: cancelled by ops: \\u{1b}]52;c;");
+      for (const raw of RAW_CONTROLS) expect(shown.stdout).not.toContain(raw);
+
+      const again = await cli("cancel", executionId, "--json");
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ executionId, result: "cancelled", status: "rejected" });
+      const done = await runtime.execute({ code: "async () => 1" });
+      const ended = await cli("cancel", done.executionId);
+      expect(ended.code).toBe(4);
+      expect(problemLine(ended)).toBe(
+        `codemode: execution ${done.executionId} has ended (completed); there is nothing to cancel`,
+      );
+      const unknown = await cli("cancel", "no-such-run");
+      expect(unknown.code).toBe(3);
+    },
+    TIMEOUT,
+  );
 });

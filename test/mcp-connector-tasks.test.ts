@@ -19,7 +19,7 @@ afterEach(async () => {
 /** A per-request timeout well under the tasks' work, so a plain tools/call would be cut. */
 const SHORT_TIMEOUT_MS = 100;
 
-async function jobsSetup(options: { withTasks?: boolean; taskTimeoutMs?: number } = {}) {
+async function jobsSetup(options: { withTasks?: boolean; taskTimeoutMs?: number; passTimeoutMs?: number } = {}) {
   const jobsServer = createTaskServer({ withTasks: options.withTasks ?? true });
   const client = await connectInMemory(jobsServer.server);
   clients.push(client);
@@ -30,7 +30,10 @@ async function jobsSetup(options: { withTasks?: boolean; taskTimeoutMs?: number 
     timeoutMs: SHORT_TIMEOUT_MS,
     ...(options.taskTimeoutMs ? { taskTimeoutMs: options.taskTimeoutMs } : {}),
   });
-  const runtime = createCodemodeRuntime({ connectors: [jobs] });
+  const runtime = createCodemodeRuntime({
+    connectors: [jobs],
+    ...(options.passTimeoutMs ? { limits: { timeoutMs: options.passTimeoutMs } } : {}),
+  });
   runtimes.push(runtime);
   return { ...jobsServer, runtime };
 }
@@ -90,5 +93,32 @@ describe("mcpConnector: upstream tools run as tasks", () => {
       }`,
     });
     expect(outcome).toMatchObject({ status: "completed", result: expect.stringMatching(/took longer than 150 ms/) });
+  });
+
+  it("the wait counts against the pass's time limit: at the pass's deadline the call ends and the upstream task is cancelled", async () => {
+    const { runtime, taskStatuses } = await jobsSetup({ passTimeoutMs: 150 });
+    const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "late" })` });
+    expect(outcome).toMatchObject({ status: "error", code: "TIMEOUT" });
+    // The upstream wait ended with the pass: its task is cancelled, not left to complete later.
+    let statuses = await taskStatuses();
+    while (statuses[0] === "working") {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      statuses = await taskStatuses();
+    }
+    expect(statuses).toEqual(["cancelled"]);
+  });
+
+  it("a cancelled run stops waiting for the upstream task and cancels it (runtime.cancel)", async () => {
+    const { runtime, calls, taskStatuses } = await jobsSetup();
+    const running = runtime.execute({ code: `async () => jobs.slow_report({ text: "never mind" })` });
+    while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const [listed] = (await runtime.executions({ status: "running" })).items;
+    expect(await runtime.cancel({ executionId: listed!.id, by: "ops" })).toMatchObject({ result: "cancelled" });
+    const outcome = await running;
+    expect(outcome).toMatchObject({ status: "error", code: "CANCELLED" });
+    expect(outcome.calls?.map((call) => [call.state, call.error])).toEqual([
+      ["error", "jobs.slow-report: the run was cancelled while the upstream task ran"],
+    ]);
+    expect(await taskStatuses()).toEqual(["cancelled"]);
   });
 });

@@ -169,6 +169,35 @@ describe("issue 27: tasks/cancel from a new server process", () => {
   );
 });
 
+describe("issue 27: tasks/cancel stops a running pass in another server process", () => {
+  const store = `sqlite:${join(directory, "tasks-cancel-running.sqlite")}`;
+  const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-cancel-run-${randomUUID().slice(0, 8)}` };
+
+  it(
+    "a task whose program never yields, run by one server process, is cancelled through another: the pass stops and the run ends rejected (CANCELLED)",
+    async () => {
+      const first = await serveHttp(env);
+      const created = await executeAsTask(first.client, "async () => { for (;;) {} }");
+      expect(await first.client.experimental.tasks.getTask(created.taskId)).toMatchObject({ status: "working" });
+      const second = await serveHttp(env);
+      // The second process cannot reach the pass: it leaves a request in the store, which the
+      // first reads within a second; the answer comes once the run has ended.
+      expect(await second.client.experimental.tasks.cancelTask(created.taskId)).toMatchObject({ status: "cancelled" });
+      const shown = await codemode(["--config", CLI_CONFIG, "show", created.taskId, "--json"], env);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ status: "rejected", errorCode: "CANCELLED" });
+      const task = await first.client.experimental.tasks.getTask(created.taskId);
+      expect(task).toMatchObject({ status: "cancelled" });
+      expect(task.statusMessage).toContain("cancelled by MCP client (tasks/cancel)");
+      const result = await first.client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+      expect(structuredOf(result)).toMatchObject({ status: "error", code: "CANCELLED", executionId: created.taskId });
+      // The first server process is still serving: its pass ended, not the process.
+      const after = structuredOf(await first.client.callTool({ name: "execute", arguments: { code: FREE_PROGRAM } }));
+      expect(after).toMatchObject({ status: "completed" });
+    },
+    TIMEOUT,
+  );
+});
+
 describe("issue 27: a task's progress over Streamable HTTP", () => {
   const store = `sqlite:${join(directory, "tasks-progress.sqlite")}`;
   const env = { CODEMODE_TEST_STORE: store, CODEMODE_TEST_NAME: `mcp-progress-http-${randomUUID().slice(0, 8)}` };
@@ -225,10 +254,35 @@ describe("issue 27: MCP tasks in memory", () => {
     expect(await client.experimental.tasks.cancelTask(created.taskId)).toMatchObject({ status: "cancelled" });
     expect(await runtime.execution(created.taskId)).toMatchObject({ status: "rejected" });
     const result = await client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
-    // Read back from the store, a rejected run is the runtime's stored outcome: an error that says who ended it.
-    expect(structuredOf(result)).toMatchObject({ status: "error", code: "NOT_PAUSED", executionId: created.taskId });
+    // Read back from the store, a cancelled run is the runtime's stored outcome: an error that says who ended it.
+    expect(structuredOf(result)).toMatchObject({ status: "error", code: "CANCELLED", executionId: created.taskId });
     expect(String(structuredOf(result).error)).toContain("cancelled the task");
     await expect(client.experimental.tasks.cancelTask(created.taskId)).rejects.toThrow(/terminal/);
+  });
+
+  it("a task's progress follows the run past its pause: once approved, the rest of the run is reported too", async () => {
+    const { runtime, client } = await connect();
+    const messages: string[] = [];
+    const created = await client.request(
+      { method: "tools/call", params: { name: "execute", arguments: { code: GATED_PROGRAM } } },
+      CreateTaskResultSchema,
+      { task: { ttl: 3_600_000 }, onprogress: (note) => messages.push(String(note.message)) },
+    );
+    const { taskId } = created.task;
+    const pausedNote = "paused: waiting for approval of tickets.create (seq 1)";
+    for (let attempt = 0; attempt < 200 && !messages.includes(pausedNote); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await runtime.approve({ executionId: taskId })).toMatchObject({ status: "completed" });
+    const ended = "call ended: tickets.create (seq 1, applied)";
+    for (let attempt = 0; attempt < 200 && !messages.includes(ended); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(messages.filter((message) => !message.startsWith("console:"))).toEqual([
+      "call started: tickets.list (seq 0)",
+      "call ended: tickets.list (seq 0, applied)",
+      "call started: tickets.create (seq 1)",
+      pausedNote,
+      ended,
+    ]);
   });
 
   it("with taskAfterMs a quick run's task has already completed; tasks/list hands out no ids (an id is a bearer token)", async () => {

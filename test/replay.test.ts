@@ -518,10 +518,26 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
     const executionId = paused.executionId;
     expectCompleted(await runtime.approve({ executionId }));
     const contexts = [calls.list_items![0]!.context, calls.read![0]!.context, calls.create_order![0]!.context];
+    // Each call also gets its pass's signal (aborted on cancel) and deadline (its time limit).
+    const passParts = { signal: expect.any(AbortSignal), deadline: expect.any(Number) };
     expect(contexts).toEqual([
-      { executionId, seq: 0, idempotencyKey: `${executionId}:0`, connector: "shop", method: "list_items" },
-      { executionId, seq: 1, idempotencyKey: `${executionId}:1`, connector: "shop", method: "read" },
-      { executionId, seq: 2, idempotencyKey: `${executionId}:2`, connector: "shop", method: "create_order" },
+      {
+        executionId,
+        seq: 0,
+        idempotencyKey: `${executionId}:0`,
+        connector: "shop",
+        method: "list_items",
+        ...passParts,
+      },
+      { executionId, seq: 1, idempotencyKey: `${executionId}:1`, connector: "shop", method: "read", ...passParts },
+      {
+        executionId,
+        seq: 2,
+        idempotencyKey: `${executionId}:2`,
+        connector: "shop",
+        method: "create_order",
+        ...passParts,
+      },
     ]);
   });
 });

@@ -15,6 +15,8 @@ export interface TaskServer {
   server: Server;
   /** Every tools/call the server received: tool name, whether as a task, and `_meta`. */
   calls: Array<{ name: string; asTask: boolean; meta: unknown }>;
+  /** The status of each task the server created, by task id, read from its task store. */
+  taskStatuses(): Promise<string[]>;
 }
 
 /** How long each task-run tool works before its task ends. */
@@ -39,13 +41,15 @@ function answer(name: string, text: string): CallToolResult {
 export function createTaskServer(options: { withTasks?: boolean } = {}): TaskServer {
   const withTasks = options.withTasks !== false;
   const calls: TaskServer["calls"] = [];
+  const taskStore = new InMemoryTaskStore();
+  const taskIds: string[] = [];
   const server = new Server(
     { name: "jobs", version: "1.0.0" },
     {
       capabilities: withTasks
         ? { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
         : { tools: {} },
-      ...(withTasks ? { taskStore: new InMemoryTaskStore() } : {}),
+      ...(withTasks ? { taskStore } : {}),
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: taskTools }));
@@ -56,6 +60,7 @@ export function createTaskServer(options: { withTasks?: boolean } = {}): TaskSer
     if (!task || !extra.taskStore) return answer(name, text);
     const created = await extra.taskStore.createTask({ ttl: task.ttl ?? null, pollInterval: 50 });
     const store = extra.taskStore;
+    taskIds.push(created.taskId);
     setTimeout(() => {
       const result = answer(name, text);
       // A task cancelled meanwhile refuses a result; nothing is waiting for it.
@@ -63,5 +68,7 @@ export function createTaskServer(options: { withTasks?: boolean } = {}): TaskSer
     }, TASK_WORK_MS);
     return { task: created };
   });
-  return { server, calls };
+  const taskStatuses = async () =>
+    Promise.all(taskIds.map(async (taskId) => (await taskStore.getTask(taskId))?.status ?? "gone"));
+  return { server, calls, taskStatuses };
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import type { ExitState } from "./command-context.js";
+import { registerCancel } from "./commands/cancel.js";
 import { registerDecisions } from "./commands/decide.js";
 import { registerInbox } from "./commands/inbox.js";
 import { registerListings } from "./commands/list.js";
@@ -29,7 +30,7 @@ See docs/operating.md.`;
 export function createProgram(state: ExitState): Command {
   const program = new Command("codemode")
     .description(
-      "Operate a Code Mode runtime: list and inspect executions, approve, edit, deny or reject paused calls, roll back, expire, recover, check paused runs against changed tools, and serve an approval inbox.",
+      "Operate a Code Mode runtime: list and inspect executions, approve, edit, deny or reject paused calls, cancel runs, roll back, expire, recover, check paused runs against changed tools, and serve an approval inbox.",
     )
     .option("-c, --config <module>", "the config module that exports your runtime (.ts, .js, .mjs)")
     .option("--json", "print the result as JSON (errors as { error } on stdout too)")
@@ -42,6 +43,7 @@ export function createProgram(state: ExitState): Command {
   registerListings(program, register);
   registerShow(program, register);
   registerDecisions(program, register);
+  registerCancel(program, register);
   registerMaintenance(program, register);
   registerReplayCheck(program, register);
   registerSurgery(program, register);

@@ -35,6 +35,7 @@ export { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntim
 export type { DescribeOutput, SearchOutput } from "./runtime/discovery.js";
 export type { ExecutionSummary } from "./runtime/log-view.js";
 export type { ApproveInput } from "./runtime/operations/approve.js";
+export type { CancelInput, CancelReport } from "./runtime/operations/cancel.js";
 export type { DecideInput, Decision } from "./runtime/operations/decide-input.js";
 export type { ForkInput } from "./runtime/operations/fork.js";
 export type { ListQuery, Page, PendingQuery } from "./runtime/operations/list.js";

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "BUSY",
   "INVALID_DECISION",
   "APPROVAL_DENIED",
+  "CANCELLED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

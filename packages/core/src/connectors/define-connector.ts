@@ -31,6 +31,17 @@ export interface ToolContext {
   idempotencyKey: string;
   connector: string;
   method: string;
+  /**
+   * Aborted when the run is cancelled (`runtime.cancel`) while the call runs: a long call should
+   * stop and reject. Present on calls a pass makes.
+   */
+  signal?: AbortSignal;
+  /**
+   * When the pass's time limit (`timeoutMs`) runs out, in epoch milliseconds. A call may outlive
+   * its pass (it is recorded when it ends, R-RP-7), but a wait that should count against the
+   * pass's limit ends here. Present on calls a pass makes.
+   */
+  deadline?: number;
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown> {

@@ -4,6 +4,16 @@ import { type StoreKeys, storeKeys } from "./keys.js";
 import { type KeyvAccess, keyvAccess } from "./keyv-access.js";
 
 const SEQ_BLOCK = 32;
+/** The longest cancel request read from the store, and the longest `by` and `reason` kept of it. */
+const MAX_CANCEL_CHARS = 10_000;
+const MAX_CANCEL_TEXT = 1_000;
+
+/** Who asked to cancel a run, when and why (`runtime.cancel`). */
+export interface CancelRequest {
+  at: number;
+  by?: string;
+  reason?: string;
+}
 
 /**
  * Executions and their log entries over a Keyv store. Recording a call writes that one entry
@@ -115,9 +125,47 @@ export class ExecutionStore {
   }
 
   async deleteExecution(head: ExecutionHead): Promise<void> {
-    const keys = [this.keys.head(head.id), this.keys.code(head.id), this.keys.result(head.id)];
+    const keys = [
+      this.keys.head(head.id),
+      this.keys.code(head.id),
+      this.keys.result(head.id),
+      this.keys.cancel(head.id),
+    ];
     for (let seq = 0; seq < head.seqLimit; seq++) keys.push(this.keys.entry(head.id, seq));
     await this.access.deleteMany(keys, "delete an execution");
+  }
+
+  /**
+   * Asks whoever runs the execution to stop it (`runtime.cancel`): written without its lease,
+   * which a running pass holds, and kept for `ttlMs` (a pass that never reads it needs it no longer).
+   */
+  async requestCancel(executionId: string, request: CancelRequest, ttlMs: number): Promise<void> {
+    await this.guard("ask to cancel an execution", () =>
+      this.keyv.set(this.keys.cancel(executionId), JSON.stringify(request), ttlMs),
+    );
+  }
+
+  /**
+   * The cancel request of an execution, if any. What the store holds is read as hostile: only a
+   * well-formed request counts, with its texts bounded; anything else is no request.
+   */
+  async readCancel(executionId: string): Promise<CancelRequest | undefined> {
+    const text = await this.guard("read a cancel request", () => this.keyv.get(this.keys.cancel(executionId)));
+    if (typeof text !== "string" || text.length > MAX_CANCEL_CHARS) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (typeof value !== "object" || value === null) return undefined;
+    const { at, by, reason } = value as Record<string, unknown>;
+    if (typeof at !== "number" || !Number.isFinite(at)) return undefined;
+    return {
+      at,
+      ...(typeof by === "string" ? { by: by.slice(0, MAX_CANCEL_TEXT) } : {}),
+      ...(typeof reason === "string" ? { reason: reason.slice(0, MAX_CANCEL_TEXT) } : {}),
+    };
   }
 
   async getRaw(key: string): Promise<unknown> {

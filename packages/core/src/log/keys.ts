@@ -9,6 +9,8 @@ export function storeKeys(runtimeName: string) {
     code: (executionId: string) => `${base}:c:${executionId}`,
     result: (executionId: string) => `${base}:r:${executionId}`,
     entry: (executionId: string, seq: number) => `${base}:e:${executionId}:${seq}`,
+    /** A request to cancel a running execution, read by the process whose pass runs it. */
+    cancel: (executionId: string) => `${base}:k:${executionId}`,
     snippets: `${base}:snippets`,
     lock: (executionId: string) => `${base}:lock:${executionId}`,
     snippetsLock: `${base}:lock:snippets`,

@@ -100,7 +100,12 @@ export function mcpToolDefinition(
         _meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey },
       };
       // Decided per call: the server's capabilities are known once connected, whatever the order.
-      if (runsAsTask(client, tool)) return callToolAsTask(client, params, label, options);
+      if (runsAsTask(client, tool))
+        return callToolAsTask(client, params, label, {
+          ...options,
+          ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+          ...(context.signal ? { signal: context.signal } : {}),
+        });
       return unwrapToolResult(await client.callTool(params, undefined, requestOptions), label);
     },
   };

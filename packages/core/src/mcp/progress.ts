@@ -15,6 +15,14 @@ export interface StartProgressOptions {
   send: (note: ProgressNote) => Promise<void>;
   /** How often the run is read while it goes on. Default 150 ms. */
   pollMs?: number;
+  /**
+   * Follow the run past its pauses (for a task): while paused it is read every `followPausedMs`,
+   * and once approved, in any process, its calls and next pause are reported too, until it ends,
+   * a send fails, or `maxFollowMs` has passed. Without it, progress ends at the first pause.
+   */
+  followPausedMs?: number;
+  /** How long a run is followed at most (with `followPausedMs`). Default 24 h. */
+  maxFollowMs?: number;
   /** Console lines sent at most, over the whole run. Default 50. */
   maxConsoleLines?: number;
   /** Characters of one console line sent at most. Default 200. */
@@ -49,6 +57,10 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
   let done = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reading: Promise<void> = Promise.resolve();
+  let lastPause = "";
+  let paused = false;
+  const follow = options.followPausedMs !== undefined;
+  const followUntil = Date.now() + (options.maxFollowMs ?? 24 * 60 * 60_000);
 
   const send = async (message: string) => {
     if (done) return;
@@ -83,7 +95,10 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
       consoleSent += 1;
       await send(`console: ${clean(String(lines[consoleSeen]), maxLineLength)}`);
     }
-    if (state.status === "paused") await send(`paused: waiting for ${pendingCalls(state.log)}`);
+    // Once per pause: a run followed past its pauses is read many times while it waits.
+    const pause = state.status === "paused" ? pendingCalls(state.log) : "";
+    if (pause && pause !== lastPause) await send(`paused: waiting for ${pause}`);
+    lastPause = pause;
   };
 
   const readOnce = async () => {
@@ -95,7 +110,9 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
         return;
       }
       await report(state);
-      if (state.status !== "running") done = true;
+      paused = state.status === "paused";
+      if (state.status !== "running" && !(follow && paused)) done = true;
+      if (follow && Date.now() > followUntil) done = true;
     } catch {
       // A store error ends the progress; the run's outcome reports what failed.
       done = true;
@@ -104,7 +121,10 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
 
   const poll = () => {
     reading = readOnce().then(() => {
-      if (!done) timer = setTimeout(poll, pollMs);
+      if (done) return;
+      timer = setTimeout(poll, paused ? (options.followPausedMs as number) : pollMs);
+      // A run that waits for a person keeps no process alive.
+      if (paused) timer.unref?.();
     });
   };
   poll();

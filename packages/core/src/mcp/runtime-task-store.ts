@@ -99,6 +99,9 @@ async function messageFor(runtime: CodemodeRuntime, execution: ExecutionState): 
     case "rolled_back":
       return "Rolled back by an operator.";
     case "rejected":
+      if (execution.errorCode === "CANCELLED") return `The run was ${execution.error ?? "cancelled"}.`;
+      if (execution.errorCode === "APPROVAL_DENIED")
+        return `A person denied an action: ${execution.error ?? "denied"}.`;
       return "A person rejected a pending action; it did not run.";
     default:
       return undefined;
@@ -106,21 +109,21 @@ async function messageFor(runtime: CodemodeRuntime, execution: ExecutionState): 
 }
 
 /**
- * tasks/cancel: a paused run is rejected (its pending actions do not run, the run ends
- * `rejected`). A running pass is not stopped: the runtime has no way to interrupt it from
- * another request, so the client is told so rather than shown a cancel that did not happen.
+ * tasks/cancel: the run is cancelled wherever it stands (`runtime.cancel`): a paused run is
+ * rejected with its pending actions closed, a running pass is stopped, in this server process or
+ * another, and the run ends `rejected` (the task `cancelled`). A pass elsewhere that has not
+ * stopped within the wait reads the request soon after; tasks/get says `cancelled` then.
  */
 async function cancel(runtime: CodemodeRuntime, executionId: string): Promise<void> {
-  const execution = await runtime.execution(executionId);
-  if (execution?.status !== "paused")
+  const report = await runtime.cancel({
+    executionId,
+    by: "MCP client (tasks/cancel)",
+    reason: "The MCP client cancelled the task.",
+  });
+  if (report.result === "not_found") throw new McpError(ErrorCode.InvalidParams, `Task not found: ${executionId}`);
+  if (report.result === "ended")
     throw new McpError(
       ErrorCode.InvalidParams,
-      `Execution ${executionId} is ${execution?.status ?? "gone"}: only a run paused for approval can be cancelled`,
+      `Execution ${executionId} has ended (${report.status}): nothing to cancel`,
     );
-  const pending = (await runtime.pending({ executionId })).items;
-  const reason = "The MCP client cancelled the task.";
-  // Rejecting one pending action ends the run rejected; the others never run.
-  const first = pending[0];
-  if (!first || !(await runtime.reject({ executionId, seq: first.seq, by: "MCP client (tasks/cancel)", reason })))
-    throw new McpError(ErrorCode.InvalidParams, `Execution ${executionId} has no pending action to reject`);
 }

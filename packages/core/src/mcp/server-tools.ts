@@ -143,12 +143,12 @@ async function executeAsTask(
   // A refused program is no task: the SDK shows the client a protocol error with the reason.
   if ("status" in submitted) throw new McpError(ErrorCode.InvalidParams, submitted.error);
   const { executionId } = submitted;
-  const stop = send ? startProgress({ runtime, executionId, send }) : undefined;
+  // A task's progress follows the run past its pauses: approved in any process, the rest of the
+  // run is reported too, until it ends (or the connection goes).
+  if (send)
+    startProgress({ runtime, executionId, send, followPausedMs: tasks.pollIntervalMs, maxFollowMs: tasks.ttlMs });
   // The outcome is recorded in the store; a failure there is the run's to report, not this answer's.
-  const run = runtime
-    .recover({ executionId })
-    .catch(() => [])
-    .finally(() => stop?.());
+  const run = runtime.recover({ executionId }).catch(() => []);
   if (tasks.afterMs > 0) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise((resolve) => {

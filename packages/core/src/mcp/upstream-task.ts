@@ -26,14 +26,18 @@ export interface UpstreamTaskOptions {
   timeoutMs?: number;
   /** The whole wait for the task, polls included. */
   taskTimeoutMs: number;
+  /** The calling pass's time limit (epoch ms): the wait counts against it, whichever ends first. */
+  deadline?: number;
+  /** The run was cancelled: stop waiting and cancel the upstream task. */
+  signal?: AbortSignal;
 }
 
 /**
  * Calls a tool as an upstream task and awaits its end: `tools/call` creates the task, `tasks/get`
  * is polled at the server's `pollInterval`, and the result is unwrapped like a plain call's. Each
  * request gets the per-request timeout, so a long task is not cut by it; the whole wait is bounded
- * by `taskTimeoutMs`, after which the task is cancelled upstream (best effort) and the call
- * rejects. A task that ends failed or cancelled, or with an `isError` result, rejects the call.
+ * by `taskTimeoutMs` and by the calling pass's own deadline, whichever comes first, and ends when
+ * the run is cancelled; then the task is cancelled upstream (best effort) and the call rejects. A task that ends failed or cancelled, or with an `isError` result, rejects the call.
  *
  * @example
  * const result = await callToolAsTask(client, { name: "build", arguments: {} }, "ci.build", { taskTimeoutMs: 600_000 });
@@ -46,10 +50,18 @@ export async function callToolAsTask(
 ): Promise<unknown> {
   const tasks = client.experimental!.tasks;
   const deadline = new AbortController();
+  const passLeft = options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline - Date.now();
+  const why =
+    passLeft < options.taskTimeoutMs
+      ? `${label}: the pass's time limit ran out while the upstream task ran`
+      : `${label}: the upstream task took longer than ${options.taskTimeoutMs} ms`;
   const timer = setTimeout(
-    () => deadline.abort(new Error(`${label}: the upstream task took longer than ${options.taskTimeoutMs} ms`)),
-    options.taskTimeoutMs,
+    () => deadline.abort(new Error(why)),
+    Math.max(0, Math.min(passLeft, options.taskTimeoutMs)),
   );
+  const cancelled = () => deadline.abort(new Error(`${label}: the run was cancelled while the upstream task ran`));
+  if (options.signal?.aborted) cancelled();
+  options.signal?.addEventListener("abort", cancelled, { once: true });
   let last: Task | undefined;
   try {
     const stream = tasks.callToolStream(params, CallToolResultSchema, {
@@ -66,6 +78,7 @@ export async function callToolAsTask(
     throw new Error(`${label}: the upstream task ended without a result`);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener("abort", cancelled);
   }
 }
 

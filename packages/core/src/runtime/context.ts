@@ -7,14 +7,15 @@ import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
 import type { LeaseSettings } from "../log/lease.js";
 import type { LockProvider } from "../log/lock.js";
 import type { Executor } from "../sandbox/executor.js";
+import type { IsolateReuse } from "../sandbox/isolate-reuse.js";
 import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
-import type { IsolateReuse } from "../sandbox/warm-isolates.js";
 import { createWorkerThreadExecutor } from "../sandbox/worker-thread-executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
 import type { Telemetry } from "../telemetry/interface.js";
 import { createTelemetry } from "../telemetry/telemetry.js";
 import { APPROVAL_POLICY_TIMEOUT_MS, type ApprovalPolicy } from "./approval-policy.js";
 import { Discovery } from "./discovery.js";
+import type { PassesHere } from "./pass/cancel-watch.js";
 import { PassGate } from "./pass-gate.js";
 import { type CodemodeRuntimeOptions, checkOptions, type Settings } from "./runtime-options.js";
 
@@ -35,6 +36,8 @@ export interface RuntimeContext {
   readonly ownsExecutor: boolean;
   /** Admits passes to the executor, `maxPassesInFlight` at a time. */
   readonly passes: PassGate;
+  /** The passes running in this runtime now, by execution id, for `cancel` (see cancel-watch.ts). */
+  readonly passesHere: PassesHere;
   /**
    * Who this runtime's passes run for, to an executor that keeps isolates warm: its name and an
    * id of this instance, so that two runtimes sharing an executor never share an isolate.
@@ -90,6 +93,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     partition: `${settings.name}:${randomUUID()}`,
     ownsExecutor: options.executor === undefined,
     passes: new PassGate(settings.maxPassesInFlight),
+    passesHere: new Map(),
     validators: validatorsOf(connectors),
     discovery: new Discovery(connectors, snippets),
     snippets,

@@ -4,6 +4,7 @@ import { createApprovalAuthority, registerApprovalAuthority } from "./approval-a
 import { createRuntimeContext } from "./context.js";
 import type { CodemodeRuntime } from "./interface.js";
 import { approve } from "./operations/approve.js";
+import { cancel } from "./operations/cancel.js";
 import { decide } from "./operations/decide.js";
 import { deleteExecution } from "./operations/delete.js";
 import { execute, submit } from "./operations/execute.js";
@@ -41,6 +42,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     approve: (input) => approve(context, input),
     decide: (input) => decide(context, input),
     reject: (input) => reject(context, input),
+    cancel: (input) => cancel(context, input),
     pending: (query) => listPending(context, typeof query === "string" ? { executionId: query } : (query ?? {})),
     executions: (query) => listExecutions(context, query),
     execution: (executionId) => readExecution(context, executionId),

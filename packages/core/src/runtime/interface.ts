@@ -4,6 +4,7 @@ import type { Snippet } from "../snippets/snippets.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
 import type { ApproveInput } from "./operations/approve.js";
+import type { CancelInput, CancelReport } from "./operations/cancel.js";
 import type { DecideInput } from "./operations/decide-input.js";
 import type { ForkInput } from "./operations/fork.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
@@ -40,6 +41,12 @@ export interface CodemodeRuntime {
   decide(input: DecideInput): Promise<Outcome>;
   /** Rejects the pending action: the execution ends `rejected`. False when that action was not pending. */
   reject(input: { executionId: string; seq: number; by?: string; reason?: string }): Promise<boolean>;
+  /**
+   * Cancels a run wherever it stands: a paused one is rejected with its waiting actions closed, a
+   * running pass is stopped, in this process or another (it reads the request within about a
+   * second), and the run ends `rejected` with code CANCELLED. See `CancelReport`.
+   */
+  cancel(input: CancelInput): Promise<CancelReport>;
   /** Pending actions of paused executions, newest first, a page at a time; or of one execution. */
   pending(query?: PendingQuery | string): Promise<Page<PendingAction>>;
   /** Executions, newest first, as summaries, a page at a time; filter by status. */

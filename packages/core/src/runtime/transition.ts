@@ -30,6 +30,8 @@ interface StatusChange {
   closePending?: string;
   /** The log as loaded, to find the pending entry without a read. */
   log?: ReadonlyMap<number, StoredEntry>;
+  /** The pending actions `closePending` closes, when not the paused head's (a pass that was cancelled). */
+  closeSeqs?: readonly number[];
 }
 
 /** The hooks a transition owes, run once the lease is free (see `afterTransition`). */
@@ -101,6 +103,27 @@ export async function endDenied(
   result: StoredResult,
 ): Promise<PendingHooks> {
   await changeStatus(context, lease, head, "rejected", { error: { message, code: "APPROVAL_DENIED" }, result });
+  return { kind: "dispose", status: "rejected" };
+}
+
+/**
+ * The run was cancelled (`runtime.cancel`): it ends `rejected` with code CANCELLED, the actions
+ * waiting for a person (those of the paused head, or `pendingSeqs` a cancelled pass left) closed.
+ */
+export async function endCancelled(
+  context: RuntimeContext,
+  lease: TransitionWriter,
+  head: ExecutionHead,
+  message: string,
+  extra: { log?: ReadonlyMap<number, StoredEntry>; pendingSeqs?: readonly number[]; result?: StoredResult } = {},
+): Promise<PendingHooks> {
+  await changeStatus(context, lease, head, "rejected", {
+    error: { message, code: "CANCELLED" },
+    closePending: `not run: the execution was ${message}`,
+    ...(extra.log ? { log: extra.log } : {}),
+    ...(extra.pendingSeqs ? { closeSeqs: extra.pendingSeqs } : {}),
+    ...(extra.result ? { result: extra.result } : {}),
+  });
   return { kind: "dispose", status: "rejected" };
 }
 
@@ -213,7 +236,7 @@ async function closedPending(
   written: readonly StoredEntry[],
   now: number,
 ): Promise<StoredEntry[]> {
-  const seqs = pendingSeqsOf(head).filter((seq) => !written.some((entry) => entry.seq === seq));
+  const seqs = (change.closeSeqs ?? pendingSeqsOf(head)).filter((seq) => !written.some((entry) => entry.seq === seq));
   const unread = seqs.filter((seq) => !change.log?.has(seq));
   const read = unread.length > 0 ? await context.store.readEntries(head.id, unread) : [];
   const found = seqs.map((seq) => change.log?.get(seq) ?? read[unread.indexOf(seq)]);

@@ -120,6 +120,11 @@ export interface PassRequest {
    * isolates warm between passes only ever gives a pass an isolate that served the same partition.
    */
   partition?: string;
+  /**
+   * Ends the pass at once when aborted (the run was cancelled): the sandbox is torn down as at
+   * the deadline, and the pass answers `failed` with SANDBOX_ERROR and the abort's reason.
+   */
+  signal?: AbortSignal;
 }
 
 export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | "MEMORY_LIMIT" | "NOT_SERIALIZABLE";

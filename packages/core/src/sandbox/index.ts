@@ -14,7 +14,7 @@ export {
 } from "./isolated-vm-executor.js";
 export { type NormalizedCode, normalizeCode } from "./normalize-code.js";
 export { isValueCodecError, type ValueCodec, valueCodec } from "./value-codec.js";
-export type { IsolateReuse } from "./warm-isolates.js";
+export type { IsolateReuse } from "./isolate-reuse.js";
 export {
   createWorkerThreadExecutor,
   type WorkerThreadExecutor,

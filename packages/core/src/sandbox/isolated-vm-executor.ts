@@ -1,5 +1,6 @@
 import type ivm from "isolated-vm";
 import { errorMessage } from "../error-message.js";
+import { abortReason } from "./abort-reason.js";
 import { nextTurn } from "./event-loop-turn.js";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
 import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
@@ -19,7 +20,7 @@ import {
   type SandboxLimits,
 } from "./sandbox-limits.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
-import { type IsolateReuse, isolateReuseSettings } from "./warm-isolates.js";
+import { type IsolateReuse, isolateReuseSettings } from "./isolate-reuse.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
@@ -217,6 +218,9 @@ async function readAndRun(
   let reusable = false;
   const watchdog = new PassWatchdog(isolate, deadline);
   running.add(watchdog);
+  const stopOnAbort = () => watchdog.kill(abortReason(request.signal));
+  if (request.signal?.aborted) stopOnAbort();
+  request.signal?.addEventListener("abort", stopOnAbort, { once: true });
   const bridge = new PassBridge(isolate, request, deadline, logs, watchdog);
   let script: ivm.Script | undefined;
   try {
@@ -270,6 +274,7 @@ async function readAndRun(
     await bridge.settleDeliveries();
     return await finishPass(classifyFailure(error, watchdog, bridge, limits, logs), bridge, limits, logs);
   } finally {
+    request.signal?.removeEventListener("abort", stopOnAbort);
     running.delete(watchdog);
     watchdog.stop();
     bridge.end();

@@ -7,8 +7,8 @@
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "./executor.js";
 import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 
-/** A pass as it crosses to a sandbox thread: everything but the callback. */
-export type PassData = Omit<PassRequest, "onRequest">;
+/** A pass as it crosses to a sandbox thread: everything but the callback and the signal. */
+export type PassData = Omit<PassRequest, "onRequest" | "signal">;
 
 /** What a sandbox thread is started with (its `workerData`). */
 export interface SandboxThreadData {
@@ -22,6 +22,8 @@ export type ToSandboxThread =
   | { type: "pass"; pass: number; request: PassData }
   /** The answer to request `request` (numbered by the thread). */
   | { type: "reply"; request: number; reply: HostReply }
+  /** Pass `pass` was aborted (its run was cancelled): end it now. */
+  | { type: "abort"; pass: number; reason: string }
   /** Resolve `warm` once the isolates prepared ahead are ready. */
   | { type: "warm"; warm: number }
   /** End every pass, dispose every isolate, then end the thread. */

@@ -25,14 +25,19 @@ const executor = createIsolatedVmExecutor({
 /** Requests sent to the executor's thread and not yet answered, by number. */
 const awaitingReply = new Map<number, (reply: HostReply) => void>();
 const passesRunning = new Set<Promise<void>>();
+/** The abort of each pass running here, by number. */
+const aborts = new Map<number, AbortController>();
 let nextRequest = 0;
 
 const send = (message: FromSandboxThread) => port.postMessage(message);
 
 function runPass(pass: number, request: PassData): void {
+  const abort = new AbortController();
+  aborts.set(pass, abort);
   const ran = executor
     .runPass({
       ...request,
+      signal: abort.signal,
       onRequest: (body) =>
         new Promise<HostReply>((resolve) => {
           const number = nextRequest++;
@@ -50,7 +55,10 @@ function runPass(pass: number, request: PassData): void {
     )
     .then((result) => send({ type: "result", pass, result }));
   passesRunning.add(ran);
-  void ran.finally(() => passesRunning.delete(ran));
+  void ran.finally(() => {
+    passesRunning.delete(ran);
+    aborts.delete(pass);
+  });
 }
 
 async function close(): Promise<void> {
@@ -75,6 +83,9 @@ port.on("message", (message: ToSandboxThread) => {
       answer?.(message.reply);
       return;
     }
+    case "abort":
+      aborts.get(message.pass)?.abort(message.reason);
+      return;
     case "warm":
       void executor.warm().then(() => send({ type: "warm", warm: message.warm }));
       return;

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { errorMessage } from "../error-message.js";
+import { abortReason } from "./abort-reason.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
 import { DEFAULT_TIMEOUT_MS, type IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
@@ -74,6 +75,8 @@ export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions 
 
 interface PassInFlight {
   onRequest: PassRequest["onRequest"];
+  /** Stops listening to the pass's signal. */
+  unlisten: () => void;
   resolve: (result: PassResult) => void;
   stuckTimer: NodeJS.Timeout;
 }
@@ -93,7 +96,8 @@ class SandboxThread {
   }
 
   runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
-    const { onRequest, ...passData } = request;
+    // The signal stays here (it cannot cross a thread): an abort crosses as a message.
+    const { onRequest, signal, ...passData } = request;
     let worker: Worker;
     try {
       worker = this.started();
@@ -108,11 +112,15 @@ class SandboxThread {
         timeoutMs + STUCK_GRACE_MS,
       );
       stuckTimer.unref();
-      this.passes.set(pass, { onRequest, resolve, stuckTimer });
+      const abort = () => this.postQuietly(worker, { type: "abort", pass, reason: abortReason(signal) });
+      signal?.addEventListener("abort", abort, { once: true });
+      const unlisten = () => signal?.removeEventListener("abort", abort);
+      this.passes.set(pass, { onRequest, unlisten, resolve, stuckTimer });
       // A running pass keeps the process alive, as the isolate of the default executor does.
       if (this.passes.size === 1) worker.ref();
       try {
         this.post(worker, { type: "pass", pass, request: passData });
+        if (signal?.aborted) abort();
       } catch (error) {
         this.settle(pass, sandboxError(`the pass could not be sent to its sandbox thread: ${errorMessage(error)}`));
       }
@@ -195,6 +203,7 @@ class SandboxThread {
     if (!inFlight) return;
     this.passes.delete(pass);
     clearTimeout(inFlight.stuckTimer);
+    inFlight.unlisten();
     if (this.worker) this.unrefWhenIdle(this.worker);
     inFlight.resolve(result);
   }
@@ -211,6 +220,15 @@ class SandboxThread {
     for (const pass of [...this.passes.keys()]) this.settle(pass, sandboxError(reason));
     for (const resolve of this.warming.values()) resolve();
     this.warming.clear();
+  }
+
+  /** Posts to a thread that may have ended meanwhile: its passes answer through `end` then. */
+  private postQuietly(worker: Worker, message: ToSandboxThread): void {
+    try {
+      worker.postMessage(message);
+    } catch {
+      // The thread is gone; `end` answers its passes.
+    }
   }
 
   private post(worker: Worker, message: ToSandboxThread): void {

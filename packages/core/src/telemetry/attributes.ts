@@ -5,7 +5,7 @@
  * agent framework's own spans (the AI SDK's `ai.toolCall`).
  */
 export const CODEMODE_SPANS = {
-  /** A runtime operation; `codemode.execute`, `codemode.approve`, `codemode.decide`, `codemode.recover`, `codemode.reject`, `codemode.rollback`. */
+  /** A runtime operation; `codemode.execute`, `codemode.approve`, `codemode.decide`, `codemode.recover`, `codemode.reject`, `codemode.cancel`, `codemode.rollback`. */
   operationPrefix: "codemode.",
   /** One run of the program from the top in a fresh sandbox. */
   pass: "codemode.pass",
@@ -24,6 +24,8 @@ export const CODEMODE_EVENTS = {
   deny: "codemode.deny",
   /** The pending call was rejected and the execution ended `rejected`. */
   reject: "codemode.reject",
+  /** The run was cancelled (`runtime.cancel`), or a pass in another process was asked to stop. */
+  cancel: "codemode.cancel",
   /** A rollback ran; counts of reverted, failed and skipped calls. */
   rollback: "codemode.rollback",
 } as const;
@@ -58,6 +60,8 @@ export const CODEMODE_ATTRIBUTES = {
   stepName: "codemode.step.name",
   decidedBy: "codemode.decision.by",
   rejected: "codemode.reject.applied",
+  /** What `cancel` did: cancelled, requested, ended or not_found. */
+  cancelResult: "codemode.cancel.result",
   reverted: "codemode.rollback.reverted",
   failed: "codemode.rollback.failed",
   skipped: "codemode.rollback.skipped",

@@ -66,6 +66,20 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
           span.event(CODEMODE_EVENTS.reject, attributes);
         },
       ),
+    cancel: (input) =>
+      onExecution(
+        "cancel",
+        input?.executionId,
+        () => runtime.cancel(input),
+        (span, report) => {
+          span.set(A.cancelResult, report.result);
+          if (report.result !== "cancelled" && report.result !== "requested") return;
+          const attributes: Attributes = { [A.executionId]: report.executionId, [A.cancelResult]: report.result };
+          if (input.by) attributes[A.decidedBy] = input.by;
+          if (recordValues && input.reason) attributes[A.reason] = input.reason;
+          span.event(CODEMODE_EVENTS.cancel, attributes);
+        },
+      ),
     rollback: (input) => onExecution("rollback", input?.executionId, () => runtime.rollback(input), describeRollback),
   };
 }

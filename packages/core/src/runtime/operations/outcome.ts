@@ -57,6 +57,8 @@ export async function readOutcome(context: RuntimeContext, executionId: string):
           return errorOutcome(id, "APPROVAL_DENIED", `execution ${id} was rejected: ${head.error ?? "denied"}`, {
             calls,
           });
+        if (head.errorCode === "CANCELLED")
+          return errorOutcome(id, "CANCELLED", `execution ${id} was ${head.error ?? "cancelled"}`, { calls });
         // A denial the program caught earlier is not what ended the run.
         const closed =
           calls.find((call) => call.decision?.approved === false && call.state !== "denied") ??

@@ -225,6 +225,8 @@ async function execute(
     idempotencyKey: `${pass.head.id}:${call.seq}`,
     connector: call.connector,
     method: call.method,
+    ...(pass.signal ? { signal: pass.signal } : {}),
+    ...(pass.deadline === undefined ? {} : { deadline: pass.deadline }),
   };
   let result: unknown;
   try {

@@ -22,4 +22,9 @@ export type PassEnd =
   | { kind: "paused"; pendingSeqs: number[]; logs: string[] }
   | { kind: "error"; code: ErrorCode; message: string; logs: string[]; divergence?: Divergence }
   /** The program did not catch a denial (R-AP-9): the run ends `rejected` with its message. */
-  | { kind: "denied"; message: string; logs: string[] };
+  | { kind: "denied"; message: string; logs: string[] }
+  /**
+   * The run was cancelled while the pass ran (`runtime.cancel`): it ends `rejected` with code
+   * CANCELLED, and the calls that waited for a person in this pass are closed.
+   */
+  | { kind: "cancelled"; message: string; pendingSeqs: number[]; logs: string[] };

@@ -48,6 +48,10 @@ export interface PassStateOptions {
   limits: LogLimits;
   /** The runtime's approval policy and where its failures are reported (R-AP-10). */
   approvals: PassApprovals;
+  /** Aborted when the run is cancelled; handed to each tool call (`ToolContext.signal`). */
+  signal?: AbortSignal;
+  /** When the pass's time limit runs out (epoch ms); handed to each tool call (`ToolContext.deadline`). */
+  deadline?: number;
 }
 
 /** Why a pass stopped early: an error with its code. A pause is not a stop: the program goes on (R-AP-8). */
@@ -85,8 +89,12 @@ export class PassState {
   /** Grants in force (R-AP-9), read from the log when a call first needs one. */
   readonly grants: GrantBook;
   readonly approvals: PassApprovals;
+  readonly signal: AbortSignal | undefined;
+  readonly deadline: number | undefined;
 
   constructor(options: PassStateOptions) {
+    this.signal = options.signal;
+    this.deadline = options.deadline;
     this.head = options.head;
     this.log = options.log;
     this.tools = options.tools;

@@ -6,6 +6,7 @@ import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../../s
 import { valueCodec } from "../../sandbox/value-codec.js";
 import type { RuntimeContext } from "../context.js";
 import { fetchTool } from "./builtin-fetch.js";
+import { CancelWatch, cancelMessage } from "./cancel-watch.js";
 import { handleCall } from "./handle-call.js";
 import { handleStep } from "./handle-step.js";
 import type { PassEnd, PassInput } from "./interface.js";
@@ -21,6 +22,15 @@ export const SERVICES = ["search", "describe", "run"];
  * Calls already running when the pass stops finish and are recorded (R-RP-7).
  */
 export async function runPass(context: RuntimeContext, input: PassInput): Promise<PassEnd> {
+  const watch = new CancelWatch(context.store, input.head.id, context.passesHere);
+  try {
+    return await runWatchedPass(context, input, watch);
+  } finally {
+    watch.end();
+  }
+}
+
+async function runWatchedPass(context: RuntimeContext, input: PassInput, watch: CancelWatch): Promise<PassEnd> {
   const { head, log, lease } = input;
   const { settings } = context;
   const state = new PassState({
@@ -37,10 +47,12 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
       runtime: settings.name,
       warn: context.warn,
     },
+    signal: watch.signal,
+    deadline: Date.now() + settings.timeoutMs,
   });
 
   const onRequest = (request: SandboxRequest): Promise<HostReply> => {
-    if (state.stop) return Promise.resolve({ kind: "halt" });
+    if (state.stop || watch.request) return Promise.resolve({ kind: "halt" });
     // A call whose pause waits on an asynchronous argument check holds what comes after it (R-RP-6).
     if (state.held) return state.held.then(() => onRequest(request));
     // A pass whose process stalled past its lease asks the store before anything else.
@@ -76,8 +88,18 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
     code: input.code,
     onRequest: context.telemetry.observeRequests(head, log, onRequest),
     replay: replayEntries(log),
+    signal: watch.signal,
   });
   await state.recorder.drain();
+
+  // A cancel that came while the pass ran ends the run, unless the program had returned by then.
+  if (watch.request && result.status !== "returned")
+    return {
+      kind: "cancelled",
+      message: cancelMessage(watch.request),
+      pendingSeqs: [...state.pending],
+      logs: result.logs,
+    };
 
   const stop = state.stop;
   if (stop) {
@@ -127,7 +149,7 @@ export function passTools(context: RuntimeContext): (connector: string, method: 
 export async function runInSandbox(
   context: RuntimeContext,
   head: ExecutionHead,
-  run: Pick<PassRequest, "code" | "onRequest" | "replay">,
+  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal">,
 ): Promise<PassResult> {
   const { settings } = context;
   const admission = await context.passes.admit();

@@ -7,7 +7,7 @@ import type { RuntimeContext } from "../context.js";
 import { failureOutcome } from "../failure.js";
 import { toLogEntries } from "../log-view.js";
 import { pendingActionOf } from "../pending-view.js";
-import { afterTransition, complete, endDenied, fail, type PendingHooks, pause } from "../transition.js";
+import { afterTransition, complete, endCancelled, endDenied, fail, type PendingHooks, pause } from "../transition.js";
 import type { PassEnd } from "./interface.js";
 import { runPass } from "./run-pass.js";
 
@@ -74,6 +74,18 @@ async function settle(
       // R-AP-9: an uncaught denial ends the run as `reject` would, with the denial's message.
       const hooks = await endDenied(context, lease, head, end.message, logs);
       const outcome = errorOutcome(head.id, "APPROVAL_DENIED", `execution ${head.id} was rejected: ${end.message}`, {
+        ...logs,
+        calls: toLogEntries(log),
+      });
+      return { outcome, hooks };
+    }
+    if (end.kind === "cancelled") {
+      const hooks = await endCancelled(context, lease, head, end.message, {
+        log,
+        pendingSeqs: end.pendingSeqs,
+        result: logs,
+      });
+      const outcome = errorOutcome(head.id, "CANCELLED", `execution ${head.id} was ${end.message}`, {
         ...logs,
         calls: toLogEntries(log),
       });
