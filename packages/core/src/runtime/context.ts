@@ -7,16 +7,14 @@ import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
 import type { LeaseSettings } from "../log/lease.js";
 import type { LockProvider } from "../log/lock.js";
 import type { Executor } from "../sandbox/executor.js";
-import type { IsolateReuse } from "../sandbox/isolate-reuse.js";
-import { createIsolatedVmExecutor } from "../sandbox/isolated-vm-executor.js";
-import { createWorkerThreadExecutor } from "../sandbox/worker-thread-executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
 import type { Telemetry } from "../telemetry/interface.js";
 import { createTelemetry } from "../telemetry/telemetry.js";
 import { APPROVAL_POLICY_TIMEOUT_MS, type ApprovalPolicy } from "./approval-policy.js";
+import { chooseExecutor } from "./choose-executor.js";
 import { Discovery } from "./discovery.js";
 import type { PassesHere } from "./pass/cancel-watch.js";
-import { PassGate } from "./pass-gate.js";
+import { PassGate, type PassLoad } from "./pass-gate.js";
 import { type CodemodeRuntimeOptions, checkOptions, type Settings } from "./runtime-options.js";
 
 /**
@@ -33,6 +31,8 @@ export interface RuntimeContext {
   /** How every lease on an execution is taken (see `ExecutionLease`). */
   readonly leases: LeaseSettings;
   readonly executor: Executor;
+  /** Which sandbox passes run in (see `PassLoad.sandbox`). */
+  sandbox(): PassLoad["sandbox"];
   readonly ownsExecutor: boolean;
   /** Admits passes to the executor, `maxPassesInFlight` at a time. */
   readonly passes: PassGate;
@@ -69,9 +69,18 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     createKeyvExecutionIndex(keyv, settings.name, lock, { leaseMs: settings.leaseMs, lockWaitMs: settings.lockWaitMs });
   const snippets = new SnippetStore(store);
   const logger = options.logger ?? console;
-  const executor =
-    options.executor ??
-    defaultExecutor(settings, options.sandboxThreads ?? 0, options.prewarmIsolates ?? 0, options.isolateReuse);
+  const chosen =
+    typeof options.executor === "object" && options.executor !== null
+      ? undefined
+      : chooseExecutor(options.executor, {
+          timeoutMs: settings.timeoutMs,
+          memoryMb: settings.memoryMb,
+          threads: options.sandboxThreads ?? 0,
+          prewarm: options.prewarmIsolates ?? 0,
+          isolateReuse: options.isolateReuse,
+          logger,
+        });
+  const executor: Executor = chosen ?? (options.executor as Executor);
   // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
   const patterns = [...connectors.keys()].map((name) => ({
     name,
@@ -90,8 +99,9 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
       readStatus: async (executionId) => (await store.readHead(executionId))?.status,
     },
     executor,
+    sandbox: () => chosen?.sandbox ?? "custom",
     partition: `${settings.name}:${randomUUID()}`,
-    ownsExecutor: options.executor === undefined,
+    ownsExecutor: typeof options.executor !== "object" || options.executor === null,
     passes: new PassGate(settings.maxPassesInFlight),
     passesHere: new Map(),
     validators: validatorsOf(connectors),
@@ -115,22 +125,4 @@ function validatorsOf(connectors: ReadonlyMap<string, Connector>): Map<string, A
     }
   }
   return validators;
-}
-
-/** The isolated-vm executor, run from this thread or, with `sandboxThreads`, from worker threads. */
-function defaultExecutor(
-  settings: Settings,
-  threads: number,
-  prewarm: number,
-  isolateReuse: IsolateReuse | boolean | undefined,
-): Executor {
-  const { timeoutMs, memoryMb } = settings;
-  if (threads === 0) return createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm, isolateReuse });
-  return createWorkerThreadExecutor({
-    threads,
-    timeoutMs,
-    memoryMb,
-    prewarm: Math.ceil(prewarm / threads),
-    isolateReuse,
-  });
 }

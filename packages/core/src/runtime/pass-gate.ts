@@ -14,6 +14,11 @@ export interface PassLoad {
   /** Passes that had to wait since the runtime was created, and their time in the queue, in all. */
   queuedPassesTotal: number;
   queuedMsTotal: number;
+  /**
+   * The sandbox passes run in (R-SB-7): `isolated-vm` or `quickjs` for the runtime's own
+   * executor (`loading` until the first is loaded), `custom` for an executor passed in.
+   */
+  sandbox: "isolated-vm" | "quickjs" | "loading" | "custom";
 }
 
 /** How a pass was let in: how long it waited and how many were ahead of it. */
@@ -70,7 +75,7 @@ export class PassGate {
     return { queuedMs, queueLength, release: this.releaser() };
   }
 
-  load(): PassLoad {
+  load(): Omit<PassLoad, "sandbox"> {
     const oldest = this.waiting[0];
     return {
       passesInFlight: this.inFlight,

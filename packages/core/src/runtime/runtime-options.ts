@@ -12,6 +12,7 @@ import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { approvalOptionProblems } from "./approval-authority.js";
 import type { ApprovalPolicy } from "./approval-policy.js";
+import type { ExecutorName } from "./choose-executor.js";
 import { defaultMaxPassesInFlight } from "./pass-gate.js";
 
 export interface CodemodeRuntimeOptions {
@@ -41,8 +42,13 @@ export interface CodemodeRuntimeOptions {
   allowNetwork?: boolean;
   /** Reshapes a completed result for the model; the record keeps the raw value (R-DV-3). */
   transformResult?: (result: unknown) => unknown;
-  /** Runs passes. Default: isolated-vm, a fresh context per pass in a warm isolate (`isolateReuse`). */
-  executor?: Executor;
+  /**
+   * Runs passes: `"isolated-vm"` (a fresh context per pass in a warm isolate, `isolateReuse`),
+   * `"quickjs"` (QuickJS in WebAssembly, a fresh runtime per pass; no native addon), or an
+   * `Executor` of your own. Default: isolated-vm where it loads, QuickJS otherwise (said once,
+   * as a warning through `logger`) (`CODEMODE_EXECUTOR` in the environment chooses where the code does not).
+   */
+  executor?: Executor | ExecutorName;
   /**
    * Fresh isolates the default executor prepares ahead of need, so a pass that finds no warm
    * isolate does not wait for one. Default 0.
@@ -188,13 +194,24 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     } catch (error) {
       problems.push(errorMessage(error));
     }
-    if (options.executor !== undefined && options.isolateReuse !== false)
+    if (typeof options.executor === "object" && options.isolateReuse !== false)
       problems.push(
         "isolateReuse configures the default executor: leave it out when passing an executor (give the executor isolateReuse)",
       );
   }
-  if (options.executor !== undefined && (options.sandboxThreads ?? 0) > 0)
+  if (typeof options.executor === "object" && (options.sandboxThreads ?? 0) > 0)
     problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
+  if (options.executor === "quickjs" && (options.sandboxThreads ?? 0) > 0)
+    problems.push('sandboxThreads applies to isolated-vm only: leave it out with executor: "quickjs"');
+  if (
+    options.executor !== undefined &&
+    options.executor !== "quickjs" &&
+    options.executor !== "isolated-vm" &&
+    (typeof options.executor !== "object" ||
+      options.executor === null ||
+      typeof options.executor.runPass !== "function")
+  )
+    problems.push('executor must be "isolated-vm", "quickjs" or an Executor (an object with runPass and close)');
   if (options.limits?.memoryMb !== undefined && options.limits.memoryMb < 8)
     problems.push("limits.memoryMb must be at least 8");
   const name = options.name ?? DEFAULTS.name;

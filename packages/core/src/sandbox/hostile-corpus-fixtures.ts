@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, expect, type Mock, vi } from "vitest";
 import type { SandboxRequest } from "./executor.js";
-import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
-import { passRunner, type Run, type RunOptions } from "./pass-fixtures.js";
+import { createExecutorForTests, passRunner, type Run, type RunOptions } from "./pass-fixtures.js";
 import { valueCodec } from "./value-codec.js";
 
 /**
@@ -17,7 +16,8 @@ export function hostileCorpus(): {
   run: (code: string, options?: RunOptions) => Promise<Run>;
   unhandledRejection: Mock;
 } {
-  const executor = createIsolatedVmExecutor({ timeoutMs: 1_000 });
+  // The kind `CODEMODE_EXECUTOR` says (see pass-fixtures.ts), isolated-vm unless set.
+  const executor = createExecutorForTests({ timeoutMs: 1_000 });
   const unhandledRejection = vi.fn();
 
   beforeAll(() => {

@@ -7,6 +7,7 @@ export type {
   SandboxFailureCode,
   SandboxRequest,
 } from "./executor.js";
+export type { IsolateReuse } from "./isolate-reuse.js";
 export {
   createIsolatedVmExecutor,
   type IsolatedVmExecutor,
@@ -14,7 +15,6 @@ export {
 } from "./isolated-vm-executor.js";
 export { type NormalizedCode, normalizeCode } from "./normalize-code.js";
 export { isValueCodecError, type ValueCodec, valueCodec } from "./value-codec.js";
-export type { IsolateReuse } from "./isolate-reuse.js";
 export {
   createWorkerThreadExecutor,
   type WorkerThreadExecutor,

@@ -36,6 +36,9 @@ export function createFormatter(
   "use strict";
   const { ErrorCtor, StringCtor, StringSlice, ReflectApply } = intrinsics;
   const { maxMessageChars, maxReadChars } = limits;
+  // V8's `stack` starts with the error's "name: message" line; QuickJS's holds only the frames,
+  // and gets the line added. Probed before any program runs, so V8's output is what it always was.
+  const stackHasHead = StringCtor(new ErrorCtor("probe").stack).slice(0, 12) === "Error: probe";
 
   function clip(text: string, maxChars: number): string {
     const length = text.length;
@@ -66,7 +69,10 @@ export function createFormatter(
   function formatValue(value: unknown): string {
     try {
       if (typeof value === "string") return value;
-      if (value instanceof ErrorCtor) return value.stack ? StringCtor(value.stack) : `${value.name}: ${value.message}`;
+      if (value instanceof ErrorCtor) {
+        if (!value.stack) return `${value.name}: ${value.message}`;
+        return stackHasHead ? StringCtor(value.stack) : `${value.name}: ${value.message}\n${StringCtor(value.stack)}`;
+      }
       if (typeof value === "function") return `[Function ${(value as { name?: string }).name || "anonymous"}]`;
       if (typeof value === "symbol" || typeof value === "bigint" || value === undefined) return StringCtor(value);
       const text = codec.encode(value);

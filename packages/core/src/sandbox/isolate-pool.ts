@@ -1,6 +1,6 @@
 import type ivm from "isolated-vm";
-import { disposeIsolate, type PreparedIsolate, prepareIsolate } from "./prepare-isolate.js";
 import type { IsolateReuseSettings } from "./isolate-reuse.js";
+import { disposeIsolate, type PreparedIsolate, prepareIsolate } from "./prepare-isolate.js";
 import { WarmIsolates } from "./warm-isolates.js";
 
 /** Time isolated-vm needs after `dispose()` to finish tearing an isolate down (measured: 1 ms suffices). */

@@ -1,7 +1,12 @@
 /** The isolated-vm executor: time and memory limits, failed passes and passes side by side. */
 import { describe, expect, it } from "vitest";
-import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
-import { expectFailed, expectReturned, isolatedVmExecutorForTests, sleep } from "./pass-fixtures.js";
+import {
+  createExecutorForTests,
+  expectFailed,
+  expectReturned,
+  isolatedVmExecutorForTests,
+  sleep,
+} from "./pass-fixtures.js";
 
 const { run } = isolatedVmExecutorForTests();
 
@@ -12,7 +17,7 @@ describe("R-SB-3 limits", () => {
   });
 
   it("R-SB-3: TIMEOUT names the executor's default limit when the request sets none", async () => {
-    const short = createIsolatedVmExecutor({ timeoutMs: 250 });
+    const short = createExecutorForTests({ timeoutMs: 250 });
     try {
       const error = expectFailed(
         await run("async () => { await new Promise(() => {}); }", { run: (request) => short.runPass(request) }),
@@ -35,7 +40,7 @@ describe("R-SB-3 limits", () => {
   });
 
   it("R-SB-3: MEMORY_LIMIT names the executor's default heap limit when the request sets none", async () => {
-    const small = createIsolatedVmExecutor({ memoryMb: 24 });
+    const small = createExecutorForTests({ memoryMb: 24 });
     try {
       const error = expectFailed(
         await run("async () => { const keep = []; while (true) keep.push(new Array(100000).fill(1)); }", {
@@ -71,7 +76,7 @@ describe("R-SB-3 limits", () => {
   });
 
   it("R-SB-3: close() ends a pass that is still running instead of leaving it hanging", async () => {
-    const closing = createIsolatedVmExecutor({ timeoutMs: 10_000 });
+    const closing = createExecutorForTests({ timeoutMs: 10_000 });
     const pending = run("async () => { await github.get({}); while (true) {} }", {
       run: (request) => closing.runPass(request),
     });

@@ -4,7 +4,7 @@ import { abortReason } from "./abort-reason.js";
 import { nextTurn } from "./event-loop-turn.js";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
 import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
-import { mathRandomSeed } from "./keyed-random.js";
+import { type IsolateReuse, isolateReuseSettings } from "./isolate-reuse.js";
 import { LogCollector } from "./log-collector.js";
 import { normalizeCode } from "./normalize-code.js";
 import { PassBridge } from "./pass-bridge.js";
@@ -12,15 +12,8 @@ import { classifyFailure, failed, finishPass, interpretResult } from "./pass-res
 import { PassWatchdog } from "./pass-watchdog.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "./reading-gate.js";
-import {
-  DEFAULT_SANDBOX_LIMITS,
-  MAX_CODE_CHARS,
-  MAX_INTL_OBJECTS,
-  MAX_READ_CHARS,
-  type SandboxLimits,
-} from "./sandbox-limits.js";
-import type { SandboxConfig } from "./sandbox-setup.js";
-import { type IsolateReuse, isolateReuseSettings } from "./isolate-reuse.js";
+import { type PassDefaults, passDefaults, sandboxConfig } from "./sandbox-config.js";
+import { MAX_CODE_CHARS } from "./sandbox-limits.js";
 
 export interface IsolatedVmExecutorOptions {
   /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
@@ -59,10 +52,10 @@ export interface IsolatedVmExecutorOptions {
   prepareContextsAhead?: boolean;
 }
 
-export const DEFAULT_TIMEOUT_MS = 60_000;
+export { DEFAULT_TIMEOUT_MS } from "./sandbox-config.js";
+
 /** How long a pass that has ended waits for deliveries still settling before it disposes their isolate. */
 const DELIVERY_GRACE_MS = 20;
-const DEFAULT_MEMORY_MB = 128;
 
 /** The isolated-vm executor; `warm()` resolves once the prewarmed isolates are ready. */
 export interface IsolatedVmExecutor extends Executor {
@@ -73,12 +66,6 @@ export interface IsolatedVmExecutor extends Executor {
    * first by `prewarm` and the idle warm ones at most); and passes that ran in a warm isolate.
    */
   stats(): { passesRunning: number; isolatesLive: number; passesReused: number };
-}
-
-/** The executor's defaults, used where a pass's request sets none. */
-interface PassDefaults extends SandboxLimits {
-  timeoutMs: number;
-  memoryMb: number;
 }
 
 /**
@@ -95,15 +82,7 @@ interface PassDefaults extends SandboxLimits {
  * });
  */
 export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}): IsolatedVmExecutor {
-  const defaults: PassDefaults = {
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    memoryMb: options.memoryMb ?? DEFAULT_MEMORY_MB,
-    maxLogLines: options.maxLogLines ?? DEFAULT_SANDBOX_LIMITS.maxLogLines,
-    maxLogLineChars: options.maxLogLineChars ?? DEFAULT_SANDBOX_LIMITS.maxLogLineChars,
-    maxLogChars: options.maxLogChars ?? DEFAULT_SANDBOX_LIMITS.maxLogChars,
-    maxMessageChars: options.maxMessageChars ?? DEFAULT_SANDBOX_LIMITS.maxMessageChars,
-    maxValueChars: options.maxValueChars ?? DEFAULT_SANDBOX_LIMITS.maxValueChars,
-  };
+  const defaults = passDefaults(options);
   const pool = createIsolatePool(
     Math.max(0, Math.floor(options.prewarm ?? 0)),
     defaults.memoryMb,
@@ -327,33 +306,4 @@ function endedNormally(result: PassResult, watchdog: PassWatchdog): boolean {
   if (watchdog.timedOut || watchdog.outOfMemory || watchdog.killedBecause !== undefined) return false;
   if (result.status !== "failed") return true;
   return result.code === "SANDBOX_ERROR" || result.code === "NOT_SERIALIZABLE";
-}
-
-/** What the sandbox learns of the request's determinism: never a keyed (secret) seed itself. */
-function sandboxDeterminism(deterministic: PassRequest["deterministic"]): SandboxConfig["deterministic"] {
-  if (!deterministic) return null;
-  if (deterministic.keyed)
-    return { seed: mathRandomSeed(deterministic.seed), clockMs: deterministic.clockMs, keyed: true };
-  return { seed: deterministic.seed, clockMs: deterministic.clockMs };
-}
-
-/** The request's part the sandbox needs, as plain data (the request itself holds functions). */
-function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxConfig {
-  const { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars } = defaults;
-  return {
-    connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
-    services: [...(request.services ?? [])],
-    replay: [...(request.replay ?? [])],
-    deterministic: sandboxDeterminism(request.deterministic),
-    allowNetwork: request.allowNetwork === true,
-    limits: {
-      maxLogLines,
-      maxLogLineChars,
-      maxLogChars,
-      maxMessageChars,
-      maxValueChars: request.maxValueChars ?? defaults.maxValueChars,
-      maxReadChars: MAX_READ_CHARS,
-      maxIntlObjects: MAX_INTL_OBJECTS,
-    },
-  };
 }

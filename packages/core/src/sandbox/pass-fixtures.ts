@@ -1,12 +1,38 @@
 import { afterAll, expect } from "vitest";
 import type { Executor, HostReply, PassRequest, PassResult, ReplayEntry, SandboxRequest } from "./executor.js";
-import { createIsolatedVmExecutor, type IsolatedVmExecutor } from "./isolated-vm-executor.js";
+import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
+import { createQuickJsExecutor } from "./quickjs/index.js";
 import { valueCodec } from "./value-codec.js";
 
 /**
  * For the executors' tests (isolated-vm-executor-*.test.ts, hostile-corpus-*.test.ts, …): runs
  * programs as passes and records what the host was asked. Not part of the package's API.
  */
+
+/** The sandboxes the shared executor suites run against. */
+export type ExecutorKind = "isolated-vm" | "quickjs";
+
+/**
+ * The executor the shared suites (isolated-vm-executor-*.test.ts, hostile-corpus-*.test.ts) run
+ * against: `CODEMODE_EXECUTOR` (`isolated-vm` or `quickjs`), isolated-vm unless it is set, so CI
+ * can run every suite on both. Anything else is refused, naming the variable.
+ */
+export const EXECUTOR_FOR_TESTS: ExecutorKind = executorKindFromEnvironment();
+
+/** True when the suites run on QuickJS: where the engines genuinely differ, a test branches its expectation on it. */
+export const onQuickJs = EXECUTOR_FOR_TESTS === "quickjs";
+
+function executorKindFromEnvironment(): ExecutorKind {
+  const value = process.env.CODEMODE_EXECUTOR?.trim().toLowerCase();
+  if (value === undefined || value === "" || value === "isolated-vm") return "isolated-vm";
+  if (value === "quickjs") return "quickjs";
+  throw new TypeError(`CODEMODE_EXECUTOR must be isolated-vm or quickjs; got ${JSON.stringify(value)}`);
+}
+
+/** A new executor of the kind the suites run against (`EXECUTOR_FOR_TESTS`), with these limits. */
+export function createExecutorForTests(options: { timeoutMs?: number; memoryMb?: number } = {}): Executor {
+  return EXECUTOR_FOR_TESTS === "quickjs" ? createQuickJsExecutor(options) : createIsolatedVmExecutor(options);
+}
 
 /** How a test's host answers a request. */
 export type Answer = (request: SandboxRequest) => HostReply | Promise<HostReply>;
@@ -108,14 +134,15 @@ export function passRunner(
 }
 
 /**
- * For isolated-vm-executor-*.test.ts: the file's executor (a 5 s limit, closed after its tests)
- * and a runner on it, deterministic with the seed "execution-1" and the clock at 2024-01-02T03:04:05Z.
+ * For isolated-vm-executor-*.test.ts: the file's executor (of the kind `EXECUTOR_FOR_TESTS`, a
+ * 5 s limit, closed after its tests) and a runner on it, deterministic with the seed
+ * "execution-1" and the clock at 2024-01-02T03:04:05Z.
  */
 export function isolatedVmExecutorForTests(): {
-  executor: IsolatedVmExecutor;
+  executor: Executor;
   run: (code: string, options?: RunOptions) => Promise<Run>;
 } {
-  const executor = createIsolatedVmExecutor({ timeoutMs: 5_000 });
+  const executor = createExecutorForTests({ timeoutMs: 5_000 });
   afterAll(() => executor.close());
   return { executor, run: passRunner(executor, { seed: "execution-1", clockMs: Date.UTC(2024, 0, 2, 3, 4, 5) }) };
 }

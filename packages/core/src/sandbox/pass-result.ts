@@ -1,8 +1,7 @@
 import { errorMessage } from "../error-message.js";
 import type { PassResult, SandboxFailureCode } from "./executor.js";
 import type { LogCollector } from "./log-collector.js";
-import type { PassBridge } from "./pass-bridge.js";
-import type { PassWatchdog } from "./pass-watchdog.js";
+import type { PassRequests } from "./pass-requests.js";
 import { CLIP_NOTE_CHARS, clipText } from "./sandbox-limits.js";
 import { RESULT_DENIED, RESULT_RETURNED, RESULT_THREW } from "./sandbox-setup.js";
 
@@ -55,11 +54,21 @@ export function interpretResult(text: string, logs: LogCollector, maxMessageChar
   );
 }
 
-/** What isolated-vm threw while a pass ran: a limit the watchdog saw, a halt, or a sandbox error. */
+/** What a pass's watchdog saw (pass-watchdog.ts, quickjs/quickjs-watchdog.ts). */
+export interface PassEndings {
+  /** The deadline passed while the program ran. */
+  timedOut: boolean;
+  /** The sandbox went over its memory limit. */
+  outOfMemory: boolean;
+  /** Why the sandbox was ended by the host (the executor was closed). */
+  killedBecause: string | undefined;
+}
+
+/** What the engine threw while a pass ran: a limit the watchdog saw, a halt, or a sandbox error. */
 export function classifyFailure(
   error: unknown,
-  watchdog: PassWatchdog,
-  bridge: PassBridge,
+  watchdog: PassEndings,
+  bridge: PassRequests,
   limits: PassLimitsInForce,
   logs: LogCollector,
 ): PassResult {
@@ -78,7 +87,7 @@ export function classifyFailure(
 /** After the program settled or halted: let started host work finish (R-RP-7), then report. */
 export async function finishPass(
   result: PassResult,
-  bridge: PassBridge,
+  bridge: PassRequests,
   limits: PassLimitsInForce,
   logs: LogCollector,
 ): Promise<PassResult> {

@@ -4,8 +4,9 @@ import { Worker } from "node:worker_threads";
 import { errorMessage } from "../error-message.js";
 import { abortReason } from "./abort-reason.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
-import { DEFAULT_TIMEOUT_MS, type IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
+import { DEFAULT_TIMEOUT_MS } from "./sandbox-config.js";
 import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions {

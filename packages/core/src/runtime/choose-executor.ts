@@ -1,0 +1,149 @@
+import { errorMessage } from "../error-message.js";
+import type { Executor, PassRequest, PassResult } from "../sandbox/executor.js";
+import type { IsolateReuse } from "../sandbox/isolate-reuse.js";
+
+/** The sandboxes the runtime can build by name (`executor` option, `CODEMODE_EXECUTOR`). */
+export type ExecutorName = "isolated-vm" | "quickjs";
+
+/** The runtime's own executor, which says which sandbox it loaded. */
+export interface ChosenExecutor extends Executor {
+  readonly sandbox: ExecutorName | "loading";
+}
+
+/** What the default executor is built with (the runtime's limits and sandbox options). */
+export interface ExecutorSettings {
+  timeoutMs: number;
+  memoryMb: number;
+  /** Worker threads (isolated-vm only). */
+  threads: number;
+  prewarm: number;
+  isolateReuse: IsolateReuse | boolean | undefined;
+  /** Where a fallback to QuickJS is said, once per process. */
+  logger: { warn(message: string): void };
+}
+
+/**
+ * The executor a runtime builds itself: by name, or, without one, isolated-vm where it loads and
+ * QuickJS otherwise (`CODEMODE_EXECUTOR` in the environment chooses where the code does not).
+ * Loading is deferred to the first pass, so `@codemode/core` imports on a runtime without
+ * isolated-vm (Node 22, Bun, Deno, a host without native addons) and the addon is only loaded
+ * when it is the one used. A choice that cannot load fails each pass with a SANDBOX_ERROR that
+ * says why, never the process.
+ */
+export function chooseExecutor(name: ExecutorName | undefined, settings: ExecutorSettings): ChosenExecutor {
+  const chosen = name ?? executorFromEnvironment();
+  let loading: Promise<Executor> | undefined;
+  let loaded: ExecutorName | undefined;
+  let closed = false;
+  const load = (): Promise<Executor> => {
+    loading ??= (chosen ? build(chosen, settings) : buildWhicheverLoads(settings)).then(({ name, executor }) => {
+      loaded = name;
+      // Closed while loading: the executor is closed as soon as it exists.
+      if (closed) void executor.close();
+      return executor;
+    });
+    return loading;
+  };
+  // Loaded now, in the background: the first pass should not wait for the import.
+  load().catch(() => undefined);
+  return {
+    get sandbox() {
+      return loaded ?? "loading";
+    },
+    async runPass(request: PassRequest): Promise<PassResult> {
+      if (closed) return sandboxError("the executor was closed");
+      let executor: Executor;
+      try {
+        executor = await load();
+      } catch (error) {
+        return sandboxError(errorMessage(error));
+      }
+      return executor.runPass(request);
+    },
+    async close() {
+      closed = true;
+      const executor = await loading?.catch(() => undefined);
+      await executor?.close();
+    },
+  };
+}
+
+function sandboxError(message: string): PassResult {
+  return { status: "failed", code: "SANDBOX_ERROR", error: message, logs: [] };
+}
+
+/** Said once per process, not once per runtime: a server may create many. */
+let said = false;
+
+async function buildWhicheverLoads(settings: ExecutorSettings): Promise<Built> {
+  const why = await isolatedVmProblem();
+  // isolated-vm is the default and says nothing; the fallback is worth a line.
+  if (why === undefined) return build("isolated-vm", settings);
+  if (!said)
+    settings.logger.warn(
+      `[codemode] sandbox: QuickJS in WebAssembly, because isolated-vm does not load here (${why}); pass executor: "quickjs" to choose it and silence this`,
+    );
+  said = true;
+  return build("quickjs", settings);
+}
+
+/** Why isolated-vm cannot be used on this runtime, or undefined when it loads. */
+async function isolatedVmProblem(): Promise<string | undefined> {
+  // Bun and Deno run Node's npm packages but not V8 native addons built against Node.
+  const versions = process.versions as Record<string, string | undefined>;
+  if (versions.bun) return `Bun ${versions.bun} cannot load V8 native addons`;
+  if (versions.deno) return `Deno ${versions.deno} cannot load V8 native addons`;
+  try {
+    await import("isolated-vm");
+    return undefined;
+  } catch (error) {
+    return firstLine(errorMessage(error));
+  }
+}
+
+interface Built {
+  name: ExecutorName;
+  executor: Executor;
+}
+
+async function build(name: ExecutorName, settings: ExecutorSettings): Promise<Built> {
+  const { timeoutMs, memoryMb, threads, prewarm, isolateReuse } = settings;
+  if (name === "quickjs") {
+    if (threads > 0)
+      settings.logger.warn("[codemode] sandboxThreads applies to isolated-vm only; QuickJS runs passes on this thread");
+    const { createQuickJsExecutor } = await import("../sandbox/quickjs/index.js");
+    return { name, executor: createQuickJsExecutor({ timeoutMs, memoryMb }) };
+  }
+  try {
+    if (threads === 0) {
+      const { createIsolatedVmExecutor } = await import("../sandbox/isolated-vm-executor.js");
+      return { name, executor: createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm, isolateReuse }) };
+    }
+    const { createWorkerThreadExecutor } = await import("../sandbox/worker-thread-executor.js");
+    const perThread = Math.ceil(prewarm / threads);
+    return {
+      name,
+      executor: createWorkerThreadExecutor({ threads, timeoutMs, memoryMb, prewarm: perThread, isolateReuse }),
+    };
+  } catch (error) {
+    throw new Error(
+      `the isolated-vm sandbox could not be loaded (${firstLine(errorMessage(error))}): install isolated-vm 7 on Node 24 (npm install isolated-vm), or choose executor: "quickjs"`,
+    );
+  }
+}
+
+/**
+ * `CODEMODE_EXECUTOR` (`isolated-vm` or `quickjs`): the default where the code sets no executor,
+ * so an operator (and CI) can switch sandboxes without a release. Anything else is refused,
+ * naming the variable.
+ */
+export function executorFromEnvironment(): ExecutorName | undefined {
+  const value = process.env.CODEMODE_EXECUTOR?.trim().toLowerCase();
+  if (value === undefined || value === "") return undefined;
+  if (value === "isolated-vm" || value === "quickjs") return value;
+  throw new TypeError(`CODEMODE_EXECUTOR must be isolated-vm or quickjs; got ${JSON.stringify(value)}`);
+}
+
+function firstLine(text: string): string {
+  return text.split("\n", 1)[0] ?? text;
+}

@@ -1,0 +1,1 @@
+export { createQuickJsExecutor, type QuickJsExecutor, type QuickJsExecutorOptions } from "./quickjs-executor.js";

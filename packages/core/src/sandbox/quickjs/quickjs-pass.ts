@@ -1,0 +1,207 @@
+import { errorMessage } from "../../error-message.js";
+import { abortReason } from "../abort-reason.js";
+import { nextTurn } from "../event-loop-turn.js";
+import type { PassRequest, PassResult } from "../executor.js";
+import { LogCollector } from "../log-collector.js";
+import { type NormalizedCode, normalizeCode } from "../normalize-code.js";
+import { classifyFailure, failed, finishPass, interpretResult, type PassLimitsInForce } from "../pass-result.js";
+import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "../reading-gate.js";
+import { type PassDefaults, sandboxConfig } from "../sandbox-config.js";
+import { MAX_CODE_CHARS } from "../sandbox-limits.js";
+import { QuickJsBridge } from "./quickjs-bridge.js";
+import type { ModulePool, PooledModule } from "./quickjs-module-pool.js";
+import { QuickJsSandbox } from "./quickjs-sandbox.js";
+import { QuickJsWatchdog } from "./quickjs-watchdog.js";
+
+/** What a pass needs of its executor. */
+export interface PassContext {
+  defaults: PassDefaults;
+  pool: ModulePool;
+  /** The watchdogs of passes running now: `close()` ends them. */
+  running: Set<QuickJsWatchdog>;
+  /** Counts a runtime QuickJS refused to free (it asserts when something of it is still referenced). */
+  notFreed(): void;
+}
+
+/** The message QuickJS gives when an allocation failed. */
+const OUT_OF_MEMORY = "InternalError: out of memory";
+
+/**
+ * One pass in QuickJS: normalize the code, take a module, make a fresh runtime and context in it,
+ * run the prelude and the program, and turn how it ended into a result. As with isolated-vm, the
+ * program's end arrives through the `finish` host function; the runtime is freed before the pass
+ * answers, on every path.
+ */
+export async function runQuickJsPass(request: PassRequest, executor: PassContext): Promise<PassResult> {
+  const { defaults } = executor;
+  const limits = {
+    timeoutMs: request.timeoutMs ?? defaults.timeoutMs,
+    memoryMb: request.memoryMb ?? defaults.memoryMb,
+  };
+  const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
+  // Parsing runs on this thread, before the sandbox: it counts against the pass's time.
+  const deadline = Date.now() + limits.timeoutMs;
+  if (request.code.length > MAX_CODE_CHARS) {
+    return failed(
+      "SANDBOX_ERROR",
+      `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`,
+      logs,
+    );
+  }
+  // A large program waits for its turn to be read (reading-gate.ts), until QuickJS compiled it.
+  const endTurn =
+    request.code.length > LARGE_PROGRAM_CHARS ? await takeReadingTurn(request.code.length, deadline) : noTurn;
+  if (!endTurn)
+    return failed(
+      "TIMEOUT",
+      `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`,
+      logs,
+    );
+  try {
+    const normalized = normalizeCode(request.code);
+    if (!normalized.ok) {
+      return failed(
+        "SYNTAX_ERROR",
+        `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
+        logs,
+      );
+    }
+    if (Date.now() >= deadline)
+      return failed("TIMEOUT", `reading the program took longer than the ${limits.timeoutMs} ms limit`, logs);
+    return await runInModule(request, normalized, { limits, deadline, logs, endTurn }, executor);
+  } finally {
+    endTurn();
+  }
+}
+
+const noTurn = (): void => undefined;
+
+interface PassState {
+  limits: PassLimitsInForce;
+  deadline: number;
+  logs: LogCollector;
+  endTurn: () => void;
+}
+
+/** The pass once its code is read: a module is taken, used and given back (or dropped). */
+async function runInModule(
+  request: PassRequest,
+  normalized: Extract<NormalizedCode, { ok: true }>,
+  state: PassState,
+  executor: PassContext,
+): Promise<PassResult> {
+  const { limits, deadline, logs } = state;
+  const limitBytes = limits.memoryMb * 1024 * 1024;
+  let pooled: PooledModule;
+  try {
+    // A pass often starts from a completion of another pass: its sandbox work starts from the
+    // loop's next check phase, so that passes cannot starve the loop's timers (event-loop-turn.ts).
+    await nextTurn();
+    pooled = await executor.pool.take(limitBytes, request.partition ?? "");
+  } catch (error) {
+    return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
+  }
+  const watchdog = new QuickJsWatchdog(pooled.module.memory, pooled.limitBytes, deadline);
+  executor.running.add(watchdog);
+  const stopOnAbort = () => watchdog.kill(abortReason(request.signal));
+  if (request.signal?.aborted) stopOnAbort();
+  request.signal?.addEventListener("abort", stopOnAbort, { once: true });
+  let sandbox: QuickJsSandbox | undefined;
+  let bridge: QuickJsBridge | undefined;
+  let result: PassResult | undefined;
+  try {
+    sandbox = new QuickJsSandbox(pooled.module, watchdog, pooled.limitBytes);
+    // The script's line 2 is the body's line 1 (see programScript).
+    bridge = new QuickJsBridge(sandbox, request, deadline, logs, normalized.lineOffset - 1);
+    result = await runProgram(sandbox, bridge, watchdog, request, normalized, state, executor.defaults);
+    return result;
+  } catch (error) {
+    if (!bridge) return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
+    return await finishPass(classifyFailure(error, watchdog, bridge, limits, logs), bridge, limits, logs);
+  } finally {
+    request.signal?.removeEventListener("abort", stopOnAbort);
+    executor.running.delete(watchdog);
+    watchdog.stop();
+    bridge?.end();
+    // Freed before the pass answers, on every path; a module whose runtime could not be freed
+    // (or that failed while it ran code) is dropped, never used again.
+    const intact = sandbox?.intact ?? false;
+    const freed = sandbox?.dispose() ?? false;
+    if (intact && !freed) executor.notFreed();
+    executor.pool.release(pooled, freed && result !== undefined && endedNormally(result, watchdog));
+  }
+}
+
+/**
+ * Sets the sandbox up, runs the program's synchronous part and waits for how it ends: its end
+ * text, a halt, a stall (only requests waiting for a person are left), or the watchdog.
+ * Throws when the watchdog ended the pass (classifyFailure says how).
+ */
+async function runProgram(
+  sandbox: QuickJsSandbox,
+  bridge: QuickJsBridge,
+  watchdog: QuickJsWatchdog,
+  request: PassRequest,
+  normalized: Extract<NormalizedCode, { ok: true }>,
+  state: PassState,
+  defaults: PassDefaults,
+): Promise<PassResult> {
+  const { limits, logs } = state;
+  // Aborted, or the executor closed, while the module was being made.
+  if (watchdog.stopping) throw new Error("the pass ended before its sandbox was set up");
+  const setUp = sandbox.adaptGlobals()
+    ? bridge.setUp(JSON.stringify(sandboxConfig(request, defaults)))
+    : "the sandbox's globals could not be prepared";
+  if (setUp !== undefined) throw new Error(watchdog.brokenBecause ?? `the sandbox could not be set up: ${setUp}`);
+
+  // `__codemode_start` returns nothing: the end comes through `finish`.
+  const compiled = sandbox.evaluate(programScript(normalized.body), "codemode.js");
+  // QuickJS has compiled the program: from here, the next large one may be read.
+  state.endTurn();
+  if (watchdog.stopping) throw new Error(watchdog.brokenBecause ?? "the sandbox ended while the program started");
+  if (compiled) {
+    // Only compiling can fail here: the program itself runs inside `__codemode_start`, which reports what it throws.
+    const code = compiled.name === "SyntaxError" ? "SYNTAX_ERROR" : "SANDBOX_ERROR";
+    return failed(code, `${compiled.name}: ${compiled.message}`, logs);
+  }
+  bridge.programStarted();
+  const end = await Promise.race([
+    bridge.finished.then((text) => ({ text })),
+    bridge.halted.then(() => "halted" as const),
+    // Only requests waiting for a person are left (R-AP-8): the pass ends as a halt does.
+    bridge.stalled.then(() => "halted" as const),
+    watchdog.dead.then(() => "dead" as const),
+  ]);
+  // The memory is checked once more: a program that caught "out of memory" may have returned since.
+  sandbox.checkMemory();
+  if (end === "dead" || watchdog.outOfMemory || watchdog.brokenBecause !== undefined)
+    throw new Error(watchdog.brokenBecause ?? "the sandbox ended while the program ran");
+  if (end === "halted") return await finishPass({ status: "halted", logs: logs.lines }, bridge, limits, logs);
+  const result = interpretResult(end.text, logs, defaults.maxMessageChars);
+  // An allocation QuickJS could not make, not caught: the memory limit, as isolated-vm reports it.
+  if (result.status === "failed" && result.code === "SANDBOX_ERROR" && result.error.startsWith(OUT_OF_MEMORY)) {
+    return await finishPass(
+      failed("MEMORY_LIMIT", `the program used more memory than the ${limits.memoryMb} MB limit`, logs),
+      bridge,
+      limits,
+      logs,
+    );
+  }
+  return await finishPass(result, bridge, limits, logs);
+}
+
+/** The script QuickJS runs: the body in the async function `__codemode_start` runs, from line 2. */
+function programScript(body: string): string {
+  // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
+  return `__codemode_start(async (input) => {\n${body}\n})`;
+}
+
+/**
+ * A pass whose module may serve another: it ended by returning, by throwing, or by a host halt,
+ * with no limit hit. A timeout, the memory limit, a failure of the module or a kill drops it.
+ */
+function endedNormally(result: PassResult, watchdog: QuickJsWatchdog): boolean {
+  if (watchdog.stopping) return false;
+  if (result.status !== "failed") return true;
+  return result.code === "SANDBOX_ERROR" || result.code === "NOT_SERIALIZABLE" || result.code === "SYNTAX_ERROR";
+}
