@@ -102,6 +102,12 @@ function bare(program: BenchProgram): () => Promise<void> {
 
 type Samples = RunnerReport["samples"];
 
+/**
+ * Each peer's ratios to A from the latest run of this benchmark in this process, by library:
+ * rows of a later benchmark of the same run compare with them (bench/quickjs.bench.ts).
+ */
+export const peerRatios = new Map<string, { coldPass: number; perCall: number }>();
+
 /** One sampling of A in this process: cold passes, then passes with and without the calls. */
 async function sampleBaseline(into: Samples): Promise<void> {
   const cold = await sampleInterleaved(
@@ -126,6 +132,7 @@ export const peersBenchmark: Benchmark = {
   name: "peers",
   description: "@utcp/code-mode and @ai-sdk/code-mode on the same programs, each in its own process, against A",
   async run() {
+    peerRatios.clear();
     const installError = installPeers();
     const baseline: Samples = { cold: [], many: [], none: [] };
     const results: { peer: Peer; report?: RunnerReport; error?: string }[] = [];
@@ -177,6 +184,7 @@ export const peersBenchmark: Benchmark = {
       const subject = `${report.library} ${report.version} (${report.sandbox}, no log; ${peer.adaptations}), own process`;
       const cold = stats(report.samples.cold);
       const call = perCall(report.samples);
+      peerRatios.set(peer.library, { coldPass: cold.median / a.median, perCall: call.median / aCall.median });
       coldRows.push({
         benchmark: COLD_PASS,
         subject,

@@ -27,7 +27,8 @@ const ROUNDS = WARMUP_ROUNDS + 20;
 const LONG_EVERY = 5;
 const LONG = 10_000;
 
-const bench = defineConnector({
+/** The connector the replayed programs call (bench/quickjs.bench.ts replays them on QuickJS too). */
+export const bench = defineConnector({
   name: "bench",
   tools: {
     echo: { execute: async (args: { i: number }) => ({ i: args.i, ok: true }) },
@@ -39,7 +40,7 @@ const code = (count: number) =>
   `async () => { let sum = 0; for (let i = 0; i < ${count}; i++) sum += (await bench.echo({ i })).i; await bench.write({ sum }); return sum; }`;
 
 /** Milliseconds of one `approve` of an execution paused after `count` recorded calls. */
-async function approveAfter(runtime: CodemodeRuntime, count: number): Promise<number> {
+export async function approveAfter(runtime: CodemodeRuntime, count: number): Promise<number> {
   const paused = await runtime.execute({ code: code(count) });
   check(
     paused.status === "paused",

@@ -22,6 +22,7 @@ import { loadBenchmark } from "./load.bench.ts";
 import { memoryBenchmark } from "./memory.bench.ts";
 import { peersBenchmark } from "./peers.bench.ts";
 import { lineChartSvg, seriesCharts } from "./plot.ts";
+import { quickjsBenchmark } from "./quickjs.bench.ts";
 import { redisBenchmark } from "./redis.bench.ts";
 import { replayBenchmark } from "./replay.bench.ts";
 import { runtimeBenchmark } from "./runtime.bench.ts";
@@ -32,6 +33,8 @@ const BENCHMARKS: Benchmark[] = [
   executorBenchmark,
   runtimeBenchmark,
   peersBenchmark,
+  // After peers: its targets compare with @ai-sdk/code-mode's rows of the same run.
+  quickjsBenchmark,
   replayBenchmark,
   approvalsBenchmark,
   redisBenchmark,
@@ -191,7 +194,10 @@ are for the durable path (executor + log store); the executor rows are the sandb
 floor the durable path builds on. The programs' reads are declared \`readOnly\` (one log write per
 call); rows for a tool that may change things (two writes) stand beside them. The peers
 (\`@utcp/code-mode\`, \`@ai-sdk/code-mode\`) run the same programs in their own processes, with A
-measured around them (bench/peers.bench.ts); they keep no log. Ratios move from run to run on
+measured around them (bench/peers.bench.ts); they keep no log. The QuickJS rows (\`executor: "quickjs"\`,
+bench/quickjs.bench.ts) have A measured beside them; their targets name @ai-sdk/code-mode's ratio
+from the peers rows of this run and say whether they are met, and their replay rate is also put
+against the isolated-vm runtime measured beside it ("× isolated-vm"). Ratios move from run to run on
 this VM (cross-thread wake-up latency varies): about ±0.1× for the cold pass and ±0.2× per call.
 
 Rows with a "min–max (runs)" entry come from a benchmark run several times over (its \`repeat\`,

@@ -20,7 +20,7 @@ const CALLS = 1_000;
 /** The programs' reads: every method but the write of 5 reads + 1 write. */
 const isRead = (method: string) => method !== "updateCustomer";
 
-function connectorsFor(program: BenchProgram, options: { readOnly: boolean } = { readOnly: true }): Connector[] {
+export function connectorsFor(program: BenchProgram, options: { readOnly: boolean } = { readOnly: true }): Connector[] {
   return Object.entries(program.connectors).map(([name, methods]) =>
     defineConnector({
       name,
@@ -37,7 +37,7 @@ function connectorsFor(program: BenchProgram, options: { readOnly: boolean } = {
   );
 }
 
-function throughRuntime(runtime: CodemodeRuntime, program: BenchProgram): () => Promise<void> {
+export function throughRuntime(runtime: CodemodeRuntime, program: BenchProgram): () => Promise<void> {
   const code = `async () => {${program.body}\n}`;
   return async () => {
     const outcome = await runtime.execute({ code });
@@ -47,7 +47,7 @@ function throughRuntime(runtime: CodemodeRuntime, program: BenchProgram): () => 
   };
 }
 
-function bare(program: BenchProgram): () => Promise<void> {
+export function bare(program: BenchProgram): () => Promise<void> {
   const run = bareIsolatedVm(program);
   return async () => {
     const value = await run();

@@ -116,12 +116,32 @@ describe("choosing the executor", () => {
     }
   });
 
+  it("R-SB-7: QuickJS runs on sandbox threads by default: a program that loops holds neither this thread nor a cancel", async () => {
+    const runtime = createCodemodeRuntime({ executor: "quickjs", limits: { timeoutMs: 30_000 } });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    try {
+      const submitted = await runtime.submit({ code: "async () => { for (;;) {} }" });
+      if ("status" in submitted) throw new Error(submitted.error);
+      const running = runtime.recover({ executionId: submitted.executionId });
+      while (runtime.load().passesInFlight === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const before = ticks;
+      // This thread's timers run while the program loops on its sandbox thread.
+      while (ticks < before + 5) await new Promise((resolve) => setTimeout(resolve, 10));
+      // The loop reads no message, but its interrupt handler reads the abort board.
+      expect(await runtime.cancel({ executionId: submitted.executionId })).toMatchObject({ result: "cancelled" });
+      const [outcome] = await running;
+      expect(outcome).toMatchObject({ status: "error", code: "CANCELLED" });
+      expect(await runtime.execute({ code: "async () => 3" })).toMatchObject({ status: "completed", result: 3 });
+    } finally {
+      clearInterval(ticker);
+      await runtime.close();
+    }
+  });
+
   it("R-SB-7: a bad executor option or CODEMODE_EXECUTOR value is refused at creation, naming it", () => {
     expect(() => createCodemodeRuntime({ executor: "v8" as never })).toThrow(
       /executor must be "isolated-vm", "quickjs"/,
-    );
-    expect(() => createCodemodeRuntime({ executor: "quickjs", sandboxThreads: 2 })).toThrow(
-      /sandboxThreads applies to isolated-vm only/,
     );
     const saved = process.env.CODEMODE_EXECUTOR;
     process.env.CODEMODE_EXECUTOR = "wasm";

@@ -23,7 +23,7 @@ export interface Store {
   open(namespace: string): CodemodeStorage;
 }
 
-export const STORES: Store[] = [
+const ALL_STORES: Store[] = [
   { name: "memory", open: () => memoryStorage() },
   {
     name: "SQLite",
@@ -32,6 +32,21 @@ export const STORES: Store[] = [
   { name: "Redis", url: REDIS_URL, open: (namespace) => redisStorage(REDIS_URL, { namespace }) },
   { name: "PostgreSQL", url: POSTGRES_URL, open: (namespace) => postgresStorage(POSTGRES_URL, { namespace }) },
 ];
+
+/**
+ * The stores the stories run on: all four, or those `CODEMODE_TEST_STORES` names (`memory,sqlite`):
+ * the QuickJS runs of the suites vary the sandbox, not the store (scripts/test-quickjs.mjs).
+ */
+export const STORES: Store[] = storesFromEnvironment();
+
+function storesFromEnvironment(): Store[] {
+  const names = process.env.CODEMODE_TEST_STORES?.trim();
+  if (!names) return ALL_STORES;
+  const wanted = names.split(",").map((name) => name.trim().toLowerCase());
+  const unknown = wanted.filter((name) => !ALL_STORES.some((store) => store.name.toLowerCase() === name));
+  if (unknown.length > 0) throw new Error(`CODEMODE_TEST_STORES names unknown stores: ${unknown.join(", ")}`);
+  return ALL_STORES.filter((store) => wanted.includes(store.name.toLowerCase()));
+}
 
 /** Fails the suite in CI when the service is missing; elsewhere each story is skipped with the reason printed. */
 export function serviceCheck(store: Store): () => boolean {

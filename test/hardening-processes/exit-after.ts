@@ -47,8 +47,11 @@ if (situation === "idle") {
   // isolated-vm tears a disposed isolate down on a later turn of the event loop: exiting before
   // that, once a program had used Intl, segfaulted a few times in a hundred.
   const bare = createCodemodeRuntime({ ...threads });
+  // QuickJS has no Intl: there the program uses the locale methods it has.
   const code =
-    "async () => { const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }); return [formatter.format(), new Date(0).toLocaleString('en-US')]; }";
+    process.env.CODEMODE_EXECUTOR === "quickjs"
+      ? "async () => [new Date(0).toLocaleString('en-US'), (1234.5).toLocaleString('en-US')]"
+      : "async () => { const formatter = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'medium' }); return [formatter.format(), new Date(0).toLocaleString('en-US')]; }";
   const done = await bare.execute({ code });
   if (done.status !== "completed") process.exit(3);
   await bare.execution(done.executionId);

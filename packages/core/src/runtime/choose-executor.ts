@@ -14,8 +14,8 @@ export interface ChosenExecutor extends Executor {
 export interface ExecutorSettings {
   timeoutMs: number;
   memoryMb: number;
-  /** Worker threads (isolated-vm only). */
-  threads: number;
+  /** Worker threads (`sandboxThreads`); undefined for the sandbox's default. */
+  threads: number | undefined;
   prewarm: number;
   isolateReuse: IsolateReuse | boolean | undefined;
   /** Where a fallback to QuickJS is said, once per process. */
@@ -106,14 +106,25 @@ interface Built {
   executor: Executor;
 }
 
+/**
+ * QuickJS runs a program on the thread that runs the pass, so by default its passes run on worker
+ * threads: a program that loops holds a sandbox thread until its deadline, never the runtime's
+ * (its leases, timers and other runs). `sandboxThreads: 0` keeps them on this thread.
+ */
+export const QUICKJS_DEFAULT_THREADS = 2;
+
 async function build(name: ExecutorName, settings: ExecutorSettings): Promise<Built> {
-  const { timeoutMs, memoryMb, threads, prewarm, isolateReuse } = settings;
+  const { timeoutMs, memoryMb, prewarm, isolateReuse } = settings;
   if (name === "quickjs") {
-    if (threads > 0)
-      settings.logger.warn("[codemode] sandboxThreads applies to isolated-vm only; QuickJS runs passes on this thread");
-    const { createQuickJsExecutor } = await import("../sandbox/quickjs/index.js");
-    return { name, executor: createQuickJsExecutor({ timeoutMs, memoryMb }) };
+    const threads = settings.threads ?? QUICKJS_DEFAULT_THREADS;
+    if (threads === 0) {
+      const { createQuickJsExecutor } = await import("../sandbox/quickjs/quickjs-executor.js");
+      return { name, executor: createQuickJsExecutor({ timeoutMs, memoryMb }) };
+    }
+    const { createWorkerThreadExecutor } = await import("../sandbox/worker-thread-executor.js");
+    return { name, executor: createWorkerThreadExecutor({ engine: "quickjs", threads, timeoutMs, memoryMb }) };
   }
+  const threads = settings.threads ?? 0;
   try {
     if (threads === 0) {
       const { createIsolatedVmExecutor } = await import("../sandbox/isolated-vm-executor.js");

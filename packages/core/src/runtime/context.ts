@@ -75,7 +75,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
       : chooseExecutor(options.executor, {
           timeoutMs: settings.timeoutMs,
           memoryMb: settings.memoryMb,
-          threads: options.sandboxThreads ?? 0,
+          threads: options.sandboxThreads,
           prewarm: options.prewarmIsolates ?? 0,
           isolateReuse: options.isolateReuse,
           logger,

@@ -59,7 +59,9 @@ export interface CodemodeRuntimeOptions {
    * `@codemode/core/sandbox`), so that many executions in flight use more than one core: creating
    * and disposing isolates then costs those threads, not this one. Each host call pays a hop
    * between threads. The threads start with the first pass; `prewarmIsolates` are then spread
-   * over them. Default 0: passes run from this thread.
+   * over them. Default for isolated-vm 0: passes run from this thread. Default for QuickJS 2: its
+   * programs run on the thread that runs the pass, so a program that loops holds a sandbox
+   * thread, not this one; 0 keeps QuickJS passes on this thread.
    */
   sandboxThreads?: number;
   /**
@@ -201,8 +203,6 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   }
   if (typeof options.executor === "object" && (options.sandboxThreads ?? 0) > 0)
     problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
-  if (options.executor === "quickjs" && (options.sandboxThreads ?? 0) > 0)
-    problems.push('sandboxThreads applies to isolated-vm only: leave it out with executor: "quickjs"');
   if (
     options.executor !== undefined &&
     options.executor !== "quickjs" &&

@@ -125,6 +125,12 @@ export interface PassRequest {
    * the deadline, and the pass answers `failed` with SANDBOX_ERROR and the abort's reason.
    */
   signal?: AbortSignal;
+  /**
+   * Polled while the program's code runs, by an executor that runs it on its own thread (QuickJS):
+   * true ends the pass as an aborted `signal` does. It lets a pass on a sandbox thread be stopped
+   * while its program holds that thread in a loop (the thread then reads no message).
+   */
+  aborted?: () => boolean;
 }
 
 export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | "MEMORY_LIMIT" | "NOT_SERIALIZABLE";

@@ -44,14 +44,17 @@ export function installConnectors(
   bridge: SandboxBridge,
 ): SeqCounter {
   "use strict";
-  const { ReflectApply, ObjectFreeze, ObjectCreate, ObjectDefineProperty, PromiseResolve, PromiseReject } = intrinsics;
-  const { MapCtor, MapGet, MapSet, ErrorCtor, TypeErrorCtor } = intrinsics;
+  const { ObjectFreeze, ObjectCreate, ObjectDefineProperty, PromiseResolve, PromiseReject } = intrinsics;
+  const { ErrorCtor, TypeErrorCtor } = intrinsics;
   const { send, invalid, decodeText } = bridge;
 
-  const replay = new MapCtor<number, SandboxReplayEntry>();
+  // By seq, in an object without a prototype: no built-in (a Map's methods) is called per call,
+  // which costs an interpreter (QuickJS) more than a property read, and nothing the program may
+  // define on a prototype is found for a seq with no entry.
+  const replay: Record<number, SandboxReplayEntry | undefined> = ObjectCreate(null);
   for (let index = 0; index < replayEntries.length; index++) {
     const entry = replayEntries[index]!;
-    ReflectApply(MapSet, replay, [entry.seq, entry]);
+    replay[entry.seq] = entry;
   }
   let nextSeq = 0;
 
@@ -66,9 +69,12 @@ export function installConnectors(
     } catch (error) {
       return invalid(seq, error);
     }
-    const oversized = bridge.tooLarge(seq, `the argument of ${connector}.${method}`, argsText);
-    if (oversized) return oversized;
-    const entry = ReflectApply(MapGet, replay, [seq]) as SandboxReplayEntry | undefined;
+    // The check first: the message is only built for a value that is too large.
+    if (argsText.length > bridge.maxValueChars) {
+      const oversized = bridge.tooLarge(seq, `the argument of ${connector}.${method}`, argsText);
+      if (oversized) return oversized;
+    }
+    const entry = replay[seq];
     if (entry && entry.kind === "call" && entry.connector === connector && entry.method === method) {
       // The same text as recorded is the common case; otherwise compare key-order-insensitive
       // text, computed from the text already encoded so argument getters never run twice.
@@ -103,8 +109,10 @@ export function installConnectors(
     for (let index = 0; index < names.length; index++) {
       const method = names[index]!;
       methods[method] = {
-        [method](args?: unknown) {
-          return callConnector(connector, method, arguments.length, args);
+        // Extra arguments are seen without `arguments`, which an interpreter (QuickJS) would
+        // build on every call.
+        [method](args?: unknown, extra?: unknown, more?: unknown) {
+          return callConnector(connector, method, more !== undefined ? 3 : extra !== undefined ? 2 : 1, args);
         },
       }[method];
     }
@@ -122,6 +130,6 @@ export function installConnectors(
     skipTo: (seq) => {
       if (seq > nextSeq) nextSeq = seq;
     },
-    recorded: (seq) => ReflectApply(MapGet, replay, [seq]) as SandboxReplayEntry | undefined,
+    recorded: (seq) => replay[seq],
   };
 }

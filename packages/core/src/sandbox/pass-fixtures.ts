@@ -1,7 +1,5 @@
 import { afterAll, expect } from "vitest";
 import type { Executor, HostReply, PassRequest, PassResult, ReplayEntry, SandboxRequest } from "./executor.js";
-import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
-import { createQuickJsExecutor } from "./quickjs/index.js";
 import { valueCodec } from "./value-codec.js";
 
 /**
@@ -29,9 +27,15 @@ function executorKindFromEnvironment(): ExecutorKind {
   throw new TypeError(`CODEMODE_EXECUTOR must be isolated-vm or quickjs; got ${JSON.stringify(value)}`);
 }
 
+// Only the executor the suites run against is loaded: on QuickJS, isolated-vm may not load at all
+// (Node 22, where the addon built for Node 24 cannot).
+const createForTests: (options: { timeoutMs?: number; memoryMb?: number }) => Executor = onQuickJs
+  ? (await import("./quickjs/index.js")).createQuickJsExecutor
+  : (await import("./isolated-vm-executor.js")).createIsolatedVmExecutor;
+
 /** A new executor of the kind the suites run against (`EXECUTOR_FOR_TESTS`), with these limits. */
 export function createExecutorForTests(options: { timeoutMs?: number; memoryMb?: number } = {}): Executor {
-  return EXECUTOR_FOR_TESTS === "quickjs" ? createQuickJsExecutor(options) : createIsolatedVmExecutor(options);
+  return createForTests(options);
 }
 
 /** How a test's host answers a request. */

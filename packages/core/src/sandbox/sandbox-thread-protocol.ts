@@ -6,13 +6,25 @@
  */
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "./executor.js";
 import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+import type { QuickJsExecutorOptions } from "./quickjs/quickjs-executor.js";
 
-/** A pass as it crosses to a sandbox thread: everything but the callback and the signal. */
-export type PassData = Omit<PassRequest, "onRequest" | "signal">;
+/** A pass as it crosses to a sandbox thread: everything but the callbacks and the signal. */
+export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted"> & {
+  /** Its slot on the thread's abort board, when it got one (see `SandboxThreadData.abortBoard`). */
+  abortSlot?: number;
+};
 
 /** What a sandbox thread is started with (its `workerData`). */
 export interface SandboxThreadData {
-  options: IsolatedVmExecutorOptions;
+  /** Which sandbox the thread runs passes in. */
+  engine: "isolated-vm" | "quickjs";
+  options: IsolatedVmExecutorOptions & QuickJsExecutorOptions;
+  /**
+   * One Int32 per slot, set to 1 when the pass holding the slot is aborted: a QuickJS pass runs
+   * on the thread itself, so while its program loops the thread reads no message, but its
+   * interrupt handler reads the board.
+   */
+  abortBoard?: SharedArrayBuffer;
   /** The process's count of large programs being read (reading-gate.ts), shared by every thread. */
   readingGate?: SharedArrayBuffer;
 }

@@ -1,13 +1,12 @@
 /**
  * A sandbox thread: the body of each worker thread of `createWorkerThreadExecutor`. It runs passes
- * with its own isolated-vm executor, so creating, setting up and disposing isolates costs this
- * thread, not the one running the runtime. Requests of the sandbox cross to the executor's thread,
+ * with its own executor (isolated-vm or QuickJS), so creating, setting up and disposing sandboxes,
+ * and for QuickJS running the program itself, costs this thread, not the one running the runtime. Requests of the sandbox cross to the executor's thread,
  * which answers them (the durable log, the connectors); see sandbox-thread-protocol.ts.
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { errorMessage } from "../error-message.js";
-import type { HostReply, PassResult } from "./executor.js";
-import { createIsolatedVmExecutor } from "./isolated-vm-executor.js";
+import type { Executor, HostReply, PassResult } from "./executor.js";
 import { adoptReadingGate } from "./reading-gate.js";
 import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
@@ -16,12 +15,21 @@ const port: MessagePort = parentPort;
 
 // Large programs take turns with every other thread of the process (reading-gate.ts).
 adoptReadingGate((workerData as SandboxThreadData).readingGate);
-// A warm isolate's next context is made when its pass comes: the process may exit (and end this
-// thread) right after a pass answers, and must not find the thread inside an isolate's work.
-const executor = createIsolatedVmExecutor({
-  ...(workerData as SandboxThreadData).options,
-  prepareContextsAhead: false,
-});
+const data = workerData as SandboxThreadData;
+const executor = await threadExecutor(data);
+const board = data.abortBoard ? new Int32Array(data.abortBoard) : undefined;
+
+/** The thread's executor, loaded for its engine only: a QuickJS thread never loads isolated-vm. */
+async function threadExecutor(data: SandboxThreadData): Promise<Executor & { warm?(): Promise<void> }> {
+  if (data.engine === "quickjs") {
+    const { createQuickJsExecutor } = await import("./quickjs/quickjs-executor.js");
+    return createQuickJsExecutor(data.options);
+  }
+  const { createIsolatedVmExecutor } = await import("./isolated-vm-executor.js");
+  // A warm isolate's next context is made when its pass comes: the process may exit (and end this
+  // thread) right after a pass answers, and must not find the thread inside an isolate's work.
+  return createIsolatedVmExecutor({ ...data.options, prepareContextsAhead: false });
+}
 /** Requests sent to the executor's thread and not yet answered, by number. */
 const awaitingReply = new Map<number, (reply: HostReply) => void>();
 const passesRunning = new Set<Promise<void>>();
@@ -31,13 +39,16 @@ let nextRequest = 0;
 
 const send = (message: FromSandboxThread) => port.postMessage(message);
 
-function runPass(pass: number, request: PassData): void {
+function runPass(pass: number, data: PassData): void {
   const abort = new AbortController();
   aborts.set(pass, abort);
+  const { abortSlot, ...request } = data;
+  const slot = board && abortSlot !== undefined ? abortSlot : undefined;
   const ran = executor
     .runPass({
       ...request,
       signal: abort.signal,
+      ...(slot === undefined ? {} : { aborted: () => Atomics.load(board as Int32Array, slot) !== 0 }),
       onRequest: (body) =>
         new Promise<HostReply>((resolve) => {
           const number = nextRequest++;
@@ -87,7 +98,7 @@ port.on("message", (message: ToSandboxThread) => {
       aborts.get(message.pass)?.abort(message.reason);
       return;
     case "warm":
-      void executor.warm().then(() => send({ type: "warm", warm: message.warm }));
+      void (executor.warm?.() ?? Promise.resolve()).then(() => send({ type: "warm", warm: message.warm }));
       return;
     case "close":
       void close();

@@ -44,7 +44,8 @@ export function createEncoder(intrinsics: CodecIntrinsics, base64: CodecBase64) 
       case "string":
         return JSONStringify(value);
       case "number":
-        return NumberIsFinite(value) ? JSONStringify(value) : "null";
+        // JSON's text of a finite number is its ToString, which needs no built-in call here.
+        return value === value && value !== Infinity && value !== -Infinity ? `${value}` : "null";
       case "boolean":
         return value ? "true" : "false";
       case "undefined":

@@ -5,7 +5,7 @@
 import type { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HostReply, PassRequest, SandboxRequest } from "./executor.js";
-import { expectFreshIsolates, expectLimitsHold } from "./pass-fixtures.js";
+import { EXECUTOR_FOR_TESTS, expectFreshIsolates, expectLimitsHold } from "./pass-fixtures.js";
 import { createWorkerThreadExecutor, type WorkerThreadExecutor } from "./worker-thread-executor.js";
 
 const value = (text: string): HostReply => ({ kind: "value", value: text });
@@ -62,7 +62,7 @@ describe("worker-thread executor", () => {
   it("runs a pass on a worker thread: requests reach the host in issue order, replies reach the program", async () => {
     const workers = watchWorkers();
     try {
-      executor = createWorkerThreadExecutor({ threads: 1 });
+      executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 1 });
       const seen: string[] = [];
       const result = await executor.runPass(
         request(
@@ -83,14 +83,14 @@ describe("worker-thread executor", () => {
   });
 
   it("R-SB-1: every pass gets a fresh isolate on its thread: nothing a program leaves behind reaches the next", async () => {
-    executor = createWorkerThreadExecutor({ threads: 1, prewarm: 1 });
+    executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 1, prewarm: 1 });
     await expectFreshIsolates(executor, request, 3);
   });
 
   it("spreads the passes in flight over its threads, starting each thread once", async () => {
     const workers = watchWorkers();
     try {
-      executor = createWorkerThreadExecutor({ threads: 2 });
+      executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 2 });
       const host = heldHost();
       const passes = Array.from({ length: 4 }, () =>
         executor!.runPass(request("await tools.wait({})", host.onRequest)),
@@ -108,7 +108,7 @@ describe("worker-thread executor", () => {
   });
 
   it("a halt reply ends the pass as halted; a host that throws or rejects answers the program with an error", async () => {
-    executor = createWorkerThreadExecutor({ threads: 1 });
+    executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 1 });
     expect(
       await executor.runPass(request("await tools.ping({}); return 'not reached'", async () => ({ kind: "halt" }))),
     ).toMatchObject({ status: "halted" });
@@ -127,7 +127,7 @@ describe("worker-thread executor", () => {
   });
 
   it("R-DV-1: values of megabytes cross between the threads both ways, whole", async () => {
-    executor = createWorkerThreadExecutor({ threads: 1 });
+    executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 1 });
     const big = "x".repeat(3_000_000);
     const result = await executor.runPass(
       request(
@@ -143,14 +143,14 @@ describe("worker-thread executor", () => {
   });
 
   it("R-SB-3: time and memory limits hold on a thread, and the thread serves the next pass", async () => {
-    executor = createWorkerThreadExecutor({ threads: 1, memoryMb: 64 });
+    executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 1, memoryMb: 64 });
     await expectLimitsHold(executor, request);
   });
 
   it("a thread that dies mid-pass fails its passes with SANDBOX_ERROR, and the next pass runs on a new thread", async () => {
     const workers = watchWorkers();
     try {
-      executor = createWorkerThreadExecutor({ threads: 1 });
+      executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 1 });
       const host = heldHost();
       const running = executor.runPass(request("await tools.wait({})", host.onRequest));
       await host.waitingFor(1);
@@ -174,7 +174,7 @@ describe("worker-thread executor", () => {
   it("close() ends the passes in flight with a failure and the threads; a closed executor still answers", async () => {
     const workers = watchWorkers();
     try {
-      executor = createWorkerThreadExecutor({ threads: 2 });
+      executor = createWorkerThreadExecutor({ engine: EXECUTOR_FOR_TESTS, threads: 2 });
       const host = heldHost();
       const running = [
         executor.runPass(request("await tools.wait({})", host.onRequest)),

@@ -5,11 +5,17 @@ import { errorMessage } from "../error-message.js";
 import { abortReason } from "./abort-reason.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
 import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
+import type { QuickJsExecutorOptions } from "./quickjs/quickjs-executor.js";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
 import { DEFAULT_TIMEOUT_MS } from "./sandbox-config.js";
 import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
-export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions {
+export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions, QuickJsExecutorOptions {
+  /**
+   * The sandbox each thread runs passes in: "isolated-vm" (default), or "quickjs", whose programs
+   * run on the thread itself, so a program that loops holds its thread, not the runtime's.
+   */
+  engine?: "isolated-vm" | "quickjs";
   /** Worker threads that run passes; each pass goes to the one with the fewest running. Default 2. */
   threads?: number;
   /** Isolates each thread keeps ready ahead of need (see `IsolatedVmExecutorOptions.prewarm`). Default 0. */
@@ -22,6 +28,8 @@ export interface WorkerThreadExecutor extends Executor {
 }
 
 const DEFAULT_THREADS = 2;
+/** Passes of one QuickJS thread that can be stopped while its program loops; later ones by message only. */
+const ABORT_SLOTS = 1_024;
 const MAX_THREADS = 64;
 /**
  * How long past its deadline a pass may go unanswered before its thread counts as stuck and is
@@ -46,13 +54,19 @@ const CLOSE_GRACE_MS = 2_000;
  * const runtime = createCodemodeRuntime({ connectors: [shop], executor: createWorkerThreadExecutor({ threads: 2, timeoutMs: 5_000 }) });
  */
 export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions = {}): WorkerThreadExecutor {
-  const { threads: threadCount = DEFAULT_THREADS, ...sandboxOptions } = options;
+  const { threads: threadCount = DEFAULT_THREADS, engine = "isolated-vm", ...sandboxOptions } = options;
   if (!Number.isInteger(threadCount) || threadCount < 1 || threadCount > MAX_THREADS) {
     throw new TypeError(`createWorkerThreadExecutor: threads must be a whole number from 1 to ${MAX_THREADS}`);
   }
   const threads = Array.from(
     { length: threadCount },
-    () => new SandboxThread({ options: sandboxOptions, readingGate: readingGateBuffer() }),
+    () =>
+      new SandboxThread({
+        engine,
+        options: sandboxOptions,
+        readingGate: readingGateBuffer(),
+        ...(engine === "quickjs" ? { abortBoard: new SharedArrayBuffer(ABORT_SLOTS * 4) } : {}),
+      }),
   );
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
@@ -78,6 +92,8 @@ interface PassInFlight {
   onRequest: PassRequest["onRequest"];
   /** Stops listening to the pass's signal. */
   unlisten: () => void;
+  /** Its slot on the abort board, when it got one. */
+  slot: number | undefined;
   resolve: (result: PassResult) => void;
   stuckTimer: NodeJS.Timeout;
 }
@@ -89,20 +105,32 @@ class SandboxThread {
   private readonly warming = new Map<number, () => void>();
   private nextPass = 0;
   private nextWarm = 0;
+  /** The abort board's slots not held by a pass (see `SandboxThreadData.abortBoard`). */
+  private readonly freeSlots: number[] = [];
+  private readonly board: Int32Array | undefined;
 
-  constructor(private readonly data: SandboxThreadData) {}
+  constructor(private readonly data: SandboxThreadData) {
+    if (data.abortBoard) {
+      this.board = new Int32Array(data.abortBoard);
+      for (let slot = this.board.length - 1; slot >= 0; slot--) this.freeSlots.push(slot);
+    }
+  }
 
   get passCount(): number {
     return this.passes.size;
   }
 
   runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
-    // The signal stays here (it cannot cross a thread): an abort crosses as a message.
-    const { onRequest, signal, ...passData } = request;
+    // The signal stays here (it cannot cross a thread): an abort crosses as a message, and on the
+    // abort board, which a thread whose program loops still reads.
+    const { onRequest, signal, aborted: _aborted, ...request_ } = request;
+    const slot = this.freeSlots.pop();
+    const passData = slot === undefined ? request_ : { ...request_, abortSlot: slot };
     let worker: Worker;
     try {
       worker = this.started();
     } catch (error) {
+      if (slot !== undefined) this.freeSlots.push(slot);
       return Promise.resolve(sandboxError(`the sandbox thread could not be started: ${errorMessage(error)}`));
     }
     const pass = this.nextPass++;
@@ -113,10 +141,13 @@ class SandboxThread {
         timeoutMs + STUCK_GRACE_MS,
       );
       stuckTimer.unref();
-      const abort = () => this.postQuietly(worker, { type: "abort", pass, reason: abortReason(signal) });
+      const abort = () => {
+        if (slot !== undefined && this.board) Atomics.store(this.board, slot, 1);
+        this.postQuietly(worker, { type: "abort", pass, reason: abortReason(signal) });
+      };
       signal?.addEventListener("abort", abort, { once: true });
       const unlisten = () => signal?.removeEventListener("abort", abort);
-      this.passes.set(pass, { onRequest, unlisten, resolve, stuckTimer });
+      this.passes.set(pass, { onRequest, unlisten, slot, resolve, stuckTimer });
       // A running pass keeps the process alive, as the isolate of the default executor does.
       if (this.passes.size === 1) worker.ref();
       try {
@@ -205,6 +236,10 @@ class SandboxThread {
     this.passes.delete(pass);
     clearTimeout(inFlight.stuckTimer);
     inFlight.unlisten();
+    if (inFlight.slot !== undefined && this.board) {
+      Atomics.store(this.board, inFlight.slot, 0);
+      this.freeSlots.push(inFlight.slot);
+    }
     if (this.worker) this.unrefWhenIdle(this.worker);
     inFlight.resolve(result);
   }

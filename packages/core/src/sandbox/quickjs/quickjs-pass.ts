@@ -101,7 +101,7 @@ async function runInModule(
   } catch (error) {
     return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
   }
-  const watchdog = new QuickJsWatchdog(pooled.module.memory, pooled.limitBytes, deadline);
+  const watchdog = new QuickJsWatchdog(pooled.module.memory, pooled.limitBytes, deadline, request.aborted);
   executor.running.add(watchdog);
   const stopOnAbort = () => watchdog.kill(abortReason(request.signal));
   if (request.signal?.aborted) stopOnAbort();

@@ -32,6 +32,8 @@ export class QuickJsWatchdog implements PassEndings {
     private readonly memory: { readonly buffer: ArrayBuffer },
     private readonly limitBytes: number,
     private readonly deadline: number,
+    /** `PassRequest.aborted`: read at each poll, so a pass whose program holds the thread can be stopped. */
+    private readonly aborted?: () => boolean,
   ) {
     this.dead = new Promise<void>((resolve) => {
       this.resolveDead = resolve;
@@ -52,6 +54,10 @@ export class QuickJsWatchdog implements PassEndings {
     if (this.stopping) return true;
     if (Date.now() >= this.deadline) {
       this.timeOut();
+      return true;
+    }
+    if (this.aborted?.()) {
+      this.kill("the pass was aborted");
       return true;
     }
     return this.checkMemory();
