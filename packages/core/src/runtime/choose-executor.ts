@@ -25,9 +25,9 @@ export interface ExecutorSettings {
 /**
  * The executor a runtime builds itself: by name, or, without one, isolated-vm where it loads and
  * QuickJS otherwise (`CODEMODE_EXECUTOR` in the environment chooses where the code does not).
- * Loading is deferred to the first pass, so `@codemode/core` imports on a runtime without
- * isolated-vm (Node 22, Bun, Deno, a host without native addons) and the addon is only loaded
- * when it is the one used. A choice that cannot load fails each pass with a SANDBOX_ERROR that
+ * The sandbox is loaded by a dynamic import, started when the runtime is created and awaited by
+ * the first pass, so `@codemode/core` imports on a runtime without isolated-vm (Node 22, Bun,
+ * Deno, a host without native addons) and the addon is only loaded when it is the one used. A choice that cannot load fails each pass with a SANDBOX_ERROR that
  * says why, never the process.
  */
 export function chooseExecutor(name: ExecutorName | undefined, settings: ExecutorSettings): ChosenExecutor {

@@ -1,3 +1,4 @@
+import { installArrayGuard } from "./install-array-guard.js";
 import { installBufferGuards } from "./install-buffer-guards.js";
 import { installClock } from "./install-clock.js";
 import { installCodemode, installFetch } from "./install-codemode.js";
@@ -36,6 +37,7 @@ const PARTS: SandboxParts = {
   createUtcDates,
   installRandom,
   installBufferGuards,
+  installArrayGuard,
   installIntlGuard,
   installStart,
 };

@@ -1,3 +1,4 @@
+import type { installArrayGuard } from "./install-array-guard.js";
 import type { installBufferGuards } from "./install-buffer-guards.js";
 import type { installClock } from "./install-clock.js";
 import type { installCodemode, installFetch } from "./install-codemode.js";
@@ -59,6 +60,7 @@ export interface SandboxParts extends ValueCodecParts {
   createUtcDates: typeof createUtcDates;
   installRandom: typeof installRandom;
   installBufferGuards: typeof installBufferGuards;
+  installArrayGuard: typeof installArrayGuard;
   installIntlGuard: typeof installIntlGuard;
   installStart: typeof installStart;
 }
@@ -123,6 +125,8 @@ export function sandboxSetup(
   delete global.FinalizationRegistry;
   delete (global.Atomics as { waitAsync?: unknown } | undefined)?.waitAsync;
   parts.installBufferGuards(intrinsics, global);
+  // After the intrinsics were captured: the prelude's own code keeps the built-ins themselves.
+  parts.installArrayGuard();
   parts.installIntlGuard(intrinsics, global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(
     intrinsics,

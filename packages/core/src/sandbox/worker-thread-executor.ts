@@ -181,6 +181,9 @@ class SandboxThread {
     const exited = new Promise<true>((resolve) => worker.once("exit", () => resolve(true)));
     // Whoever awaits close() must see it end: the thread keeps the process alive until it has.
     worker.ref();
+    // A QuickJS pass whose program loops reads no message: the board stops it at once.
+    if (this.board)
+      for (const pass of this.passes.values()) if (pass.slot !== undefined) Atomics.store(this.board, pass.slot, 1);
     this.post(worker, { type: "close" });
     if (await within(exited, CLOSE_GRACE_MS)) return;
     void worker.terminate();

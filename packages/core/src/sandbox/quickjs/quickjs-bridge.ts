@@ -140,7 +140,9 @@ export class QuickJsBridge extends PassRequests {
         "randomBytes",
         guarded((count) => {
           const bytes = this.randomBytes?.(count && context.typeof(count) === "number" ? context.getNumber(count) : 0);
-          return context.newString(bytes ?? "");
+          // Through the sandbox's check like every copy in: a program that filled the memory
+          // (and caught QuickJS's "out of memory") must not have the copy written unchecked.
+          return this.sandbox.newString(bytes ?? "") ?? context.undefined;
         }),
       ),
       context.newFunction(

@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { HostReply } from "../executor.js";
 import { echo, expectFailed, expectReturned, passRunner, type RunOptions, sleep } from "../pass-fixtures.js";
+import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "../reading-gate.js";
 import { createQuickJsExecutor, type QuickJsExecutor, type QuickJsExecutorOptions } from "./index.js";
 import { newQuickJsModule } from "./quickjs-module.js";
 
@@ -178,6 +179,28 @@ describe("limits", () => {
     await sleep(100);
     controller.abort("the run was cancelled");
     expectFailed(await pending, "SANDBOX_ERROR", "the run was cancelled");
+  });
+});
+
+describe("large programs", () => {
+  const { run } = quickJs();
+
+  it("R-SB-3: a large program's reading turn ends before it runs: one that loops holds no turn while it loops", async () => {
+    const counter = new Int32Array(readingGateBuffer());
+    const readersWhileLooping: number[] = [];
+    // Over LARGE_PROGRAM_CHARS, so it takes a turn; the interrupt handler polls `aborted` while it loops.
+    const code = `async () => { const pad = ${JSON.stringify("x".repeat(LARGE_PROGRAM_CHARS))}; for (;;) {} }`;
+    const outcome = await run(code, {
+      timeoutMs: 500,
+      aborted: () => {
+        readersWhileLooping.push(Atomics.load(counter, 0));
+        return false;
+      },
+    });
+    expectFailed(outcome, "TIMEOUT");
+    // Polled while it compiled too (holding its turn then); while the program loops, no turn is held.
+    expect(readersWhileLooping.length).toBeGreaterThan(0);
+    expect(readersWhileLooping.at(-1)).toBe(0);
   });
 });
 

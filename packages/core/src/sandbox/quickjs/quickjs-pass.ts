@@ -91,7 +91,9 @@ async function runInModule(
   executor: PassContext,
 ): Promise<PassResult> {
   const { limits, deadline, logs } = state;
-  const limitBytes = limits.memoryMb * 1024 * 1024;
+  // A wasm32 module addresses 2 GB: beyond this limit there would be no room left above it for
+  // the watchdog to see a program go over it.
+  const limitBytes = Math.min(limits.memoryMb, MAX_MEMORY_MB) * 1024 * 1024;
   let pooled: PooledModule;
   try {
     // A pass often starts from a completion of another pass: its sandbox work starts from the
@@ -154,9 +156,10 @@ async function runProgram(
     : "the sandbox's globals could not be prepared";
   if (setUp !== undefined) throw new Error(watchdog.brokenBecause ?? `the sandbox could not be set up: ${setUp}`);
 
+  // The turn ends once QuickJS has compiled the program, before any of it runs: a program that
+  // holds its thread until the thread is ended must not keep other large programs waiting.
   // `__codemode_start` returns nothing: the end comes through `finish`.
-  const compiled = sandbox.evaluate(programScript(normalized.body), "codemode.js");
-  // QuickJS has compiled the program: from here, the next large one may be read.
+  const compiled = sandbox.startProgram(programScript(normalized.body), "codemode.js", state.endTurn);
   state.endTurn();
   if (watchdog.stopping) throw new Error(watchdog.brokenBecause ?? "the sandbox ended while the program started");
   if (compiled) {
@@ -191,9 +194,12 @@ async function runProgram(
 }
 
 /** The script QuickJS runs: the body in the async function `__codemode_start` runs, from line 2. */
+/** The largest memory limit a QuickJS pass gets, whatever `memoryMb` asks (docs/security.md). */
+export const MAX_MEMORY_MB = 1_536;
+
 function programScript(body: string): string {
   // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
-  return `__codemode_start(async (input) => {\n${body}\n})`;
+  return `(async (input) => {\n${body}\n})`;
 }
 
 /**

@@ -118,6 +118,44 @@ export class QuickJsSandbox {
     return failure;
   }
 
+  /**
+   * Compiles the program as a function (its body does not run yet), calls `compiled`, then hands
+   * the function to the prelude's `__codemode_start`, which runs it. A failure to compile is
+   * described; what the program throws is the prelude's to report.
+   */
+  startProgram(code: string, filename: string, compiled: () => void): SandboxFailure | undefined {
+    if (!this.fits(code)) {
+      this.watchdog.exceedMemory();
+      return { name: "RangeError", message: "the program does not fit in the sandbox's memory" };
+    }
+    let failure: SandboxFailure | undefined;
+    this.run((context) => {
+      const result = context.evalCode(code, filename, { type: "global" });
+      if (result.error) {
+        failure = this.describe(result.error);
+        result.error.dispose();
+        return;
+      }
+      const main = result.value;
+      try {
+        compiled();
+        const start = context.getProp(context.global, "__codemode_start");
+        try {
+          const call = context.callFunction(start, context.undefined, main);
+          if (call.error) {
+            failure = this.describe(call.error);
+            call.error.dispose();
+          } else call.value.dispose();
+        } finally {
+          start.dispose();
+        }
+      } finally {
+        main.dispose();
+      }
+    });
+    return failure;
+  }
+
   /** An error's name and message, read as properties: a getter the program put there runs under the watchdog. */
   describe(error: QuickJSHandle): SandboxFailure {
     const context = this.context;
@@ -146,7 +184,8 @@ export class QuickJsSandbox {
   }
 
   private fits(text: string): boolean {
-    const room = this.module.maximumBytes - this.module.memory.buffer.byteLength;
+    // A twentieth of the maximum is kept back: the allocator's growth asks for more than it needs.
+    const room = this.module.maximumBytes * 0.95 - this.module.memory.buffer.byteLength;
     return Buffer.byteLength(text, "utf8") + COPY_SLACK_BYTES <= room;
   }
 
