@@ -105,17 +105,7 @@ export class QuickJsSandbox {
 
   /** Evaluates script text; a failure is described, undefined when it ran. */
   evaluate(code: string, filename: string): SandboxFailure | undefined {
-    if (!this.fits(code)) {
-      this.watchdog.exceedMemory();
-      return { name: "RangeError", message: "the program does not fit in the sandbox's memory" };
-    }
-    let failure: SandboxFailure | undefined;
-    this.run((context) => {
-      const result = context.evalCode(code, filename, { type: "global" });
-      if (result.error) failure = this.describe(result.error);
-      result.dispose();
-    });
-    return failure;
+    return this.evaluateThen(code, filename, () => undefined);
   }
 
   /**
@@ -124,6 +114,35 @@ export class QuickJsSandbox {
    * described; what the program throws is the prelude's to report.
    */
   startProgram(code: string, filename: string, compiled: () => void): SandboxFailure | undefined {
+    return this.evaluateThen(code, filename, (main, context) => {
+      compiled();
+      const start = context.getProp(context.global, "__codemode_start");
+      try {
+        const call = context.callFunction(start, context.undefined, main);
+        if (!call.error) {
+          call.value.dispose();
+          return undefined;
+        }
+        try {
+          return this.describe(call.error);
+        } finally {
+          call.error.dispose();
+        }
+      } finally {
+        start.dispose();
+      }
+    });
+  }
+
+  /**
+   * Evaluates script text, then hands its value to `then` (which must not keep it: it is freed
+   * after); the failure of either is described, undefined when both ran.
+   */
+  private evaluateThen(
+    code: string,
+    filename: string,
+    then: (value: QuickJSHandle, context: QuickJSContext) => SandboxFailure | undefined,
+  ): SandboxFailure | undefined {
     if (!this.fits(code)) {
       this.watchdog.exceedMemory();
       return { name: "RangeError", message: "the program does not fit in the sandbox's memory" };
@@ -132,25 +151,17 @@ export class QuickJsSandbox {
     this.run((context) => {
       const result = context.evalCode(code, filename, { type: "global" });
       if (result.error) {
-        failure = this.describe(result.error);
-        result.error.dispose();
+        try {
+          failure = this.describe(result.error);
+        } finally {
+          result.error.dispose();
+        }
         return;
       }
-      const main = result.value;
       try {
-        compiled();
-        const start = context.getProp(context.global, "__codemode_start");
-        try {
-          const call = context.callFunction(start, context.undefined, main);
-          if (call.error) {
-            failure = this.describe(call.error);
-            call.error.dispose();
-          } else call.value.dispose();
-        } finally {
-          start.dispose();
-        }
+        failure = then(result.value, context);
       } finally {
-        main.dispose();
+        result.value.dispose();
       }
     });
     return failure;
