@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { ReplayEntry } from "./executor.js";
 import { installCodemode, installFetch } from "./install-codemode.js";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
 import { createFormatter } from "./install-console.js";
 import { partRealm } from "./part-realm-fixtures.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
+import { wireReplay } from "./sandbox-config.js";
 
 type Request = Record<string, unknown> & { id: number };
 
@@ -32,7 +34,14 @@ function codemodeWith(
     formatter.messageOf,
     1_000_000,
   );
-  const seqs = load(installConnectors)(intrinsics, global, { github: ["get"] }, options.replay ?? [], codec, bridge);
+  const seqs = load(installConnectors)(
+    intrinsics,
+    global,
+    { github: ["get"] },
+    wireReplay((options.replay ?? []) as ReplayEntry[]),
+    codec,
+    bridge,
+  );
   const service = load(installCodemode)(
     intrinsics,
     global,

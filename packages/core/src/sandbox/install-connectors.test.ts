@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { ReplayEntry } from "./executor.js";
 import { installConnectors, type SandboxReplayEntry } from "./install-connectors.js";
 import { partRealm } from "./part-realm-fixtures.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
+import { wireReplay } from "./sandbox-config.js";
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 
@@ -23,7 +25,7 @@ function connectorsWith(replay: SandboxReplayEntry[] = []) {
     intrinsics,
     global,
     { github: ["get", "create_issue"], slack: ["post"] },
-    replay,
+    wireReplay(replay as ReplayEntry[]),
     codec,
     bridge,
   );

@@ -2,7 +2,7 @@ import type { SandboxBridge } from "./sandbox-bridge.js";
 import type { SandboxIntrinsics } from "./sandbox-intrinsics.js";
 import type { ValueCodec } from "./value-codec.js";
 
-/** A preloaded log entry as the sandbox receives it (the host's `ReplayEntry`, as JSON). */
+/** A preloaded log entry as the sandbox hands it to `codemode.step` and `fetch` (see `SeqCounter.recorded`). */
 export interface SandboxReplayEntry {
   kind: string;
   seq: number;
@@ -15,6 +15,26 @@ export interface SandboxReplayEntry {
   outcome: string;
   text: string;
 }
+
+/**
+ * A preloaded log entry as it crosses to the sandbox: a tuple, not an object, since parsing the
+ * preload is a per-entry cost of every replay and an interpreter (QuickJS) parses arrays about
+ * twice as fast as objects. Made by the host's `wireReplay` (sandbox-config.ts).
+ * - a call: `[seq, "c", connector, method, args or null, 1 for a value or 0 for an error, text, canonical args or null]`
+ * - a step: `[seq, "s", name, seqAfter, 1 or 0, text]`
+ */
+export type WireReplayEntry =
+  | [
+      seq: number,
+      kind: "c",
+      connector: string,
+      method: string,
+      args: string | null,
+      value: 0 | 1,
+      text: string,
+      canonicalArgs: string | null,
+    ]
+  | [seq: number, kind: "s", name: string, seqAfter: number, value: 0 | 1, text: string];
 
 /** The pass's seq counter and preloaded log, shared with `codemode.step` and `fetch`. */
 export interface SeqCounter {
@@ -39,7 +59,7 @@ export function installConnectors(
   intrinsics: SandboxIntrinsics,
   global: Record<string, unknown>,
   connectors: Record<string, string[]>,
-  replayEntries: SandboxReplayEntry[],
+  replayEntries: WireReplayEntry[],
   codec: ValueCodec,
   bridge: SandboxBridge,
 ): SeqCounter {
@@ -51,10 +71,10 @@ export function installConnectors(
   // By seq, in an object without a prototype: no built-in (a Map's methods) is called per call,
   // which costs an interpreter (QuickJS) more than a property read, and nothing the program may
   // define on a prototype is found for a seq with no entry.
-  const replay: Record<number, SandboxReplayEntry | undefined> = ObjectCreate(null);
+  const replay: Record<number, WireReplayEntry | undefined> = ObjectCreate(null);
   for (let index = 0; index < replayEntries.length; index++) {
     const entry = replayEntries[index]!;
-    replay[entry.seq] = entry;
+    replay[entry[0]] = entry;
   }
   let nextSeq = 0;
 
@@ -75,29 +95,30 @@ export function installConnectors(
       if (oversized) return oversized;
     }
     const entry = replay[seq];
-    if (entry && entry.kind === "call" && entry.connector === connector && entry.method === method) {
+    if (entry && entry[1] === "c" && entry[2] === connector && entry[3] === method) {
       // The same text as recorded is the common case; otherwise compare key-order-insensitive
       // text, computed from the text already encoded so argument getters never run twice.
-      let matches = entry.args !== undefined && entry.args === argsText;
+      const recordedArgs = entry[4];
+      let matches = recordedArgs !== null && recordedArgs === argsText;
       if (!matches) {
         try {
           const canonicalArgs = argsText === "" ? "" : codec.canonical(argsText);
           const recorded =
-            entry.canonicalArgs ?? (entry.args === undefined || entry.args === "" ? "" : codec.canonical(entry.args));
+            entry[7] ?? (recordedArgs === null || recordedArgs === "" ? "" : codec.canonical(recordedArgs));
           matches = canonicalArgs === recorded;
         } catch (error) {
           return invalid(seq, error);
         }
       }
       if (matches) {
-        if (entry.outcome === "value") {
+        if (entry[5] === 1) {
           try {
-            return PromiseResolve(decodeText(entry.text));
+            return PromiseResolve(decodeText(entry[6]));
           } catch (error) {
             return PromiseReject(error);
           }
         }
-        return PromiseReject(new ErrorCtor(entry.text));
+        return PromiseReject(new ErrorCtor(entry[6]));
       }
     }
     return send({ type: "call", seq, connector, method, args: argsText }, true);
@@ -130,6 +151,24 @@ export function installConnectors(
     skipTo: (seq) => {
       if (seq > nextSeq) nextSeq = seq;
     },
-    recorded: (seq) => replay[seq],
+    recorded: (seq) => {
+      const entry = replay[seq];
+      if (!entry) return undefined;
+      const outcome = entry[1] === "c" ? entry[5] : entry[4];
+      const text = entry[1] === "c" ? entry[6] : entry[5];
+      const recorded: SandboxReplayEntry = ObjectCreate(null);
+      recorded.kind = entry[1] === "c" ? "call" : "step";
+      recorded.seq = entry[0];
+      recorded.outcome = outcome === 1 ? "value" : "error";
+      recorded.text = text;
+      if (entry[1] === "s") {
+        recorded.name = entry[2];
+        recorded.seqAfter = entry[3];
+      } else {
+        recorded.connector = entry[2];
+        recorded.method = entry[3];
+      }
+      return recorded;
+    },
   };
 }

@@ -12,7 +12,7 @@ import { classifyFailure, failed, finishPass, interpretResult } from "./pass-res
 import { PassWatchdog } from "./pass-watchdog.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
 import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "./reading-gate.js";
-import { type PassDefaults, passDefaults, sandboxConfig } from "./sandbox-config.js";
+import { type PassDefaults, passDefaults, sandboxConfigText } from "./sandbox-config.js";
 import { MAX_CODE_CHARS } from "./sandbox-limits.js";
 
 export interface IsolatedVmExecutorOptions {
@@ -210,7 +210,7 @@ async function readAndRun(
         bridge.logCallback(),
         bridge.randomBytesCallback(),
         bridge.finishCallback(),
-        JSON.stringify(sandboxConfig(request, defaults)),
+        sandboxConfigText(request, defaults),
       ],
       { result: { reference: true }, timeout: limits.timeoutMs },
     )) as ivm.Reference<(id: number, kind: number, text: string) => void>;

@@ -1,4 +1,5 @@
-import type { PassRequest } from "./executor.js";
+import type { PassRequest, ReplayEntry } from "./executor.js";
+import type { WireReplayEntry } from "./install-connectors.js";
 import { mathRandomSeed } from "./keyed-random.js";
 import { DEFAULT_SANDBOX_LIMITS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
 import type { SandboxConfig } from "./sandbox-setup.js";
@@ -38,13 +39,16 @@ function sandboxDeterminism(deterministic: PassRequest["deterministic"]): Sandbo
   return { seed: deterministic.seed, clockMs: deterministic.clockMs };
 }
 
-/** The request's part the sandbox needs, as plain data (the request itself holds functions). */
-export function sandboxConfig(request: PassRequest, defaults: PassDefaults): SandboxConfig {
+/**
+ * The request's part the sandbox needs, as the JSON text its setup parses. The preload is the
+ * request's `replay` in its wire form, or `replayText` as a sandbox thread received it (already
+ * JSON: a long log crosses the thread as one string, not as thousands of objects to clone).
+ */
+export function sandboxConfigText(request: PassRequest & { replayText?: string }, defaults: PassDefaults): string {
   const { maxLogLines, maxLogLineChars, maxLogChars, maxMessageChars } = defaults;
-  return {
+  const config: Omit<SandboxConfig, "replay"> = {
     connectors: Object.fromEntries(Object.entries(request.connectors).map(([name, methods]) => [name, [...methods]])),
     services: [...(request.services ?? [])],
-    replay: [...(request.replay ?? [])],
     deterministic: sandboxDeterminism(request.deterministic),
     allowNetwork: request.allowNetwork === true,
     limits: {
@@ -57,4 +61,30 @@ export function sandboxConfig(request: PassRequest, defaults: PassDefaults): San
       maxIntlObjects: MAX_INTL_OBJECTS,
     },
   };
+  const replay = request.replayText ?? replayText(request.replay ?? []);
+  // One more member appended to the object's text: `config` is never empty.
+  return `${JSON.stringify(config).slice(0, -1)},"replay":${replay}}`;
+}
+
+/** The preload's JSON text (see `WireReplayEntry`). */
+export function replayText(entries: readonly ReplayEntry[]): string {
+  return JSON.stringify(wireReplay(entries));
+}
+
+/** The preloaded log as it crosses to the sandbox (see `WireReplayEntry`). */
+export function wireReplay(entries: readonly ReplayEntry[]): WireReplayEntry[] {
+  return entries.map((entry): WireReplayEntry => {
+    const value = entry.outcome === "value" ? 1 : 0;
+    if (entry.kind === "step") return [entry.seq, "s", entry.name, entry.seqAfter, value, entry.text];
+    return [
+      entry.seq,
+      "c",
+      entry.connector,
+      entry.method,
+      entry.args ?? null,
+      value,
+      entry.text,
+      entry.canonicalArgs ?? null,
+    ];
+  });
 }

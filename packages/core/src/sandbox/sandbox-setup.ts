@@ -2,7 +2,7 @@ import type { installArrayGuard } from "./install-array-guard.js";
 import type { installBufferGuards } from "./install-buffer-guards.js";
 import type { installClock } from "./install-clock.js";
 import type { installCodemode, installFetch } from "./install-codemode.js";
-import type { installConnectors, SandboxReplayEntry } from "./install-connectors.js";
+import type { installConnectors, WireReplayEntry } from "./install-connectors.js";
 import type { createFormatter, installConsole } from "./install-console.js";
 import type { installIntlGuard } from "./install-intl-guard.js";
 import type { installRandom } from "./install-random.js";
@@ -18,7 +18,7 @@ import type { composeValueCodec, ValueCodecParts } from "./value-codec.js";
 export interface SandboxConfig {
   connectors: Record<string, string[]>;
   services: string[];
-  replay: unknown[];
+  replay: WireReplayEntry[];
   /** With `keyed`, `seed` seeds only `Math.random`; `crypto` asks the host (see executor.ts). */
   deterministic: { seed: string; clockMs: number; keyed?: boolean } | null;
   allowNetwork: boolean;
@@ -87,7 +87,7 @@ export function sandboxSetup(
   const intrinsics = parts.captureSandboxIntrinsics();
   const global = globalThis as Record<string, unknown>;
   const codec = parts.composeValueCodec(parts);
-  const config = JSON.parse(configText) as Omit<SandboxConfig, "replay"> & { replay: SandboxReplayEntry[] };
+  const config = JSON.parse(configText) as SandboxConfig;
 
   const limits = config.limits;
   const formatter = parts.createFormatter(intrinsics, codec, limits);

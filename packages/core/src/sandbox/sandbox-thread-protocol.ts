@@ -9,9 +9,11 @@ import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "./quickjs/quickjs-executor.js";
 
 /** A pass as it crosses to a sandbox thread: everything but the callbacks and the signal. */
-export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted"> & {
+export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "replay"> & {
   /** Its slot on the thread's abort board, when it got one (see `SandboxThreadData.abortBoard`). */
   abortSlot?: number;
+  /** The preload as JSON text (sandbox-config.ts `replayText`): one string to copy, not an object per entry. */
+  replayText?: string;
 };
 
 /** What a sandbox thread is started with (its `workerData`). */

@@ -7,8 +7,8 @@ import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js
 import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "./quickjs/quickjs-executor.js";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
-import { DEFAULT_TIMEOUT_MS } from "./sandbox-config.js";
-import type { FromSandboxThread, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
+import { DEFAULT_TIMEOUT_MS, replayText } from "./sandbox-config.js";
+import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions, QuickJsExecutorOptions {
   /**
@@ -123,9 +123,13 @@ class SandboxThread {
   runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
     // The signal stays here (it cannot cross a thread): an abort crosses as a message, and on the
     // abort board, which a thread whose program loops still reads.
-    const { onRequest, signal, aborted: _aborted, ...request_ } = request;
+    const { onRequest, signal, aborted: _aborted, replay, ...request_ } = request;
     const slot = this.freeSlots.pop();
-    const passData = slot === undefined ? request_ : { ...request_, abortSlot: slot };
+    const passData: PassData = {
+      ...request_,
+      ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}),
+      ...(slot === undefined ? {} : { abortSlot: slot }),
+    };
     let worker: Worker;
     try {
       worker = this.started();

@@ -6,7 +6,7 @@ import { LogCollector } from "../log-collector.js";
 import { type NormalizedCode, normalizeCode } from "../normalize-code.js";
 import { classifyFailure, failed, finishPass, interpretResult, type PassLimitsInForce } from "../pass-result.js";
 import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "../reading-gate.js";
-import { type PassDefaults, sandboxConfig } from "../sandbox-config.js";
+import { type PassDefaults, sandboxConfigText } from "../sandbox-config.js";
 import { MAX_CODE_CHARS } from "../sandbox-limits.js";
 import { QuickJsBridge } from "./quickjs-bridge.js";
 import type { ModulePool, PooledModule } from "./quickjs-module-pool.js";
@@ -152,7 +152,7 @@ async function runProgram(
   // Aborted, or the executor closed, while the module was being made.
   if (watchdog.stopping) throw new Error("the pass ended before its sandbox was set up");
   const setUp = sandbox.adaptGlobals()
-    ? bridge.setUp(JSON.stringify(sandboxConfig(request, defaults)))
+    ? bridge.setUp(sandboxConfigText(request, defaults))
     : "the sandbox's globals could not be prepared";
   if (setUp !== undefined) throw new Error(watchdog.brokenBecause ?? `the sandbox could not be set up: ${setUp}`);
 
