@@ -5,29 +5,16 @@ import { nextTurn } from "./event-loop-turn.js";
 import type { Executor, PassRequest, PassResult } from "./executor.js";
 import { createIsolatePool, type IsolatePool } from "./isolate-pool.js";
 import { type IsolateReuse, isolateReuseSettings } from "./isolate-reuse.js";
-import { LogCollector } from "./log-collector.js";
-import { normalizeCode } from "./normalize-code.js";
 import { PassBridge } from "./pass-bridge.js";
 import { classifyFailure, failed, finishPass, interpretResult } from "./pass-result.js";
 import { PassWatchdog } from "./pass-watchdog.js";
 import type { PreparedIsolate } from "./prepare-isolate.js";
-import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "./reading-gate.js";
-import { type PassDefaults, passDefaults, sandboxConfigText } from "./sandbox-config.js";
-import { MAX_CODE_CHARS } from "./sandbox-limits.js";
+import { type ReadPass, readProgram } from "./read-program.js";
+import { type PassDefaultOptions, type PassDefaults, passDefaults, sandboxConfigText } from "./sandbox-config.js";
 
-export interface IsolatedVmExecutorOptions {
-  /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
-  timeoutMs?: number;
+export interface IsolatedVmExecutorOptions extends PassDefaultOptions {
   /** Heap limit of one pass's isolate. Default 128 MB. */
   memoryMb?: number;
-  /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters, 1 000 000 characters in all. */
-  maxLogLines?: number;
-  maxLogLineChars?: number;
-  maxLogChars?: number;
-  /** Characters kept of an error message that crosses from the sandbox. Default 10 000. */
-  maxMessageChars?: number;
-  /** Longest wire text of a value sent to be kept, unless a pass sets its own. Default 64 MiB. */
-  maxValueChars?: number;
   /**
    * Fresh isolates kept ready ahead of need (context created, prelude compiled and run), so a
    * pass that finds no warm isolate skips that work. Default 0.
@@ -126,63 +113,18 @@ async function runPass(
   pool: IsolatePool,
   running: Set<PassWatchdog>,
 ): Promise<PassResult> {
-  const limits = {
-    timeoutMs: request.timeoutMs ?? defaults.timeoutMs,
-    memoryMb: request.memoryMb ?? defaults.memoryMb,
-  };
-  const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
-
-  // Parsing runs on this thread, before any isolate: it counts against the pass's time.
-  const deadline = Date.now() + limits.timeoutMs;
-  if (request.code.length > MAX_CODE_CHARS) {
-    return failed(
-      "SANDBOX_ERROR",
-      `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`,
-      logs,
-    );
-  }
-  // A large program waits for its turn: the process reads few at once, whatever the threads.
-  // The turn lasts until V8 has compiled it in the isolate too (reading-gate.ts).
-  // Most programs are small: they neither wait nor pay an await for the gate.
-  const endTurn =
-    request.code.length > LARGE_PROGRAM_CHARS ? await takeReadingTurn(request.code.length, deadline) : noTurn;
-  if (!endTurn)
-    return failed(
-      "TIMEOUT",
-      `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`,
-      logs,
-    );
-  try {
-    return await readAndRun(request, limits, deadline, defaults, pool, running, logs, endTurn);
-  } finally {
-    endTurn();
-  }
+  // The turn to read a large program lasts until V8 has compiled it in the isolate too.
+  return readProgram(request, defaults, (pass) => runInIsolate(request, pass, defaults, pool, running));
 }
 
-const noTurn = (): void => undefined;
-
-/** The pass once it may read its program: `endTurn` is called as soon as V8 has compiled it. */
-async function readAndRun(
+/** The pass once its program is read: `endTurn` is called as soon as V8 has compiled it. */
+async function runInIsolate(
   request: PassRequest,
-  limits: { timeoutMs: number; memoryMb: number },
-  deadline: number,
+  { limits, deadline, logs, normalized, endTurn }: ReadPass,
   defaults: PassDefaults,
   pool: IsolatePool,
   running: Set<PassWatchdog>,
-  logs: LogCollector,
-  endTurn: () => void,
 ): Promise<PassResult> {
-  const normalized = normalizeCode(request.code);
-  if (!normalized.ok) {
-    return failed(
-      "SYNTAX_ERROR",
-      `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
-      logs,
-    );
-  }
-  if (Date.now() >= deadline)
-    return failed("TIMEOUT", `reading the program took longer than the ${limits.timeoutMs} ms limit`, logs);
-
   let prepared: PreparedIsolate;
   try {
     // A pass often starts from a completion of another pass's isolate: its own isolate work
@@ -235,13 +177,7 @@ async function readAndRun(
       endTurn();
     }
     bridge.programStarted();
-    const end = await Promise.race([
-      bridge.finished.then((text) => ({ text })),
-      bridge.halted.then(() => "halted" as const),
-      // Only requests waiting for a person are left (R-AP-8): the pass ends as a halt does.
-      bridge.stalled.then(() => "halted" as const),
-      watchdog.dead.then(() => "dead" as const),
-    ]);
+    const end = await bridge.ending(watchdog.dead);
     if (end === "dead") throw new Error("the isolate ended while the program ran");
     const result =
       end === "halted"

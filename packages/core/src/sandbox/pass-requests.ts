@@ -47,6 +47,20 @@ export abstract class PassRequests {
     protected readonly logs: LogCollector,
   ) {}
 
+  /**
+   * How the started program's pass ends: the text it finished with, "halted" (a reply halted it,
+   * or only requests waiting for a person are left, R-AP-8), or "dead" once `dead` resolves (the
+   * engine's watchdog: the sandbox can run no more code).
+   */
+  ending(dead: Promise<void>): Promise<{ text: string } | "halted" | "dead"> {
+    return Promise.race([
+      this.finished.then((text) => ({ text })),
+      this.halted.then(() => "halted" as const),
+      this.stalled.then(() => "halted" as const),
+      dead.then(() => "dead" as const),
+    ]);
+  }
+
   /** True once a reply halted the pass: later requests are ignored and nothing more is delivered. */
   get haltReplied(): boolean {
     return this.halts;

@@ -15,8 +15,24 @@ export interface PassDefaults extends SandboxLimits {
   memoryMb: number;
 }
 
-/** The limits an executor's options may set; each falls back to its default. */
-export type PassDefaultOptions = Partial<PassDefaults>;
+/**
+ * The limits both executors' options may set; each falls back to its default. What `memoryMb`
+ * counts differs by engine: each executor's options say.
+ */
+export interface PassDefaultOptions {
+  /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
+  timeoutMs?: number;
+  /** Memory limit of one pass. Default 128 MB. */
+  memoryMb?: number;
+  /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters, 1 000 000 characters in all. */
+  maxLogLines?: number;
+  maxLogLineChars?: number;
+  maxLogChars?: number;
+  /** Characters kept of an error message that crosses from the sandbox. Default 10 000. */
+  maxMessageChars?: number;
+  /** Longest wire text of a value sent to be kept, unless a pass sets its own. Default 64 MiB. */
+  maxValueChars?: number;
+}
 
 /** The executor's defaults from its options (see IsolatedVmExecutorOptions for what each means). */
 export function passDefaults(options: PassDefaultOptions): PassDefaults {

@@ -5,21 +5,12 @@ import { runQuickJsPass } from "./quickjs-pass.js";
 import type { QuickJsWatchdog } from "./quickjs-watchdog.js";
 
 export interface QuickJsExecutorOptions extends PassDefaultOptions {
-  /** Wall-clock limit of one pass, including time spent awaiting the host. Default 60 000 ms. */
-  timeoutMs?: number;
   /**
    * Memory limit of one pass: the size its WebAssembly memory may grow to, QuickJS's own
-   * structures included (at least 16 MB, the module's initial memory). Default 128 MB.
+   * structures included (at least 16 MB, the module's initial memory; at most 1 536 MB).
+   * Default 128 MB.
    */
   memoryMb?: number;
-  /** Console output kept per pass. Default 1 000 lines of at most 10 000 characters, 1 000 000 characters in all. */
-  maxLogLines?: number;
-  maxLogLineChars?: number;
-  maxLogChars?: number;
-  /** Characters kept of an error message that crosses from the sandbox. Default 10 000. */
-  maxMessageChars?: number;
-  /** Longest wire text of a value sent to be kept, unless a pass sets its own. Default 64 MiB. */
-  maxValueChars?: number;
   /**
    * Passes one WebAssembly module instance serves (one at a time, each in a fresh runtime and
    * context) before a new one is made; 1 makes one per pass. A module whose memory grew is never

@@ -2,12 +2,9 @@ import { errorMessage } from "../../error-message.js";
 import { abortReason } from "../abort-reason.js";
 import { nextTurn } from "../event-loop-turn.js";
 import type { PassRequest, PassResult } from "../executor.js";
-import { LogCollector } from "../log-collector.js";
-import { type NormalizedCode, normalizeCode } from "../normalize-code.js";
-import { classifyFailure, failed, finishPass, interpretResult, type PassLimitsInForce } from "../pass-result.js";
-import { LARGE_PROGRAM_CHARS, takeReadingTurn } from "../reading-gate.js";
+import { classifyFailure, failed, finishPass, interpretResult } from "../pass-result.js";
+import { type ReadPass, readProgram } from "../read-program.js";
 import { type PassDefaults, sandboxConfigText } from "../sandbox-config.js";
-import { MAX_CODE_CHARS } from "../sandbox-limits.js";
 import { QuickJsBridge } from "./quickjs-bridge.js";
 import type { ModulePool, PooledModule } from "./quickjs-module-pool.js";
 import { QuickJsSandbox } from "./quickjs-sandbox.js";
@@ -33,64 +30,13 @@ const OUT_OF_MEMORY = "InternalError: out of memory";
  * answers, on every path.
  */
 export async function runQuickJsPass(request: PassRequest, executor: PassContext): Promise<PassResult> {
-  const { defaults } = executor;
-  const limits = {
-    timeoutMs: request.timeoutMs ?? defaults.timeoutMs,
-    memoryMb: request.memoryMb ?? defaults.memoryMb,
-  };
-  const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
-  // Parsing runs on this thread, before the sandbox: it counts against the pass's time.
-  const deadline = Date.now() + limits.timeoutMs;
-  if (request.code.length > MAX_CODE_CHARS) {
-    return failed(
-      "SANDBOX_ERROR",
-      `the code is ${request.code.length} characters, over the ${MAX_CODE_CHARS} limit`,
-      logs,
-    );
-  }
-  // A large program waits for its turn to be read (reading-gate.ts), until QuickJS compiled it.
-  const endTurn =
-    request.code.length > LARGE_PROGRAM_CHARS ? await takeReadingTurn(request.code.length, deadline) : noTurn;
-  if (!endTurn)
-    return failed(
-      "TIMEOUT",
-      `waiting to read the program (other large programs were being read) took longer than the ${limits.timeoutMs} ms limit`,
-      logs,
-    );
-  try {
-    const normalized = normalizeCode(request.code);
-    if (!normalized.ok) {
-      return failed(
-        "SYNTAX_ERROR",
-        `SyntaxError: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
-        logs,
-      );
-    }
-    if (Date.now() >= deadline)
-      return failed("TIMEOUT", `reading the program took longer than the ${limits.timeoutMs} ms limit`, logs);
-    return await runInModule(request, normalized, { limits, deadline, logs, endTurn }, executor);
-  } finally {
-    endTurn();
-  }
-}
-
-const noTurn = (): void => undefined;
-
-interface PassState {
-  limits: PassLimitsInForce;
-  deadline: number;
-  logs: LogCollector;
-  endTurn: () => void;
+  // The turn to read a large program lasts until QuickJS has compiled it (see runProgram).
+  return readProgram(request, executor.defaults, (pass) => runInModule(request, pass, executor));
 }
 
 /** The pass once its code is read: a module is taken, used and given back (or dropped). */
-async function runInModule(
-  request: PassRequest,
-  normalized: Extract<NormalizedCode, { ok: true }>,
-  state: PassState,
-  executor: PassContext,
-): Promise<PassResult> {
-  const { limits, deadline, logs } = state;
+async function runInModule(request: PassRequest, state: ReadPass, executor: PassContext): Promise<PassResult> {
+  const { limits, deadline, logs, normalized } = state;
   // A wasm32 module addresses 2 GB: beyond this limit there would be no room left above it for
   // the watchdog to see a program go over it.
   const limitBytes = Math.min(limits.memoryMb, MAX_MEMORY_MB) * 1024 * 1024;
@@ -115,7 +61,7 @@ async function runInModule(
     sandbox = new QuickJsSandbox(pooled.module, watchdog, pooled.limitBytes);
     // The script's line 2 is the body's line 1 (see programScript).
     bridge = new QuickJsBridge(sandbox, request, deadline, logs, normalized.lineOffset - 1);
-    result = await runProgram(sandbox, bridge, watchdog, request, normalized, state, executor.defaults);
+    result = await runProgram(sandbox, bridge, watchdog, request, state, executor.defaults);
     return result;
   } catch (error) {
     if (!bridge) return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, logs);
@@ -144,11 +90,10 @@ async function runProgram(
   bridge: QuickJsBridge,
   watchdog: QuickJsWatchdog,
   request: PassRequest,
-  normalized: Extract<NormalizedCode, { ok: true }>,
-  state: PassState,
+  state: ReadPass,
   defaults: PassDefaults,
 ): Promise<PassResult> {
-  const { limits, logs } = state;
+  const { limits, logs, normalized } = state;
   // Aborted, or the executor closed, while the module was being made.
   if (watchdog.stopping) throw new Error("the pass ended before its sandbox was set up");
   const setUp = sandbox.adaptGlobals()
@@ -168,13 +113,7 @@ async function runProgram(
     return failed(code, `${compiled.name}: ${compiled.message}`, logs);
   }
   bridge.programStarted();
-  const end = await Promise.race([
-    bridge.finished.then((text) => ({ text })),
-    bridge.halted.then(() => "halted" as const),
-    // Only requests waiting for a person are left (R-AP-8): the pass ends as a halt does.
-    bridge.stalled.then(() => "halted" as const),
-    watchdog.dead.then(() => "dead" as const),
-  ]);
+  const end = await bridge.ending(watchdog.dead);
   // The memory is checked once more: a program that caught "out of memory" may have returned since.
   sandbox.checkMemory();
   if (end === "dead" || watchdog.outOfMemory || watchdog.brokenBecause !== undefined)
