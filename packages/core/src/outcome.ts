@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "INVALID_DECISION",
   "APPROVAL_DENIED",
   "CANCELLED",
+  "SANDBOX_CRASHED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -1,4 +1,4 @@
-import type { Outcome, PassLoad, RollbackReport } from "@codemode/core";
+import type { ExecutionState, Outcome, PassLoad, RollbackReport } from "@codemode/core";
 import type { Command } from "commander";
 import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli-error.js";
 import { type CommandContext, duration, wholeNumber } from "../command-context.js";
@@ -128,15 +128,23 @@ async function recover({ runtime, out }: CommandContext, executionId: string | u
     progress.done();
   }
   const outcomes = found.flat();
-  if (executionId && outcomes.length === 0 && !(await runtime.execution(executionId)))
-    throw unknownExecution(executionId);
+  const asked = executionId && outcomes.length === 0 ? await runtime.execution(executionId) : undefined;
+  if (executionId && outcomes.length === 0 && !asked) throw unknownExecution(executionId);
   if (out.json) out.document(outcomes);
   else if (outcomes.length === 0)
-    out.line(executionId ? `Nothing to recover: ${executionId} is not running without a host.` : "Nothing to recover.");
+    out.line(executionId && asked ? nothingToRecover(executionId, asked) : "Nothing to recover.");
   else for (const outcome of outcomes) printOutcome(out, outcome, "Recovered");
   const failed = outcomes.filter((outcome) => outcome.status === "error");
   if (failed.some((outcome) => outcome.status === "error" && outcome.code === "STORAGE_ERROR")) return EXIT_CODES.store;
   return failed.length > 0 ? EXIT_CODES.runFailed : EXIT_CODES.ok;
+}
+
+/** Why recover left a run it was asked for as it was. */
+function nothingToRecover(executionId: string, state: ExecutionState): string {
+  if (state.status === "error" && state.errorCode === "SANDBOX_CRASHED")
+    return `Nothing to recover: ${executionId} ended SANDBOX_CRASHED (its program crashed its sandbox process), and recover never runs such a run again. See it with: codemode show ${executionId}; to run it anyway: codemode rerun ${executionId} --code SANDBOX_CRASHED`;
+  if (state.status === "running") return `Nothing to recover: ${executionId} is running, and its host holds it.`;
+  return `Nothing to recover: ${executionId} is ${state.status}, not running without a host.`;
 }
 
 /** "3 running, 12 queued (oldest waiting 1.4 s)": the runtime's passes, for a progress line. */

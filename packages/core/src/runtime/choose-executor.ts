@@ -5,17 +5,29 @@ import type { IsolateReuse } from "../sandbox/isolate-reuse.js";
 /** The sandboxes the runtime can build by name (`executor` option, `CODEMODE_EXECUTOR`). */
 export type ExecutorName = "isolated-vm" | "quickjs";
 
-/** The runtime's own executor, which says which sandbox it loaded. */
+/**
+ * Where the runtime's own executor runs passes (`sandboxHost` option, `CODEMODE_SANDBOX_HOST`):
+ * in sandbox processes of their own (the default), on worker threads of this process, or on
+ * this thread. docs/security.md says what each one defends against.
+ */
+export type SandboxHostName = "process" | "thread" | "inline";
+
+/** The runtime's own executor, which says which sandbox it loaded and where it runs passes. */
 export interface ChosenExecutor extends Executor {
   readonly sandbox: ExecutorName | "loading";
+  readonly host: SandboxHostName;
 }
 
 /** What the default executor is built with (the runtime's limits and sandbox options). */
 export interface ExecutorSettings {
   timeoutMs: number;
   memoryMb: number;
+  /** Where passes run (`sandboxHost`); undefined for the default (see `hostOf`). */
+  host: SandboxHostName | undefined;
   /** Worker threads (`sandboxThreads`); undefined for the sandbox's default. */
   threads: number | undefined;
+  /** Sandbox processes (`sandboxProcesses`); undefined for the default (2). */
+  processes: number | undefined;
   prewarm: number;
   isolateReuse: IsolateReuse | boolean | undefined;
   /** Where a fallback to QuickJS is said, once per process. */
@@ -32,16 +44,19 @@ export interface ExecutorSettings {
  */
 export function chooseExecutor(name: ExecutorName | undefined, settings: ExecutorSettings): ChosenExecutor {
   const chosen = name ?? executorFromEnvironment();
+  const host = hostOf(settings);
   let loading: Promise<Executor> | undefined;
   let loaded: ExecutorName | undefined;
   let closed = false;
   const load = (): Promise<Executor> => {
-    loading ??= (chosen ? build(chosen, settings) : buildWhicheverLoads(settings)).then(({ name, executor }) => {
-      loaded = name;
-      // Closed while loading: the executor is closed as soon as it exists.
-      if (closed) void executor.close();
-      return executor;
-    });
+    loading ??= (chosen ? build(chosen, host, settings) : buildWhicheverLoads(host, settings)).then(
+      ({ name, executor }) => {
+        loaded = name;
+        // Closed while loading: the executor is closed as soon as it exists.
+        if (closed) void executor.close();
+        return executor;
+      },
+    );
     return loading;
   };
   // Loaded now, in the background: the first pass should not wait for the import.
@@ -50,6 +65,7 @@ export function chooseExecutor(name: ExecutorName | undefined, settings: Executo
     get sandbox() {
       return loaded ?? "loading";
     },
+    host,
     async runPass(request: PassRequest): Promise<PassResult> {
       if (closed) return sandboxError("the executor was closed");
       let executor: Executor;
@@ -75,16 +91,16 @@ function sandboxError(message: string): PassResult {
 /** Said once per process, not once per runtime: a server may create many. */
 let said = false;
 
-async function buildWhicheverLoads(settings: ExecutorSettings): Promise<Built> {
+async function buildWhicheverLoads(host: SandboxHostName, settings: ExecutorSettings): Promise<Built> {
   const why = await isolatedVmProblem();
   // isolated-vm is the default and says nothing; the fallback is worth a line.
-  if (why === undefined) return build("isolated-vm", settings);
+  if (why === undefined) return build("isolated-vm", host, settings);
   if (!said)
     settings.logger.warn(
       `[codemode] sandbox: QuickJS in WebAssembly, because isolated-vm does not load here (${why}); pass executor: "quickjs" to choose it and silence this`,
     );
   said = true;
-  return build("quickjs", settings);
+  return build("quickjs", host, settings);
 }
 
 /** Why isolated-vm cannot be used on this runtime, or undefined when it loads. */
@@ -107,40 +123,112 @@ interface Built {
 }
 
 /**
- * QuickJS runs a program on the thread that runs the pass, so by default its passes run on worker
- * threads: a program that loops holds a sandbox thread until its deadline, never the runtime's
- * (its leases, timers and other runs). `sandboxThreads: 0` keeps them on this thread.
+ * QuickJS runs a program on the thread that runs the pass, so on the thread host its passes run
+ * on worker threads by default: a program that loops holds a sandbox thread until its deadline,
+ * never the runtime's (its leases, timers and other runs).
  */
 export const QUICKJS_DEFAULT_THREADS = 2;
 
-async function build(name: ExecutorName, settings: ExecutorSettings): Promise<Built> {
+async function build(name: ExecutorName, host: SandboxHostName, settings: ExecutorSettings): Promise<Built> {
   const { timeoutMs, memoryMb, prewarm, isolateReuse } = settings;
-  if (name === "quickjs") {
-    const threads = settings.threads ?? QUICKJS_DEFAULT_THREADS;
-    if (threads === 0) {
+  try {
+    if (host === "process") {
+      const { sharedProcessExecutor } = await import("../sandbox/hosts/shared-process-executor.js");
+      const processes = settings.processes ?? DEFAULT_PROCESSES;
+      const options = {
+        engine: name,
+        processes,
+        timeoutMs,
+        memoryMb,
+        prewarm: Math.ceil(prewarm / processes),
+        ...(isolateReuse === undefined ? {} : { isolateReuse }),
+      };
+      return { name, executor: await withThreadFallback(sharedProcessExecutor(options), name, settings) };
+    }
+    if (host === "thread") {
+      const threads = settings.threads || (name === "quickjs" ? QUICKJS_DEFAULT_THREADS : 2);
+      const { createWorkerThreadExecutor } = await import("../sandbox/worker-thread-executor.js");
+      const perThread = Math.ceil(prewarm / threads);
+      return {
+        name,
+        executor: createWorkerThreadExecutor({
+          engine: name,
+          threads,
+          timeoutMs,
+          memoryMb,
+          prewarm: perThread,
+          ...(isolateReuse === undefined ? {} : { isolateReuse }),
+        }),
+      };
+    }
+    if (name === "quickjs") {
       const { createQuickJsExecutor } = await import("../sandbox/quickjs/quickjs-executor.js");
       return { name, executor: createQuickJsExecutor({ timeoutMs, memoryMb }) };
     }
-    const { createWorkerThreadExecutor } = await import("../sandbox/worker-thread-executor.js");
-    return { name, executor: createWorkerThreadExecutor({ engine: "quickjs", threads, timeoutMs, memoryMb }) };
-  }
-  const threads = settings.threads ?? 0;
-  try {
-    if (threads === 0) {
-      const { createIsolatedVmExecutor } = await import("../sandbox/isolated-vm-executor.js");
-      return { name, executor: createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm, isolateReuse }) };
-    }
-    const { createWorkerThreadExecutor } = await import("../sandbox/worker-thread-executor.js");
-    const perThread = Math.ceil(prewarm / threads);
-    return {
-      name,
-      executor: createWorkerThreadExecutor({ threads, timeoutMs, memoryMb, prewarm: perThread, isolateReuse }),
-    };
+    const { createIsolatedVmExecutor } = await import("../sandbox/isolated-vm-executor.js");
+    return { name, executor: createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm, isolateReuse }) };
   } catch (error) {
+    if (name === "quickjs") throw error;
     throw new Error(
       `the isolated-vm sandbox could not be loaded (${firstLine(errorMessage(error))}): install isolated-vm 7 on Node 24 (npm install isolated-vm), or choose executor: "quickjs"`,
     );
   }
+}
+
+const DEFAULT_PROCESSES = 2;
+
+/**
+ * Where passes run: `sandboxHost`, else `CODEMODE_SANDBOX_HOST`, else what `sandboxThreads` asked
+ * for before there were sandbox processes (a number of threads, or 0 for this thread), else
+ * sandbox processes.
+ */
+export function hostOf(settings: Pick<ExecutorSettings, "host" | "threads">): SandboxHostName {
+  if (settings.host) return settings.host;
+  const fromEnvironment = hostFromEnvironment();
+  if (fromEnvironment) return fromEnvironment;
+  if (settings.threads !== undefined) return settings.threads > 0 ? "thread" : "inline";
+  return "process";
+}
+
+/**
+ * Sandbox processes where they can be started; where they cannot (several in a row ended before
+ * they were ready: a runtime without child processes, a missing build), sandbox threads, said
+ * once. A pass that found the processes unusable never started, so it runs on the threads.
+ */
+async function withThreadFallback(
+  processes: import("../sandbox/hosts/shared-process-executor.js").SharedProcessExecutor,
+  name: ExecutorName,
+  settings: ExecutorSettings,
+): Promise<Executor> {
+  let threads: Executor | undefined;
+  const fallBack = async (): Promise<Executor> => {
+    if (threads) return threads;
+    settings.logger.warn(
+      `[codemode] sandbox host: worker threads of this process, because sandbox processes cannot be started here (${processes.unusable}); pass sandboxHost: "thread" to choose it and silence this`,
+    );
+    threads = (await build(name, "thread", settings)).executor;
+    return threads;
+  };
+  return {
+    async runPass(request) {
+      if (threads) return threads.runPass(request);
+      const result = await processes.runPass(request);
+      if (processes.unusable === undefined || result.status !== "failed" || result.code !== "SANDBOX_ERROR")
+        return result;
+      return (await fallBack()).runPass(request);
+    },
+    async close() {
+      await Promise.all([processes.close(), threads?.close()]);
+    },
+  };
+}
+
+/** `CODEMODE_SANDBOX_HOST` (`process`, `thread` or `inline`), so an operator can choose without a release. */
+export function hostFromEnvironment(): SandboxHostName | undefined {
+  const value = process.env.CODEMODE_SANDBOX_HOST?.trim().toLowerCase();
+  if (value === undefined || value === "") return undefined;
+  if (value === "process" || value === "thread" || value === "inline") return value;
+  throw new TypeError(`CODEMODE_SANDBOX_HOST must be process, thread or inline; got ${JSON.stringify(value)}`);
 }
 
 /**

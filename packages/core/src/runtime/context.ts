@@ -33,6 +33,8 @@ export interface RuntimeContext {
   readonly executor: Executor;
   /** Which sandbox passes run in (see `PassLoad.sandbox`). */
   sandbox(): PassLoad["sandbox"];
+  /** Where passes run (see `PassLoad.sandboxHost`). */
+  readonly sandboxHost: PassLoad["sandboxHost"];
   readonly ownsExecutor: boolean;
   /** Admits passes to the executor, `maxPassesInFlight` at a time. */
   readonly passes: PassGate;
@@ -75,7 +77,9 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
       : chooseExecutor(options.executor, {
           timeoutMs: settings.timeoutMs,
           memoryMb: settings.memoryMb,
+          host: options.sandboxHost,
           threads: options.sandboxThreads,
+          processes: options.sandboxProcesses,
           prewarm: options.prewarmIsolates ?? 0,
           isolateReuse: options.isolateReuse,
           logger,
@@ -100,6 +104,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     },
     executor,
     sandbox: () => chosen?.sandbox ?? "custom",
+    sandboxHost: chosen?.host ?? "custom",
     partition: `${settings.name}:${randomUUID()}`,
     ownsExecutor: typeof options.executor !== "object" || options.executor === null,
     passes: new PassGate(settings.maxPassesInFlight),

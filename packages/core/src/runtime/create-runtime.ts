@@ -65,7 +65,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
         ...descriptionOptions,
         allowNetwork: context.settings.allowNetwork,
       }),
-    load: () => ({ ...context.passes.load(), sandbox: context.sandbox() }),
+    load: () => ({ ...context.passes.load(), sandbox: context.sandbox(), sandboxHost: context.sandboxHost }),
     async close() {
       if (context.ownsExecutor) await context.executor.close();
     },

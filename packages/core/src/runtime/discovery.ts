@@ -1,7 +1,6 @@
 import type { Connector } from "../connectors/define-connector.js";
 import { connectorDeclaration, toolDeclaration } from "../connectors/schema-to-typescript.js";
 import { type SearchEntry, type SearchResult, searchCatalog } from "../connectors/search.js";
-import { normalizeCode } from "../sandbox/normalize-code.js";
 import type { Snippet, SnippetStore } from "../snippets/snippets.js";
 
 export interface SearchOutput {
@@ -148,10 +147,11 @@ export class Discovery {
   }
 
   /**
-   * The body the sandbox runs for `codemode.run(name, input)`, or `{ error }` naming what is
-   * missing (R-SN-2): never a throw.
+   * The source the sandbox runs for `codemode.run(name, input)`, or `{ error }` naming what is
+   * missing (R-SN-2): never a throw. The source is read (normalized) where the program runs, by
+   * the sandbox host (pass-requests.ts), never on the runtime's event loop (R-SB-8).
    */
-  async snippetBody(name: unknown): Promise<{ body: string } | { error: string }> {
+  async snippetSource(name: unknown): Promise<{ source: string; name: string } | { error: string }> {
     if (typeof name !== "string" || name === "") return { error: "codemode.run needs a snippet name" };
     const snippet: Snippet | undefined = await this.snippets.get(name);
     if (!snippet) return { error: `no snippet named "${name}": use codemode.search to find snippets` };
@@ -160,11 +160,6 @@ export class Discovery {
       return {
         error: `snippet "${name}" needs connector${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, not configured here`,
       };
-    const normalized = normalizeCode(snippet.code);
-    if (!normalized.ok)
-      return {
-        error: `snippet "${name}" does not parse: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
-      };
-    return { body: normalized.body };
+    return { source: snippet.code, name };
   }
 }

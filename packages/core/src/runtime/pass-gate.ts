@@ -19,6 +19,12 @@ export interface PassLoad {
    * executor (`loading` until the first is loaded), `custom` for an executor passed in.
    */
   sandbox: "isolated-vm" | "quickjs" | "loading" | "custom";
+  /**
+   * Where passes run (R-SB-8, the `sandboxHost` option): `process` (sandbox processes), `thread`
+   * (worker threads of this process) or `inline` (this thread) for the runtime's own executor,
+   * `custom` for an executor passed in.
+   */
+  sandboxHost: "process" | "thread" | "inline" | "custom";
 }
 
 /** How a pass was let in: how long it waited and how many were ahead of it. */
@@ -75,7 +81,7 @@ export class PassGate {
     return { queuedMs, queueLength, release: this.releaser() };
   }
 
-  load(): Omit<PassLoad, "sandbox"> {
+  load(): Omit<PassLoad, "sandbox" | "sandboxHost"> {
     const oldest = this.waiting[0];
     return {
       passesInFlight: this.inFlight,

@@ -55,13 +55,26 @@ export interface CodemodeRuntimeOptions {
    */
   prewarmIsolates?: number;
   /**
-   * Worker threads the default executor runs passes on (`createWorkerThreadExecutor` from
-   * `@codemode/core/sandbox`), so that many executions in flight use more than one core: creating
-   * and disposing isolates then costs those threads, not this one. Each host call pays a hop
-   * between threads. The threads start with the first pass; `prewarmIsolates` are then spread
-   * over them. Default for isolated-vm 0: passes run from this thread. Default for QuickJS 2: its
-   * programs run on the thread that runs the pass, so a program that loops holds a sandbox
-   * thread, not this one; 0 keeps QuickJS passes on this thread.
+   * Where the default executor runs passes (R-SB-8), `"process"` by default:
+   * - `"process"`: in sandbox processes, children of this process shared by its runtimes
+   *   (`sandboxProcesses` of them). Whatever a program does — an abort of V8 on memory, a loop
+   *   inside a built-in that no engine interrupts — ends a sandbox process at worst, never this
+   *   one; the pass ends as data (TIMEOUT, MEMORY_LIMIT, SANDBOX_CRASHED). Where child processes
+   *   cannot be started, worker threads are used and that is said once.
+   * - `"thread"`: on `sandboxThreads` worker threads of this process (default 2): a program that
+   *   loops holds a sandbox thread, not this one; a fault of V8 still ends this process.
+   * - `"inline"`: on this thread: the fastest, and the least contained.
+   * `CODEMODE_SANDBOX_HOST` in the environment chooses where the code does not. docs/security.md
+   * says what each host defends against.
+   */
+  sandboxHost?: "process" | "thread" | "inline";
+  /** Sandbox processes of the `"process"` host; each pass goes to the least busy. Default 2. */
+  sandboxProcesses?: number;
+  /**
+   * Worker threads of the `"thread"` host (`createWorkerThreadExecutor` from
+   * `@codemode/core/sandbox`). Each host call pays a hop between threads; `prewarmIsolates` are
+   * spread over the threads. Given without `sandboxHost`, it chooses as it did before sandbox
+   * processes: a number of threads chooses `"thread"`, 0 chooses `"inline"`.
    */
   sandboxThreads?: number;
   /**
@@ -185,6 +198,19 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
     problems.push("sandboxThreads must be a whole number from 0 to 64");
   }
   if (
+    options.sandboxProcesses !== undefined &&
+    (!Number.isInteger(options.sandboxProcesses) || options.sandboxProcesses < 1 || options.sandboxProcesses > 64)
+  ) {
+    problems.push("sandboxProcesses must be a whole number from 1 to 64");
+  }
+  if (
+    options.sandboxHost !== undefined &&
+    options.sandboxHost !== "process" &&
+    options.sandboxHost !== "thread" &&
+    options.sandboxHost !== "inline"
+  )
+    problems.push('sandboxHost must be "process", "thread" or "inline"');
+  if (
     options.maxPassesInFlight !== undefined &&
     (!Number.isInteger(options.maxPassesInFlight) || options.maxPassesInFlight < 1)
   ) {
@@ -203,6 +229,13 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   }
   if (typeof options.executor === "object" && (options.sandboxThreads ?? 0) > 0)
     problems.push("sandboxThreads configures the default executor: leave it out when passing an executor");
+  if (
+    typeof options.executor === "object" &&
+    (options.sandboxHost !== undefined || options.sandboxProcesses !== undefined)
+  )
+    problems.push(
+      "sandboxHost and sandboxProcesses configure the default executor: leave them out when passing an executor",
+    );
   if (
     options.executor !== undefined &&
     options.executor !== "quickjs" &&

@@ -131,16 +131,47 @@ export interface PassRequest {
    * while its program holds that thread in a loop (the thread then reads no message).
    */
   aborted?: () => boolean;
+  /**
+   * Run this pass in a sandbox host no other pass shares (a process host starts one for it): the
+   * pass is run again after a host it shared ended, and must show whether it was the cause.
+   */
+  alone?: boolean;
 }
 
-export type SandboxFailureCode = "SYNTAX_ERROR" | "SANDBOX_ERROR" | "TIMEOUT" | "MEMORY_LIMIT" | "NOT_SERIALIZABLE";
+export type SandboxFailureCode =
+  | "SYNTAX_ERROR"
+  | "SANDBOX_ERROR"
+  | "TIMEOUT"
+  | "MEMORY_LIMIT"
+  | "NOT_SERIALIZABLE"
+  | "SANDBOX_CRASHED";
+
+/**
+ * What is known of a sandbox host that ended while a pass ran in it (a sandbox process that
+ * crashed, or was ended for a limit): how it ended, how far the pass had got, and whether the
+ * pass should run again because it may not be the one that caused it.
+ */
+export interface SandboxCrash {
+  /** The signal that ended the sandbox process ("SIGKILL", "SIGABRT", …). */
+  signal?: string;
+  /** Its exit code, when it exited rather than being ended by a signal. */
+  exitCode?: number;
+  /** The highest seq the pass had asked the host about (calls replayed inside the sandbox are not seen). */
+  lastSeq?: number;
+  /**
+   * Set when the pass shared its sandbox host with other passes and may not be the one that
+   * ended it: run it again, `"alone"` in a host of its own (one of several suspects), or
+   * `"shared"` anywhere (another pass was found to be the cause).
+   */
+  retry?: "alone" | "shared";
+}
 
 export type PassResult =
   /** The program returned; `value` is wire text ("" for undefined). */
   | { status: "returned"; value: string; logs: string[] }
   /** A host reply halted the pass, or the program could go no further than requests left waiting. */
   | { status: "halted"; logs: string[] }
-  | { status: "failed"; code: SandboxFailureCode; error: string; logs: string[] }
+  | { status: "failed"; code: SandboxFailureCode; error: string; logs: string[]; crash?: SandboxCrash }
   /** The program did not catch a denial it was given (R-AP-9); `error` is its message. */
   | { status: "denied"; error: string; logs: string[] };
 

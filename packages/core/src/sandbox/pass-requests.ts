@@ -4,8 +4,10 @@ import { onNextTurn } from "./event-loop-turn.js";
 import type { HostReply, PassRequest } from "./executor.js";
 import { keyedByteStream } from "./keyed-random.js";
 import type { LogCollector } from "./log-collector.js";
+import { normalizeCode } from "./normalize-code.js";
 import { parseRequest } from "./parse-request.js";
 import { DELIVER_DENIED, DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "./sandbox-setup.js";
+import { valueCodec } from "./value-codec.js";
 
 /**
  * The host's end of the bridge for one pass, whatever engine runs the sandbox (see
@@ -84,6 +86,7 @@ export abstract class PassRequests {
     } catch (error) {
       replied = Promise.resolve({ kind: "error", message: errorMessage(error) });
     }
+    if (parsed.request.type === "service" && parsed.request.name === "run") replied = replied.then(snippetBody);
     const settled = replied.then(
       (reply) => this.reply(id, reply),
       (error: unknown) => this.reply(id, { kind: "error", message: errorMessage(error) }),
@@ -216,6 +219,31 @@ export abstract class PassRequests {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
+}
+
+/**
+ * `codemode.run`: the host answers with a snippet's source, read here, where the program runs
+ * (R-SB-8: program text is never read on the runtime's event loop), into the body the sandbox
+ * compiles, or `{ error }` when it does not parse (R-SN-2).
+ */
+function snippetBody(reply: HostReply): HostReply {
+  if (reply.kind !== "value") return reply;
+  let answer: unknown;
+  try {
+    answer = valueCodec.decode(reply.value);
+  } catch {
+    return reply;
+  }
+  if (answer === null || typeof answer !== "object") return reply;
+  const { source, name } = answer as { source?: unknown; name?: unknown };
+  if (typeof source !== "string") return reply;
+  const normalized = normalizeCode(source);
+  const body = normalized.ok
+    ? { body: normalized.body }
+    : {
+        error: `snippet "${String(name)}" does not parse: ${normalized.message} (line ${normalized.line}, column ${normalized.column})`,
+      };
+  return { kind: "value", value: valueCodec.encode(body) ?? "" };
 }
 
 /**

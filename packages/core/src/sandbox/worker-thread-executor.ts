@@ -1,14 +1,13 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { errorMessage } from "../error-message.js";
 import { abortReason } from "./abort-reason.js";
 import type { Executor, HostReply, PassRequest, PassResult } from "./executor.js";
+import { hostEntry } from "./hosts/host-entry.js";
+import type { FromSandboxHost, PassData, SandboxHostData, ToSandboxHost } from "./hosts/host-protocol.js";
 import type { IsolatedVmExecutorOptions } from "./isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "./quickjs/quickjs-executor.js";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "./reading-gate.js";
 import { DEFAULT_TIMEOUT_MS, replayText } from "./sandbox-config.js";
-import type { FromSandboxThread, PassData, SandboxThreadData, ToSandboxThread } from "./sandbox-thread-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions, QuickJsExecutorOptions {
   /**
@@ -105,11 +104,11 @@ class SandboxThread {
   private readonly warming = new Map<number, () => void>();
   private nextPass = 0;
   private nextWarm = 0;
-  /** The abort board's slots not held by a pass (see `SandboxThreadData.abortBoard`). */
+  /** The abort board's slots not held by a pass (see `SandboxHostData.abortBoard`). */
   private readonly freeSlots: number[] = [];
   private readonly board: Int32Array | undefined;
 
-  constructor(private readonly data: SandboxThreadData) {
+  constructor(private readonly data: SandboxHostData) {
     if (data.abortBoard) {
       this.board = new Int32Array(data.abortBoard);
       for (let slot = this.board.length - 1; slot >= 0; slot--) this.freeSlots.push(slot);
@@ -198,9 +197,9 @@ class SandboxThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(sandboxThreadEntry(), { workerData: this.data, name: "codemode-sandbox" });
+    const worker = new Worker(hostEntry("sandbox-thread.js"), { workerData: this.data, name: "codemode-sandbox" });
     worker.unref();
-    worker.on("message", (message: FromSandboxThread) => this.receive(worker, message));
+    worker.on("message", (message: FromSandboxHost) => this.receive(worker, message));
     worker.on("error", (error) => this.end(worker, `the sandbox thread failed: ${errorMessage(error)}`));
     worker.on("exit", (code) =>
       this.end(
@@ -212,14 +211,14 @@ class SandboxThread {
     return worker;
   }
 
-  private receive(worker: Worker, message: FromSandboxThread): void {
+  private receive(worker: Worker, message: FromSandboxHost): void {
     if (message.type === "result") {
       this.settle(message.pass, message.result);
     } else if (message.type === "warm") {
       this.warming.get(message.warm)?.();
       this.warming.delete(message.warm);
       this.unrefWhenIdle(worker);
-    } else {
+    } else if (message.type === "request") {
       const pass = this.passes.get(message.pass);
       if (!pass) return;
       // Called at once, in the order the sandbox issued its requests (the executor contract).
@@ -266,7 +265,7 @@ class SandboxThread {
   }
 
   /** Posts to a thread that may have ended meanwhile: its passes answer through `end` then. */
-  private postQuietly(worker: Worker, message: ToSandboxThread): void {
+  private postQuietly(worker: Worker, message: ToSandboxHost): void {
     try {
       worker.postMessage(message);
     } catch {
@@ -274,24 +273,9 @@ class SandboxThread {
     }
   }
 
-  private post(worker: Worker, message: ToSandboxThread): void {
+  private post(worker: Worker, message: ToSandboxHost): void {
     worker.postMessage(message);
   }
-}
-
-/**
- * The thread's module. Built, it sits beside this file. Run from the sources (the test suite),
- * the thread still runs the built one: plain Node cannot resolve the sources' `.js` imports.
- */
-function sandboxThreadEntry(): URL {
-  const beside = new URL("./sandbox-thread.js", import.meta.url);
-  if (!import.meta.url.endsWith(".ts")) return beside;
-  const built = new URL("../../dist/sandbox/sandbox-thread.js", import.meta.url);
-  if (!existsSync(fileURLToPath(built)))
-    throw new Error(
-      `the sandbox thread runs the built package: run \`npm run build\` first (${fileURLToPath(built)} is missing)`,
-    );
-  return built;
 }
 
 /** Whether `settled` resolved within `ms`. */

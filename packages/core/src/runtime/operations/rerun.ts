@@ -14,7 +14,8 @@ export interface RerunQuery extends RunQuery {
   /**
    * The error codes to run again. Default `STORAGE_ERROR` and `BUSY`: the store or a lease failed
    * the run, not its program. `SYNTAX_ERROR` is refused: the same code fails the same way; fork
-   * it with new code.
+   * it with new code. `SANDBOX_CRASHED` is taken only when listed here, even for one
+   * `executionId`: its program crashed a sandbox process, and may again (R-SB-8, no poison runs).
    */
   codes?: readonly ErrorCode[];
   /** Only this execution (any code but `SYNTAX_ERROR` unless `codes` says otherwise); no other filter applies. */
@@ -46,6 +47,11 @@ export interface RerunReport {
 const DEFAULT_CODES: readonly ErrorCode[] = ["STORAGE_ERROR", "BUSY"];
 /** Codes a rerun would fail the same way again: the code is what is wrong. */
 const NEVER: ReadonlySet<ErrorCode> = new Set(["SYNTAX_ERROR"]);
+/**
+ * Codes a rerun takes only when asked by name: a program that crashed its sandbox process may
+ * crash the next one, so nothing runs it again by itself (R-SB-8).
+ */
+const ONLY_BY_NAME: ReadonlySet<ErrorCode> = new Set(["SANDBOX_CRASHED"]);
 
 /**
  * Runs failed executions again, each as a new pass of its own run: under its lease, the run goes
@@ -94,7 +100,10 @@ function checkQuery(query: RerunQuery): { codes: Set<ErrorCode>; dryRun: boolean
   if (query.codes !== undefined && (!Array.isArray(query.codes) || query.codes.length === 0))
     throw new TypeError("rerun: codes must be a non-empty array of error codes when given");
   const asked =
-    query.codes ?? (executionId !== undefined ? ERROR_CODES.filter((code) => !NEVER.has(code)) : DEFAULT_CODES);
+    query.codes ??
+    (executionId !== undefined
+      ? ERROR_CODES.filter((code) => !NEVER.has(code) && !ONLY_BY_NAME.has(code))
+      : DEFAULT_CODES);
   for (const code of asked) {
     if (!(ERROR_CODES as readonly string[]).includes(code))
       throw new TypeError(`rerun: codes must be error codes (${ERROR_CODES.join(", ")}); got ${String(code)}`);
@@ -130,7 +139,9 @@ async function rerunOne(
         executionId,
         failed,
         "NOT_PAUSED",
-        `execution ${executionId} failed with ${head.errorCode ?? "SANDBOX_ERROR"}, which this rerun does not take`,
+        ONLY_BY_NAME.has(head.errorCode ?? "SANDBOX_ERROR")
+          ? `execution ${executionId} failed with ${head.errorCode}: its program crashed a sandbox process and may again, so it runs again only when that code is asked for (codes: ["${head.errorCode}"])`
+          : `execution ${executionId} failed with ${head.errorCode ?? "SANDBOX_ERROR"}, which this rerun does not take`,
       );
     return undefined;
   };

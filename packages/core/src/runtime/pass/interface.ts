@@ -20,7 +20,18 @@ export type PassEnd =
   | { kind: "completed"; resultText: string; logs: string[] }
   /** `pendingSeqs`: every call that waits for a person, in the order they paused (R-AP-8). */
   | { kind: "paused"; pendingSeqs: number[]; logs: string[] }
-  | { kind: "error"; code: ErrorCode; message: string; logs: string[]; divergence?: Divergence }
+  | {
+      kind: "error";
+      code: ErrorCode;
+      message: string;
+      logs: string[];
+      divergence?: Divergence;
+      /**
+       * The pass's sandbox host ended and this pass may not have been the cause (it shared the
+       * host): it is run again, `"alone"` in a host of its own, or `"shared"` anywhere.
+       */
+      retry?: "alone" | "shared";
+    }
   /** The program did not catch a denial (R-AP-9): the run ends `rejected` with its message. */
   | { kind: "denied"; message: string; logs: string[] }
   /**

@@ -24,13 +24,35 @@ export const SERVICES = ["search", "describe", "run"];
 export async function runPass(context: RuntimeContext, input: PassInput): Promise<PassEnd> {
   const watch = new CancelWatch(context.store, input.head.id, context.passesHere);
   try {
-    return await runWatchedPass(context, input, watch);
+    let end = await runWatchedPass(context, input, watch, false);
+    // Its sandbox process ended, and another pass there may have been the cause (R-SB-8): the
+    // pass runs again from the log as it now stands, alone when it is one of several suspects,
+    // so that a crash of its own is told from another's.
+    for (let again = 0; end.kind === "error" && end.retry && again < MAX_CRASH_RETRIES; again++) {
+      context.warn(
+        `execution ${input.head.id}: its sandbox process ended while the pass ran (${end.message}); the pass runs again${end.retry === "alone" ? " in a sandbox process of its own" : ""}`,
+      );
+      end = await runWatchedPass(context, input, watch, end.retry === "alone");
+    }
+    if (end.kind === "error" && end.retry) {
+      const { retry: _retry, ...final } = end;
+      return final;
+    }
+    return end;
   } finally {
     watch.end();
   }
 }
 
-async function runWatchedPass(context: RuntimeContext, input: PassInput, watch: CancelWatch): Promise<PassEnd> {
+/** How many times a pass runs again after sandbox processes it shared ended under it. */
+const MAX_CRASH_RETRIES = 2;
+
+async function runWatchedPass(
+  context: RuntimeContext,
+  input: PassInput,
+  watch: CancelWatch,
+  alone: boolean,
+): Promise<PassEnd> {
   const { head, log, lease } = input;
   const { settings } = context;
   const state = new PassState({
@@ -89,6 +111,7 @@ async function runWatchedPass(context: RuntimeContext, input: PassInput, watch: 
     onRequest: context.telemetry.observeRequests(head, log, onRequest),
     replay: replayEntries(log),
     signal: watch.signal,
+    ...(alone ? { alone } : {}),
   });
   await state.recorder.drain();
 
@@ -112,8 +135,16 @@ async function runWatchedPass(context: RuntimeContext, input: PassInput, watch: 
   switch (result.status) {
     case "returned":
       return { kind: "completed", resultText: result.value, logs: result.logs };
-    case "failed":
-      return { kind: "error", code: result.code, message: result.error, logs: result.logs };
+    case "failed": {
+      const retry = result.crash?.retry;
+      return {
+        kind: "error",
+        code: result.code,
+        message: result.error,
+        logs: result.logs,
+        ...(retry ? { retry } : {}),
+      };
+    }
     case "denied":
       return { kind: "denied", message: result.error, logs: result.logs };
     case "halted":
@@ -149,7 +180,7 @@ export function passTools(context: RuntimeContext): (connector: string, method: 
 export async function runInSandbox(
   context: RuntimeContext,
   head: ExecutionHead,
-  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal">,
+  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal" | "alone">,
 ): Promise<PassResult> {
   const { settings } = context;
   const admission = await context.passes.admit();
@@ -186,7 +217,7 @@ export async function answerService(context: RuntimeContext, name: string, argsT
         ? await discovery.search(first)
         : name === "describe"
           ? await discovery.describe(first)
-          : await discovery.snippetBody(first);
+          : await discovery.snippetSource(first);
     return { kind: "value", value: valueCodec.encode(answer) ?? "" };
   } catch (error) {
     return { kind: "error", message: `codemode.${name} failed: ${errorMessage(error)}` };

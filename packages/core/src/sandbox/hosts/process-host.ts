@@ -1,0 +1,299 @@
+import type { Executor, PassRequest, PassResult } from "../executor.js";
+import type { IsolatedVmExecutorOptions } from "../isolated-vm-executor.js";
+import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
+import { DEFAULT_TIMEOUT_MS, replayText } from "../sandbox-config.js";
+import type { EngineName, PassData, SandboxHostData } from "./host-protocol.js";
+import { SandboxProcess } from "./sandbox-process-handle.js";
+
+export interface ProcessExecutorOptions extends IsolatedVmExecutorOptions, QuickJsExecutorOptions {
+  /** The sandbox each process runs passes in: "isolated-vm" (default) or "quickjs". */
+  engine?: EngineName;
+  /** Sandbox processes kept; each pass goes to the one with the fewest running. Default 2. */
+  processes?: number;
+  /** Isolates each process keeps ready ahead of need (see `IsolatedVmExecutorOptions.prewarm`). Default 0. */
+  prewarm?: number;
+  /**
+   * Resident memory a sandbox process may hold, in MB; one that holds more is ended and its
+   * passes end MEMORY_LIMIT (or run again, when another pass may have been the cause). Default:
+   * 384 MB, plus three times the memory limit of each pass running in it. Read from /proc: on
+   * systems without it, only the engines' own limits apply.
+   */
+  processMemoryMb?: number;
+  /** Passes a sandbox process serves before a fresh one takes its place. Default 1 000. */
+  passesPerProcess?: number;
+  /**
+   * How long past its deadline a pass may go before its process is ended (the engine stops a
+   * program at the deadline; this catches one the engine cannot stop, such as a loop inside a
+   * built-in). Default 500 ms.
+   */
+  graceMs?: number;
+}
+
+/** The process executor: `warm()` starts the processes and resolves once they are ready. */
+export interface ProcessExecutor extends Executor {
+  warm(): Promise<void>;
+  /** Why sandbox processes cannot be used here (several in a row ended before they were ready), or undefined. */
+  readonly unusable: string | undefined;
+  /** Passes running, sandboxes alive and resident memory, over every sandbox process; processes ended for a limit or a crash. */
+  stats(): Promise<ProcessExecutorStats>;
+}
+
+export interface ProcessExecutorStats {
+  processes: number;
+  /** Their process ids. */
+  pids: number[];
+  passesRunning: number;
+  sandboxesLive: number;
+  /** Resident memory of the sandbox processes, in all (0 where /proc cannot be read). */
+  rssBytes: number;
+  /** Sandbox processes that ended while passes ran in them (crashed, or ended for a limit). */
+  processesLost: number;
+}
+
+const DEFAULT_PROCESSES = 2;
+const MAX_PROCESSES = 64;
+const DEFAULT_PASSES_PER_PROCESS = 1_000;
+const DEFAULT_GRACE_MS = 500;
+/** How often the memory of busy sandbox processes is read. */
+const MEMORY_CHECK_MS = 100;
+/** How long `close()` lets a process end its passes and itself before it is ended. */
+const CLOSE_GRACE_MS = 500;
+/** Processes started one after another that ended before they were ready: then the host is unusable. */
+const STARTS_BEFORE_GIVING_UP = 3;
+
+/**
+ * Runs each pass in a sandbox process: a child process of this one, with its own engine
+ * (isolated-vm or QuickJS) and a fresh context per pass. Whatever a program does there — an
+ * abort of V8 on memory, a loop inside a built-in that no engine interrupts, memory without end —
+ * ends that process at worst, never this one: its passes answer as data (TIMEOUT, MEMORY_LIMIT,
+ * SANDBOX_CRASHED), a fresh process takes its place, and passes that only shared it ask to run
+ * again (`SandboxCrash.retry`). Tool calls still run here, in the runtime's process. The
+ * processes start with the first pass (or `warm()`), never keep this process alive while idle,
+ * and get none of its environment but `CODEMODE_*`, `TZ` and the locale. See docs/security.md.
+ *
+ * @example
+ * const runtime = createCodemodeRuntime({ connectors: [shop], executor: createProcessExecutor({ processes: 4 }) });
+ */
+export function createProcessExecutor(options: ProcessExecutorOptions = {}): ProcessExecutor {
+  const {
+    processes: processCount = DEFAULT_PROCESSES,
+    engine = "isolated-vm",
+    processMemoryMb,
+    passesPerProcess = DEFAULT_PASSES_PER_PROCESS,
+    graceMs = DEFAULT_GRACE_MS,
+    ...sandboxOptions
+  } = options;
+  checkWhole("processes", processCount, 1, MAX_PROCESSES);
+  checkWhole("passesPerProcess", passesPerProcess, 1, Number.MAX_SAFE_INTEGER);
+  checkWhole("graceMs", graceMs, 0, 60_000);
+  if (processMemoryMb !== undefined) checkWhole("processMemoryMb", processMemoryMb, 64, 1_048_576);
+  const pool = new ProcessPool(
+    { engine, options: sandboxOptions },
+    { processes: processCount, passesPerProcess, graceMs, processMemoryMb },
+  );
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    get unusable() {
+      return pool.unusable;
+    },
+    runPass: (request) => pool.runPass(request, request.timeoutMs ?? timeoutMs),
+    warm: () => pool.warm(),
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+  };
+}
+
+function checkWhole(name: string, value: number, least: number, most: number): void {
+  if (!Number.isSafeInteger(value) || value < least || value > most)
+    throw new TypeError(`createProcessExecutor: ${name} must be a whole number from ${least} to ${most}`);
+}
+
+interface PoolSettings {
+  processes: number;
+  passesPerProcess: number;
+  graceMs: number;
+  processMemoryMb: number | undefined;
+}
+
+/** The sandbox processes of one executor: a fixed number shared by passes, and one per pass run alone. */
+class ProcessPool {
+  private readonly slots: Array<SandboxProcess | undefined>;
+  /** Processes started for one pass each, and the passes waiting for a place among them. */
+  private readonly alone = new Set<SandboxProcess>();
+  private readonly aloneQueue: Array<() => void> = [];
+  /** Processes no longer in a slot that still run passes (recycled); ended once idle. */
+  private readonly retiring = new Set<SandboxProcess>();
+  private memoryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private used = false;
+  private failedStarts = 0;
+  unusable: string | undefined;
+  private processesLost = 0;
+
+  constructor(
+    private readonly data: SandboxHostData,
+    private readonly settings: PoolSettings,
+  ) {
+    this.slots = new Array(settings.processes).fill(undefined);
+  }
+
+  async runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
+    this.used = true;
+    const data = passData(request);
+    if (request.alone) return this.runAlone(request, data, timeoutMs);
+    // A process that ended before it was ready is replaced; after a few in a row, the host is unusable.
+    for (;;) {
+      if (this.closed) return sandboxError("the executor was closed");
+      if (this.unusable) return sandboxError(this.unusable);
+      this.fillSlots();
+      const chosen = this.least();
+      if (!chosen) return sandboxError("no sandbox process could be started");
+      if ((await chosen.ready) === undefined) return this.runIn(chosen, request, data, timeoutMs);
+    }
+  }
+
+  async warm(): Promise<void> {
+    this.used = true;
+    this.fillSlots();
+    await Promise.all(
+      this.slots.map(async (sandbox) => {
+        if (sandbox && (await sandbox.ready) === undefined) await sandbox.warm();
+      }),
+    );
+  }
+
+  async stats(): Promise<ProcessExecutorStats> {
+    const live = [...this.slots, ...this.alone, ...this.retiring].filter(
+      (sandbox): sandbox is SandboxProcess => sandbox !== undefined && !sandbox.exited,
+    );
+    const counts = await Promise.all(live.map((sandbox) => sandbox.stats()));
+    const total = { processes: 0, pids: [] as number[], passesRunning: 0, sandboxesLive: 0, rssBytes: 0 };
+    for (const [index, count] of counts.entries()) {
+      if (!count) continue;
+      total.processes++;
+      const pid = live[index]?.child.pid;
+      if (pid !== undefined) total.pids.push(pid);
+      total.passesRunning += count.passesRunning;
+      total.sandboxesLive += count.sandboxesLive;
+      total.rssBytes += count.rssBytes ?? 0;
+    }
+    return { ...total, processesLost: this.processesLost };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.memoryTimer);
+    const all = [...this.slots, ...this.alone, ...this.retiring].filter(
+      (sandbox): sandbox is SandboxProcess => sandbox !== undefined,
+    );
+    this.slots.fill(undefined);
+    for (const wake of this.aloneQueue.splice(0)) wake();
+    await Promise.all(all.map((sandbox) => sandbox.close(CLOSE_GRACE_MS)));
+  }
+
+  /** Runs the pass in a process that is ready (or, alone, once it is). */
+  private async runIn(
+    sandbox: SandboxProcess,
+    request: PassRequest,
+    data: PassData,
+    timeoutMs: number,
+  ): Promise<PassResult> {
+    const problem = await sandbox.ready;
+    if (problem !== undefined) return sandboxError(problem);
+    this.watchMemory();
+    const result = sandbox.runPass(request, data, timeoutMs);
+    // Its last pass is under way: a fresh process takes its slot, and it ends once that pass has.
+    if (sandbox.passesSent >= this.settings.passesPerProcess) this.retire(sandbox);
+    return result;
+  }
+
+  /** A pass in a process of its own, at most `processes` such at once (the others wait their turn). */
+  private async runAlone(request: PassRequest, data: PassData, timeoutMs: number): Promise<PassResult> {
+    while (this.alone.size >= this.settings.processes && !this.closed)
+      await new Promise<void>((resolve) => this.aloneQueue.push(resolve));
+    if (this.closed) return sandboxError("the executor was closed");
+    const sandbox = this.start(true);
+    this.alone.add(sandbox);
+    try {
+      return await this.runIn(sandbox, request, data, timeoutMs);
+    } finally {
+      this.alone.delete(sandbox);
+      void sandbox.close(CLOSE_GRACE_MS);
+      this.aloneQueue.shift()?.();
+    }
+  }
+
+  /** A slot's process, least busy first; a process that ended or retired is replaced. */
+  private least(): SandboxProcess | undefined {
+    let least: SandboxProcess | undefined;
+    for (const sandbox of this.slots) if (sandbox && (!least || sandbox.passCount < least.passCount)) least = sandbox;
+    return least;
+  }
+
+  /** Starts a process in every empty slot (all of them with the first pass: the next ones find them warm). */
+  private fillSlots(): void {
+    if (this.closed || this.unusable) return;
+    for (let slot = 0; slot < this.slots.length; slot++) {
+      const sandbox = this.slots[slot];
+      if (sandbox && !sandbox.exited && !sandbox.retiring) continue;
+      this.slots[slot] = this.start(false);
+    }
+  }
+
+  private start(alone: boolean): SandboxProcess {
+    const sandbox = new SandboxProcess(this.data, this.settings, alone);
+    void sandbox.ready.then((problem) => {
+      if (problem === undefined) this.failedStarts = 0;
+      else if (++this.failedStarts >= STARTS_BEFORE_GIVING_UP) this.unusable = problem;
+    });
+    void sandbox.whenExited().then(() => this.ended(sandbox));
+    return sandbox;
+  }
+
+  /** A process ended: its slot gets a fresh one (if passes ran here before), a retired one is forgotten. */
+  private ended(sandbox: SandboxProcess): void {
+    this.retiring.delete(sandbox);
+    if (sandbox.endedWithPasses) this.processesLost++;
+    const slot = this.slots.indexOf(sandbox);
+    if (slot < 0) return;
+    this.slots[slot] = undefined;
+    // Kept warm: the next pass should not wait for a process to start.
+    if (this.used && !this.closed && !this.unusable) this.fillSlots();
+  }
+
+  private retire(sandbox: SandboxProcess): void {
+    const slot = this.slots.indexOf(sandbox);
+    if (slot < 0) return;
+    sandbox.retiring = true;
+    this.slots[slot] = undefined;
+    this.retiring.add(sandbox);
+    void sandbox.whenIdle().then(() => sandbox.close(CLOSE_GRACE_MS));
+    this.fillSlots();
+  }
+
+  /** Reads the memory of busy processes while any runs a pass. */
+  private watchMemory(): void {
+    if (this.memoryTimer) return;
+    this.memoryTimer = setInterval(() => {
+      const busy = [...this.slots, ...this.alone, ...this.retiring].filter(
+        (sandbox): sandbox is SandboxProcess => sandbox !== undefined && sandbox.passCount > 0,
+      );
+      for (const sandbox of busy) sandbox.checkMemory();
+      if (busy.length === 0) {
+        clearInterval(this.memoryTimer);
+        this.memoryTimer = undefined;
+      }
+    }, MEMORY_CHECK_MS);
+    this.memoryTimer.unref();
+  }
+}
+
+/** A pass as it crosses to a process: the preload as one JSON text, no callbacks. */
+function passData(request: PassRequest): PassData {
+  const { onRequest: _onRequest, signal: _signal, aborted: _aborted, replay, alone: _alone, ...rest } = request;
+  return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };
+}
+
+function sandboxError(error: string): PassResult {
+  return { status: "failed", code: "SANDBOX_ERROR", error, logs: [] };
+}

@@ -1,0 +1,127 @@
+import type { PassResult, SandboxCrash } from "../executor.js";
+
+/** Why the parent ended a sandbox process (SIGKILL), kept to tell each of its passes how it ended. */
+export type KillReason =
+  /** These passes ran past their deadline by the grace: they end TIMEOUT; the others were in the way. */
+  | { kind: "deadline"; passes: ReadonlySet<number> }
+  /** This pass was aborted (its run cancelled) and did not stop: it ends with the abort's reason. */
+  | { kind: "abort"; pass: number; message: string }
+  /** The process held more memory than its cap; `pass` when only one ran in it. */
+  | { kind: "memory"; pass: number | undefined; rssBytes: number; capBytes: number }
+  /** The executor was closed. */
+  | { kind: "closed" }
+  /** The process could not be started or spoken to. */
+  | { kind: "failed"; message: string };
+
+/** What is known of one pass when its sandbox process ended. */
+export interface PassAtExit {
+  pass: number;
+  killed: KillReason | undefined;
+  /** Whether other passes ran in the process when it ended. */
+  shared: boolean;
+  /** Whether the process was started for this pass alone. */
+  alone: boolean;
+  exit: { code: number | null; signal: NodeJS.Signals | null };
+  lastSeq: number | undefined;
+  /** The pass's time limit. */
+  timeoutMs: number;
+  /** The end of what the process wrote to its standard error. */
+  stderrTail: string;
+}
+
+/** What V8 or Node write when a process ran out of memory and aborted. */
+const OUT_OF_MEMORY = /out of memory|heap limit|CALL_AND_RETRY_LAST|allocation failed|OOM/i;
+
+/**
+ * How a pass ends when its sandbox process ended before the pass answered. A pass found to be the
+ * cause ends with its limit's code (TIMEOUT, MEMORY_LIMIT) or SANDBOX_CRASHED; a pass that only
+ * shared the process asks to run again (`crash.retry`): `"shared"` when another pass was the
+ * cause, `"alone"` when any of them may have been (the runtime runs each suspect in a process of
+ * its own, where a second crash is its own).
+ */
+export function passEndOnExit(at: PassAtExit): Extract<PassResult, { status: "failed" }> {
+  const crash: SandboxCrash = {
+    ...(at.exit.signal ? { signal: at.exit.signal } : {}),
+    ...(at.exit.code !== null ? { exitCode: at.exit.code } : {}),
+    ...(at.lastSeq !== undefined ? { lastSeq: at.lastSeq } : {}),
+  };
+  const how = describeExit(at);
+  const end = (
+    code: Extract<PassResult, { status: "failed" }>["code"],
+    error: string,
+    retry?: SandboxCrash["retry"],
+  ): Extract<PassResult, { status: "failed" }> => ({
+    status: "failed",
+    code,
+    error,
+    logs: [],
+    crash: retry ? { ...crash, retry } : crash,
+  });
+  const killed = at.killed;
+  switch (killed?.kind) {
+    case "deadline":
+      return killed.passes.has(at.pass)
+        ? end(
+            "TIMEOUT",
+            `the program ran longer than the ${at.timeoutMs} ms limit and did not stop, so its sandbox process was ended ${how}`,
+          )
+        : end(
+            "SANDBOX_CRASHED",
+            `another pass in its sandbox process ran past its time limit, so the process was ended ${how}`,
+            "shared",
+          );
+    case "abort":
+      return killed.pass === at.pass
+        ? end("SANDBOX_ERROR", killed.message)
+        : end(
+            "SANDBOX_CRASHED",
+            `another pass in its sandbox process did not stop when cancelled, so the process was ended ${how}`,
+            "shared",
+          );
+    case "memory": {
+      const held = `the sandbox process held ${megabytes(killed.rssBytes)} MB, over its ${megabytes(killed.capBytes)} MB cap`;
+      if (killed.pass === at.pass || (!at.shared && killed.pass === undefined))
+        return end(
+          "MEMORY_LIMIT",
+          `the program used more memory than its sandbox may hold: ${held}, so it was ended ${how}`,
+        );
+      if (killed.pass !== undefined)
+        return end(
+          "SANDBOX_CRASHED",
+          `another pass in its sandbox process used too much memory, so the process was ended ${how}`,
+          "shared",
+        );
+      return end(
+        "SANDBOX_CRASHED",
+        `${held} with other passes in it, so it was ended ${how}`,
+        at.alone ? undefined : "alone",
+      );
+    }
+    case "closed":
+      return end("SANDBOX_ERROR", "the executor was closed while the pass ran");
+    case "failed":
+      return end("SANDBOX_CRASHED", `the sandbox process failed: ${killed.message}`, at.shared ? "shared" : undefined);
+    case undefined:
+      break;
+  }
+  // It ended by itself: whatever a pass did to it (an abort of V8, a native crash) is the cause.
+  if (at.shared && !at.alone)
+    return end("SANDBOX_CRASHED", `its sandbox process, shared with other passes, crashed ${how}`, "alone");
+  if (OUT_OF_MEMORY.test(at.stderrTail))
+    return end(
+      "MEMORY_LIMIT",
+      `the program used more memory than the engine could hold, and its sandbox process ended ${how}`,
+    );
+  return end("SANDBOX_CRASHED", `the program crashed its sandbox process ${how}`);
+}
+
+/** "(signal SIGABRT; the last call the host saw was seq 3)": what the parent saw of the process's end. */
+function describeExit(at: PassAtExit): string {
+  const { code, signal } = at.exit;
+  const how = signal ? `signal ${signal}` : `exit code ${code}`;
+  return at.lastSeq === undefined ? `(${how})` : `(${how}; the last call the host saw was seq ${at.lastSeq})`;
+}
+
+function megabytes(bytes: number): number {
+  return Math.round(bytes / (1024 * 1024));
+}

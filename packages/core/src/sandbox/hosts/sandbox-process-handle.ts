@@ -1,0 +1,361 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { errorMessage } from "../../error-message.js";
+import { abortReason } from "../abort-reason.js";
+import type { HostReply, PassRequest, PassResult } from "../executor.js";
+import { hostEntry } from "./host-entry.js";
+import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
+import { memoryCapBytes, residentBytes } from "./process-memory.js";
+import { type KillReason, passEndOnExit } from "./process-pass-end.js";
+
+/** A pass running in a sandbox process, as its parent follows it. */
+interface PassHere {
+  onRequest: PassRequest["onRequest"];
+  /** The host's answers still being worked out (tool calls running here). */
+  inFlight: Set<Promise<void>>;
+  resolve: (result: PassResult) => void;
+  /** When the pass's time runs out (epoch ms). */
+  deadline: number;
+  timeoutMs: number;
+  memoryMb: number;
+  /** The highest seq the pass asked about. */
+  lastSeq: number | undefined;
+  /** Ends the process when the pass is still running `graceMs` past its deadline. */
+  overdue: NodeJS.Timeout;
+  abortTimer: NodeJS.Timeout | undefined;
+  unlisten: () => void;
+}
+
+/** How long a pass that was aborted may take to end before its process is ended. */
+export const ABORT_GRACE_MS = 500;
+/** Characters of a sandbox process's standard error kept, to say why it ended. */
+const STDERR_TAIL_CHARS = 4_000;
+
+/**
+ * Environment variables a sandbox process gets from its parent: its settings, the time zone and
+ * locale. Nothing else: a program that escaped its engine would find no secrets of the host's
+ * (API keys, database URLs) in this process.
+ */
+const PASSED_ENVIRONMENT = /^(CODEMODE_[A-Z_]+|TZ|LANG|LC_[A-Z]+)$/;
+
+/**
+ * One child process that runs passes of its parent's executor (process-host.ts): it is started
+ * with the engine's settings, takes passes and answers their requests over the IPC channel, and
+ * is ended (SIGKILL) when a pass in it outlives its deadline by `graceMs`, does not stop when
+ * aborted, or when the process holds more memory than its cap. However it ends, each pass it
+ * ran answers as data (process-pass-end.ts).
+ */
+export class SandboxProcess {
+  readonly child: ChildProcess;
+  /** Resolves once the process has loaded its engine: undefined, or why it could not. */
+  readonly ready: Promise<string | undefined>;
+  /** Passes sent to this process in all (for recycling). */
+  passesSent = 0;
+  /** Takes no new pass: it ends once its passes have (recycled, or a process of a pass alone). */
+  retiring = false;
+  exited = false;
+  /** Set when the process ended while passes ran in it (crashed, or ended for a limit). */
+  endedWithPasses = false;
+  private readonly passes = new Map<number, PassHere>();
+  private readonly waiting = new Map<number, (value: unknown) => void>();
+  private nextPass = 0;
+  private nextWait = 0;
+  private killed: KillReason | undefined;
+  private stderrTail = "";
+  private resolveReady!: (problem: string | undefined) => void;
+  private readonly exitListeners: Array<() => void> = [];
+  private readonly idleListeners: Array<() => void> = [];
+
+  constructor(
+    data: SandboxHostData,
+    private readonly settings: { graceMs: number; processMemoryMb: number | undefined },
+    /** Whether this process was started for one pass alone. */
+    readonly alone: boolean,
+  ) {
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
+    this.child = fork(hostEntry("hosts/sandbox-process.js"), [], {
+      execArgv: ["--no-node-snapshot"],
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => PASSED_ENVIRONMENT.test(name))),
+      // Its standard output is nobody's (a parent speaking MCP over stdio owns its own); its
+      // standard error is kept in part, to say why it ended.
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "advanced",
+    });
+    this.child.stderr?.setEncoding("utf8");
+    this.child.stderr?.on("data", (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    this.child.on("message", (message: FromSandboxHost) => this.receive(message));
+    this.child.on("error", (error) => {
+      this.resolveReady(`the sandbox process could not be started: ${errorMessage(error)}`);
+      this.kill({ kind: "failed", message: errorMessage(error) });
+    });
+    this.child.on("exit", (code, signal) => this.onExit(code, signal));
+    // Until it is ready, a starting process keeps this one alive: a pass is waiting for it.
+    void this.ready.then(() => this.unrefWhenIdle());
+    this.post({ type: "start", data });
+  }
+
+  get passCount(): number {
+    return this.passes.size;
+  }
+
+  /** Sends a pass; resolves with its result, however the process ends. */
+  runPass(request: PassRequest, data: PassData, timeoutMs: number): Promise<PassResult> {
+    const { onRequest, signal } = request;
+    const pass = this.nextPass++;
+    this.passesSent++;
+    return new Promise<PassResult>((resolve) => {
+      const deadline = Date.now() + timeoutMs;
+      const overdue = setTimeout(() => this.endOverdue(), timeoutMs + this.settings.graceMs);
+      overdue.unref();
+      const abort = () => {
+        this.post({ type: "abort", pass, reason: abortReason(signal) });
+        const here = this.passes.get(pass);
+        if (!here || here.abortTimer) return;
+        here.abortTimer = setTimeout(() => {
+          if (this.passes.has(pass)) this.kill({ kind: "abort", pass, message: abortReason(signal) });
+        }, ABORT_GRACE_MS);
+        here.abortTimer.unref();
+      };
+      signal?.addEventListener("abort", abort, { once: true });
+      this.passes.set(pass, {
+        onRequest,
+        inFlight: new Set(),
+        resolve,
+        deadline,
+        timeoutMs,
+        memoryMb: data.memoryMb ?? 0,
+        lastSeq: undefined,
+        overdue,
+        abortTimer: undefined,
+        unlisten: () => signal?.removeEventListener("abort", abort),
+      });
+      this.refWhileBusy();
+      if (this.exited) {
+        this.onExit(null, null);
+        return;
+      }
+      this.post({ type: "pass", pass, request: data });
+      if (signal?.aborted) abort();
+    });
+  }
+
+  /** Resolves once the process has its warm sandboxes ready (or has ended). */
+  async warm(): Promise<void> {
+    await this.ask((wait) => ({ type: "warm", warm: wait }));
+  }
+
+  /** The process's own counts and resident memory; undefined once it has ended. */
+  async stats(): Promise<(SandboxHostStats & { rssBytes: number | undefined }) | undefined> {
+    const value = (await this.ask((wait) => ({ type: "stats", stats: wait }))) as SandboxHostStats | undefined;
+    return value ? { ...value, rssBytes: residentBytes(this.child.pid) } : undefined;
+  }
+
+  /** Ends the process when it holds more memory than its cap allows; true when it did. */
+  checkMemory(): boolean {
+    if (this.exited || this.killed || this.passes.size === 0) return false;
+    const rssBytes = residentBytes(this.child.pid);
+    if (rssBytes === undefined) return false;
+    const capBytes = memoryCapBytes(
+      this.settings.processMemoryMb,
+      [...this.passes.values()].map((pass) => pass.memoryMb),
+    );
+    if (rssBytes <= capBytes) return false;
+    const only = this.passes.size === 1 ? [...this.passes.keys()][0] : undefined;
+    this.kill({ kind: "memory", pass: only, rssBytes, capBytes });
+    return true;
+  }
+
+  /** Asks the process to end its passes and itself; ends it after `graceMs` if it has not. */
+  async close(graceMs: number): Promise<void> {
+    if (this.exited) return;
+    const exited = new Promise<void>((resolve) => this.exitListeners.push(resolve));
+    this.child.ref();
+    if (this.passes.size > 0) this.kill({ kind: "closed" });
+    else this.post({ type: "close" });
+    const timer = setTimeout(() => this.kill({ kind: "closed" }), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Resolves once no pass runs in the process (or it has ended). */
+  whenIdle(): Promise<void> {
+    return this.passes.size === 0 || this.exited
+      ? Promise.resolve()
+      : new Promise((resolve) => this.idleListeners.push(resolve));
+  }
+
+  /** Resolves once the process has ended. */
+  whenExited(): Promise<void> {
+    return this.exited ? Promise.resolve() : new Promise((resolve) => this.exitListeners.push(resolve));
+  }
+
+  /** Ends the process now (SIGKILL), saying why, for the passes it runs. The first reason stays. */
+  kill(reason: KillReason): void {
+    if (this.exited) return;
+    this.killed ??= reason;
+    this.child.kill("SIGKILL");
+  }
+
+  private receive(message: FromSandboxHost): void {
+    switch (message.type) {
+      case "ready":
+        this.resolveReady(undefined);
+        return;
+      case "unusable":
+        this.resolveReady(message.message);
+        return;
+      case "request":
+        this.answer(message.pass, message.request, message.body);
+        return;
+      case "result":
+        this.settle(message.pass, message.result);
+        return;
+      case "warm":
+        this.waiting.get(message.warm)?.(true);
+        this.waiting.delete(message.warm);
+        return;
+      case "stats":
+        this.waiting.get(message.stats)?.(message.value);
+        this.waiting.delete(message.stats);
+        return;
+    }
+  }
+
+  private answer(passNumber: number, request: number, body: Parameters<PassRequest["onRequest"]>[0]): void {
+    const pass = this.passes.get(passNumber);
+    // A process being ended gets no more answers: none of its requests starts anything here.
+    if (!pass || this.killed) return;
+    if ((body.type === "call" || body.type === "step") && body.seq > (pass.lastSeq ?? -1)) pass.lastSeq = body.seq;
+    let reply: Promise<HostReply>;
+    try {
+      reply = pass.onRequest(body);
+    } catch (error) {
+      reply = Promise.reject(error);
+    }
+    const answered = reply
+      .catch((error: unknown): HostReply => ({ kind: "error", message: errorMessage(error) }))
+      .then((answer) => this.post({ type: "reply", request, reply: answer }));
+    pass.inFlight.add(answered);
+    void answered.finally(() => pass.inFlight.delete(answered));
+  }
+
+  private settle(passNumber: number, result: PassResult): void {
+    const pass = this.passes.get(passNumber);
+    if (!pass) return;
+    this.passes.delete(passNumber);
+    clearTimeout(pass.overdue);
+    clearTimeout(pass.abortTimer);
+    pass.unlisten();
+    this.unrefWhenIdle();
+    pass.resolve(result);
+    if (this.passes.size === 0) for (const listener of this.idleListeners.splice(0)) listener();
+  }
+
+  /** Ends the process for the passes that outlived their deadline by the grace (each ends TIMEOUT). */
+  private endOverdue(): void {
+    const now = Date.now();
+    const overdue = [...this.passes].filter(([, pass]) => now >= pass.deadline).map(([number]) => number);
+    if (overdue.length > 0) this.kill({ kind: "deadline", passes: new Set(overdue) });
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exited = true;
+    this.resolveReady(this.killed ? "the sandbox process was ended" : exitedBefore(code, signal, this.stderrTail));
+    const passes = [...this.passes];
+    this.passes.clear();
+    this.endedWithPasses = passes.length > 0;
+    const shared = passes.length > 1;
+    for (const [number, pass] of passes) {
+      clearTimeout(pass.overdue);
+      clearTimeout(pass.abortTimer);
+      pass.unlisten();
+      const result = passEndOnExit({
+        pass: number,
+        killed: this.killed,
+        shared,
+        alone: this.alone,
+        exit: { code, signal },
+        lastSeq: pass.lastSeq,
+        timeoutMs: pass.timeoutMs,
+        stderrTail: this.stderrTail,
+      });
+      // R-RP-7: calls the program started finish, and are recorded, before the pass answers. One
+      // still running at the deadline is the pass's own timeout, whoever ended the process.
+      void settledBy(pass.inFlight, pass.deadline).then((settled) =>
+        pass.resolve(settled || result.status !== "failed" || !result.crash?.retry ? result : stillRunning(result)),
+      );
+    }
+    for (const resolve of this.waiting.values()) resolve(undefined);
+    this.waiting.clear();
+    for (const listener of [...this.exitListeners.splice(0), ...this.idleListeners.splice(0)]) listener();
+  }
+
+  private ask(message: (wait: number) => ToSandboxHost): Promise<unknown> {
+    if (this.exited) return Promise.resolve(undefined);
+    const wait = this.nextWait++;
+    return new Promise((resolve) => {
+      this.waiting.set(wait, resolve);
+      this.child.ref();
+      this.post(message(wait));
+    }).finally(() => this.unrefWhenIdle());
+  }
+
+  /** Sends to a process that may have ended meanwhile: its passes answer through `onExit` then. */
+  private post(message: ToSandboxHost): void {
+    if (this.exited || !this.child.connected) return;
+    try {
+      this.child.send(message);
+    } catch {
+      // The channel closed: the exit follows.
+    }
+  }
+
+  /** A running pass keeps the parent alive, as an isolate of the in-process executor does. */
+  private refWhileBusy(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+  }
+
+  private unrefWhenIdle(): void {
+    if (this.passes.size > 0 || this.waiting.size > 0) return;
+    this.child.unref();
+    this.child.channel?.unref();
+    (this.child.stderr as { unref?: () => void } | null)?.unref?.();
+  }
+}
+
+/** Why a process ended before it was ready, for the passes and the pool. */
+function exitedBefore(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {
+  const how = signal ? `was ended by ${signal}` : `exited with code ${code}`;
+  const said = stderrTail.trim().split("\n").slice(-3).join(" | ");
+  return `the sandbox process ${how} before it was ready${said ? `: ${said}` : ""}`;
+}
+
+/** True when every promise in `work` settled by `deadline` (epoch ms); false when some still ran then. */
+async function settledBy(work: Set<Promise<void>>, deadline: number): Promise<boolean> {
+  if (work.size === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    Promise.allSettled([...work]).then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** A pass that would run again, but whose calls still ran at its deadline: it timed out. */
+function stillRunning(result: Extract<PassResult, { status: "failed" }>): PassResult {
+  const { retry: _retry, ...crash } = result.crash ?? {};
+  return {
+    status: "failed",
+    code: "TIMEOUT",
+    error: `calls the program started were still running at its time limit (its sandbox process had ended: ${result.error})`,
+    logs: result.logs,
+    crash,
+  };
+}
