@@ -22,6 +22,7 @@ const UNIT = [
  */
 const ALONE = [
   "test/fleet.test.ts",
+  "test/fleet-hostile.test.ts",
   "test/hardening-exit.test.ts",
   "test/hardening-host.test.ts",
   "test/reading-memory.test.ts",
@@ -90,7 +91,7 @@ export default defineConfig({
         test: {
           name: "isolated",
           include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...UNIT, ...ALONE, "**/node_modules/**"],
+          exclude: [...UNIT, ...ALONE, "test/containment/**", "**/node_modules/**"],
         },
       },
       {

@@ -6,16 +6,14 @@
  * alone (BullMQ's PostgreSQL backend, runs in `postgresStorage`, no Redis at all). Real child
  * processes importing the BUILT packages: run `npm run build` first (CI does).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { type CodemodeQueue, createCodemodeQueue } from "@codemode/bullmq";
 import type { CodemodeRuntime, LogEntry } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { tcpUnreachable } from "@codemode/storage/testing";
-import { createClient } from "@keyv/redis";
-import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
+import { backends } from "./fleet-processes/backends.ts";
+import { type Child, spawn } from "./fleet-processes/children.ts";
 import {
   type FleetConfig,
   type Ledger,
@@ -24,153 +22,14 @@ import {
   openStorage,
   PROGRAM,
   queueConnection,
-  tables,
 } from "./fleet-processes/shared.ts";
 
-const WORKER = fileURLToPath(new URL("./fleet-processes/worker.ts", import.meta.url));
-const APPROVER = fileURLToPath(new URL("./fleet-processes/approver.ts", import.meta.url));
-const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
-const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 const EXECUTIONS = 100;
 const SUBMIT_EVERY_MS = 150;
 const KILL_EVERY_MS = 2_000;
 const DEADLINE_MS = 150_000;
 /** How long a frozen worker stays frozen: three times the lease. */
 const FREEZE_MS = 3_000;
-
-interface Child {
-  process: ChildProcess;
-  stderr: string[];
-  message(name: string, timeoutMs?: number): Promise<Record<string, unknown>>;
-  stop(signal: NodeJS.Signals): Promise<void>;
-}
-
-function spawn(script: string, config: FleetConfig): Child {
-  const child = fork(script, [JSON.stringify(config)], {
-    execArgv: [],
-    stdio: ["ignore", "ignore", "pipe", "ipc"],
-    serialization: "json",
-  });
-  const stderr: string[] = [];
-  child.stderr?.on("data", (chunk: Buffer) => stderr.push(...chunk.toString().split("\n").filter(Boolean)));
-  const messages: Array<Record<string, unknown>> = [];
-  child.on("message", (message: Record<string, unknown>) => messages.push(message));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return {
-    process: child,
-    stderr,
-    async message(name, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = messages.find((message) => message.event === name);
-        if (found) return found;
-        if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`${script} ended before "${name}": ${stderr.slice(-5).join("\n")}`);
-        if (Date.now() > deadline)
-          throw new Error(`no "${name}" from ${script} within ${timeoutMs} ms: ${stderr.slice(-5).join("\n")}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    async stop(signal) {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** What the ledger recorded, read back from the real store. */
-interface Recorded {
-  attempts: Array<{ key: string; worker: string; gated: boolean; at: number }>;
-  effects: Map<string, { worker: string; at: number }>;
-  approvals: Map<string, number>;
-}
-
-interface BackendCase {
-  name: FleetConfig["backend"];
-  url: string;
-  prepare(space: string): Promise<void>;
-  read(space: string): Promise<Recorded>;
-  cleanup(space: string): Promise<void>;
-}
-
-const backends: BackendCase[] = [
-  {
-    name: "redis",
-    url: REDIS_URL,
-    prepare: async () => undefined,
-    async read(space) {
-      const client = createClient({ url: REDIS_URL });
-      await client.connect();
-      const key = (name: string) => `${space}:ledger:${name}`;
-      const attempts = (await client.lRange(key("attempts"), 0, -1)).map(
-        (row) => JSON.parse(row) as Recorded["attempts"][number],
-      );
-      const effects = new Map(
-        Object.entries(await client.hGetAll(key("effects"))).map(([id, row]) => [
-          id,
-          JSON.parse(row) as { worker: string; at: number },
-        ]),
-      );
-      const approvals = new Map(
-        Object.entries(await client.hGetAll(key("approvals"))).map(([id, at]) => [id, Number(at)]),
-      );
-      await client.close();
-      return { attempts, effects, approvals };
-    },
-    async cleanup(space) {
-      const client = createClient({ url: REDIS_URL });
-      await client.connect();
-      const keys = await client.keys(`${space}*`);
-      if (keys.length > 0) await client.del(keys);
-      await client.close();
-    },
-  },
-  {
-    name: "postgres",
-    url: POSTGRES_URL,
-    async prepare(space) {
-      const names = tables(space);
-      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-      await pool.query(
-        `CREATE TABLE "${names.attempts}" (key TEXT NOT NULL, worker TEXT NOT NULL, gated BOOLEAN NOT NULL, at BIGINT NOT NULL)`,
-      );
-      await pool.query(
-        `CREATE TABLE "${names.effects}" (key TEXT PRIMARY KEY, worker TEXT NOT NULL, at BIGINT NOT NULL)`,
-      );
-      await pool.query(`CREATE TABLE "${names.approvals}" (key TEXT PRIMARY KEY, at BIGINT NOT NULL)`);
-      await pool.end();
-    },
-    async read(space) {
-      const names = tables(space);
-      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-      const attempts = (await pool.query(`SELECT key, worker, gated, at FROM "${names.attempts}"`)).rows.map((row) => ({
-        ...row,
-        at: Number(row.at),
-      })) as Recorded["attempts"];
-      const effects = new Map(
-        (await pool.query(`SELECT key, worker, at FROM "${names.effects}"`)).rows.map((row) => [
-          row.key as string,
-          { worker: row.worker as string, at: Number(row.at) },
-        ]),
-      );
-      const approvals = new Map(
-        (await pool.query(`SELECT key, at FROM "${names.approvals}"`)).rows.map((row) => [
-          row.key as string,
-          Number(row.at),
-        ]),
-      );
-      await pool.end();
-      return { attempts, effects, approvals };
-    },
-    async cleanup(space) {
-      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-      for (const name of Object.values(tables(space))) await pool.query(`DROP TABLE IF EXISTS "${name}"`);
-      await pool.end();
-    },
-  },
-];
 
 for (const backend of backends) {
   describe(`a fleet on ${backend.name === "redis" ? "Redis" : "PostgreSQL alone"}`, () => {
@@ -215,9 +74,9 @@ for (const backend of backends) {
         let stalled = 0;
         queue.events.on("stalled", () => stalled++);
         await queue.ready();
-        approver = spawn(APPROVER, { ...config, workerId: "approver" });
+        approver = spawn("approver", { ...config, workerId: "approver" });
         await approver.message("ready");
-        for (let slot = 0; slot < 3; slot++) workers.push(spawn(WORKER, { ...config, workerId: `w${slot}.0` }));
+        for (let slot = 0; slot < 3; slot++) workers.push(spawn("worker", { ...config, workerId: `w${slot}.0` }));
         await Promise.all(workers.map((worker) => worker.message("ready")));
 
         // Every ~2 s, round robin over the slots: kill a worker and start a new one in its place,
@@ -232,7 +91,7 @@ for (const backend of backends) {
           if (Math.floor(rounds / workers.length) % 2 === 0) {
             kills++;
             victim.process.kill("SIGKILL");
-            workers[slot] = spawn(WORKER, { ...config, workerId: `w${slot}.${rounds + 1}` });
+            workers[slot] = spawn("worker", { ...config, workerId: `w${slot}.${rounds + 1}` });
           } else {
             freezes++;
             victim.process.kill("SIGSTOP");

@@ -25,6 +25,8 @@ export interface FleetConfig {
   /** Each call waits a random time in this range (ms), so kills land inside calls. */
   callMs: [number, number];
   workerId: string;
+  /** The runtime's limits per pass, when the story sets them (the default otherwise). */
+  limits?: { timeoutMs?: number; memoryMb?: number };
 }
 
 export function readConfig(): FleetConfig {
@@ -132,6 +134,7 @@ export function openRuntime(config: FleetConfig, storage: CodemodeStorage, ledge
     storage,
     leaseMs: config.leaseMs,
     maxExecutions: 10_000,
+    ...(config.limits ? { limits: config.limits } : {}),
     logger: { warn() {} },
   });
 }

@@ -6,14 +6,18 @@
  * It keeps `in flight` executions running with no pause between them, until `executions` have
  * completed: 6 calls each, half of them pausing for an approval that is given at once. While the
  * load runs it samples, every 100 ms of a timer, how late that timer fired, the RSS (read, never
- * after a forced GC), and the isolates not yet disposed against the passes running; and every 2 s
- * it starts a runaway program with a 1 s limit on a second runtime over the same store.
+ * after a forced GC; with sandbox processes, theirs counted too), and the isolates not yet
+ * disposed against the passes running; and every 2 s it starts a runaway program with a 1 s limit
+ * on a second runtime over the same store.
+ *
+ * Passes run on the default host, sandbox processes (R-SB-8); `CODEMODE_SANDBOX_HOST=inline` runs
+ * them on this thread, as before there were sandbox processes.
  *
  * Prints one line of JSON (see `LoadReport`). Exits 1 when a run ended otherwise than completed;
  * an abort of the process shows in its exit code.
  */
 import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
-import { createIsolatedVmExecutor } from "@codemode/core/sandbox";
+import { createIsolatedVmExecutor, createProcessExecutor } from "@codemode/core/sandbox";
 import type { CodemodeStorage } from "@codemode/storage";
 
 export interface LoadReport {
@@ -24,13 +28,23 @@ export interface LoadReport {
   /** Executions completed per second over the whole load. */
   perSecond: number;
   maxTimerLagMs: number;
+  /** The runtime's process and its sandbox processes together. */
   maxRssBytes: number;
   endRssBytes: number;
+  /** The runtime's process alone, and its sandbox processes alone (0 with passes on this thread). */
+  maxRuntimeRssBytes: number;
+  maxSandboxRssBytes: number;
   /** The largest excess of isolates not yet disposed over passes running, in any sample. */
   maxIsolatesBeyondPasses: number;
-  /** Most isolates alive at once (running a pass, or warm and idle). */
+  /** Most isolates alive at once (running a pass, or warm and idle), over every sandbox host. */
   maxIsolatesLive: number;
   maxPassesRunning: number;
+  /**
+   * Per sandbox host (each sandbox process, or this process with passes on this thread): the
+   * most isolates alive and the most passes running there at once. Warm isolates are kept per
+   * host, as many as ran there at once lately.
+   */
+  hosts: Array<{ maxIsolatesLive: number; maxPassesRunning: number }>;
   samples: number;
   /** Each runaway's outcome code and how long after its start the outcome came, in ms. */
   runaways: Array<{ code: string; ms: number }>;
@@ -73,7 +87,28 @@ async function openStorage(): Promise<CodemodeStorage | undefined> {
 }
 
 const storage = await openStorage();
-const executor = createIsolatedVmExecutor();
+/** What the sampler reads of each sandbox host: passes running, isolates alive, and its memory (0 for this process). */
+interface Sampled {
+  host: string;
+  passesRunning: number;
+  isolatesLive: number;
+  rssBytes: number;
+}
+const inline = process.env.CODEMODE_SANDBOX_HOST === "inline";
+const isolatedVm = inline ? createIsolatedVmExecutor() : undefined;
+const processes = inline ? undefined : createProcessExecutor();
+const executor = isolatedVm ?? processes!;
+async function sample(): Promise<Sampled[]> {
+  if (isolatedVm) return [{ host: "this process", ...isolatedVm.stats(), rssBytes: 0 }];
+  const stats = await processes!.stats();
+  return stats.perProcess.map((each) => ({
+    host: String(each.pid),
+    passesRunning: each.passesRunning,
+    isolatesLive: each.sandboxesLive,
+    rssBytes: each.rssBytes,
+  }));
+}
+const hosts = new Map<string, { maxIsolatesLive: number; maxPassesRunning: number }>();
 const runtime = createCodemodeRuntime({
   connectors: [shop],
   executor,
@@ -99,6 +134,9 @@ const report: LoadReport = {
   maxTimerLagMs: 0,
   maxRssBytes: 0,
   endRssBytes: 0,
+  maxRuntimeRssBytes: 0,
+  maxSandboxRssBytes: 0,
+  hosts: [],
   maxIsolatesBeyondPasses: 0,
   maxIsolatesLive: 0,
   maxPassesRunning: 0,
@@ -112,12 +150,26 @@ const sampler = setInterval(() => {
   const now = performance.now();
   report.maxTimerLagMs = Math.max(report.maxTimerLagMs, now - last - 100);
   last = now;
-  const { passesRunning, isolatesLive } = executor.stats();
-  report.maxIsolatesBeyondPasses = Math.max(report.maxIsolatesBeyondPasses, isolatesLive - passesRunning);
-  report.maxIsolatesLive = Math.max(report.maxIsolatesLive, isolatesLive);
-  report.maxPassesRunning = Math.max(report.maxPassesRunning, passesRunning);
-  report.maxRssBytes = Math.max(report.maxRssBytes, process.memoryUsage.rss());
-  report.samples++;
+  const rss = process.memoryUsage.rss();
+  void sample().then((sampled) => {
+    const sum = (pick: (each: Sampled) => number) => sampled.reduce((total, each) => total + pick(each), 0);
+    const passesRunning = sum((each) => each.passesRunning);
+    const isolatesLive = sum((each) => each.isolatesLive);
+    const sandboxRss = sum((each) => each.rssBytes);
+    for (const each of sampled) {
+      const seen = hosts.get(each.host) ?? { maxIsolatesLive: 0, maxPassesRunning: 0 };
+      seen.maxIsolatesLive = Math.max(seen.maxIsolatesLive, each.isolatesLive);
+      seen.maxPassesRunning = Math.max(seen.maxPassesRunning, each.passesRunning);
+      hosts.set(each.host, seen);
+    }
+    report.maxIsolatesBeyondPasses = Math.max(report.maxIsolatesBeyondPasses, isolatesLive - passesRunning);
+    report.maxIsolatesLive = Math.max(report.maxIsolatesLive, isolatesLive);
+    report.maxPassesRunning = Math.max(report.maxPassesRunning, passesRunning);
+    report.maxRuntimeRssBytes = Math.max(report.maxRuntimeRssBytes, rss);
+    report.maxSandboxRssBytes = Math.max(report.maxSandboxRssBytes, sandboxRss);
+    report.maxRssBytes = Math.max(report.maxRssBytes, rss + sandboxRss);
+    report.samples++;
+  });
 }, 100);
 
 const runaways: Array<Promise<void>> = [];
@@ -149,7 +201,8 @@ const began = performance.now();
 await Promise.all(Array.from({ length: inFlight }, lane));
 report.seconds = (performance.now() - began) / 1000;
 report.perSecond = Math.round(executions / report.seconds);
-report.endRssBytes = process.memoryUsage.rss();
+report.endRssBytes = process.memoryUsage.rss() + (processes ? (await processes.stats()).rssBytes : 0);
+report.hosts = [...hosts.values()];
 clearInterval(runawayTimer);
 await Promise.all(runaways);
 clearInterval(sampler);

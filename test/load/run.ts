@@ -55,7 +55,7 @@ function checksOf(report: LoadReport): Check[] {
     {
       name: `RSS stays under ${BOUNDS.rssBytes / MB} MB`,
       ok: report.maxRssBytes < BOUNDS.rssBytes,
-      detail: `at most ${Math.round(report.maxRssBytes / MB)} MB, ${Math.round(report.endRssBytes / MB)} MB at the end`,
+      detail: `at most ${Math.round(report.maxRssBytes / MB)} MB (the runtime's process at most ${Math.round(report.maxRuntimeRssBytes / MB)} MB, its sandbox processes ${Math.round(report.maxSandboxRssBytes / MB)} MB), ${Math.round(report.endRssBytes / MB)} MB at the end`,
     },
     {
       name: `a 100 ms timer never lags more than ${BOUNDS.timerLagMs} ms`,
@@ -63,11 +63,15 @@ function checksOf(report: LoadReport): Check[] {
       detail: `worst lag ${Math.round(report.maxTimerLagMs)} ms over ${report.samples} samples`,
     },
     {
-      // Warm isolates stay idle between passes (isolateReuse), as many as ran at once lately: what
-      // must never pile up is isolates beyond the most passes that ever ran at once.
-      name: `isolates alive never exceed the most passes running at once by more than ${BOUNDS.isolatesBeyondPasses}`,
-      ok: report.maxIsolatesLive <= report.maxPassesRunning + BOUNDS.isolatesBeyondPasses && report.samples > 0,
-      detail: `at most ${report.maxIsolatesLive} alive (${report.maxIsolatesBeyondPasses} beyond those running at the time), with up to ${report.maxPassesRunning} passes running`,
+      // Warm isolates stay idle between passes (isolateReuse), as many as ran at once lately in
+      // the same sandbox host: what must never pile up is isolates beyond the most passes that
+      // ever ran at once there.
+      name: `isolates alive in each sandbox host never exceed the most passes running there at once by more than ${BOUNDS.isolatesBeyondPasses}`,
+      ok:
+        report.hosts.length > 0 &&
+        report.hosts.every((host) => host.maxIsolatesLive <= host.maxPassesRunning + BOUNDS.isolatesBeyondPasses) &&
+        report.samples > 0,
+      detail: `${report.hosts.length} host(s), ${report.hosts.map((host) => `at most ${host.maxIsolatesLive} alive with up to ${host.maxPassesRunning} running`).join("; ")}; over all, ${report.maxIsolatesLive} alive at most with up to ${report.maxPassesRunning} running`,
     },
     {
       name: `a runaway program with timeoutMs 1000 ends TIMEOUT within ${BOUNDS.runawayMs} ms`,

@@ -144,7 +144,9 @@ function nothingToRecover(executionId: string, state: ExecutionState): string {
   if (state.status === "error" && state.errorCode === "SANDBOX_CRASHED")
     return `Nothing to recover: ${executionId} ended SANDBOX_CRASHED (its program crashed its sandbox process), and recover never runs such a run again. See it with: codemode show ${executionId}; to run it anyway: codemode rerun ${executionId} --code SANDBOX_CRASHED`;
   if (state.status === "running") return `Nothing to recover: ${executionId} is running, and its host holds it.`;
-  return `Nothing to recover: ${executionId} is ${state.status}, not running without a host.`;
+  if (state.status === "paused") return `Nothing to recover: ${executionId} is paused, waiting for a decision.`;
+  const code = state.errorCode ? ` (${state.errorCode})` : "";
+  return `Nothing to recover: ${executionId} ended ${state.status}${code}; recover resumes only runs whose host is gone.`;
 }
 
 /** "3 running, 12 queued (oldest waiting 1.4 s)": the runtime's passes, for a progress line. */

@@ -4,9 +4,16 @@ export type {
   PassRequest,
   PassResult,
   ReplayEntry,
+  SandboxCrash,
   SandboxFailureCode,
   SandboxRequest,
 } from "./executor.js";
+export {
+  createProcessExecutor,
+  type ProcessExecutor,
+  type ProcessExecutorOptions,
+  type ProcessExecutorStats,
+} from "./hosts/process-host.js";
 export type { IsolateReuse } from "./isolate-reuse.js";
 export {
   createIsolatedVmExecutor,

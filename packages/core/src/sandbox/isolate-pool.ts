@@ -27,6 +27,8 @@ export interface IsolatePool {
   readonly live: number;
   /** Passes that ran in a warm isolate (not the isolate's first). */
   readonly reused: number;
+  /** Disposes the idle and prepared isolates, and every isolate released from now on; the running ones go on. */
+  retire(): void;
   /** Disposes every isolate, prepared, idle or running; nothing is prepared afterwards. */
   close(): Promise<void>;
 }
@@ -84,6 +86,11 @@ export function createIsolatePool(
     },
     get reused() {
       return warmIsolates?.reused ?? 0;
+    },
+    retire() {
+      closed = true;
+      warmIsolates?.retire();
+      for (const pending of ready.splice(0)) void pending.then((prepared) => prepared && dispose(prepared.isolate));
     },
     async close() {
       closed = true;

@@ -76,3 +76,16 @@ export function isolateReuseSettings(option: IsolateReuse | boolean | undefined)
 function definedOnly(option: IsolateReuse): IsolateReuse {
   return Object.fromEntries(Object.entries(option).filter(([, value]) => value !== undefined));
 }
+
+/**
+ * `CODEMODE_ISOLATE_REUSE` (`1`/`on`/`true`, or `0`/`off`/`false`): the default of `isolateReuse`
+ * where the code sets none, so an operator can turn warm isolates on or off without a release
+ * (and CI runs every suite both ways). Anything else is refused, naming the variable.
+ */
+export function isolateReuseFromEnvironment(): boolean | undefined {
+  const value = process.env.CODEMODE_ISOLATE_REUSE?.trim().toLowerCase();
+  if (value === undefined || value === "") return undefined;
+  if (["1", "on", "true"].includes(value)) return true;
+  if (["0", "off", "false"].includes(value)) return false;
+  throw new TypeError(`CODEMODE_ISOLATE_REUSE must be 1, on, true, 0, off or false; got ${JSON.stringify(value)}`);
+}

@@ -1,4 +1,5 @@
-import { installArrayGuard } from "./install-array-guard.js";
+import { installConcatGuard, installFlatGuard } from "./install-array-copy-guards.js";
+import { createArrayGuardTools, installArrayGuard, installProxyRegistry } from "./install-array-guard.js";
 import { installBufferGuards } from "./install-buffer-guards.js";
 import { installClock } from "./install-clock.js";
 import { installCodemode, installFetch } from "./install-codemode.js";
@@ -37,7 +38,11 @@ const PARTS: SandboxParts = {
   createUtcDates,
   installRandom,
   installBufferGuards,
+  installProxyRegistry,
+  createArrayGuardTools,
   installArrayGuard,
+  installConcatGuard,
+  installFlatGuard,
   installIntlGuard,
   installStart,
 };

@@ -1,4 +1,5 @@
-import type { installArrayGuard } from "./install-array-guard.js";
+import type { installConcatGuard, installFlatGuard } from "./install-array-copy-guards.js";
+import type { createArrayGuardTools, installArrayGuard, installProxyRegistry } from "./install-array-guard.js";
 import type { installBufferGuards } from "./install-buffer-guards.js";
 import type { installClock } from "./install-clock.js";
 import type { installCodemode, installFetch } from "./install-codemode.js";
@@ -60,7 +61,11 @@ export interface SandboxParts extends ValueCodecParts {
   createUtcDates: typeof createUtcDates;
   installRandom: typeof installRandom;
   installBufferGuards: typeof installBufferGuards;
+  installProxyRegistry: typeof installProxyRegistry;
+  createArrayGuardTools: typeof createArrayGuardTools;
   installArrayGuard: typeof installArrayGuard;
+  installConcatGuard: typeof installConcatGuard;
+  installFlatGuard: typeof installFlatGuard;
   installIntlGuard: typeof installIntlGuard;
   installStart: typeof installStart;
 }
@@ -126,7 +131,10 @@ export function sandboxSetup(
   delete (global.Atomics as { waitAsync?: unknown } | undefined)?.waitAsync;
   parts.installBufferGuards(intrinsics, global);
   // After the intrinsics were captured: the prelude's own code keeps the built-ins themselves.
-  parts.installArrayGuard();
+  const arrayGuardTools = parts.createArrayGuardTools(parts.installProxyRegistry());
+  parts.installArrayGuard(arrayGuardTools);
+  parts.installConcatGuard(arrayGuardTools);
+  parts.installFlatGuard(arrayGuardTools);
   parts.installIntlGuard(intrinsics, global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(
     intrinsics,

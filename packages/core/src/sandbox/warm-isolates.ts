@@ -134,6 +134,16 @@ export class WarmIsolates {
     return true;
   }
 
+  /**
+   * Keeps no isolate from now on: the idle ones are disposed now, the busy ones when their pass
+   * ends (a sandbox process about to end after its last passes holds nothing it will not use).
+   */
+  retire(): void {
+    this.closed = true;
+    if (this.sweeper) clearTimeout(this.sweeper);
+    for (const warm of this.idle.splice(0)) this.forget(warm);
+  }
+
   /** Forgets every warm isolate (the pool disposes them all) and stops the sweeper. */
   close(): void {
     this.closed = true;

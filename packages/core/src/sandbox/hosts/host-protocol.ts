@@ -57,6 +57,8 @@ export type ToSandboxHost =
   | { type: "warm"; warm: number }
   /** Answer with the host's counts. */
   | { type: "stats"; stats: number }
+  /** The host's last passes are under way: keep no sandbox warm for later ones. */
+  | { type: "retire" }
   /** End every pass, dispose every isolate, then end the host. */
   | { type: "close" };
 

@@ -13,6 +13,7 @@ import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSa
 export interface HostedExecutor extends Executor {
   warm?(): Promise<void>;
   stats?(): { passesRunning: number; isolatesLive?: number; modulesLive?: number };
+  retire?(): void;
 }
 
 /** The host's executor, loaded for its engine only: a QuickJS host never loads isolated-vm. */
@@ -68,6 +69,9 @@ export class PassServer {
         return;
       case "stats":
         this.send({ type: "stats", stats: message.stats, value: this.stats() });
+        return;
+      case "retire":
+        this.executor.retire?.();
         return;
       case "close":
         void this.close();

@@ -1,4 +1,5 @@
 import type { Executor, PassRequest, PassResult } from "../executor.js";
+import { DEFAULT_ISOLATE_REUSE, type IsolateReuse, isolateReuseFromEnvironment } from "../isolate-reuse.js";
 import type { IsolatedVmExecutorOptions } from "../isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
 import { DEFAULT_TIMEOUT_MS, replayText } from "../sandbox-config.js";
@@ -19,7 +20,7 @@ export interface ProcessExecutorOptions extends IsolatedVmExecutorOptions, Quick
    * systems without it, only the engines' own limits apply.
    */
   processMemoryMb?: number;
-  /** Passes a sandbox process serves before a fresh one takes its place. Default 1 000. */
+  /** Passes a sandbox process serves before a fresh one takes its place. Default 5 000. */
   passesPerProcess?: number;
   /**
    * How long past its deadline a pass may go before its process is ended (the engine stops a
@@ -48,11 +49,13 @@ export interface ProcessExecutorStats {
   rssBytes: number;
   /** Sandbox processes that ended while passes ran in them (crashed, or ended for a limit). */
   processesLost: number;
+  /** The same, each process on its own. */
+  perProcess: Array<{ pid: number; passesRunning: number; sandboxesLive: number; rssBytes: number }>;
 }
 
 const DEFAULT_PROCESSES = 2;
 const MAX_PROCESSES = 64;
-const DEFAULT_PASSES_PER_PROCESS = 1_000;
+const DEFAULT_PASSES_PER_PROCESS = 5_000;
 const DEFAULT_GRACE_MS = 500;
 /** How often the memory of busy sandbox processes is read. */
 const MEMORY_CHECK_MS = 100;
@@ -88,7 +91,7 @@ export function createProcessExecutor(options: ProcessExecutorOptions = {}): Pro
   checkWhole("graceMs", graceMs, 0, 60_000);
   if (processMemoryMb !== undefined) checkWhole("processMemoryMb", processMemoryMb, 64, 1_048_576);
   const pool = new ProcessPool(
-    { engine, options: sandboxOptions },
+    { engine, options: { ...sandboxOptions, isolateReuse: splitIdle(sandboxOptions.isolateReuse, processCount) } },
     { processes: processCount, passesPerProcess, graceMs, processMemoryMb },
   );
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -101,6 +104,19 @@ export function createProcessExecutor(options: ProcessExecutorOptions = {}): Pro
     stats: () => pool.stats(),
     close: () => pool.close(),
   };
+}
+
+/**
+ * Warm isolates kept idle, shared out among the processes: the idle ones of a process count
+ * against the same bound as the idle ones of an in-process executor, not once per process. An
+ * explicit `maxIdle` is per process; `false` stays off.
+ */
+function splitIdle(option: IsolateReuse | boolean | undefined, processes: number): IsolateReuse | boolean | undefined {
+  if (option === false) return false;
+  if (isolateReuseFromEnvironment() === false && option === undefined) return undefined;
+  const given = typeof option === "object" && option !== null ? option : {};
+  if (given.maxIdle !== undefined) return given;
+  return { ...given, maxIdle: Math.ceil(DEFAULT_ISOLATE_REUSE.maxIdle / processes) };
 }
 
 function checkWhole(name: string, value: number, least: number, most: number): void {
@@ -148,7 +164,15 @@ class ProcessPool {
       this.fillSlots();
       const chosen = this.least();
       if (!chosen) return sandboxError("no sandbox process could be started");
-      if ((await chosen.ready) === undefined) return this.runIn(chosen, request, data, timeoutMs);
+      // Sent at once, so that the next pass already counts it when it picks the least busy process.
+      if (chosen.isReady) return this.send(chosen, request, data, timeoutMs);
+      // A process still starting: the pass waits for it, counted there meanwhile (passes that
+      // come together at the start spread over the processes, not all to the first one ready).
+      chosen.waitingPasses++;
+      const problem = await chosen.ready;
+      chosen.waitingPasses--;
+      if (problem === undefined && !chosen.exited && !chosen.retiring)
+        return this.send(chosen, request, data, timeoutMs);
     }
   }
 
@@ -168,16 +192,25 @@ class ProcessPool {
     );
     const counts = await Promise.all(live.map((sandbox) => sandbox.stats()));
     const total = { processes: 0, pids: [] as number[], passesRunning: 0, sandboxesLive: 0, rssBytes: 0 };
+    const perProcess: ProcessExecutorStats["perProcess"] = [];
     for (const [index, count] of counts.entries()) {
       if (!count) continue;
       total.processes++;
       const pid = live[index]?.child.pid;
-      if (pid !== undefined) total.pids.push(pid);
+      if (pid !== undefined) {
+        total.pids.push(pid);
+        perProcess.push({
+          pid,
+          passesRunning: count.passesRunning,
+          sandboxesLive: count.sandboxesLive,
+          rssBytes: count.rssBytes ?? 0,
+        });
+      }
       total.passesRunning += count.passesRunning;
       total.sandboxesLive += count.sandboxesLive;
       total.rssBytes += count.rssBytes ?? 0;
     }
-    return { ...total, processesLost: this.processesLost };
+    return { ...total, processesLost: this.processesLost, perProcess };
   }
 
   async close(): Promise<void> {
@@ -191,15 +224,8 @@ class ProcessPool {
     await Promise.all(all.map((sandbox) => sandbox.close(CLOSE_GRACE_MS)));
   }
 
-  /** Runs the pass in a process that is ready (or, alone, once it is). */
-  private async runIn(
-    sandbox: SandboxProcess,
-    request: PassRequest,
-    data: PassData,
-    timeoutMs: number,
-  ): Promise<PassResult> {
-    const problem = await sandbox.ready;
-    if (problem !== undefined) return sandboxError(problem);
+  /** Sends the pass to a process that is ready; its passes count it at once. */
+  private send(sandbox: SandboxProcess, request: PassRequest, data: PassData, timeoutMs: number): Promise<PassResult> {
     this.watchMemory();
     const result = sandbox.runPass(request, data, timeoutMs);
     // Its last pass is under way: a fresh process takes its slot, and it ends once that pass has.
@@ -215,7 +241,9 @@ class ProcessPool {
     const sandbox = this.start(true);
     this.alone.add(sandbox);
     try {
-      return await this.runIn(sandbox, request, data, timeoutMs);
+      const problem = await sandbox.ready;
+      if (problem !== undefined) return sandboxError(problem);
+      return await this.send(sandbox, request, data, timeoutMs);
     } finally {
       this.alone.delete(sandbox);
       void sandbox.close(CLOSE_GRACE_MS);
@@ -223,10 +251,13 @@ class ProcessPool {
     }
   }
 
-  /** A slot's process, least busy first; a process that ended or retired is replaced. */
+  /** The least busy of the slots' processes (passes waiting for one that starts count as its own). */
   private least(): SandboxProcess | undefined {
     let least: SandboxProcess | undefined;
-    for (const sandbox of this.slots) if (sandbox && (!least || sandbox.passCount < least.passCount)) least = sandbox;
+    for (const sandbox of this.slots) {
+      if (!sandbox || sandbox.exited) continue;
+      if (!least || sandbox.passCount < least.passCount) least = sandbox;
+    }
     return least;
   }
 
@@ -264,7 +295,7 @@ class ProcessPool {
   private retire(sandbox: SandboxProcess): void {
     const slot = this.slots.indexOf(sandbox);
     if (slot < 0) return;
-    sandbox.retiring = true;
+    sandbox.retire();
     this.slots[slot] = undefined;
     this.retiring.add(sandbox);
     void sandbox.whenIdle().then(() => sandbox.close(CLOSE_GRACE_MS));

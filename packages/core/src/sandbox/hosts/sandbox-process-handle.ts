@@ -52,6 +52,10 @@ export class SandboxProcess {
   passesSent = 0;
   /** Takes no new pass: it ends once its passes have (recycled, or a process of a pass alone). */
   retiring = false;
+  /** Set once the process has loaded its engine and takes passes. */
+  isReady = false;
+  /** Passes waiting for the process to be ready, to be sent to it then. */
+  waitingPasses = 0;
   exited = false;
   /** Set when the process ended while passes ran in it (crashed, or ended for a limit). */
   endedWithPasses = false;
@@ -97,8 +101,9 @@ export class SandboxProcess {
     this.post({ type: "start", data });
   }
 
+  /** Passes running in the process, and those waiting for it to be ready. */
   get passCount(): number {
-    return this.passes.size;
+    return this.passes.size + this.waitingPasses;
   }
 
   /** Sends a pass; resolves with its result, however the process ends. */
@@ -168,6 +173,12 @@ export class SandboxProcess {
     return true;
   }
 
+  /** Takes no new pass: the process keeps nothing warm, and ends (`close`) once its passes have. */
+  retire(): void {
+    this.retiring = true;
+    this.post({ type: "retire" });
+  }
+
   /** Asks the process to end its passes and itself; ends it after `graceMs` if it has not. */
   async close(graceMs: number): Promise<void> {
     if (this.exited) return;
@@ -202,6 +213,7 @@ export class SandboxProcess {
   private receive(message: FromSandboxHost): void {
     switch (message.type) {
       case "ready":
+        this.isReady = true;
         this.resolveReady(undefined);
         return;
       case "unusable":

@@ -1,8 +1,8 @@
 import type { Executor } from "../executor.js";
+import { type EngineWatchdog, runEnginePass } from "../pass-lifecycle.js";
 import { type PassDefaultOptions, passDefaults } from "../sandbox-config.js";
+import { quickJsEngine } from "./quickjs-engine.js";
 import { createModulePool } from "./quickjs-module-pool.js";
-import { runQuickJsPass } from "./quickjs-pass.js";
-import type { QuickJsWatchdog } from "./quickjs-watchdog.js";
 
 export interface QuickJsExecutorOptions extends PassDefaultOptions {
   /**
@@ -35,6 +35,8 @@ export interface QuickJsExecutor extends Executor {
     passesReused: number;
     modulesDropped: number;
   };
+  /** Keeps no module instance from now on: the idle ones are dropped, the lent ones when their pass ends. */
+  retire(): void;
 }
 
 const DEFAULT_MODULE_PASSES = 50;
@@ -60,22 +62,23 @@ export function createQuickJsExecutor(options: QuickJsExecutorOptions = {}): Qui
   if (!Number.isSafeInteger(modulePasses) || modulePasses < 1)
     throw new TypeError(`modulePasses must be a whole number of at least 1; got ${String(options.modulePasses)}`);
   const pool = createModulePool(modulePasses);
-  const running = new Set<QuickJsWatchdog>();
+  const running = new Set<EngineWatchdog>();
   let passesRunning = 0;
   let runtimesNotFreed = 0;
-  const notFreed = () => {
+  const engine = quickJsEngine(pool, () => {
     runtimesNotFreed++;
-  };
+  });
   return {
     async runPass(request) {
       passesRunning++;
       try {
-        return await runQuickJsPass(request, { defaults, pool, running, notFreed });
+        return await runEnginePass(request, defaults, engine, running);
       } finally {
         passesRunning--;
       }
     },
     stats: () => ({ passesRunning, runtimesNotFreed, ...pool.stats() }),
+    retire: () => pool.close(),
     async close() {
       for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
       pool.close();
