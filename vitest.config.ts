@@ -9,8 +9,10 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const UNIT = [
   "packages/core/src/*.test.ts",
   "packages/core/src/{adapters,connectors,log,mcp,runtime,snippets,telemetry}/**/*.test.ts",
-  "packages/core/src/sandbox/{event-loop-turn,linear-acorn,normalize-code,parse-request,prelude,type-stripper,value-codec}.test.ts",
-  "packages/core/src/sandbox/{install-buffer-guards,install-clock,install-codemode,install-connectors,install-console,install-random,install-start,sandbox-bridge}.test.ts",
+  "packages/core/src/sandbox/pass/{event-loop-turn,parse-request}.test.ts",
+  "packages/core/src/sandbox/code/*.test.ts",
+  "packages/core/src/sandbox/prelude/{prelude,value-codec,sandbox-bridge}.test.ts",
+  "packages/core/src/sandbox/prelude/{install-buffer-guards,install-clock,install-codemode,install-connectors,install-console,install-random,install-start}.test.ts",
   "packages/storage/src/{memory,sqlite}/*.test.ts",
   "packages/ai-sdk/src/**/*.test.ts",
   "packages/langchain/src/**/*.test.ts",

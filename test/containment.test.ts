@@ -107,7 +107,8 @@ describe("containment through the runtime (R-SB-8)", () => {
     expect(asked.results[0]).toMatchObject({ action: "rerun", outcome: { status: "completed", result: "crashed" } });
   });
 
-  it("R-SB-8: a pass whose sandbox process stops answering is cancelled within a second, and the next run completes", async () => {
+  // Within a second, on a machine running nothing else: test/containment (npm run test:containment).
+  it("R-SB-8: a pass whose sandbox process stops answering is cancelled long before its deadline, and the next run completes", async () => {
     const { runtime, door } = gatedRuntime();
     door.open();
     const running = runtime.execute({ code: "async () => { await door.wait({}); for (;;) {} }" });
@@ -119,7 +120,7 @@ describe("containment through the runtime (R-SB-8)", () => {
     const asked = performance.now();
     const report = await runtime.cancel({ executionId, by: "ops", reason: "stuck" });
     expect(report.result).toBe("cancelled");
-    expect(performance.now() - asked).toBeLessThan(1_000);
+    expect(performance.now() - asked).toBeLessThan(5_000);
     expect(await running).toMatchObject({ status: "error", code: "CANCELLED" });
     expect(await runtime.execute({ code: "async () => 'next'" })).toMatchObject({
       status: "completed",

@@ -9,7 +9,7 @@ import { createContext, runInContext } from "node:vm";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
-import { installRandom } from "../packages/core/src/sandbox/install-random.ts";
+import { installRandom } from "../packages/core/src/sandbox/prelude/install-random.ts";
 
 const tokens: unknown[] = [];
 const vault = defineConnector({

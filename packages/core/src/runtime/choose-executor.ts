@@ -1,6 +1,6 @@
 import { errorMessage } from "../error-message.js";
 import type { Executor, PassRequest, PassResult } from "../sandbox/executor.js";
-import type { IsolateReuse } from "../sandbox/isolate-reuse.js";
+import type { IsolateReuse } from "../sandbox/isolated-vm/isolate-reuse.js";
 
 /** The sandboxes the runtime can build by name (`executor` option, `CODEMODE_EXECUTOR`). */
 export type ExecutorName = "isolated-vm" | "quickjs";
@@ -147,7 +147,7 @@ async function build(name: ExecutorName, host: SandboxHostName, settings: Execut
     }
     if (host === "thread") {
       const threads = settings.threads || (name === "quickjs" ? QUICKJS_DEFAULT_THREADS : 2);
-      const { createWorkerThreadExecutor } = await import("../sandbox/worker-thread-executor.js");
+      const { createWorkerThreadExecutor } = await import("../sandbox/hosts/worker-thread-executor.js");
       const perThread = Math.ceil(prewarm / threads);
       return {
         name,
@@ -165,7 +165,7 @@ async function build(name: ExecutorName, host: SandboxHostName, settings: Execut
       const { createQuickJsExecutor } = await import("../sandbox/quickjs/quickjs-executor.js");
       return { name, executor: createQuickJsExecutor({ timeoutMs, memoryMb }) };
     }
-    const { createIsolatedVmExecutor } = await import("../sandbox/isolated-vm-executor.js");
+    const { createIsolatedVmExecutor } = await import("../sandbox/isolated-vm/isolated-vm-executor.js");
     return { name, executor: createIsolatedVmExecutor({ timeoutMs, memoryMb, prewarm, isolateReuse }) };
   } catch (error) {
     if (name === "quickjs") throw error;

@@ -7,7 +7,7 @@ import type { KeyvLike } from "../log/interface.js";
 import { createInProcessLock, type LockProvider } from "../log/lock.js";
 import type { PendingAction } from "../outcome.js";
 import type { Executor } from "../sandbox/executor.js";
-import { type IsolateReuse, isolateReuseSettings } from "../sandbox/isolate-reuse.js";
+import { type IsolateReuse, isolateReuseSettings } from "../sandbox/isolated-vm/isolate-reuse.js";
 import { telemetryProblems } from "../telemetry/telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { approvalOptionProblems } from "./approval-authority.js";

@@ -1,4 +1,4 @@
-import { valueCodec } from "../sandbox/value-codec.js";
+import { valueCodec } from "../sandbox/prelude/value-codec.js";
 
 /**
  * Shrinks a result for the model while keeping valid data of the same shape: long strings are

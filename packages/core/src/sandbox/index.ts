@@ -1,3 +1,4 @@
+export { type NormalizedCode, normalizeCode } from "./code/normalize-code.js";
 export type {
   Executor,
   HostReply,
@@ -14,16 +15,15 @@ export {
   type ProcessExecutorOptions,
   type ProcessExecutorStats,
 } from "./hosts/process-host.js";
-export type { IsolateReuse } from "./isolate-reuse.js";
-export {
-  createIsolatedVmExecutor,
-  type IsolatedVmExecutor,
-  type IsolatedVmExecutorOptions,
-} from "./isolated-vm-executor.js";
-export { type NormalizedCode, normalizeCode } from "./normalize-code.js";
-export { isValueCodecError, type ValueCodec, valueCodec } from "./value-codec.js";
 export {
   createWorkerThreadExecutor,
   type WorkerThreadExecutor,
   type WorkerThreadExecutorOptions,
-} from "./worker-thread-executor.js";
+} from "./hosts/worker-thread-executor.js";
+export type { IsolateReuse } from "./isolated-vm/isolate-reuse.js";
+export {
+  createIsolatedVmExecutor,
+  type IsolatedVmExecutor,
+  type IsolatedVmExecutorOptions,
+} from "./isolated-vm/isolated-vm-executor.js";
+export { isValueCodecError, type ValueCodec, valueCodec } from "./prelude/value-codec.js";

@@ -1,6 +1,6 @@
 import { afterAll, expect } from "vitest";
 import type { Executor, HostReply, PassRequest, PassResult, ReplayEntry, SandboxRequest } from "./executor.js";
-import { valueCodec } from "./value-codec.js";
+import { valueCodec } from "./prelude/value-codec.js";
 
 /**
  * For the executors' tests (isolated-vm-executor-*.test.ts, hostile-corpus-*.test.ts, …): runs
@@ -31,7 +31,7 @@ function executorKindFromEnvironment(): ExecutorKind {
 // (Node 22, where the addon built for Node 24 cannot).
 const createForTests: (options: { timeoutMs?: number; memoryMb?: number }) => Executor = onQuickJs
   ? (await import("./quickjs/index.js")).createQuickJsExecutor
-  : (await import("./isolated-vm-executor.js")).createIsolatedVmExecutor;
+  : (await import("./isolated-vm/isolated-vm-executor.js")).createIsolatedVmExecutor;
 
 /** A new executor of the kind the suites run against (`EXECUTOR_FOR_TESTS`), with these limits. */
 export function createExecutorForTests(options: { timeoutMs?: number; memoryMb?: number } = {}): Executor {

@@ -1,8 +1,8 @@
 import type { PassRequest, ReplayEntry } from "./executor.js";
-import type { WireReplayEntry } from "./install-connectors.js";
-import { mathRandomSeed } from "./keyed-random.js";
+import type { WireReplayEntry } from "./prelude/install-connectors.js";
+import { mathRandomSeed } from "./prelude/keyed-random.js";
+import type { SandboxConfig } from "./prelude/sandbox-setup.js";
 import { DEFAULT_SANDBOX_LIMITS, MAX_INTL_OBJECTS, MAX_READ_CHARS, type SandboxLimits } from "./sandbox-limits.js";
-import type { SandboxConfig } from "./sandbox-setup.js";
 
 /** Wall-clock limit of one pass when neither the executor nor the request sets one. */
 export const DEFAULT_TIMEOUT_MS = 60_000;

@@ -4,7 +4,7 @@ import { decodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { Divergence, ErrorCode, ExecutionStatus } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
-import { valueCodec } from "../../sandbox/value-codec.js";
+import { valueCodec } from "../../sandbox/prelude/value-codec.js";
 import type { RuntimeContext } from "../context.js";
 import { decideCall, decideStep } from "../pass/decide.js";
 import { divergentCall, withMessage } from "../pass/divergence.js";

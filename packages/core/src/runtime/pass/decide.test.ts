@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Divergence, LogEntryState } from "../../outcome.js";
-import { valueCodec } from "../../sandbox/value-codec.js";
+import { valueCodec } from "../../sandbox/prelude/value-codec.js";
 import { type CallPolicy, decideCall, decideStep, type IssuedCall, type RecordedCall, stepArgs } from "./decide.js";
 
 /** Canonical argument text, as the pass computes it from the sandbox's wire text. */

@@ -5,7 +5,7 @@ import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../
 import type { StoredEntry } from "../../log/interface.js";
 import { type ApprovalDecision, CodemodeError } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
-import { valueCodec } from "../../sandbox/value-codec.js";
+import { valueCodec } from "../../sandbox/prelude/value-codec.js";
 import { type GatedCall, gateCall } from "./approval-gate.js";
 import { decideCall, type RecordedCall } from "./decide.js";
 import { HALT, type PassState } from "./pass-state.js";

@@ -3,7 +3,7 @@ import { errorMessage } from "../../error-message.js";
 import { decodeDurable, MAX_DURABLE_CHARS, tooLarge } from "../../log/durable-value.js";
 import type { ExecutionHead } from "../../log/interface.js";
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../../sandbox/executor.js";
-import { valueCodec } from "../../sandbox/value-codec.js";
+import { valueCodec } from "../../sandbox/prelude/value-codec.js";
 import type { RuntimeContext } from "../context.js";
 import { fetchTool } from "./builtin-fetch.js";
 import { CancelWatch, cancelMessage } from "./cancel-watch.js";

@@ -7,7 +7,7 @@
  * written as JSON on the IPC channel to a process.
  */
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../executor.js";
-import type { IsolatedVmExecutorOptions } from "../isolated-vm-executor.js";
+import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
 
 /** A pass as it crosses to a sandbox host: everything but the callbacks and the signal. */

@@ -22,7 +22,7 @@ export async function hostedExecutor(data: SandboxHostData): Promise<HostedExecu
     const { createQuickJsExecutor } = await import("../quickjs/quickjs-executor.js");
     return createQuickJsExecutor(data.options);
   }
-  const { createIsolatedVmExecutor } = await import("../isolated-vm-executor.js");
+  const { createIsolatedVmExecutor } = await import("../isolated-vm/isolated-vm-executor.js");
   // A warm isolate's next context is made when its pass comes: the host may be ended right after
   // a pass answers, and must not be found inside an isolate's work.
   return createIsolatedVmExecutor({ ...data.options, prepareContextsAhead: false });

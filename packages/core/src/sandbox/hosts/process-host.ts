@@ -1,6 +1,6 @@
 import type { Executor, PassRequest, PassResult } from "../executor.js";
-import { DEFAULT_ISOLATE_REUSE, type IsolateReuse, isolateReuseFromEnvironment } from "../isolate-reuse.js";
-import type { IsolatedVmExecutorOptions } from "../isolated-vm-executor.js";
+import { DEFAULT_ISOLATE_REUSE, type IsolateReuse, isolateReuseFromEnvironment } from "../isolated-vm/isolate-reuse.js";
+import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
 import { DEFAULT_TIMEOUT_MS, replayText } from "../sandbox-config.js";
 import type { EngineName, PassData, SandboxHostData } from "./host-protocol.js";

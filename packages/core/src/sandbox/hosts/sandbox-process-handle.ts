@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { errorMessage } from "../../error-message.js";
-import { abortReason } from "../abort-reason.js";
 import type { HostReply, PassRequest, PassResult } from "../executor.js";
+import { abortReason } from "../pass/abort-reason.js";
 import { hostEntry } from "./host-entry.js";
 import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
 import { memoryCapBytes, residentBytes } from "./process-memory.js";

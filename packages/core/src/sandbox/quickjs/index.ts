@@ -4,5 +4,5 @@ export {
   createWorkerThreadExecutor,
   type WorkerThreadExecutor,
   type WorkerThreadExecutorOptions,
-} from "../worker-thread-executor.js";
+} from "../hosts/worker-thread-executor.js";
 export { createQuickJsExecutor, type QuickJsExecutor, type QuickJsExecutorOptions } from "./quickjs-executor.js";

@@ -1,9 +1,9 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import type { PassRequest } from "../executor.js";
-import type { LogCollector } from "../log-collector.js";
-import { PassRequests, randomBytesSource } from "../pass-requests.js";
-import { PRELUDE_SOURCE } from "../prelude.js";
-import { RESULT_THREW } from "../sandbox-setup.js";
+import type { LogCollector } from "../pass/log-collector.js";
+import { PassRequests, randomBytesSource } from "../pass/pass-requests.js";
+import { PRELUDE_SOURCE } from "../prelude/prelude.js";
+import { RESULT_THREW } from "../prelude/sandbox-setup.js";
 import type { QuickJsSandbox } from "./quickjs-sandbox.js";
 
 /**

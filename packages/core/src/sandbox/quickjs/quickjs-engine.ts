@@ -1,7 +1,7 @@
 import type { PassRequest, PassResult } from "../executor.js";
-import type { Engine, EngineSandbox, StartFailure } from "../pass-lifecycle.js";
-import { failed } from "../pass-result.js";
-import type { ReadPass } from "../read-program.js";
+import type { Engine, EngineSandbox, StartFailure } from "../pass/pass-lifecycle.js";
+import { failed } from "../pass/pass-result.js";
+import type { ReadPass } from "../pass/read-program.js";
 import { QuickJsBridge } from "./quickjs-bridge.js";
 import type { ModulePool, PooledModule } from "./quickjs-module-pool.js";
 import { QuickJsSandbox } from "./quickjs-sandbox.js";

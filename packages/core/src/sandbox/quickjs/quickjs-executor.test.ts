@@ -4,8 +4,8 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { HostReply } from "../executor.js";
+import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "../pass/reading-gate.js";
 import { echo, expectFailed, expectReturned, passRunner, type RunOptions, sleep } from "../pass-fixtures.js";
-import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "../reading-gate.js";
 import { createQuickJsExecutor, type QuickJsExecutor, type QuickJsExecutorOptions } from "./index.js";
 import { newQuickJsModule } from "./quickjs-module.js";
 

@@ -1,5 +1,5 @@
 import type { Executor } from "../executor.js";
-import { type EngineWatchdog, runEnginePass } from "../pass-lifecycle.js";
+import { type EngineWatchdog, runEnginePass } from "../pass/pass-lifecycle.js";
 import { type PassDefaultOptions, passDefaults } from "../sandbox-config.js";
 import { quickJsEngine } from "./quickjs-engine.js";
 import { createModulePool } from "./quickjs-module-pool.js";

@@ -1,5 +1,5 @@
 import { errorMessage } from "../../error-message.js";
-import type { PassEndings } from "../pass-result.js";
+import type { PassEndings } from "../pass/pass-result.js";
 
 /**
  * The limits of one QuickJS pass: its deadline, its memory, and the host's reasons to stop it.
