@@ -8,7 +8,13 @@ import {
   rowOfColumns,
   upsertRowSql,
 } from "../execution-index/index-table.js";
-import { isDuplicateObject, type PostgresQueryable, quoteIdentifier } from "./postgres-lock.js";
+import {
+  ensureSchema,
+  isDuplicateObject,
+  type PostgresQueryable,
+  qualifiedName,
+  quoteIdentifier,
+} from "./postgres-lock.js";
 
 /**
  * The execution index as a PostgreSQL table, one row per execution:
@@ -30,19 +36,27 @@ import { isDuplicateObject, type PostgresQueryable, quoteIdentifier } from "./po
  */
 export function createPostgresExecutionIndex(
   pool: PostgresQueryable,
-  options: { table?: string; namespace?: string; leases?: { table: string; keyPrefix?: string } } = {},
+  options: {
+    table?: string;
+    /** The schema of the index table and of the lease table (R-ST-7). Default "public". */
+    schema?: string;
+    namespace?: string;
+    leases?: { table: string; keyPrefix?: string };
+  } = {},
 ): ExecutionIndexProvider {
   const tableName = options.table ?? "codemode_executions";
-  const table = quoteIdentifier(tableName);
+  const schemaName = options.schema ?? "public";
+  const table = qualifiedName(schemaName, tableName);
   const namespace = options.namespace ?? "";
-  const schema = indexTableSql(table, quoteIdentifier(`${tableName}_by_status`.slice(0, 63)), {
+  const statements = indexTableSql(table, quoteIdentifier(`${tableName}_by_status`.slice(0, 63)), {
     id: 'TEXT COLLATE "C"',
     time: "BIGINT",
   });
   let ready: Promise<void> | undefined;
   const ensureTable = () =>
     (ready ??= (async () => {
-      for (const statement of schema) await ignoreDuplicate(pool.query(statement));
+      await ensureSchema(pool, schemaName);
+      for (const statement of statements) await ignoreDuplicate(pool.query(statement));
     })().catch((error: unknown) => {
       // A database that was down at start-up gets its table on a later call.
       ready = undefined;
@@ -61,7 +75,7 @@ export function createPostgresExecutionIndex(
     upsertRowSql(
       table,
       `SELECT $1, $2, $3, $4, $5::bigint, $6::bigint
-    WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(leases.table)} WHERE key = $7 AND token = $8 AND expires_at > clock_timestamp() FOR SHARE)`,
+    WHERE EXISTS (SELECT 1 FROM ${qualifiedName(schemaName, leases.table)} WHERE key = $7 AND token = $8 AND expires_at > clock_timestamp() FOR SHARE)`,
     );
   const remove = deleteRowSql(table, (position) => `$${position}`);
   // One index range per status (a lateral count each): `status = ANY(...)` lets a planner without

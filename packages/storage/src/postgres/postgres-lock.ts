@@ -26,24 +26,33 @@ export interface PostgresQueryable {
  */
 export function createPostgresLock(
   pool: PostgresQueryable,
-  options: { table?: string; keyPrefix?: string; data?: { table: string; rows: StoredRows } } = {},
+  options: {
+    table?: string;
+    /** The schema of both tables (R-ST-7). Default "public". */
+    schema?: string;
+    keyPrefix?: string;
+    data?: { table: string; rows: StoredRows };
+  } = {},
 ): LockProvider {
-  const table = quoteIdentifier(options.table ?? "codemode_leases");
+  const schema = options.schema ?? "public";
+  const table = qualifiedName(schema, options.table ?? "codemode_leases");
   const data = options.data;
   // $1 lease key, $2 token, $3 keys, $4 values. No row is written unless the lease holds.
   const setIfHeld =
     data &&
     `WITH fence AS (SELECT 1 FROM ${table} WHERE key = $1 AND token = $2 AND expires_at > clock_timestamp() FOR SHARE)
-     INSERT INTO ${quoteIdentifier(data.table)} (key, value)
+     INSERT INTO ${qualifiedName(schema, data.table)} (key, value)
      SELECT stored.key, stored.value FROM unnest($3::text[], $4::text[]) AS stored(key, value) WHERE EXISTS (SELECT 1 FROM fence)
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
   const prefix = options.keyPrefix ?? "";
   const local = localWaiting();
   let ready: Promise<void> | undefined;
   const ensureTable = () =>
-    (ready ??= pool
-      .query(
-        `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`,
+    (ready ??= ensureSchema(pool, schema)
+      .then(() =>
+        pool.query(
+          `CREATE TABLE IF NOT EXISTS ${table} (key TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at TIMESTAMPTZ NOT NULL)`,
+        ),
       )
       .then(
         () => undefined,
@@ -129,9 +138,38 @@ function postgresLease(
   };
 }
 
+/**
+ * A table or schema name, quoted. Only plain lower-case names are taken (letters, digits, `_`,
+ * `$`): `@keyv/postgres` writes names unquoted, which PostgreSQL folds to lower case, so a name
+ * with capitals would address another table in its statements than in ours.
+ */
 export function quoteIdentifier(name: string): string {
-  if (!/^[A-Za-z_][\w$]{0,62}$/.test(name)) throw new TypeError(`not a plain SQL identifier: ${JSON.stringify(name)}`);
+  if (!/^[a-z_][a-z0-9_$]{0,62}$/.test(name))
+    throw new TypeError(
+      `not a plain lower-case SQL identifier (letters a-z, digits, _ and $, at most 63): ${JSON.stringify(name)}`,
+    );
   return `"${name}"`;
+}
+
+/** `"schema"."table"`: every statement of the storage names its tables so (R-ST-7), never through `search_path`. */
+export function qualifiedName(schema: string, table: string): string {
+  return `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
+}
+
+/**
+ * Creates `schema` unless it exists. Looked up first: `CREATE SCHEMA IF NOT EXISTS` asks for the
+ * right to create schemas even when the schema is there, which a role confined to its own schema
+ * does not have.
+ */
+export async function ensureSchema(pool: PostgresQueryable, schema: string): Promise<void> {
+  const found = await pool.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+  if ((found.rowCount ?? 0) > 0) return;
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+  } catch (error) {
+    // Two processes creating it at once: the loser sees a duplicate; the schema is there.
+    if (!isDuplicateObject(error)) throw error;
+  }
 }
 
 /** unique_violation (a racing CREATE of the same type) or duplicate_table. */

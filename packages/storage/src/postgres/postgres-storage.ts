@@ -5,9 +5,15 @@ import pg from "pg";
 import { storedRows } from "../lock/stored-rows.js";
 import { type CodemodeStorage, checkNamespace, type StorageOptions } from "../storage.js";
 import { createPostgresExecutionIndex } from "./postgres-execution-index.js";
-import { createPostgresLock, quoteIdentifier } from "./postgres-lock.js";
+import { createPostgresLock, ensureSchema, qualifiedName, quoteIdentifier } from "./postgres-lock.js";
 
 export interface PostgresStorageOptions extends StorageOptions {
+  /**
+   * The schema every table of the storage lives in (R-ST-7), created when missing. Every statement
+   * names it, whatever the connection's `search_path` says (PostgreSQL's default, `"$user", public`,
+   * finds a role's own schema first). Default "public".
+   */
+  schema?: string;
   /** Table of keys and values (the `@keyv/postgres` layout). Default "codemode_store". */
   table?: string;
   /** Table of leases. Default "codemode_leases". */
@@ -38,10 +44,11 @@ export interface PostgresStorageOptions extends StorageOptions {
  */
 export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresStorageOptions = {}): CodemodeStorage {
   const namespace = checkNamespace(options.namespace);
+  const schema = options.schema ?? "public";
   const table = options.table ?? "codemode_store";
   const leaseTable = options.leaseTable ?? "codemode_leases";
   const indexTable = options.indexTable ?? "codemode_executions";
-  for (const name of [table, leaseTable, indexTable]) quoteIdentifier(name);
+  for (const name of [schema, table, leaseTable, indexTable]) quoteIdentifier(name);
 
   const ownsPool = typeof urlOrPool === "string";
   const pool =
@@ -59,22 +66,28 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
   // Created lazily and again after a failure: a database that was down at start-up still gets its table.
   let tableReady: Promise<void> | undefined;
   const ensureTable = () =>
-    (tableReady ??= query(
-      `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(table)} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
-    ).then(
-      () => undefined,
-      (error: unknown) => {
-        tableReady = undefined;
-        if ((error as { code?: unknown }).code === "23505" || (error as { code?: unknown }).code === "42P07") return;
-        throw error;
-      },
-    ));
+    (tableReady ??= ensureSchema({ query }, schema)
+      .then(() =>
+        query(`CREATE TABLE IF NOT EXISTS ${qualifiedName(schema, table)} (key VARCHAR(255) PRIMARY KEY, value TEXT)`),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          tableReady = undefined;
+          if ((error as { code?: unknown }).code === "23505" || (error as { code?: unknown }).code === "42P07") return;
+          throw error;
+        },
+      ));
 
   const adapter = new PooledKeyvPostgres({
     table,
+    schema,
     pool: {
       query: async (text: string, values?: unknown[]) => {
         await ensureTable();
+        // `@keyv/postgres` creates its schema and table itself at start; ensureTable has done it,
+        // without asking for rights a role confined to its own schema lacks.
+        if (/^\s*CREATE\s/i.test(text)) return { rows: [] };
         return query(text, values);
       },
     },
@@ -91,6 +104,7 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
       { query },
       {
         table: leaseTable,
+        schema,
         keyPrefix: `${namespace}:`,
         // Leases write the runtime's records themselves, fenced, exactly as Keyv would store them.
         data: {
@@ -104,7 +118,7 @@ export function postgresStorage(urlOrPool: string | pg.Pool, options: PostgresSt
     ),
     index: createPostgresExecutionIndex(
       { query },
-      { table: indexTable, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } },
+      { table: indexTable, schema, namespace, leases: { table: leaseTable, keyPrefix: `${namespace}:` } },
     ),
     async close() {
       if (closed) return;
@@ -121,8 +135,10 @@ type Queryable = { query(text: string, values?: unknown[]): Promise<{ rows: unkn
  * constructor calls `connect()` after setting `opts`, so the pool travels in the options.
  */
 class PooledKeyvPostgres extends KeyvPostgres {
-  constructor(options: { table: string; pool: Queryable }) {
-    super({ table: options.table, pool: options.pool } as ConstructorParameters<typeof KeyvPostgres>[0]);
+  constructor(options: { table: string; schema: string; pool: Queryable }) {
+    super({ table: options.table, schema: options.schema, pool: options.pool } as ConstructorParameters<
+      typeof KeyvPostgres
+    >[0]);
   }
 
   override async connect() {
