@@ -6,7 +6,8 @@
  *   `runtime.approve` decides them all: 2 passes;
  * - a grant: the loop as in B, and the first approval grants the 19 refunds after it (R-AP-9):
  *   2 passes.
- * A person's time is not in the figures: each would be 20 clicks against 1.
+ * A person's time is not in the figures: each would be 20 clicks against 1. Passes run on the
+ * runtime's own thread (`sandboxHost: "inline"`), as before sandbox processes became the default.
  */
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
@@ -58,7 +59,7 @@ export const approvalsBenchmark: Benchmark = {
   name: "approvals",
   description: `approving ${REFUNDS} refunds: one pause each (B), one batched pause, one approval with a grant`,
   async run(): Promise<BenchRow[]> {
-    const runtime = createCodemodeRuntime({ connectors: [shop], maxExecutions: 1_000 });
+    const runtime = createCodemodeRuntime({ connectors: [shop], maxExecutions: 1_000, sandboxHost: "inline" });
     const ways: Way[] = ["one by one", "batch", "grant"];
     const samples: Record<Way, number[]> = { "one by one": [], batch: [], grant: [] };
     const passes: Record<Way, number> = { "one by one": 0, batch: 0, grant: 0 };
@@ -79,7 +80,7 @@ export const approvalsBenchmark: Benchmark = {
     return ways.map((way) => {
       const { median, p90, n } = stats(samples[way]);
       return {
-        benchmark: `${REFUNDS} gated refunds, execute to completed (${passes[way]} passes)`,
+        benchmark: `${REFUNDS} gated refunds, execute to completed (${passes[way]} passes, inline host)`,
         subject:
           way === "one by one"
             ? "B: one pause per refund"

@@ -9,7 +9,9 @@
  * writes, lease) and the event back. Per worker count: a warm-up, then three bursts of 150 runs
  * submitted at once (executions/s: runs / (last outcome − first submit)), then 100 runs in a
  * closed loop with two per worker in flight (latency median and p95). Workers are child
- * processes of this file (`node bench/fleet.bench.ts --worker <config>`), concurrency 4.
+ * processes of this file (`node bench/fleet.bench.ts --worker <config>`), concurrency 4, each
+ * running its passes on its own thread (`sandboxHost: "inline"`, as before sandbox processes
+ * became the default: four workers would otherwise start eight sandbox processes on two cores).
  *
  * Needs Redis at $CODEMODE_REDIS_URL (default redis://127.0.0.1:6379); everything it writes is
  * deleted afterwards.
@@ -49,7 +51,13 @@ function openRuntime(space: string) {
   const storage = redisStorage(REDIS_URL, { namespace: space });
   return {
     storage,
-    runtime: createCodemodeRuntime({ connectors: [bench], storage, maxExecutions: 100_000, logger: { warn() {} } }),
+    runtime: createCodemodeRuntime({
+      connectors: [bench],
+      storage,
+      maxExecutions: 100_000,
+      logger: { warn() {} },
+      sandboxHost: "inline",
+    }),
   };
 }
 
@@ -148,7 +156,7 @@ async function fleetRows(): Promise<BenchRow[]> {
     throw new Error(
       `the fleet benchmark needs Redis at ${REDIS_URL} (${unreachable}); start it, or leave \`fleet\` out`,
     );
-  const benchmark = `fleet on Redis: runs of 3 calls, worker processes × concurrency ${CONCURRENCY}`;
+  const benchmark = `fleet on Redis: runs of 3 calls, worker processes × concurrency ${CONCURRENCY}, inline host`;
   const rows: BenchRow[] = [];
   for (const workers of WORKER_COUNTS) {
     const { rates, latencies } = await measure(workers);

@@ -15,6 +15,10 @@
  * isolates the process has run (executions that complete instead of pausing grow it as much), not
  * the executions paused now: it does not fall when they end.
  *
+ * Passes run on the child's own thread (`sandboxHost: "inline"`, as before sandbox processes
+ * became the default), so the isolates are in the RSS read; bench/hosts.bench.ts reads the RSS
+ * of each host, sandbox processes counted.
+ *
  * SQLite writes to a file in a temporary folder, Redis (at $CODEMODE_REDIS_URL, default
  * redis://127.0.0.1:6379) under a namespace of its own; both are removed afterwards. A Redis that
  * cannot be reached gives one row saying so. MB here are 10⁶ bytes.
@@ -62,7 +66,7 @@ function runChild(kind: StoreKind, where?: string): Promise<MemoryReport> {
 const held = (snapshot: MemorySnapshot) => snapshot.heapUsed + snapshot.external;
 
 function rowsOf(label: string, report: MemoryReport): BenchRow[] {
-  const benchmark = `host memory of paused executions (${label})`;
+  const benchmark = `host memory of paused executions (${label}, inline host)`;
   const { firstWave, totalPaused, warm } = report;
   const later = totalPaused - firstWave;
   const total = totalPaused.toLocaleString("en-US");

@@ -96,7 +96,12 @@ async function completed(runtime: CodemodeRuntime, code: string): Promise<void> 
 }
 
 function scenarios(): Scenario[] {
-  const cold = createCodemodeRuntime({ connectors: connectorsFor(fiveReadsOneWrite), maxExecutions: 20 });
+  // The runtime's own thread (`sandboxHost: "inline"`): the profile is of the thread that runs the pass.
+  const cold = createCodemodeRuntime({
+    connectors: connectorsFor(fiveReadsOneWrite),
+    maxExecutions: 20,
+    sandboxHost: "inline",
+  });
   const warmExecutor = createIsolatedVmExecutor({ prewarm: 1 });
   const warm = createCodemodeRuntime({
     connectors: connectorsFor(fiveReadsOneWrite),
@@ -104,13 +109,13 @@ function scenarios(): Scenario[] {
     executor: warmExecutor,
   });
   const many = sequentialCalls(1_000);
-  const perCall = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10 });
+  const perCall = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10, sandboxHost: "inline" });
   const gated: BenchProgram = {
     ...many,
     connectors: { bench: ["echo", "write"] },
     answer: (_connector, method, args) => (method === "write" ? { ok: true } : many.answer("bench", "echo", args)),
   };
-  const replay = createCodemodeRuntime({ connectors: connectorsFor(gated), maxExecutions: 10 });
+  const replay = createCodemodeRuntime({ connectors: connectorsFor(gated), maxExecutions: 10, sandboxHost: "inline" });
   const toApprove: string[] = [];
   const fiveReads = `async () => {${fiveReadsOneWrite.body}\n}`;
   return [

@@ -8,8 +8,11 @@
  * 3. replays on resume: approve after 1,000 recorded calls minus approve after 0, against the
  *    isolated-vm runtime measured interleaved with it (replay rows have no A).
  *
- * QuickJS is measured with the runtime's default threading for it and with `sandboxThreads: 0`
- * (passes on the runtime's thread), beside the default isolated-vm runtime of the same run. The
+ * QuickJS is measured on two sandbox threads (`sandboxHost: "thread"`, what the runtime chose for
+ * it before sandbox processes became the default) and on the runtime's thread (`sandboxHost:
+ * "inline"`), beside the isolated-vm runtime on the runtime's thread (its warm isolates) of the
+ * same run; each host is pinned, so these rows measure what they did before sandbox processes
+ * became the default (bench/hosts.bench.ts measures QuickJS in sandbox processes). The
  * cold-pass and per-call targets compare with @ai-sdk/code-mode's ratio to A in
  * bench/peers.bench.ts, which runs just before this in the same process (`node bench/run.ts peers
  * quickjs`); a row says when it had nothing to compare with. Run once, not repeated: a row says
@@ -36,14 +39,17 @@ const REPLAY = `replayed calls on resume (approve after ${REPLAYED} recorded cal
 
 /** The runtimes measured, each with its own runtime per program. */
 const SANDBOXES = {
-  quickjs: { subject: 'executor: "quickjs" (its default sandboxThreads)', options: { executor: "quickjs" } },
+  quickjs: {
+    subject: 'executor: "quickjs", sandboxHost: "thread" (2 sandbox threads)',
+    options: { executor: "quickjs", sandboxHost: "thread" },
+  },
   quickjsHere: {
-    subject: 'executor: "quickjs", sandboxThreads: 0 (passes on the runtime\'s thread)',
-    options: { executor: "quickjs", sandboxThreads: 0 },
+    subject: 'executor: "quickjs", sandboxHost: "inline" (passes on the runtime\'s thread)',
+    options: { executor: "quickjs", sandboxHost: "inline" },
   },
   isolatedVm: {
-    subject: 'executor: "isolated-vm" (its defaults: warm isolate), for comparison',
-    options: { executor: "isolated-vm" },
+    subject: 'executor: "isolated-vm", sandboxHost: "inline" (warm isolate), for comparison',
+    options: { executor: "isolated-vm", sandboxHost: "inline" },
   },
 } satisfies Record<string, { subject: string; options: Partial<CodemodeRuntimeOptions> }>;
 type Sandbox = keyof typeof SANDBOXES;
@@ -63,12 +69,12 @@ async function closeAll(runtimes: Record<Sandbox, CodemodeRuntime>): Promise<voi
   await Promise.all(NAMES.map((name) => runtimes[name].close()));
 }
 
-/** Fails loudly when a runtime did not run the sandbox it was asked for (a fallback, a stale build). */
+/** Fails loudly when a runtime did not run the sandbox and host it was asked for (a fallback, a stale build). */
 function checkSandboxes(runtimes: Record<Sandbox, CodemodeRuntime>): void {
   for (const name of NAMES) {
-    const sandbox = runtimes[name].load().sandbox;
-    const expected = isQuickJs(name) ? "quickjs" : "isolated-vm";
-    check(sandbox === expected, `${SANDBOXES[name].subject} ran on ${sandbox}`);
+    const { sandbox, sandboxHost } = runtimes[name].load();
+    const { executor, sandboxHost: host } = SANDBOXES[name].options;
+    check(sandbox === executor && sandboxHost === host, `${SANDBOXES[name].subject} ran on ${sandboxHost}, ${sandbox}`);
   }
 }
 

@@ -14,6 +14,9 @@
  * lease's guarded write hidden (the lease checked before each plain write, as before guarded
  * writes), interleaved, so that the guarded rows' ratios against B are the cost of guarding.
  *
+ * Passes run on the runtime's own thread (`sandboxHost: "inline"`), as when the target was set:
+ * these rows measure the durable path, not the hop to a sandbox process (bench/hosts.bench.ts).
+ *
  * Needs Redis at $CODEMODE_REDIS_URL (default redis://127.0.0.1:6379); everything it writes is
  * deleted afterwards.
  */
@@ -46,12 +49,13 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
       name: "bench",
       tools: { echo: { readOnly, execute: async (args: { i: number }) => many.answer("bench", "echo", args) } },
     });
-  const runtime = createCodemodeRuntime({ connectors: [echo(true)], storage, maxExecutions: 5 });
+  const runtime = createCodemodeRuntime({ connectors: [echo(true)], storage, maxExecutions: 5, sandboxHost: "inline" });
   const writing = createCodemodeRuntime({
     connectors: [echo(false)],
     storage,
     maxExecutions: 5,
     name: "bench-writing",
+    sandboxHost: "inline",
   });
   const unguardedStorage = { keyv: storage.keyv, lock: withoutGuardedWrites(storage.lock), index: storage.index };
   const unguarded = createCodemodeRuntime({
@@ -59,12 +63,14 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     storage: unguardedStorage,
     maxExecutions: 5,
     name: "bench-unguarded",
+    sandboxHost: "inline",
   });
   const unguardedWriting = createCodemodeRuntime({
     connectors: [echo(false)],
     storage: unguardedStorage,
     maxExecutions: 5,
     name: "bench-unguarded-writing",
+    sandboxHost: "inline",
   });
   // A value the size of the runtime's log entry for one echo call, as Keyv stores it.
   const entrySized = JSON.stringify({
@@ -127,7 +133,7 @@ async function perCallOverRedis(): Promise<BenchRow[]> {
     const unguardedPerCall = perCallCost(samples.unguardedMany, samples.unguardedNone, CALLS);
     const unguardedWritingPerCall = perCallCost(samples.unguardedWritingMany, samples.unguardedWritingNone, CALLS);
     const z = runtimePerCall.empty;
-    const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits)`;
+    const benchmark = `durable per connector call over Redis (${CALLS} sequential awaits, inline host)`;
     return [
       {
         benchmark,

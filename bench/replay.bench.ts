@@ -11,6 +11,9 @@
  *
  * Replayed calls per second are reported for 1,000 and 10,000 calls only: replaying 10 or 100
  * (about 0.1 and 1 ms) is less than the spread of one approve, which starts a fresh isolate.
+ *
+ * Passes run on the runtime's own thread (`sandboxHost: "inline"`), as before sandbox processes
+ * became the default; bench/hosts.bench.ts measures replays on each host.
  */
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
@@ -63,6 +66,7 @@ async function sampleApproves(): Promise<Record<Length, number[]>> {
     connectors: [bench],
     maxExecutions: 10,
     limits: { maxLogEntries: 2 * LONG },
+    sandboxHost: "inline",
   });
   const samples = Object.fromEntries(LENGTHS.map((length) => [length, [] as number[]])) as Record<Length, number[]>;
   try {
@@ -104,7 +108,7 @@ async function replayByLength(): Promise<BenchRow[]> {
   });
   const approveRow = (benchmark: string, length: Length, written = label(length)): BenchRow => ({
     benchmark,
-    subject: `approve with ${written} recorded calls`,
+    subject: `approve with ${written} recorded calls, inline host`,
     unit: "ms",
     median: measured[length].median,
     p90: measured[length].p90,
@@ -120,7 +124,7 @@ async function replayByLength(): Promise<BenchRow[]> {
     approveRow(target, TARGET_LENGTH, String(TARGET_LENGTH)),
     {
       benchmark: target,
-      subject: "replayed calls per second",
+      subject: "replayed calls per second, inline host",
       unit: "/s",
       median: perSecond(TARGET_LENGTH, atTarget.median),
       p90: perSecond(TARGET_LENGTH, atTarget.p90),
@@ -134,7 +138,7 @@ async function replayByLength(): Promise<BenchRow[]> {
     ...([10, 100, LONG] as const).map((length) => approveRow(scaling, length)),
     {
       benchmark: scaling,
-      subject: `replayed calls per second, ${label(LONG)} recorded`,
+      subject: `replayed calls per second, ${label(LONG)} recorded, inline host`,
       unit: "/s",
       median: perSecond(LONG, measured[LONG].median),
       p90: perSecond(LONG, measured[LONG].p90),
@@ -142,7 +146,7 @@ async function replayByLength(): Promise<BenchRow[]> {
     },
     {
       benchmark: scaling,
-      subject: `per replayed call, ${label(LONG)} recorded`,
+      subject: `per replayed call, ${label(LONG)} recorded, inline host`,
       unit: "µs",
       median: perCall(LONG),
       ratio: perCall(LONG) / perCall(TARGET_LENGTH),

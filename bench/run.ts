@@ -17,6 +17,7 @@ import { approvalsBenchmark } from "./approvals.bench.ts";
 import { executorBenchmark } from "./executor.bench.ts";
 import { fleetBenchmark } from "./fleet.bench.ts";
 import { type Benchmark, type BenchRow, mergeRuns } from "./harness.ts";
+import { hostsBenchmark } from "./hosts.bench.ts";
 import { isolatesBenchmark } from "./isolates.bench.ts";
 import { loadBenchmark } from "./load.bench.ts";
 import { memoryBenchmark } from "./memory.bench.ts";
@@ -35,6 +36,7 @@ const BENCHMARKS: Benchmark[] = [
   peersBenchmark,
   // After peers: its targets compare with @ai-sdk/code-mode's rows of the same run.
   quickjsBenchmark,
+  hostsBenchmark,
   replayBenchmark,
   approvalsBenchmark,
   redisBenchmark,
@@ -197,8 +199,13 @@ call); rows for a tool that may change things (two writes) stand beside them. Th
 measured around them (bench/peers.bench.ts); they keep no log. The QuickJS rows (\`executor: "quickjs"\`,
 bench/quickjs.bench.ts) have A measured beside them; their targets name @ai-sdk/code-mode's ratio
 from the peers rows of this run and say whether they are met, and their replay rate is also put
-against the isolated-vm runtime measured beside it ("× isolated-vm"). Ratios move from run to run on
-this VM (cross-thread wake-up latency varies): about ±0.1× for the cold pass and ±0.2× per call.
+against the isolated-vm runtime measured beside it ("× isolated-vm"). The host-mode rows
+(bench/hosts.bench.ts) run passes in sandbox processes (the default \`sandboxHost\`), on sandbox
+threads and on the runtime's thread, with A measured in the same run; their targets for the default
+host are against the inline host's rows of this run. Every other runtime row pins its host: the
+runtime's thread (\`sandboxHost: "inline"\`, "inline host") unless its subject names threads, so
+those rows measure what they did before sandbox processes became the default. Ratios move from run
+to run on this VM (cross-thread wake-up latency varies): about ±0.1× for the cold pass and ±0.2× per call.
 
 Rows with a "min–max (runs)" entry come from a benchmark run several times over (its \`repeat\`,
 see bench/harness.ts): their median, p90 and ratio are the medians of the runs' own figures, n

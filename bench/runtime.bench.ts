@@ -7,6 +7,10 @@
  * Tools the programs only read from are declared `readOnly` (as a user declares lookups), so a
  * new call is recorded with one write; the per-call cost of a tool that may change things (two
  * writes, the second shared with the next call) is its own row.
+ *
+ * Every runtime here runs its passes on the runtime's own thread (`sandboxHost: "inline"`), or on
+ * sandbox threads where a row says so: these rows measure the in-process executor, as they did
+ * before sandbox processes became the default. bench/hosts.bench.ts measures each host.
  */
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, type Connector, createCodemodeRuntime, defineConnector } from "@codemode/core";
@@ -61,9 +65,19 @@ const BURST = 10;
 async function coldPass(): Promise<BenchRow[]> {
   const program = fiveReadsOneWrite;
   // A fresh isolate per pass, as before warm isolates were the default.
-  const runtime = createCodemodeRuntime({ connectors: connectorsFor(program), maxExecutions: 20, isolateReuse: false });
+  const runtime = createCodemodeRuntime({
+    connectors: connectorsFor(program),
+    maxExecutions: 20,
+    isolateReuse: false,
+    sandboxHost: "inline",
+  });
   // Warm isolates, a fresh context per pass (the default).
-  const warm = createCodemodeRuntime({ connectors: connectorsFor(program), maxExecutions: 20, isolateReuse: true });
+  const warm = createCodemodeRuntime({
+    connectors: connectorsFor(program),
+    maxExecutions: 20,
+    isolateReuse: true,
+    sandboxHost: "inline",
+  });
   const runWarm = throughRuntime(warm, program);
   const idleSamples: number[] = [];
   // SPEC §15's second row: isolates created ahead (each still serves one pass only). Between
@@ -112,7 +126,7 @@ async function coldPass(): Promise<BenchRow[]> {
       { benchmark, subject: "A: bare isolated-vm", unit: "ms", median: a.median, p90: a.p90, samples: a.n },
       {
         benchmark,
-        subject: "runtime.execute, warm isolate (isolateReuse), back to back",
+        subject: "runtime.execute, inline host, warm isolate (isolateReuse), back to back",
         unit: "ms",
         median: b.median,
         p90: b.p90,
@@ -123,7 +137,7 @@ async function coldPass(): Promise<BenchRow[]> {
       },
       {
         benchmark,
-        subject: "runtime.execute, warm isolate (isolateReuse), idle turn between runs",
+        subject: "runtime.execute, inline host, warm isolate (isolateReuse), idle turn between runs",
         unit: "ms",
         median: i.median,
         p90: i.p90,
@@ -134,7 +148,7 @@ async function coldPass(): Promise<BenchRow[]> {
       },
       {
         benchmark,
-        subject: "runtime.execute, fresh isolate per pass (isolateReuse: false)",
+        subject: "runtime.execute, inline host, fresh isolate per pass (isolateReuse: false)",
         unit: "ms",
         median: r.median,
         p90: r.p90,
@@ -145,7 +159,7 @@ async function coldPass(): Promise<BenchRow[]> {
       },
       {
         benchmark,
-        subject: "runtime.execute, fresh isolate prepared ahead (prewarm, isolateReuse: false)",
+        subject: "runtime.execute, inline host, fresh isolate prepared ahead (prewarm, isolateReuse: false)",
         unit: "ms",
         median: p.median,
         p90: p.p90,
@@ -163,10 +177,19 @@ async function coldPass(): Promise<BenchRow[]> {
 async function perCall(): Promise<BenchRow[]> {
   const many = sequentialCalls(CALLS);
   const none = sequentialCalls(0);
-  const runtime = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10 });
-  const writing = createCodemodeRuntime({ connectors: connectorsFor(many, { readOnly: false }), maxExecutions: 10 });
+  const runtime = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10, sandboxHost: "inline" });
+  const writing = createCodemodeRuntime({
+    connectors: connectorsFor(many, { readOnly: false }),
+    maxExecutions: 10,
+    sandboxHost: "inline",
+  });
   // Passes on worker threads: each call also crosses between threads (the price of sandboxThreads).
-  const threaded = createCodemodeRuntime({ connectors: connectorsFor(many), maxExecutions: 10, sandboxThreads: 2 });
+  const threaded = createCodemodeRuntime({
+    connectors: connectorsFor(many),
+    maxExecutions: 10,
+    sandboxHost: "thread",
+    sandboxThreads: 2,
+  });
   try {
     const samples = await sampleInterleaved(
       {
@@ -190,7 +213,7 @@ async function perCall(): Promise<BenchRow[]> {
       { benchmark, subject: "A: applySyncPromise round trip", unit: "µs", median: a.median, p90: a.p90, samples: a.n },
       {
         benchmark,
-        subject: "runtime, readOnly tool: bridge + 1 log write",
+        subject: "runtime, inline host, readOnly tool: bridge + 1 log write",
         unit: "µs",
         median: r.median,
         p90: r.p90,
@@ -201,7 +224,7 @@ async function perCall(): Promise<BenchRow[]> {
       },
       {
         benchmark,
-        subject: "runtime, tool that may change things: bridge + 2 log writes",
+        subject: "runtime, inline host, tool that may change things: bridge + 2 log writes",
         unit: "µs",
         median: w.median,
         p90: w.p90,
@@ -211,7 +234,7 @@ async function perCall(): Promise<BenchRow[]> {
       },
       {
         benchmark,
-        subject: "runtime, readOnly tool, sandboxThreads: 2 (+ a hop between threads)",
+        subject: 'runtime, sandboxHost: "thread", readOnly tool, sandboxThreads: 2 (+ a hop between threads)',
         unit: "µs",
         median: t.median,
         p90: t.p90,

@@ -10,8 +10,10 @@
  * 1. `execute` of a one-read program with 0, 1,000 and 10,000 paused executions stored;
  * 2. a page of 50 from `executions()` and `pending()` with 100 and 10,000 stored;
  * 3. executions per second with 1 and with 16 in flight (on the storage holding 10,000), and on
- *    memory and Redis also with 2, 4 and 8, with passes run from the runtime's thread (the
- *    default) and on two sandbox threads (`sandboxThreads: 2`).
+ *    memory and Redis also with 2, 4 and 8, with passes run from the runtime's thread
+ *    (`sandboxHost: "inline"`) and on two sandbox threads (`sandboxHost: "thread"`,
+ *    `sandboxThreads: 2`). Every runtime here pins its host, so the rows measure what they did
+ *    before sandbox processes became the default (bench/hosts.bench.ts measures each host).
  *
  * Rows of 1. and 3. are points of the "store size" and "concurrency" plots (one line per store).
  *
@@ -197,6 +199,7 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
           connectors: [shop],
           storage,
           maxExecutions: MAX_EXECUTIONS,
+          sandboxHost: "inline",
         }),
       };
     }
@@ -213,6 +216,7 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
           connectors: [shop],
           storage: opened.tenThousand.storage,
           maxExecutions: MAX_EXECUTIONS,
+          sandboxHost: "inline",
           ...options,
         });
       // A fresh isolate per pass: what warm isolates (the default) gain at saturation.
@@ -223,7 +227,7 @@ async function measureStore(store: StoreUnderTest): Promise<BenchRow[]> {
         await fresh.close();
       }
       // Passes on sandbox threads.
-      const threaded = sameStorage({ sandboxThreads: SANDBOX_THREADS });
+      const threaded = sameStorage({ sandboxHost: "thread", sandboxThreads: SANDBOX_THREADS });
       try {
         await inFlight(THROUGHPUT_ROUND, THROUGHPUT_IN_FLIGHT, readOnce(threaded));
         throughputRows.push(...(await throughput(store, threaded, SANDBOX_THREADS)));
@@ -464,7 +468,7 @@ async function saturation(store: StoreUnderTest, warm: CodemodeRuntime, fresh: C
     },
     {
       benchmark,
-      subject: "warm isolates, a fresh context per pass (the default)",
+      subject: "warm isolates, a fresh context per pass (the default of the inline host)",
       unit: "/s",
       median: warmRate,
       ratio: warmRate / freshRate,

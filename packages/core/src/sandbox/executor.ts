@@ -132,6 +132,13 @@ export interface PassRequest {
    */
   aborted?: () => boolean;
   /**
+   * True while nothing else needs the thread that runs the pass (a sandbox process running this
+   * pass alone): replies may then be delivered into the sandbox synchronously, the program's next
+   * call issued in the same turn, without a hop to the engine's own thread and back. Where it is
+   * absent or false, deliveries leave the thread free for other passes.
+   */
+  ownsThread?: () => boolean;
+  /**
    * Run this pass in a sandbox host no other pass shares (a process host starts one for it): the
    * pass is run again after a host it shared ended, and must show whether it was the cause.
    */

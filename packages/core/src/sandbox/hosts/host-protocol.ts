@@ -11,7 +11,7 @@ import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-execu
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
 
 /** A pass as it crosses to a sandbox host: everything but the callbacks and the signal. */
-export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "replay"> & {
+export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "ownsThread" | "replay"> & {
   /** Its slot on the thread's abort board, when it got one (see `SandboxHostData.abortBoard`). */
   abortSlot?: number;
   /** The preload as JSON text (sandbox-config.ts `replayText`): one string to copy, not an object per entry. */

@@ -16,21 +16,30 @@ export interface HostedExecutor extends Executor {
   retire?(): void;
 }
 
-/** The host's executor, loaded for its engine only: a QuickJS host never loads isolated-vm. */
-export async function hostedExecutor(data: SandboxHostData): Promise<HostedExecutor> {
+/**
+ * The host's executor, loaded for its engine only: a QuickJS host never loads isolated-vm.
+ * `process`: whether the host is a process of its own, which may prepare warm isolates' next
+ * contexts ahead (a thread must not be found inside an isolate's work when its process exits
+ * right after a pass answered; a sandbox process that ends takes its isolates with it).
+ */
+export async function hostedExecutor(data: SandboxHostData, process = false): Promise<HostedExecutor> {
   if (data.engine === "quickjs") {
     const { createQuickJsExecutor } = await import("../quickjs/quickjs-executor.js");
     return createQuickJsExecutor(data.options);
   }
   const { createIsolatedVmExecutor } = await import("../isolated-vm/isolated-vm-executor.js");
-  // A warm isolate's next context is made when its pass comes: the host may be ended right after
-  // a pass answers, and must not be found inside an isolate's work.
-  return createIsolatedVmExecutor({ ...data.options, prepareContextsAhead: false });
+  return createIsolatedVmExecutor({ ...data.options, prepareContextsAhead: process });
 }
 
 export interface PassServerOptions {
   /** Threads only: the abort board a looping QuickJS pass reads (see `SandboxHostData.abortBoard`). */
   abortBoard?: Int32Array;
+  /**
+   * Processes only: a pass running alone in the process owns its thread (`PassRequest.ownsThread`).
+   * Not for threads: a thread blocked in a delivery reads no abort, while a process that does not
+   * stop when aborted is ended from outside within half a second.
+   */
+  aloneOwnsThread?: boolean;
   /** Called once `close` has ended every pass and disposed every sandbox. */
   closed(): void;
 }
@@ -101,6 +110,7 @@ export class PassServer {
         ...request,
         signal: abort.signal,
         ...(slot === undefined ? {} : { aborted: () => Atomics.load(board as Int32Array, slot) !== 0 }),
+        ...(this.options.aloneOwnsThread ? { ownsThread: () => this.aborts.size === 1 } : {}),
         onRequest: (body) =>
           new Promise<HostReply>((resolve) => {
             const number = this.nextRequest++;

@@ -321,7 +321,15 @@ class ProcessPool {
 
 /** A pass as it crosses to a process: the preload as one JSON text, no callbacks. */
 function passData(request: PassRequest): PassData {
-  const { onRequest: _onRequest, signal: _signal, aborted: _aborted, replay, alone: _alone, ...rest } = request;
+  const {
+    onRequest: _onRequest,
+    signal: _signal,
+    aborted: _aborted,
+    ownsThread: _ownsThread,
+    replay,
+    alone: _alone,
+    ...rest
+  } = request;
   return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };
 }
 

@@ -33,9 +33,9 @@ process.on("message", (message: ToSandboxHost) => {
     early?.push(message);
     return;
   }
-  hostedExecutor(message.data).then(
+  hostedExecutor(message.data, true).then(
     (executor) => {
-      const started = new PassServer(executor, send, { closed: () => process.disconnect() });
+      const started = new PassServer(executor, send, { closed: () => process.disconnect(), aloneOwnsThread: true });
       server = started;
       send({ type: "ready" });
       for (const message of early ?? []) started.receive(message);

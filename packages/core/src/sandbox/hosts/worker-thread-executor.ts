@@ -122,7 +122,7 @@ class SandboxThread {
   runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
     // The signal stays here (it cannot cross a thread): an abort crosses as a message, and on the
     // abort board, which a thread whose program loops still reads.
-    const { onRequest, signal, aborted: _aborted, replay, ...request_ } = request;
+    const { onRequest, signal, aborted: _aborted, ownsThread: _ownsThread, replay, ...request_ } = request;
     const slot = this.freeSlots.pop();
     const passData: PassData = {
       ...request_,

@@ -232,6 +232,17 @@ describe("isolateReuse: when an isolate is not reused", () => {
     expect(executor.stats().passesReused).toBe(6);
   });
 
+  it("R-SB-3: many passes at once over warm isolates that aged out while idle all get an isolate", async () => {
+    // Taking a warm isolate awaits its next context; other takes meanwhile shrink the idle list,
+    // and a take that walked it by index read past its end ("Cannot read properties of undefined").
+    const executor = reusingExecutor({ isolateReuse: { maxAgeMs: 300 } });
+    const wave = () => Promise.all(Array.from({ length: 30 }, () => executor.runPass(request("await null; return 1"))));
+    await wave();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const results = await wave();
+    expect(results.map((result) => result.status)).toEqual(Array.from({ length: 30 }, () => "returned"));
+  });
+
   it("maxPasses and maxHeapMb retire an isolate; isolateReuse's options are checked", async () => {
     const executor = reusingExecutor({ isolateReuse: { maxPasses: 2, maxIdle: 1 } });
     for (let pass = 0; pass < 6; pass++) await executor.runPass(request("return 1"));

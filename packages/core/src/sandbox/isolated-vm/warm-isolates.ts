@@ -69,8 +69,9 @@ export class WarmIsolates {
   async take(memoryMb: number, partition: string): Promise<PreparedIsolate | undefined> {
     const now = Date.now();
     for (let index = this.idle.length - 1; index >= 0; index--) {
-      const warm = this.idle[index] as WarmIsolate;
-      if (warm.memoryMb !== memoryMb || warm.partition !== partition) continue;
+      // Other takes may have shrunk `idle` while this one awaited a context below.
+      const warm = this.idle[index];
+      if (warm === undefined || warm.memoryMb !== memoryMb || warm.partition !== partition) continue;
       this.idle.splice(index, 1);
       // Bounded: no watchdog guards an isolate between passes, so one that does not hand over a
       // context in time is disposed (which stops whatever it runs) and another is used.
