@@ -6,6 +6,7 @@ import { ExecutionStore } from "../log/execution-store.js";
 import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
 import type { LeaseSettings } from "../log/lease.js";
 import type { LockProvider } from "../log/lock.js";
+import { storageErrorsOf } from "../log/storage-errors-index.js";
 import type { Executor } from "../sandbox/executor.js";
 import { SnippetStore } from "../snippets/snippets.js";
 import type { Telemetry } from "../telemetry/interface.js";
@@ -66,9 +67,13 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
   const settings = checkOptions(options);
   const { connectors, keyv, lock } = settings;
   const store = new ExecutionStore(keyv, settings.name);
-  const index =
+  const index = storageErrorsOf(
     settings.index?.forRuntime(settings.name) ??
-    createKeyvExecutionIndex(keyv, settings.name, lock, { leaseMs: settings.leaseMs, lockWaitMs: settings.lockWaitMs });
+      createKeyvExecutionIndex(keyv, settings.name, lock, {
+        leaseMs: settings.leaseMs,
+        lockWaitMs: settings.lockWaitMs,
+      }),
+  );
   const snippets = new SnippetStore(store);
   const logger = options.logger ?? console;
   const chosen =

@@ -59,9 +59,13 @@ export async function submit(
 }
 
 /**
- * R-RE-1: stored first, so a crash right after still leaves a record; then listed. An execution
- * that could not be listed could never be found, expired or pruned: nothing has run, so it is
- * taken back, and the failure is the answer.
+ * Listed first, then stored (R-RE-1: the record exists before anything runs). Whatever a store
+ * that fails halfway leaves, nothing is lost from sight: a listing row whose record never came is
+ * dropped by the next reader (once it is older than `ORPHAN_ROW_GRACE_MS`), and a record that was
+ * written although the store's answer was lost is listed, so `recover` and the fleet find it.
+ * Stored the other way round, a record whose listing failed, and whose removal failed too while
+ * the store was down, was a `running` run nobody could ever find. On a failure the new execution
+ * is taken back as far as the store lets, and the failure (STORAGE_ERROR) is the answer.
  */
 export async function storeNew(
   context: RuntimeContext,
@@ -70,11 +74,12 @@ export async function storeNew(
   entries: readonly StoredEntry[] = [],
 ): Promise<ErrorOutcome | undefined> {
   try {
-    await context.store.createExecution(head, code, entries);
     await listNew(context, head);
+    await context.store.createExecution(head, code, entries);
     return undefined;
   } catch (error) {
     await context.store.deleteExecution(head).catch(() => undefined);
+    await context.index.remove(head).catch(() => undefined);
     return failureOutcome(head.id, error, []);
   }
 }

@@ -31,6 +31,11 @@ export interface PendingQuery {
 }
 
 const DEFAULT_LIMIT = 50;
+/**
+ * How old a listing row without a record must be before a reader drops it: longer than any
+ * write of a new execution can take (a store that is failing answers within seconds).
+ */
+export const ORPHAN_ROW_GRACE_MS = 60_000;
 /** Reads beyond a short page when rows turned out stale, before giving the page as it is. */
 const MAX_EXTRA_READS = 8;
 
@@ -129,8 +134,11 @@ async function readPage(
  */
 async function repairRow(context: RuntimeContext, row: IndexRow, head: ExecutionHead | undefined): Promise<void> {
   try {
-    if (!head) await context.index.remove(row);
-    else
+    if (!head) {
+      // A new execution is listed before its record is written (execute.ts, storeNew): a row
+      // without one is dropped only once no write of it can still be under way.
+      if (Date.now() - row.createdAt > ORPHAN_ROW_GRACE_MS) await context.index.remove(row);
+    } else
       await context.index.put(
         { id: head.id, status: head.status, createdAt: head.createdAt, updatedAt: head.updatedAt },
         row.status,
