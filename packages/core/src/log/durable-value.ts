@@ -1,7 +1,7 @@
 import { errorMessage } from "../error-message.js";
 import { CodemodeError } from "../outcome.js";
-import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 import { isValueCodecError, valueCodec } from "../sandbox/prelude/value-codec.js";
+import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
 
 /** Serialized characters allowed for code, arguments, recorded results and step results (R-DV-1). */
 export const MAX_DURABLE_CHARS = 1_000_000;
