@@ -1,9 +1,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-
-const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+import { aliases } from "./vitest.aliases.ts";
 
 /** Pure in-process test files: no child process, no server, no global they leave changed. */
 const UNIT = [
@@ -34,28 +32,7 @@ const ALONE = [
 ];
 
 export default defineConfig({
-  resolve: {
-    // Tests run against the sources; `npm run build` checks the published output. Subpaths come
-    // first: an alias also matches the paths below its key.
-    alias: [
-      { find: /^@codemode\/core\/(adapters|sandbox)$/, replacement: source("./packages/core/src/$1/index.ts") },
-      { find: /^@codemode\/core\/store$/, replacement: source("./packages/core/src/log/index.ts") },
-      { find: /^@codemode\/core\/mcp$/, replacement: source("./packages/core/src/mcp/index.ts") },
-      { find: /^@codemode\/core\/telemetry$/, replacement: source("./packages/core/src/telemetry/index.ts") },
-      { find: /^@codemode\/core$/, replacement: source("./packages/core/src/index.ts") },
-      {
-        find: /^@codemode\/storage\/(redis|postgres|sqlite|memory|testing)$/,
-        replacement: source("./packages/storage/src/$1/index.ts"),
-      },
-      { find: /^@codemode\/storage$/, replacement: source("./packages/storage/src/index.ts") },
-      { find: /^@codemode\/bullmq$/, replacement: source("./packages/bullmq/src/index.ts") },
-      { find: /^@codemode\/ai-sdk$/, replacement: source("./packages/ai-sdk/src/index.ts") },
-      { find: /^@codemode\/langchain\/middleware$/, replacement: source("./packages/langchain/src/middleware.ts") },
-      { find: /^@codemode\/langchain$/, replacement: source("./packages/langchain/src/index.ts") },
-      { find: /^@codemode\/cli\/inbox$/, replacement: source("./packages/cli/src/inbox/index.ts") },
-      { find: /^@codemode\/cli$/, replacement: source("./packages/cli/src/index.ts") },
-    ],
-  },
+  resolve: { alias: aliases },
   test: {
     pool: "forks",
     // Four workers on a two-core machine (vitest's default there is one): the long files mostly
@@ -93,7 +70,7 @@ export default defineConfig({
         test: {
           name: "isolated",
           include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...UNIT, ...ALONE, "test/containment/**", "**/node_modules/**"],
+          exclude: [...UNIT, ...ALONE, "test/containment/**", "test/chaos/**", "**/node_modules/**"],
         },
       },
       {

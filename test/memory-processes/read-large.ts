@@ -10,7 +10,7 @@
  */
 import { createCodemodeRuntime } from "@codemode/core";
 // The same module instance the runtime uses: the process's counter of large programs being read.
-import { mostReadAtOnce } from "../../packages/core/dist/sandbox/reading-gate.js";
+import { mostReadAtOnce } from "../../packages/core/dist/sandbox/pass/reading-gate.js";
 
 const count = Number(process.argv[2]);
 if (!Number.isSafeInteger(count) || count < 1) throw new Error("usage: node read-large.ts <count>");

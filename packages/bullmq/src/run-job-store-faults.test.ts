@@ -3,7 +3,8 @@
  * says `error` STORAGE_ERROR, and retrying its job only read that again, for minutes. The fleet
  * now runs it again itself, through `runtime.rerun`'s rules, a bounded number of times.
  */
-import { createCodemodeRuntime, type KeyvLike } from "@codemode/core";
+import { createCodemodeRuntime } from "@codemode/core";
+import type { KeyvLike } from "@codemode/core/store";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { RetryableOutcomeError } from "./jobs.js";
@@ -21,15 +22,15 @@ function flakyStore() {
     }
   };
   const store: KeyvLike = {
-    get: (key) => keyv.get(key),
-    getMany: (keys) => keyv.getMany(keys),
-    delete: (key) => keyv.delete(key),
-    deleteMany: (keys) => keyv.deleteMany(keys),
-    async set(key, value, ttl) {
+    get: (key: string) => keyv.get(key),
+    getMany: (keys: string[]) => keyv.getMany(keys),
+    delete: (key: string | string[]) => keyv.delete(key),
+    deleteMany: (keys: string[]) => keyv.deleteMany(keys),
+    async set(key: string, value: unknown, ttl?: number) {
       failIfEntry(key);
       return keyv.set(key, value, ttl);
     },
-    async setMany(entries) {
+    async setMany(entries: Array<{ key: string; value: unknown }>) {
       failIfEntry(entries.map((entry) => entry.key).join(" "));
       return keyv.setMany(entries);
     },

@@ -15,6 +15,16 @@ function setup() {
   return { runtime, ran, release: () => release?.() };
 }
 
+/** For runtimes of a story that never reruns: their reads and reruns must not be reached. */
+const noReruns: Pick<WorkerRuntime, "execution" | "rerun"> = {
+  execution: async () => {
+    throw new Error("not expected in this story");
+  },
+  rerun: async () => {
+    throw new Error("not expected in this story");
+  },
+};
+
 async function submitted(runtime: ReturnType<typeof setup>["runtime"], code: string): Promise<string> {
   const result = await runtime.submit({ code });
   if ("status" in result) throw new Error(`submit failed: ${result.error}`);
@@ -96,6 +106,7 @@ describe("runJob: what a worker does with one job", () => {
       },
       recover: async () => [pausedAt(2)],
       outcome: async () => pausedAt(2),
+      ...noReruns,
     };
     expect(await runJob(runtime, { name: "approve", data: { executionId: "x", seq: 2, by: "ann" } })).toEqual({
       executionId: "x",
@@ -155,6 +166,7 @@ describe("runJob: failures", () => {
       ],
       approve: async () => ({ status: "error", executionId: "x", code: "STORAGE_ERROR", error: "connection refused" }),
       outcome: async () => null,
+      ...noReruns,
     };
     await expect(runJob(failing, { name: "run", data: { executionId: "x" } })).rejects.toThrow(
       /STORAGE_ERROR: connection refused/,

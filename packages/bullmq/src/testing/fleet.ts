@@ -127,6 +127,8 @@ export async function submit(queue: CodemodeQueue, code: string): Promise<string
 export function flakyRuntime(runtime: WorkerRuntime, failures: { recover: number; approve: number }): WorkerRuntime {
   return {
     outcome: (id) => runtime.outcome(id),
+    execution: (id) => runtime.execution(id),
+    rerun: (query) => runtime.rerun(query),
     recover: async (options) =>
       failures.recover-- > 0
         ? [

@@ -112,6 +112,12 @@ export interface PassRequest {
   /** Gives the sandbox a `fetch` global that is answered by the "fetch" service (R-SB-5). */
   allowNetwork?: boolean;
   timeoutMs?: number;
+  /**
+   * When the pass's time began (epoch ms), when it began before the executor got it: a pass sent
+   * to a sandbox process counts from when it was sent, so the process and its parent agree on the
+   * deadline. Default: when the executor starts the pass.
+   */
+  startedAt?: number;
   memoryMb?: number;
   /** Longest wire text of a value sent to be kept (see `SandboxLimits.maxValueChars`); the executor's default when absent. */
   maxValueChars?: number;

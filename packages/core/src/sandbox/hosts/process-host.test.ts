@@ -107,11 +107,12 @@ describe(`sandbox processes (${engine})`, () => {
 
   it("R-SB-8: a process that stops answering is ended at the deadline and grace: the overdue pass is the TIMEOUT, the other runs again", async () => {
     await start({ processes: 1, graceMs: 200 }).warm();
+    // Asked before the loop: a QuickJS process whose program loops answers nothing, stats included.
+    const [pid] = (await executor!.stats()).pids;
     const innocent = run(ADD, { delayMs: 1_000, timeoutMs: 20_000 });
     const overdue = run("async () => { await math.add({}); for (;;) {} }", { timeoutMs: 700 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     // As a loop inside a built-in that no engine interrupts would: the process answers nothing more.
-    const [pid] = (await executor!.stats()).pids;
     process.kill(pid!, "SIGSTOP");
     const ended = await overdue;
     expect(expectEnded(ended.result, ["TIMEOUT"]).crash?.signal).toBe("SIGKILL");

@@ -61,6 +61,8 @@ const DEFAULT_GRACE_MS = 500;
 const MEMORY_CHECK_MS = 100;
 /** How long `close()` lets a process end its passes and itself before it is ended. */
 const CLOSE_GRACE_MS = 500;
+/** How many passes a process still starting counts as, when the least busy process is chosen. */
+const STARTING_WEIGHT = 4;
 /** Processes started one after another that ended before they were ready: then the host is unusable. */
 const STARTS_BEFORE_GIVING_UP = 3;
 
@@ -251,12 +253,17 @@ class ProcessPool {
     }
   }
 
-  /** The least busy of the slots' processes (passes waiting for one that starts count as its own). */
+  /**
+   * The least busy of the slots' processes (passes waiting for one that starts count as its own).
+   * A process still starting counts as `STARTING_WEIGHT` passes more: a pass should not wait for
+   * a process to start while another is ready and not much busier.
+   */
   private least(): SandboxProcess | undefined {
     let least: SandboxProcess | undefined;
+    const load = (sandbox: SandboxProcess) => sandbox.passCount + (sandbox.isReady ? 0 : STARTING_WEIGHT);
     for (const sandbox of this.slots) {
       if (!sandbox || sandbox.exited) continue;
-      if (!least || sandbox.passCount < least.passCount) least = sandbox;
+      if (!least || load(sandbox) < load(least)) least = sandbox;
     }
     return least;
   }

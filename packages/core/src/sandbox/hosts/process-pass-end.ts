@@ -125,3 +125,36 @@ function describeExit(at: PassAtExit): string {
 function megabytes(bytes: number): number {
   return Math.round(bytes / (1024 * 1024));
 }
+
+/** Why a process ended before it was ready, for the passes and the pool. */
+export function exitedBefore(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {
+  const how = signal ? `was ended by ${signal}` : `exited with code ${code}`;
+  const said = stderrTail.trim().split("\n").slice(-3).join(" | ");
+  return `the sandbox process ${how} before it was ready${said ? `: ${said}` : ""}`;
+}
+
+/** True when every promise in `work` settled by `deadline` (epoch ms); false when some still ran then. */
+export async function settledBy(work: Set<Promise<void>>, deadline: number): Promise<boolean> {
+  if (work.size === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    Promise.allSettled([...work]).then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** A pass that would run again, but whose calls still ran at its deadline: it timed out. */
+export function stillRunning(result: Extract<PassResult, { status: "failed" }>): PassResult {
+  const { retry: _retry, ...crash } = result.crash ?? {};
+  return {
+    status: "failed",
+    code: "TIMEOUT",
+    error: `calls the program started were still running at its time limit (its sandbox process had ended: ${result.error})`,
+    logs: result.logs,
+    crash,
+  };
+}

@@ -5,7 +5,7 @@ import { abortReason } from "../pass/abort-reason.js";
 import { hostEntry } from "./host-entry.js";
 import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
 import { memoryCapBytes, residentBytes } from "./process-memory.js";
-import { type KillReason, passEndOnExit } from "./process-pass-end.js";
+import { exitedBefore, type KillReason, passEndOnExit, settledBy, stillRunning } from "./process-pass-end.js";
 
 /** A pass running in a sandbox process, as its parent follows it. */
 interface PassHere {
@@ -26,7 +26,14 @@ interface PassHere {
 }
 
 /** How long a pass that was aborted may take to end before its process is ended. */
-export const ABORT_GRACE_MS = 500;
+export const ABORT_GRACE_MS = 250;
+/**
+ * How long a process may take to load its engine and say it is ready: on a runtime whose child
+ * processes start but cannot speak over the channel, the wait must end (and the host fall back).
+ */
+const READY_WITHIN_MS = 20_000;
+/** How long `stats()` waits for a process to answer before it reports what this side knows. */
+const STATS_WITHIN_MS = 250;
 /** Characters of a sandbox process's standard error kept, to say why it ended. */
 const STDERR_TAIL_CHARS = 4_000;
 
@@ -56,6 +63,8 @@ export class SandboxProcess {
   isReady = false;
   /** Passes waiting for the process to be ready, to be sent to it then. */
   waitingPasses = 0;
+  /** The sandboxes the process last said it had alive. */
+  private sandboxesSeen = 0;
   exited = false;
   /** Set when the process ended while passes ran in it (crashed, or ended for a limit). */
   endedWithPasses = false;
@@ -97,7 +106,14 @@ export class SandboxProcess {
     });
     this.child.on("exit", (code, signal) => this.onExit(code, signal));
     // Until it is ready, a starting process keeps this one alive: a pass is waiting for it.
-    void this.ready.then(() => this.unrefWhenIdle());
+    const notReady = setTimeout(
+      () => this.kill({ kind: "failed", message: `it was not ready within ${READY_WITHIN_MS} ms` }),
+      READY_WITHIN_MS,
+    );
+    void this.ready.then(() => {
+      clearTimeout(notReady);
+      this.unrefWhenIdle();
+    });
     this.post({ type: "start", data });
   }
 
@@ -107,13 +123,16 @@ export class SandboxProcess {
   }
 
   /** Sends a pass; resolves with its result, however the process ends. */
-  runPass(request: PassRequest, data: PassData, timeoutMs: number): Promise<PassResult> {
+  runPass(request: PassRequest, given: PassData, timeoutMs: number): Promise<PassResult> {
     const { onRequest, signal } = request;
+    // The process counts the pass's time from now, when it is sent (not while it waited for a
+    // process to start), as this side does: both see the same deadline.
+    const data: PassData = { ...given, startedAt: given.startedAt ?? Date.now() };
     const pass = this.nextPass++;
     this.passesSent++;
     return new Promise<PassResult>((resolve) => {
-      const deadline = Date.now() + timeoutMs;
-      const overdue = setTimeout(() => this.endOverdue(), timeoutMs + this.settings.graceMs);
+      const deadline = (data.startedAt as number) + timeoutMs;
+      const overdue = setTimeout(() => this.endOverdue(), Math.max(0, deadline - Date.now()) + this.settings.graceMs);
       overdue.unref();
       const abort = () => {
         this.post({ type: "abort", pass, reason: abortReason(signal) });
@@ -152,10 +171,30 @@ export class SandboxProcess {
     await this.ask((wait) => ({ type: "warm", warm: wait }));
   }
 
-  /** The process's own counts and resident memory; undefined once it has ended. */
+  /**
+   * The process's own counts and resident memory; undefined once it has ended. A process whose
+   * thread a program holds (QuickJS runs on it) answers nothing until the program stops: after
+   * `STATS_WITHIN_MS` the counts are this side's (passes sent and not answered, the sandboxes it
+   * last reported).
+   */
   async stats(): Promise<(SandboxHostStats & { rssBytes: number | undefined }) | undefined> {
-    const value = (await this.ask((wait) => ({ type: "stats", stats: wait }))) as SandboxHostStats | undefined;
-    return value ? { ...value, rssBytes: residentBytes(this.child.pid) } : undefined;
+    if (this.exited) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), STATS_WITHIN_MS);
+    });
+    const answered = await Promise.race([this.ask((wait) => ({ type: "stats", stats: wait })), late]);
+    clearTimeout(timer);
+    if (answered === "late")
+      return {
+        passesRunning: this.passes.size,
+        sandboxesLive: this.sandboxesSeen,
+        rssBytes: residentBytes(this.child.pid),
+      };
+    const value = answered as SandboxHostStats | undefined;
+    if (!value) return undefined;
+    this.sandboxesSeen = value.sandboxesLive;
+    return { ...value, rssBytes: residentBytes(this.child.pid) };
   }
 
   /** Ends the process when it holds more memory than its cap allows; true when it did. */
@@ -275,7 +314,11 @@ export class SandboxProcess {
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.exited = true;
-    this.resolveReady(this.killed ? "the sandbox process was ended" : exitedBefore(code, signal, this.stderrTail));
+    const ended =
+      this.killed?.kind === "failed"
+        ? `the sandbox process failed: ${this.killed.message}`
+        : "the sandbox process was ended";
+    this.resolveReady(this.killed ? ended : exitedBefore(code, signal, this.stderrTail));
     const passes = [...this.passes];
     this.passes.clear();
     this.endedWithPasses = passes.length > 0;
@@ -337,37 +380,4 @@ export class SandboxProcess {
     this.child.channel?.unref();
     (this.child.stderr as { unref?: () => void } | null)?.unref?.();
   }
-}
-
-/** Why a process ended before it was ready, for the passes and the pool. */
-function exitedBefore(code: number | null, signal: NodeJS.Signals | null, stderrTail: string): string {
-  const how = signal ? `was ended by ${signal}` : `exited with code ${code}`;
-  const said = stderrTail.trim().split("\n").slice(-3).join(" | ");
-  return `the sandbox process ${how} before it was ready${said ? `: ${said}` : ""}`;
-}
-
-/** True when every promise in `work` settled by `deadline` (epoch ms); false when some still ran then. */
-async function settledBy(work: Set<Promise<void>>, deadline: number): Promise<boolean> {
-  if (work.size === 0) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    Promise.allSettled([...work]).then(() => true),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-    }),
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
-
-/** A pass that would run again, but whose calls still ran at its deadline: it timed out. */
-function stillRunning(result: Extract<PassResult, { status: "failed" }>): PassResult {
-  const { retry: _retry, ...crash } = result.crash ?? {};
-  return {
-    status: "failed",
-    code: "TIMEOUT",
-    error: `calls the program started were still running at its time limit (its sandbox process had ended: ${result.error})`,
-    logs: result.logs,
-    crash,
-  };
 }

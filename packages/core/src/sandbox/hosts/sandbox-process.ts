@@ -33,17 +33,24 @@ process.on("message", (message: ToSandboxHost) => {
     early?.push(message);
     return;
   }
-  hostedExecutor(message.data, true).then(
-    (executor) => {
-      const started = new PassServer(executor, send, { closed: () => process.disconnect(), aloneOwnsThread: true });
-      server = started;
-      send({ type: "ready" });
-      for (const message of early ?? []) started.receive(message);
-      early = undefined;
-    },
-    (error: unknown) => {
-      send({ type: "unusable", message: errorMessage(error) });
-      process.disconnect();
-    },
-  );
+  hostedExecutor(message.data, true)
+    .then(async (executor) => {
+      // The engine's code is loaded before the process says it is ready: a first pass must not
+      // spend its own time limit on it.
+      await executor.warm?.();
+      return executor;
+    })
+    .then(
+      (executor) => {
+        const started = new PassServer(executor, send, { closed: () => process.disconnect(), aloneOwnsThread: true });
+        server = started;
+        send({ type: "ready" });
+        for (const message of early ?? []) started.receive(message);
+        early = undefined;
+      },
+      (error: unknown) => {
+        send({ type: "unusable", message: errorMessage(error) });
+        process.disconnect();
+      },
+    );
 });

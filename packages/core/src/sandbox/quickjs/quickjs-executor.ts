@@ -2,6 +2,7 @@ import type { Executor } from "../executor.js";
 import { type EngineWatchdog, runEnginePass } from "../pass/pass-lifecycle.js";
 import { type PassDefaultOptions, passDefaults } from "../sandbox-config.js";
 import { quickJsEngine } from "./quickjs-engine.js";
+import { compiledCode } from "./quickjs-module.js";
 import { createModulePool } from "./quickjs-module-pool.js";
 
 export interface QuickJsExecutorOptions extends PassDefaultOptions {
@@ -37,6 +38,8 @@ export interface QuickJsExecutor extends Executor {
   };
   /** Keeps no module instance from now on: the idle ones are dropped, the lent ones when their pass ends. */
   retire(): void;
+  /** Reads and compiles QuickJS's code now, so the first pass does not (a sandbox process does it before it says it is ready). */
+  warm(): Promise<void>;
 }
 
 const DEFAULT_MODULE_PASSES = 50;
@@ -79,6 +82,9 @@ export function createQuickJsExecutor(options: QuickJsExecutorOptions = {}): Qui
     },
     stats: () => ({ passesRunning, runtimesNotFreed, ...pool.stats() }),
     retire: () => pool.close(),
+    warm: async () => {
+      await compiledCode();
+    },
     async close() {
       for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
       pool.close();

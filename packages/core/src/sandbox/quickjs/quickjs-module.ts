@@ -52,7 +52,7 @@ let compiled: Promise<unknown> | undefined;
  * The QuickJS code (quickjs-ng, built by quickjs-emscripten), read and compiled once, on the
  * first pass, and shared by every instance: an instance costs about a millisecond then.
  */
-function compiledCode(): Promise<unknown> {
+export function compiledCode(): Promise<unknown> {
   compiled ??= (async () => {
     const path = createRequire(import.meta.url).resolve("@jitl/quickjs-ng-wasmfile-release-sync/wasm");
     return WebAssemblyGlobal.compile(await readFile(path));
