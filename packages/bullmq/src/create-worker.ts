@@ -39,7 +39,7 @@ export interface CodemodeWorkerOptions {
     WorkerOptions,
     "connection" | "concurrency" | "lockDuration" | "stalledInterval" | "maxStalledCount" | "autorun"
   >;
-  /** Start taking jobs at once. Default true; otherwise call `worker.run()`. */
+  /** Start taking jobs at once (waiting for the store as long as it takes). Default true; otherwise call `worker.keepRunning()` (or BullMQ's `worker.run()`). */
   autorun?: boolean;
   /** Where worker errors (connection trouble, a job that threw) are reported. Default `console`. */
   logger?: { warn(message: string): void };
@@ -59,6 +59,9 @@ export class CodemodeWorker extends Worker<
   never
 > {
   private opened: OpenedConnection | undefined;
+  private stopping = false;
+  private readiness: Promise<void> | undefined;
+  private readonly wakeUps = new Set<() => void>();
 
   /** @internal Use `createCodemodeWorker`. */
   constructor(
@@ -66,12 +69,69 @@ export class CodemodeWorker extends Worker<
     processor: (job: Job<CodemodeJobData, CodemodeJobResult, CodemodeJobName>) => Promise<CodemodeJobResult>,
     options: WorkerOptions<never>,
     opened: OpenedConnection,
+    private readonly warn: (message: string) => void,
   ) {
     super(name, processor as never, options, opened.backend as never);
     this.opened = opened;
   }
 
+  /**
+   * Resolves once the queue's store answers, waiting for it as long as it takes (never rejecting
+   * while the worker is open): a worker started while its store is down waits for it, saying so,
+   * instead of ending its process. Rejects only once the worker is closed.
+   */
+  override waitUntilReady(): Promise<void> {
+    // One wait at a time, however many callers (the run loop and the application): one log line each time.
+    this.readiness ??= this.waitForStore().finally(() => {
+      this.readiness = undefined;
+    });
+    return this.readiness;
+  }
+
+  private async waitForStore(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await super.waitUntilReady();
+        if (attempt > 1) this.warn(`worker of "${this.name}": the store answers again`);
+        return;
+      } catch (error) {
+        if (this.stopping) throw error;
+        const delayMs = storeRetryDelay(attempt);
+        this.warn(
+          `worker of "${this.name}": the store does not answer (${errorMessage(error)}); trying again in ${(delayMs / 1000).toFixed(1)} s`,
+        );
+        await this.pause_(delayMs);
+        if (this.stopping) throw error;
+      }
+    }
+  }
+
+  /**
+   * Runs until closed: waits for the store, takes jobs, and when BullMQ's run loop ends on a
+   * failure of the store (not a close), waits for the store again and goes on. A driver's error
+   * never ends the process: it is reported through `logger` (the worker's "error" event).
+   */
+  async keepRunning(): Promise<void> {
+    for (let attempt = 1; !this.stopping; attempt++) {
+      try {
+        await this.waitUntilReady();
+        if (this.stopping) return;
+        await this.run();
+        return;
+      } catch (error) {
+        if (this.stopping) return;
+        const delayMs = storeRetryDelay(attempt);
+        this.warn(
+          `worker of "${this.name}" stopped taking jobs (${errorMessage(error)}); starting again in ${(delayMs / 1000).toFixed(1)} s`,
+        );
+        await this.pause_(delayMs);
+      }
+    }
+  }
+
   override async close(force = false): Promise<void> {
+    this.stopping = true;
+    for (const wake of this.wakeUps) wake();
     try {
       await super.close(force);
     } finally {
@@ -80,6 +140,24 @@ export class CodemodeWorker extends Worker<
       await opened?.close();
     }
   }
+
+  /** Waits `ms`, or less when the worker is closed meanwhile. */
+  private pause_(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakeUps.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.wakeUps.add(wake);
+    });
+  }
+}
+
+/** Back-off while the store does not answer: 250 ms, doubling, at most 2 s (so a store back is used within a second or two). */
+function storeRetryDelay(attempt: number): number {
+  return Math.min(2_000, 250 * 2 ** Math.min(attempt - 1, 4));
 }
 
 /**
@@ -107,13 +185,15 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
     return runJob(runtime, job);
   };
   const bullmqOptions = options.bullmq ?? {};
+  const warn = (message: string) => (options.logger ?? console).warn(`[codemode/bullmq] ${message}`);
   const worker = new CodemodeWorker(
     name,
     processor,
     {
       ...bullmqOptions,
       ...opened.options,
-      autorun: options.autorun ?? true,
+      // Started below, through keepRunning: it waits for the store, and starts again after it.
+      autorun: false,
       concurrency: options.concurrency ?? 4,
       lockDuration: options.lockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 30_000,
@@ -134,8 +214,9 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
       },
     },
     opened,
+    (message) => warn(message),
   );
-  const warn = (message: string) => (options.logger ?? console).warn(`[codemode/bullmq] ${message}`);
   worker.on("error", (error: Error) => warn(`worker of "${name}": ${error.message}`));
+  if (options.autorun ?? true) void worker.keepRunning();
   return worker;
 }

@@ -29,10 +29,36 @@ export const createPostgresBackendWithReliableEvents: BackendFactory<IQueueBacke
   factoryOptions,
 ) => {
   const backend = createPostgresBackend(name, options as never, factoryOptions);
+  retryableReadiness(backend);
   // Only QueueEvents (a "blocking" backend that is not a worker's) reads events.
   if (factoryOptions?.blocking) backend.readEvents = reliableEventReader(backend);
   return backend;
 };
+
+/**
+ * BullMQ's PostgreSQL connection remembers its first readiness check, a failed one too: a worker
+ * started while the database was down stayed unable to work after it came back. A failed check
+ * is forgotten here, so the next `waitUntilReady` (the worker's, or its run loop's) tries again.
+ */
+function retryableReadiness(backend: PostgresQueueBackend): void {
+  forgetFailure(backend.connection as unknown as Memoized);
+  forgetFailure(backend as unknown as Memoized);
+}
+
+/** Something whose `waitUntilReady` is memoized in `readyPromise`, failures included. */
+interface Memoized {
+  waitUntilReady(): Promise<void>;
+  readyPromise?: Promise<void> | undefined;
+}
+
+function forgetFailure(target: Memoized): void {
+  const check = target.waitUntilReady.bind(target);
+  target.waitUntilReady = () =>
+    check().catch((error: unknown) => {
+      target.readyPromise = undefined;
+      throw error;
+    });
+}
 
 function reliableEventReader(backend: PostgresQueueBackend): PostgresQueueBackend["readEvents"] {
   const waitForNewer = backend.readEvents.bind(backend);
