@@ -147,11 +147,12 @@ export function createCodemodeQueue(options: CodemodeQueueOptions): CodemodeQueu
           jobOptions(runJobId(submitted.executionId), options.retry),
         );
       } catch (error) {
-        // Stored and listed, but no worker knows: `requeue` (or a `recover` sweep) starts it later.
+        // Stored and listed, but no job: the workers' sweep (sweep.ts) gives it one once it has
+        // gone `orphanAfterMs` without a change, and it runs. The caller learns the store failed.
         return errorOutcomeOf(
           submitted.executionId,
           "STORAGE_ERROR",
-          `the run was stored but could not be queued (queue.requeue it): ${messageOf(error)}`,
+          `the run was stored but its job could not be added (${messageOf(error)}); the workers' sweep gives it a job and it runs`,
         );
       }
       return { executionId: submitted.executionId };

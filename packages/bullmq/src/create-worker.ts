@@ -1,5 +1,14 @@
+import type { CodemodeRuntime } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
-import { type IQueueBackend, type Job, type JobProgress, UnrecoverableError, Worker, type WorkerOptions } from "bullmq";
+import {
+  type IQueueBackend,
+  type Job,
+  type JobProgress,
+  Queue,
+  UnrecoverableError,
+  Worker,
+  type WorkerOptions,
+} from "bullmq";
 import { type CodemodeQueueConnection, type OpenedConnection, openConnection } from "./connection.js";
 import {
   BACKOFF_TYPE,
@@ -9,8 +18,10 @@ import {
   type CodemodeJobResult,
   checkJobData,
   DEFAULT_QUEUE_NAME,
+  type RetryOptions,
 } from "./jobs.js";
 import { runJob, type WorkerRuntime } from "./run-job.js";
+import { type SweepSettings, sweepRuns } from "./sweep.js";
 
 export interface CodemodeWorkerOptions {
   /** A runtime over the fleet's store with every connector the runs use; it runs the passes. */
@@ -39,6 +50,17 @@ export interface CodemodeWorkerOptions {
     WorkerOptions,
     "connection" | "concurrency" | "lockDuration" | "stalledInterval" | "maxStalledCount" | "autorun"
   >;
+  /**
+   * How often this worker looks for `running` runs that have no job (a submit whose job could not
+   * be added while the store restarted, a process that died between storing a run and queueing
+   * it) and gives each one (ms; 0: never). Listing them also repairs listing rows an outage left
+   * behind. Default 10 000.
+   */
+  sweepEveryMs?: number;
+  /** How long a `running` run must have gone without a change before the sweep gives it a job. Default 30 000. */
+  orphanAfterMs?: number;
+  /** The retry settings of the jobs the sweep adds (as the queue's `retry`). */
+  retry?: RetryOptions;
   /** Start taking jobs at once (waiting for the store as long as it takes). Default true; otherwise call `worker.keepRunning()` (or BullMQ's `worker.run()`). */
   autorun?: boolean;
   /** Where worker errors (connection trouble, a job that threw) are reported. Default `console`. */
@@ -61,6 +83,9 @@ export class CodemodeWorker extends Worker<
   private opened: OpenedConnection | undefined;
   private stopping = false;
   private readiness: Promise<void> | undefined;
+  private sweeper:
+    | { timer: NodeJS.Timeout; queue: Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName> }
+    | undefined;
   private readonly wakeUps = new Set<() => void>();
 
   /** @internal Use `createCodemodeWorker`. */
@@ -129,9 +154,46 @@ export class CodemodeWorker extends Worker<
     }
   }
 
+  /**
+   * Sweeps every `everyMs` (with jitter, so that workers do not sweep in step) for `running` runs
+   * that have no job, and gives each one (sweep.ts). Stops with `close()`.
+   */
+  startSweeping(
+    runtime: Pick<CodemodeRuntime, "executions">,
+    opened: OpenedConnection,
+    everyMs: number,
+    settings: Omit<SweepSettings, "warn">,
+  ): void {
+    if (this.sweeper || everyMs <= 0) return;
+    const queue = new Queue<CodemodeJobData, CodemodeJobResult, CodemodeJobName>(
+      this.name,
+      opened.options,
+      opened.backend as never,
+    );
+    queue.on("error", () => undefined);
+    let sweeping = false;
+    const sweep = async () => {
+      if (sweeping || this.stopping) return;
+      sweeping = true;
+      try {
+        await sweepRuns(runtime, queue, { ...settings, warn: this.warn });
+      } finally {
+        sweeping = false;
+      }
+    };
+    const timer = setInterval(() => void sweep(), Math.round(everyMs * (0.75 + Math.random() * 0.5)));
+    timer.unref();
+    this.sweeper = { timer, queue };
+  }
+
   override async close(force = false): Promise<void> {
     this.stopping = true;
     for (const wake of this.wakeUps) wake();
+    if (this.sweeper) {
+      clearInterval(this.sweeper.timer);
+      await this.sweeper.queue.close().catch(() => undefined);
+      this.sweeper = undefined;
+    }
     try {
       await super.close(force);
     } finally {
@@ -194,6 +256,10 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
       ...opened.options,
       // Started below, through keepRunning: it waits for the store, and starts again after it.
       autorun: false,
+      // On PostgreSQL a worker waiting for jobs listens for a notification, and a restart of the
+      // database loses the ones sent while it came back: the wait then ends only at drainDelay
+      // (BullMQ's default 5 s), the fleet idle for that long. 1 s bounds it.
+      ...(opened.kind === "postgres" && bullmqOptions.drainDelay === undefined ? { drainDelay: 1 } : {}),
       concurrency: options.concurrency ?? 4,
       lockDuration: options.lockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 30_000,
@@ -217,6 +283,10 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
     (message) => warn(message),
   );
   worker.on("error", (error: Error) => warn(`worker of "${name}": ${error.message}`));
+  worker.startSweeping(runtime, opened, options.sweepEveryMs ?? 10_000, {
+    orphanAfterMs: options.orphanAfterMs ?? 30_000,
+    ...(options.retry ? { retry: options.retry } : {}),
+  });
   if (options.autorun ?? true) void worker.keepRunning();
   return worker;
 }

@@ -16,7 +16,10 @@ function setup() {
 }
 
 /** For runtimes of a story that never reruns: their reads and reruns must not be reached. */
-const noReruns: Pick<WorkerRuntime, "execution" | "rerun"> = {
+const noReruns: Pick<WorkerRuntime, "execution" | "rerun" | "executions"> = {
+  executions: async () => {
+    throw new Error("not expected in this story");
+  },
   execution: async () => {
     throw new Error("not expected in this story");
   },

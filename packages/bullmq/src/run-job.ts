@@ -11,9 +11,12 @@ import {
 
 /**
  * What a worker needs of the runtime: the operations that run passes (`rerun` for a run a store
- * fault ended), and the store's answer.
+ * fault ended), the store's answer, and the listing its sweep reads (sweep.ts).
  */
-export type WorkerRuntime = Pick<CodemodeRuntime, "recover" | "approve" | "outcome" | "rerun" | "execution">;
+export type WorkerRuntime = Pick<
+  CodemodeRuntime,
+  "recover" | "approve" | "outcome" | "rerun" | "execution" | "executions"
+>;
 
 /**
  * Times the fleet runs again a run that a store fault ended (`error`, STORAGE_ERROR, recorded)

@@ -7,7 +7,7 @@ import { tcpUnreachable } from "@codemode/storage/testing";
 import { afterEach, beforeAll, describe } from "vitest";
 import type { CodemodeQueueConnection } from "../connection.js";
 import { type CodemodeQueue, createCodemodeQueue } from "../create-queue.js";
-import { type CodemodeWorker, createCodemodeWorker } from "../create-worker.js";
+import { type CodemodeWorker, type CodemodeWorkerOptions, createCodemodeWorker } from "../create-worker.js";
 import type { RetryOptions } from "../jobs.js";
 import type { WorkerRuntime } from "../run-job.js";
 
@@ -38,7 +38,10 @@ export interface BackendStories {
   fleet(
     runtime: CodemodeRuntime,
     retry?: RetryOptions,
-  ): { queue: CodemodeQueue; startWorker(workerRuntime?: WorkerRuntime): CodemodeWorker };
+  ): {
+    queue: CodemodeQueue;
+    startWorker(workerRuntime?: WorkerRuntime, options?: Partial<CodemodeWorkerOptions>): CodemodeWorker;
+  };
   /** Another queue of `queue`'s fleet, as another web process opens it; closed after the story. */
   queueBeside(runtime: CodemodeRuntime, queue: CodemodeQueue): CodemodeQueue;
   /** Closes `thing` after the story, before the workers and the fleet's queue. */
@@ -82,7 +85,7 @@ export function describeOnEachBackend(stories: (context: BackendStories) => void
             await runtime.close();
           },
         });
-        const startWorker = (workerRuntime: WorkerRuntime = runtime) => {
+        const startWorker = (workerRuntime: WorkerRuntime = runtime, options: Partial<CodemodeWorkerOptions> = {}) => {
           const worker = createCodemodeWorker({
             runtime: workerRuntime,
             connection: backend.connection(),
@@ -91,6 +94,7 @@ export function describeOnEachBackend(stories: (context: BackendStories) => void
             lockDurationMs: 2_000,
             stalledIntervalMs: 1_000,
             logger: { warn() {} },
+            ...options,
           });
           // Workers close after what the story opened itself, and before the queue they serve.
           opened.splice(1, 0, worker);
@@ -128,6 +132,7 @@ export function flakyRuntime(runtime: WorkerRuntime, failures: { recover: number
   return {
     outcome: (id) => runtime.outcome(id),
     execution: (id) => runtime.execution(id),
+    executions: (query) => runtime.executions(query),
     rerun: (query) => runtime.rerun(query),
     recover: async (options) =>
       failures.recover-- > 0
