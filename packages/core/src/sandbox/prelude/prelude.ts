@@ -8,6 +8,12 @@ import { createFormatter, installConsole } from "./install-console.js";
 import { installIntlGuard } from "./install-intl-guard.js";
 import { installRandom } from "./install-random.js";
 import { installStart } from "./install-start.js";
+import {
+  createStringGuardTools,
+  createTwoWaySearch,
+  installStringReplaceGuard,
+  installStringSearchGuard,
+} from "./install-string-guard.js";
 import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import { installTimers } from "./install-timers.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
@@ -43,6 +49,10 @@ const PARTS: SandboxParts = {
   installArrayGuard,
   installConcatGuard,
   installFlatGuard,
+  createTwoWaySearch,
+  createStringGuardTools,
+  installStringSearchGuard,
+  installStringReplaceGuard,
   installIntlGuard,
   installStart,
 };

@@ -9,6 +9,12 @@ import type { createFormatter, installConsole } from "./install-console.js";
 import type { installIntlGuard } from "./install-intl-guard.js";
 import type { installRandom } from "./install-random.js";
 import type { installStart } from "./install-start.js";
+import type {
+  createStringGuardTools,
+  createTwoWaySearch,
+  installStringReplaceGuard,
+  installStringSearchGuard,
+} from "./install-string-guard.js";
 import type { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import type { installTimers } from "./install-timers.js";
 import type { createSandboxBridge } from "./sandbox-bridge.js";
@@ -66,6 +72,10 @@ export interface SandboxParts extends ValueCodecParts {
   installArrayGuard: typeof installArrayGuard;
   installConcatGuard: typeof installConcatGuard;
   installFlatGuard: typeof installFlatGuard;
+  createTwoWaySearch: typeof createTwoWaySearch;
+  createStringGuardTools: typeof createStringGuardTools;
+  installStringSearchGuard: typeof installStringSearchGuard;
+  installStringReplaceGuard: typeof installStringReplaceGuard;
   installIntlGuard: typeof installIntlGuard;
   installStart: typeof installStart;
 }
@@ -135,6 +145,14 @@ export function sandboxSetup(
   parts.installArrayGuard(arrayGuardTools);
   parts.installConcatGuard(arrayGuardTools);
   parts.installFlatGuard(arrayGuardTools);
+  // String searches the built-ins would run in native code for longer than a deadline (R-SB-8).
+  // V8 searches in linear time and stops at the deadline, but for `lastIndexOf` (naive, and deaf
+  // to termination); quickjs-ng searches naively and polls no interrupt in any of them. QuickJS is
+  // told by its missing Intl (an engine without one), and pays the wrappers' cost on every call.
+  const stringGuardTools = parts.createStringGuardTools(parts.createTwoWaySearch());
+  const naiveSearches = typeof (global as { Intl?: unknown }).Intl === "undefined";
+  parts.installStringSearchGuard(stringGuardTools, naiveSearches ? undefined : ["lastIndexOf"]);
+  if (naiveSearches) parts.installStringReplaceGuard(stringGuardTools);
   parts.installIntlGuard(intrinsics, global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(
     intrinsics,
