@@ -2,7 +2,8 @@
  * What the processes of test/fleet.test.ts share: their configuration, the store they keep runs
  * in, and the `ledger` connector whose calls record every attempt and apply each effect once per
  * idempotency key, on the real store (Redis lists and hashes, or PostgreSQL tables), so the test
- * can count them after workers were killed mid-call. They import the BUILT packages.
+ * can count them after workers were killed mid-call (or in a folder, `ledgerDir`, when the story
+ * stops the store). They import the BUILT packages.
  */
 
 import type { CodemodeQueueConnection } from "@codemode/bullmq";
@@ -12,6 +13,7 @@ import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
 import { createClient } from "@keyv/redis";
 import pg from "pg";
+import { openFileLedger } from "./file-ledger.ts";
 
 export interface FleetConfig {
   backend: "redis" | "postgres";
@@ -27,6 +29,11 @@ export interface FleetConfig {
   workerId: string;
   /** The runtime's limits per pass, when the story sets them (the default otherwise). */
   limits?: { timeoutMs?: number; memoryMb?: number };
+  /**
+   * A folder for the ledger instead of the store (file-ledger.ts), for stories that stop the store:
+   * the ledger must stay the truth while it is down.
+   */
+  ledgerDir?: string;
 }
 
 export function readConfig(): FleetConfig {
@@ -46,8 +53,12 @@ export function tables(space: string) {
   };
 }
 
-export function openStorage(config: FleetConfig): CodemodeStorage {
-  if (config.backend === "redis") return redisStorage(config.url, { namespace: config.space });
+/** `onError`: errors the store's client reports between commands (a dropped connection). */
+export function openStorage(
+  config: FleetConfig,
+  options: { onError?: (error: unknown) => void } = {},
+): CodemodeStorage {
+  if (config.backend === "redis") return redisStorage(config.url, { namespace: config.space, ...options });
   const names = tables(config.space);
   return postgresStorage(config.url, {
     namespace: config.space,
@@ -55,6 +66,7 @@ export function openStorage(config: FleetConfig): CodemodeStorage {
     leaseTable: names.leases,
     indexTable: names.index,
     pool: { max: 4 },
+    ...options,
   });
 }
 
@@ -72,6 +84,7 @@ export interface Ledger {
 }
 
 export async function openLedger(config: FleetConfig): Promise<Ledger> {
+  if (config.ledgerDir) return openFileLedger(config.ledgerDir, config.workerId);
   if (config.backend === "redis") {
     const client = createClient({ url: config.url });
     client.on("error", () => undefined);
