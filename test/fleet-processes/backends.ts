@@ -19,6 +19,8 @@ export interface Recorded {
 export interface BackendCase {
   name: FleetConfig["backend"];
   url: string;
+  /** How the runs' storage is set up, when not as the store's defaults (PostgreSQL schemas, R-ST-7). */
+  runs?: FleetConfig["runs"];
   prepare(space: string): Promise<void>;
   read(space: string): Promise<Recorded>;
   cleanup(space: string): Promise<void>;

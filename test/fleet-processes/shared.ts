@@ -34,6 +34,11 @@ export interface FleetConfig {
    * the ledger must stay the truth while it is down.
    */
   ledgerDir?: string;
+  /**
+   * PostgreSQL only, how the runs' storage is set up (R-ST-7): its own URL (another role), its
+   * `schema`, and a `search_path` its connections are opened with.
+   */
+  runs?: { url?: string; schema?: string; searchPath?: string };
 }
 
 export function readConfig(): FleetConfig {
@@ -60,12 +65,14 @@ export function openStorage(
 ): CodemodeStorage {
   if (config.backend === "redis") return redisStorage(config.url, { namespace: config.space, ...options });
   const names = tables(config.space);
-  return postgresStorage(config.url, {
+  const runs = config.runs ?? {};
+  return postgresStorage(runs.url ?? config.url, {
     namespace: config.space,
     table: names.kv,
     leaseTable: names.leases,
     indexTable: names.index,
-    pool: { max: 4 },
+    ...(runs.schema ? { schema: runs.schema } : {}),
+    pool: { max: 4, ...(runs.searchPath ? { options: `-c search_path=${runs.searchPath}` } : {}) },
     ...options,
   });
 }
