@@ -41,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stopServer();
-  rmSync(directory, { recursive: true, force: true });
+  if (directory) rmSync(directory, { recursive: true, force: true });
 });
 
 function freePort(): Promise<number> {

@@ -118,6 +118,11 @@ export interface PassRequest {
    * deadline. Default: when the executor starts the pass.
    */
   startedAt?: number;
+  /**
+   * Told the instant the pass's time starts (epoch ms; its deadline is that plus `timeoutMs`), so
+   * that the host's own waits for this pass (a tool call's) end with the sandbox's.
+   */
+  started?: (startedAt: number) => void;
   memoryMb?: number;
   /** Longest wire text of a value sent to be kept (see `SandboxLimits.maxValueChars`); the executor's default when absent. */
   maxValueChars?: number;

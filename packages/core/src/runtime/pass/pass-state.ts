@@ -90,7 +90,8 @@ export class PassState {
   readonly grants: GrantBook;
   readonly approvals: PassApprovals;
   readonly signal: AbortSignal | undefined;
-  readonly deadline: number | undefined;
+  /** When the pass's time limit runs out: set again by `started` when the sandbox pass starts. */
+  deadline: number | undefined;
 
   constructor(options: PassStateOptions) {
     this.signal = options.signal;

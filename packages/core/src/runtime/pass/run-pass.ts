@@ -112,6 +112,10 @@ async function runWatchedPass(
     replay: replayEntries(log),
     signal: watch.signal,
     ...(alone ? { alone } : {}),
+    // The tool calls' deadline is the sandbox's own, counted from the same instant (R-SB-3).
+    started: (startedAt) => {
+      state.deadline = startedAt + settings.timeoutMs;
+    },
   });
   await state.recorder.drain();
 
@@ -180,7 +184,7 @@ export function passTools(context: RuntimeContext): (connector: string, method: 
 export async function runInSandbox(
   context: RuntimeContext,
   head: ExecutionHead,
-  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal" | "alone">,
+  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal" | "alone" | "started">,
 ): Promise<PassResult> {
   const { settings } = context;
   const admission = await context.passes.admit();

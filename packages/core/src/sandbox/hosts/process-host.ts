@@ -335,6 +335,7 @@ function passData(request: PassRequest): PassData {
     ownsThread: _ownsThread,
     replay,
     alone: _alone,
+    started: _started,
     ...rest
   } = request;
   return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };

@@ -129,6 +129,7 @@ export class SandboxProcess {
     // The process counts the pass's time from now, when it is sent (not while it waited for a
     // process to start), as this side does: both see the same deadline.
     const data: PassData = { ...given, startedAt: given.startedAt ?? Date.now() };
+    request.started?.(data.startedAt as number);
     const pass = this.nextPass++;
     this.passesSent++;
     return new Promise<PassResult>((resolve) => {

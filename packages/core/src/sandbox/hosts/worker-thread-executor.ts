@@ -122,10 +122,14 @@ class SandboxThread {
   runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
     // The signal stays here (it cannot cross a thread): an abort crosses as a message, and on the
     // abort board, which a thread whose program loops still reads.
-    const { onRequest, signal, aborted: _aborted, ownsThread: _ownsThread, replay, ...request_ } = request;
+    const { onRequest, signal, aborted: _aborted, ownsThread: _ownsThread, replay, started, ...request_ } = request;
     const slot = this.freeSlots.pop();
+    // The thread counts the pass's time from now, as this side does: both see the same deadline.
+    const startedAt = request_.startedAt ?? Date.now();
+    started?.(startedAt);
     const passData: PassData = {
       ...request_,
+      startedAt,
       ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}),
       ...(slot === undefined ? {} : { abortSlot: slot }),
     };

@@ -39,7 +39,9 @@ export async function readProgram(
   };
   const logs = new LogCollector(defaults.maxLogLines, defaults.maxLogLineChars, defaults.maxLogChars);
   // Parsing runs on this thread, before any sandbox: it counts against the pass's time.
-  const deadline = (request.startedAt ?? Date.now()) + limits.timeoutMs;
+  const startedAt = request.startedAt ?? Date.now();
+  request.started?.(startedAt);
+  const deadline = startedAt + limits.timeoutMs;
   if (request.code.length > MAX_CODE_CHARS) {
     return failed(
       "SANDBOX_ERROR",
