@@ -24,15 +24,22 @@ export const SERVICES = ["search", "describe", "run"];
 export async function runPass(context: RuntimeContext, input: PassInput): Promise<PassEnd> {
   const watch = new CancelWatch(context.store, input.head.id, context.passesHere);
   try {
-    let end = await runWatchedPass(context, input, watch, false);
+    // When the pass's time began: a pass that runs again runs within the same deadline.
+    const first: { startedAt?: number } = {};
+    let end = await runWatchedPass(context, input, watch, first);
     // Its sandbox process ended, and another pass there may have been the cause (R-SB-8): the
     // pass runs again from the log as it now stands, alone when it is one of several suspects,
-    // so that a crash of its own is told from another's.
-    for (let again = 0; end.kind === "error" && end.retry && again < MAX_CRASH_RETRIES; again++) {
+    // so that a crash of its own is told from another's. It runs within its first deadline, so
+    // that no pass, hostile or not, ends later than its time limit and the host's grace.
+    for (
+      let again = 0;
+      end.kind === "error" && end.retry && again < MAX_CRASH_RETRIES && timeLeft(context, first);
+      again++
+    ) {
       context.warn(
         `execution ${input.head.id}: its sandbox process ended while the pass ran (${end.message}); the pass runs again${end.retry === "alone" ? " in a sandbox process of its own" : ""}`,
       );
-      end = await runWatchedPass(context, input, watch, end.retry === "alone");
+      end = await runWatchedPass(context, input, watch, first, end.retry === "alone");
     }
     if (end.kind === "error" && end.retry) {
       const { retry: _retry, ...final } = end;
@@ -46,12 +53,20 @@ export async function runPass(context: RuntimeContext, input: PassInput): Promis
 
 /** How many times a pass runs again after sandbox processes it shared ended under it. */
 const MAX_CRASH_RETRIES = 2;
+/** Less time than this left before its deadline, a pass whose process crashed under it does not run again. */
+const MIN_RETRY_MS = 50;
+
+function timeLeft(context: RuntimeContext, first: { startedAt?: number }): boolean {
+  if (first.startedAt === undefined) return true;
+  return first.startedAt + context.settings.timeoutMs - Date.now() >= MIN_RETRY_MS;
+}
 
 async function runWatchedPass(
   context: RuntimeContext,
   input: PassInput,
   watch: CancelWatch,
-  alone: boolean,
+  first: { startedAt?: number },
+  alone = false,
 ): Promise<PassEnd> {
   const { head, log, lease } = input;
   const { settings } = context;
@@ -112,8 +127,10 @@ async function runWatchedPass(
     replay: replayEntries(log),
     signal: watch.signal,
     ...(alone ? { alone } : {}),
+    ...(first.startedAt === undefined ? {} : { startedAt: first.startedAt }),
     // The tool calls' deadline is the sandbox's own, counted from the same instant (R-SB-3).
     started: (startedAt) => {
+      first.startedAt ??= startedAt;
       state.deadline = startedAt + settings.timeoutMs;
     },
   });
@@ -184,7 +201,7 @@ export function passTools(context: RuntimeContext): (connector: string, method: 
 export async function runInSandbox(
   context: RuntimeContext,
   head: ExecutionHead,
-  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal" | "alone" | "started">,
+  run: Pick<PassRequest, "code" | "onRequest" | "replay" | "signal" | "alone" | "started" | "startedAt">,
 ): Promise<PassResult> {
   const { settings } = context;
   const admission = await context.passes.admit();
