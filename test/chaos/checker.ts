@@ -42,6 +42,8 @@ export interface CheckFacts {
   jobsLeft: Record<string, number>;
   attempts: number;
   effects: number;
+  /** When each effect happened (epoch ms), in order: when the fleet did work. */
+  effectTimes: number[];
   /** Calls attempted more than once (same key; the effect once). */
   repeatedCalls: number;
 }
@@ -228,6 +230,7 @@ export async function checkRuns(
       jobsLeft,
       attempts: recorded.attempts.length,
       effects: recorded.effects.size,
+      effectTimes: [...recorded.effects.values()].map((effect) => effect.at).sort((a, b) => a - b),
       repeatedCalls: perKey.filter((count) => count > 1).length,
     },
   };

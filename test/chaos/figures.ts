@@ -4,7 +4,7 @@
  */
 import type { CheckReport } from "./checker.ts";
 import type { ApproverFigures } from "./pending-approver.ts";
-import { describeRestarts, type Restart, seconds } from "./restart-loop.ts";
+import { backToWork, describeRestarts, type Restart, seconds } from "./restart-loop.ts";
 import type { Submitter } from "./submitter.ts";
 import type { WorkerFleet } from "./worker-fleet.ts";
 
@@ -55,6 +55,7 @@ export function details(figures: RunFigures): string {
   return [
     `${figures.store}: ${facts.completed} of ${facts.accepted} accepted runs completed (${facts.handedOut} ids handed out, ${facts.absent} absent) in ${seconds(figures.elapsedMs)}`,
     `  store: ${describeRestarts(figures.restarts)}`,
+    `  back to work after the store answered again: ${describeGaps(backToWork(figures.restarts, facts.effectTimes))}`,
     `  workers: ${workers.kills} SIGKILLed and replaced, ${workers.freezes} frozen past the lease, ${workers.deaths.length} died on their own, ${figures.stalled} jobs handed over (stalled)`,
     `  submits: ${submitter.answers.length} answers, ${submitter.storageErrors} STORAGE_ERROR (retried), others ${json(submitter.otherAnswers())}`,
     `  drain after the last submit: ${figures.drainMs === undefined ? `not drained within ${seconds(figures.drainLimitMs)}` : seconds(figures.drainMs)}`,
@@ -63,4 +64,12 @@ export function details(figures: RunFigures): string {
     `  approvals: ${approver.approved.size} approved through pending(), approve errors ${json(approver.approveErrors)}, pending() listings failed ${approver.listingFailures}`,
     `  ledger: ${facts.effects} effects, ${facts.attempts} attempts, ${facts.repeatedCalls} calls attempted more than once`,
   ].join("\n");
+}
+
+/** "median 0.4 s, at most 0.9 s (12 restarts)". */
+export function describeGaps(gaps: readonly number[]): string {
+  if (gaps.length === 0) return "no restart followed by work";
+  const sorted = [...gaps].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] as number;
+  return `median ${seconds(median)}, at most ${seconds(sorted.at(-1) as number)} (${sorted.length} restarts)`;
 }

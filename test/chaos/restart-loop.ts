@@ -81,3 +81,20 @@ export function describeRestarts(restarts: Restart[]): string {
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
+
+/**
+ * For each restart, how long after the store answered again the fleet did its next piece of work
+ * (the next effect a tool applied), in ms: "back to work". Restarts after which nothing happened
+ * before the next one are left out.
+ */
+export function backToWork(restarts: readonly Restart[], effectTimes: readonly number[]): number[] {
+  const gaps: number[] = [];
+  restarts.forEach((restart, index) => {
+    if (!Number.isFinite(restart.unavailableMs)) return;
+    const back = restart.at + restart.unavailableMs;
+    const next = restarts[index + 1]?.at ?? Number.POSITIVE_INFINITY;
+    const first = effectTimes.find((time) => time >= back);
+    if (first !== undefined && first < next) gaps.push(first - back);
+  });
+  return gaps;
+}

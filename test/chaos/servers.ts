@@ -87,9 +87,58 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
 
 /**
  * SIGKILLs a server process and every process below it, as one: PostgreSQL's backends each lead a
- * process group of their own, so a signal to the postmaster's group would not reach them.
+ * process group of their own, so a signal to the postmaster's group would not reach them. Each
+ * process is frozen (SIGSTOP) as it is found, and the tree is read again until no new one turns
+ * up, so that none forks a child unseen (a backend forked while the tree was read outlived the
+ * postmaster, held its shared memory, and the next start failed); then all of them are killed.
  */
-function killTree(root: number): void {
+function killTree(root: number): number[] {
+  const stop = (pid: number) => {
+    try {
+      process.kill(pid, "SIGSTOP");
+    } catch {
+      // Already gone.
+    }
+  };
+  const tree = new Set([root]);
+  stop(root);
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const [parent, children] of processChildren())
+      if (tree.has(parent))
+        for (const child of children)
+          if (!tree.has(child)) {
+            tree.add(child);
+            stop(child);
+            grown = true;
+          }
+  }
+  for (const pid of tree) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  return [...tree];
+}
+
+/** Resolves once none of `pids` runs any more (gone, or a zombie nobody reaped yet), or after 10 s. */
+async function gone(pids: readonly number[]): Promise<void> {
+  const running = (pid: number) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + 10_000;
+  while (pids.some(running) && Date.now() < deadline) await sleep(10);
+}
+
+/** Each process's children, read from /proc. */
+function processChildren(): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -102,18 +151,7 @@ function killTree(root: number): void {
       // The process ended meanwhile.
     }
   }
-  const tree = [root];
-  for (let at = 0; at < tree.length; at++) tree.push(...(children.get(tree[at] as number) ?? []));
-  // Frozen first, so that none of them sees another die and says goodbye to its clients.
-  for (const signal of ["SIGSTOP", "SIGKILL"] as const) {
-    for (const pid of tree) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // Already gone.
-      }
-    }
-  }
+  return children;
 }
 
 /** The lifecycle both kinds share: a spawned process group, its exit, its readiness. */
@@ -170,9 +208,15 @@ function managedServer(
       up = false;
       const running = child;
       if (!running?.pid) return;
-      if (mode === "kill") killTree(running.pid);
-      else await cleanStop().catch(() => killTree(running.pid as number));
-      await exited;
+      // Every process of the tree is gone before the server may start again on its data.
+      if (mode === "kill") {
+        const tree = killTree(running.pid);
+        await exited;
+        await gone(tree);
+      } else {
+        await cleanStop().catch(() => killTree(running.pid as number));
+        await exited;
+      }
     },
     async dispose() {
       await server.stop("kill");

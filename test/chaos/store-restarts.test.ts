@@ -18,7 +18,7 @@ import { checkRuns, expectAcceptance } from "./checker.ts";
 import { details, TABLE_HEADER, tableRow } from "./figures.ts";
 import { ownServer, STORES } from "./own-server.ts";
 import { startPendingApprover } from "./pending-approver.ts";
-import { type RestartLoop, startRestartLoop } from "./restart-loop.ts";
+import { backToWork, type RestartLoop, startRestartLoop } from "./restart-loop.ts";
 import { sleep } from "./servers.ts";
 import { Submitter } from "./submitter.ts";
 
@@ -73,6 +73,10 @@ for (const store of STORES) {
         };
         console.log(`${TABLE_HEADER}\n${tableRow(figures)}\n\n${details(figures)}`);
         expectAcceptance(report);
+        // Back to work within a second of the store answering again (the median over the restarts:
+        // a restart that comes while every worker is frozen or being replaced waits for them).
+        const gaps = backToWork(restarts.restarts, report.facts.effectTimes).sort((a, b) => a - b);
+        expect(gaps[Math.floor(gaps.length / 2)] ?? 0).toBeLessThanOrEqual(1_000);
         // The chaos happened (a run of 1,000 sees a dozen restarts; a small one while developing, one).
         expect(restarts.restarts.length).toBeGreaterThanOrEqual(1);
         expect(fleet.workers.kills).toBeGreaterThanOrEqual(1);

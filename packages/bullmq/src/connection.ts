@@ -71,9 +71,15 @@ function openRedis(urlOrClient: string | NodeRedisClient): OpenedConnection {
   const { createClient } = require("@redis/client") as {
     createClient(options: {
       url: string;
+      socket: { reconnectStrategy: (retries: number) => number };
     }): NodeRedisClient & { on(event: "error", listener: () => void): unknown; close(): Promise<void> };
   };
-  const client = createClient({ url: urlOrClient });
+  const client = createClient({
+    url: urlOrClient,
+    // Back to work soon after a restart of Redis: node-redis's own back-off grows to 2 s between
+    // tries, the worker idle that long after the server answered again; a refused connect is cheap.
+    socket: { reconnectStrategy: (retries) => Math.min(25 * 2 ** retries, 250) + Math.floor(Math.random() * 50) },
+  });
   // node-redis throws connection errors out of the event loop unless someone listens; BullMQ
   // reports them on its own classes' "error" events.
   client.on("error", () => undefined);

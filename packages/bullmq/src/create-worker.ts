@@ -101,6 +101,19 @@ export class CodemodeWorker extends Worker<
   }
 
   /**
+   * How long one wait for jobs may block, in seconds. BullMQ bounds a wait by `drainDelay` only
+   * when no job is delayed; with delayed jobs (retries in their backoff) it waits for the first of
+   * them, and on PostgreSQL a restart loses the notification of a job added meanwhile, so that a
+   * worker idled for seconds after the store came back. On PostgreSQL every wait ends by
+   * `drainDelay` (see `createCodemodeWorker`), delayed jobs or not.
+   */
+  protected override getBlockTimeout(blockUntil: number): number {
+    const timeout = super.getBlockTimeout(blockUntil);
+    const ceiling = this.opened?.kind === "postgres" ? this.opts.drainDelay : undefined;
+    return ceiling !== undefined && timeout > ceiling ? ceiling : timeout;
+  }
+
+  /**
    * Resolves once the queue's store answers, waiting for it as long as it takes (never rejecting
    * while the worker is open): a worker started while its store is down waits for it, saying so,
    * instead of ending its process. Rejects only once the worker is closed.
@@ -260,6 +273,9 @@ export function createCodemodeWorker(options: CodemodeWorkerOptions): CodemodeWo
       // database loses the ones sent while it came back: the wait then ends only at drainDelay
       // (BullMQ's default 5 s), the fleet idle for that long. 1 s bounds it.
       ...(opened.kind === "postgres" && bullmqOptions.drainDelay === undefined ? { drainDelay: 1 } : {}),
+      // A fetch of jobs that meets a refused connection (the store restarting) waits this long
+      // before it tries again: BullMQ's 15 s left a worker idle that long after the store was back.
+      runRetryDelay: bullmqOptions.runRetryDelay ?? 500,
       concurrency: options.concurrency ?? 4,
       lockDuration: options.lockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 30_000,

@@ -14,6 +14,34 @@ describe("BullMQ's PostgreSQL backend with the reliable event reader", () => {
       throw new Error(`PostgreSQL is not reachable (${unavailable}); CI must provide it`);
   });
 
+  it("a client held out of the pool whose connection fails between two queries does not end the process (the readiness check holds one across its migrations)", async () => {
+    if (unavailable) return void console.warn(`story not run: PostgreSQL is not reachable (${unavailable})`);
+    const name = `cm-held-${randomUUID().slice(0, 8)}`;
+    const options = { connection: { connectionString: POSTGRES_URL, migrate: true } as never };
+    const queue = new Queue(name, options, createPostgresBackendWithReliableEvents as never);
+    const uncaught: unknown[] = [];
+    const hear = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", hear);
+    try {
+      await queue.waitUntilReady();
+      const pool = (queue as unknown as { backend: { connection: { pool: import("pg").Pool } } }).backend.connection
+        .pool;
+      const client = await pool.connect();
+      await client.query("SELECT 1");
+      // As a restart of the database does between two of the check's queries.
+      const stream = (client as unknown as { connection: { stream: import("node:net").Socket } }).connection.stream;
+      stream.destroy(new Error("read ECONNRESET"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      client.release(true);
+      expect(uncaught).toEqual([]);
+      // The pool goes on with fresh clients.
+      expect((await pool.query("SELECT 2 AS two")).rows).toEqual([{ two: 2 }]);
+    } finally {
+      process.off("uncaughtException", hear);
+      await queue.close();
+    }
+  });
+
   it("delivers every completed event when jobs finish concurrently and commit out of id order", async () => {
     if (unavailable) return void console.warn(`story not run: PostgreSQL is not reachable (${unavailable})`);
     const name = `cm-events-${randomUUID().slice(0, 8)}`;

@@ -30,6 +30,7 @@ export const createPostgresBackendWithReliableEvents: BackendFactory<IQueueBacke
 ) => {
   const backend = createPostgresBackend(name, options as never, factoryOptions);
   retryableReadiness(backend);
+  hearCheckedOutClients(backend.connection.pool as unknown as ClientPool);
   // Only QueueEvents (a "blocking" backend that is not a worker's) reads events.
   if (factoryOptions?.blocking) backend.readEvents = reliableEventReader(backend);
   return backend;
@@ -43,6 +44,28 @@ export const createPostgresBackendWithReliableEvents: BackendFactory<IQueueBacke
 function retryableReadiness(backend: PostgresQueueBackend): void {
   forgetFailure(backend.connection as unknown as Memoized);
   forgetFailure(backend as unknown as Memoized);
+}
+
+/** The part of a `pg.Pool` this file needs: its clients as they connect. */
+interface ClientPool {
+  on(event: "connect", listener: (client: { on(event: "error", listener: () => void): unknown }) => void): unknown;
+}
+
+const heard = new WeakSet<object>();
+
+/**
+ * A `pg` client checked out of the pool emits "error" when its connection fails between two
+ * queries, and the pool listens only while the client is idle: BullMQ's readiness check holds
+ * one across its migration queries, and a database restarting then ended a worker at start-up
+ * with an uncaught "read ECONNRESET". Every client of the pool is heard: the query under way
+ * fails with the error, and the pool drops the broken client when it is released.
+ */
+function hearCheckedOutClients(pool: ClientPool): void {
+  if (heard.has(pool)) return;
+  heard.add(pool);
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
 }
 
 /** Something whose `waitUntilReady` is memoized in `readyPromise`, failures included. */

@@ -99,5 +99,27 @@ for (const backend of backends) {
         .toBe("completed");
       expect(ran.read).toBe(2);
     });
+
+    it("back to work soon after the store: a fetch that met a refused connection tries again after 500 ms, and on PostgreSQL no wait for jobs outlasts drainDelay, even with jobs in their backoff", async () => {
+      const runtime = createCodemodeRuntime({ storage: memoryStorage(), logger: { warn() {} } });
+      closing.push(() => runtime.close());
+      const worker = createCodemodeWorker({
+        runtime,
+        connection: backend.name === "Redis" ? { redis: backend.url } : { postgres: { connectionString: backend.url } },
+        name: `waits-${randomUUID().slice(0, 8)}`,
+        autorun: false,
+        logger: { warn() {} },
+      });
+      closing.push(() => worker.close(true));
+      const seam = worker as unknown as {
+        opts: { runRetryDelay: number };
+        getBlockTimeout(blockUntil: number): number;
+      };
+      expect(seam.opts.runRetryDelay).toBe(500);
+      // A job delayed a minute from now: BullMQ would wait for it (Redis caps a wait at 10 s); a
+      // PostgreSQL restart loses the notification of a job added meanwhile.
+      const wait = seam.getBlockTimeout(Date.now() + 60_000);
+      expect(wait).toBe(backend.name === "Redis" ? 10 : 1);
+    });
   });
 }

@@ -51,7 +51,9 @@ export function redisStorage(urlOrClient: string | RedisClient, options: RedisSt
           disableOfflineQueue: true,
           socket: {
             connectTimeout: connectTimeoutMs,
-            reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
+            // Back to work soon after a restart: a refused connect is cheap, so the client tries at
+            // least every 250 ms (node-redis's own back-off grows to 2 s, the store idle that long).
+            reconnectStrategy: (retries: number) => Math.min(25 * 2 ** retries, 250) + Math.floor(Math.random() * 50),
           },
         }) as RedisClient)
       : urlOrClient;
