@@ -235,15 +235,33 @@ class ProcessPool {
     return result;
   }
 
-  /** A pass in a process of its own, at most `processes` such at once (the others wait their turn). */
+  /**
+   * A pass in a process of its own, at most `processes` such at once (the others wait their turn).
+   * A pass whose time began before (`startedAt`: one that runs again after a crash) waits for its
+   * turn and its process no longer than its deadline: then it ends TIMEOUT, unsent.
+   */
   private async runAlone(request: PassRequest, data: PassData, timeoutMs: number): Promise<PassResult> {
-    while (this.alone.size >= this.settings.processes && !this.closed)
-      await new Promise<void>((resolve) => this.aloneQueue.push(resolve));
+    const deadline = request.startedAt === undefined ? undefined : request.startedAt + timeoutMs;
+    while (this.alone.size >= this.settings.processes && !this.closed) {
+      let wake: () => void = () => undefined;
+      const turn = new Promise<void>((resolve) => {
+        wake = resolve;
+        this.aloneQueue.push(resolve);
+      });
+      if ((await byDeadline(turn, deadline)) === LATE) {
+        const waiting = this.aloneQueue.indexOf(wake);
+        // Still in the queue: leave it; woken meanwhile: the turn goes to the next in line.
+        if (waiting >= 0) this.aloneQueue.splice(waiting, 1);
+        else this.aloneQueue.shift()?.();
+        return timedOutWaiting(timeoutMs);
+      }
+    }
     if (this.closed) return sandboxError("the executor was closed");
     const sandbox = this.start(true);
     this.alone.add(sandbox);
     try {
-      const problem = await sandbox.ready;
+      const problem = await byDeadline(sandbox.ready, deadline);
+      if (problem === LATE) return timedOutWaiting(timeoutMs);
       if (problem !== undefined) return sandboxError(problem);
       return await this.send(sandbox, request, data, timeoutMs);
     } finally {
@@ -339,6 +357,31 @@ function passData(request: PassRequest): PassData {
     ...rest
   } = request;
   return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };
+}
+
+const LATE = Symbol("late");
+
+/** What `work` resolves to, or LATE when `deadline` (epoch ms) comes first; `work` itself without one. */
+async function byDeadline<T>(work: Promise<T>, deadline: number | undefined): Promise<T | typeof LATE> {
+  if (deadline === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timedOutWaiting(timeoutMs: number): PassResult {
+  return {
+    status: "failed",
+    code: "TIMEOUT",
+    error: `the ${timeoutMs} ms limit ran out while the pass waited to run again in a sandbox process of its own`,
+    logs: [],
+  };
 }
 
 function sandboxError(error: string): PassResult {
