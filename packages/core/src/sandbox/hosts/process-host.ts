@@ -173,6 +173,7 @@ class ProcessPool {
       chosen.waitingPasses++;
       const problem = await chosen.ready;
       chosen.waitingPasses--;
+      if (this.closed) return sandboxError("the executor was closed");
       if (problem === undefined && !chosen.exited && !chosen.retiring)
         return this.send(chosen, request, data, timeoutMs);
     }

@@ -226,7 +226,11 @@ export class SandboxProcess {
     const exited = new Promise<void>((resolve) => this.exitListeners.push(resolve));
     this.child.ref();
     if (this.passes.size > 0) this.kill({ kind: "closed" });
-    else this.post({ type: "close" });
+    else {
+      // A pass sent after this (it waited for the process to be ready) ends as closed, not as a crash.
+      this.killed ??= { kind: "closed" };
+      this.post({ type: "close" });
+    }
     const timer = setTimeout(() => this.kill({ kind: "closed" }), graceMs);
     await exited;
     clearTimeout(timer);
