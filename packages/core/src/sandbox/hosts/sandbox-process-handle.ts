@@ -377,13 +377,14 @@ export class SandboxProcess {
   /** A running pass keeps the parent alive, as an isolate of the in-process executor does. */
   private refWhileBusy(): void {
     this.child.ref();
-    this.child.channel?.ref();
+    // Bun's and Deno's IPC channels have no ref() or unref(): the child's own ref holds there.
+    (this.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
   }
 
   private unrefWhenIdle(): void {
     if (this.passes.size > 0 || this.waiting.size > 0) return;
     this.child.unref();
-    this.child.channel?.unref();
+    (this.child.channel as { unref?: () => void } | null | undefined)?.unref?.();
     (this.child.stderr as { unref?: () => void } | null)?.unref?.();
   }
 }
