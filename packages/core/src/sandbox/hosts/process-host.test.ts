@@ -59,8 +59,17 @@ describe(`sandbox processes (${engine})`, () => {
     const { result } = await run(ADD);
     expect(result).toMatchObject({ status: "returned", value: "3" });
     const stats = await executor!.stats();
-    expect(stats.processes).toBe(2);
+    // One pass at a time needs one process; passes that come together start the others.
+    expect(stats.processes).toBe(1);
     expect(stats.pids.every((pid) => pid !== process.pid)).toBe(true);
+    const together = await Promise.all([run(ADD), run(ADD), run(ADD)]);
+    for (const { result: each } of together) expect(each).toMatchObject({ status: "returned", value: "3" });
+    expect((await executor!.stats()).processes).toBe(2);
+  });
+
+  it("R-SB-8: warm() starts every process ahead of the first pass", async () => {
+    await start().warm();
+    expect((await executor!.stats()).processes).toBe(2);
   });
 
   it("R-SB-8: a Map grown without end ends its pass as data; this process lives and the next pass runs", async () => {

@@ -181,7 +181,7 @@ class ProcessPool {
 
   async warm(): Promise<void> {
     this.used = true;
-    this.fillSlots();
+    this.fillSlots(true);
     await Promise.all(
       this.slots.map(async (sandbox) => {
         if (sandbox && (await sandbox.ready) === undefined) await sandbox.warm();
@@ -287,13 +287,21 @@ class ProcessPool {
     return least;
   }
 
-  /** Starts a process in every empty slot (all of them with the first pass: the next ones find them warm). */
-  private fillSlots(): void {
+  /**
+   * Starts processes in empty slots: every one with `all` (`warm()`), otherwise one, and only
+   * when every live process has work (or none lives). A runtime that runs one pass at a time
+   * starts one process, not `processes` of them (each costs a Node start, about a quarter of a
+   * second of CPU); passes that come together start the others, as before.
+   */
+  private fillSlots(all = false): void {
     if (this.closed || this.unusable) return;
+    const live = (sandbox: SandboxProcess | undefined): sandbox is SandboxProcess =>
+      sandbox !== undefined && !sandbox.exited && !sandbox.retiring;
+    if (!all && this.slots.some((sandbox) => live(sandbox) && sandbox.passCount === 0)) return;
     for (let slot = 0; slot < this.slots.length; slot++) {
-      const sandbox = this.slots[slot];
-      if (sandbox && !sandbox.exited && !sandbox.retiring) continue;
+      if (live(this.slots[slot])) continue;
       this.slots[slot] = this.start(false);
+      if (!all) return;
     }
   }
 
