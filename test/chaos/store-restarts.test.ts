@@ -2,7 +2,7 @@
  * The store restarts under a running fleet. Each store gets a server of its own (own port, own
  * data folder): Redis holding the runs (`redisStorage`) and BullMQ, or PostgreSQL holding the runs
  * (`postgresStorage`) and BullMQ's PostgreSQL backend. Three worker processes run 1,000 runs
- * (CODEMODE_CHAOS_RUNS) of five calls, the third needing approval, submitted one every ~90 ms
+ * (CODEMODE_CHAOS_RUNS) of five calls, the third needing approval, submitted one every ~65 ms
  * through `queue.submit` (a STORAGE_ERROR answer is submitted again); an approver approves what
  * `runtime.pending()` lists. Meanwhile the store restarts every 5–10 s after 0–2 s down, by
  * SIGKILL and cleanly in turn, and every 3 s a worker is SIGKILLed (and replaced) or frozen past
@@ -23,7 +23,7 @@ import { sleep } from "./servers.ts";
 import { Submitter } from "./submitter.ts";
 
 const RUNS = Number(process.env.CODEMODE_CHAOS_RUNS ?? 1_000);
-const SUBMIT_EVERY_MS = Number(process.env.CODEMODE_CHAOS_SUBMIT_EVERY_MS ?? 90);
+const SUBMIT_EVERY_MS = Number(process.env.CODEMODE_CHAOS_SUBMIT_EVERY_MS ?? 65);
 /** How long the fleet may take to finish every run after the last submit. */
 const DRAIN_MS = Number(process.env.CODEMODE_CHAOS_DRAIN_MS ?? 120_000);
 const WORKER_CHAOS_EVERY_MS = 3_000;
