@@ -77,7 +77,7 @@ for (const store of STORES) {
         // a restart that comes while every worker is frozen or being replaced waits for them).
         const gaps = backToWork(restarts.restarts, report.facts.effectTimes).sort((a, b) => a - b);
         expect(gaps[Math.floor(gaps.length / 2)] ?? 0).toBeLessThanOrEqual(1_000);
-        // The chaos happened (a run of 1,000 sees a dozen restarts; a small one while developing, one).
+        // The chaos happened (a run of 1,000 sees about ten restarts; a small one while developing, one).
         expect(restarts.restarts.length).toBeGreaterThanOrEqual(1);
         expect(fleet.workers.kills).toBeGreaterThanOrEqual(1);
         expect(fleet.workers.freezes).toBeGreaterThanOrEqual(1);
