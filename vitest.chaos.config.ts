@@ -9,7 +9,7 @@ import { aliases } from "./vitest.aliases.ts";
  * them; the fleet's child processes import the BUILT packages (run `npm run build` first). One file
  * at a time: their timings are about the fleet, the servers and the machine's two cores.
  * CODEMODE_CHAOS_RUNS sets the runs per store (default 1,000), CODEMODE_CHAOS_OUTAGES the kills
- * under submits in flight (default 30).
+ * under submits in flight (default 20).
  */
 export default defineConfig({
   resolve: { alias: aliases },

@@ -1,7 +1,7 @@
 /**
  * A submit at the moment the store goes down. On a server of its own (Redis: runs and BullMQ on
  * it; PostgreSQL: runs and BullMQ's PostgreSQL backend on it), with three workers and an approver
- * running, 30 times (CODEMODE_CHAOS_OUTAGES): three submit loops start, and 20–120 ms later the
+ * running, 20 times (CODEMODE_CHAOS_OUTAGES): three submit loops start, and 20–120 ms later the
  * server is SIGKILLed under the submits in flight; it comes back after 0–500 ms and the loops stop. A
  * submit answers what it answers (nothing retries it, nobody acts as an operator). Once the fleet
  * has drained, every execution id handed out — by an accepted submit or inside an error outcome —
@@ -17,7 +17,7 @@ import { type Restart, seconds } from "./restart-loop.ts";
 import { sleep, within } from "./servers.ts";
 import { Submitter } from "./submitter.ts";
 
-const OUTAGES = Number(process.env.CODEMODE_CHAOS_OUTAGES ?? 30);
+const OUTAGES = Number(process.env.CODEMODE_CHAOS_OUTAGES ?? 20);
 const SUBMIT_LOOPS = 3;
 const SUBMIT_EVERY_MS = 10;
 /** A submit that has not answered by then is counted as never answering (its id unknown). */
