@@ -19,8 +19,9 @@ import {
   openStorage,
   queueConnection,
 } from "../fleet-processes/shared.ts";
+import { type PendingApprover, startPendingApprover } from "./pending-approver.ts";
 import { type StoreServer, within } from "./servers.ts";
-import type { Submitter } from "./submitter.ts";
+import { Submitter } from "./submitter.ts";
 import { WorkerFleet } from "./worker-fleet.ts";
 
 /** Leases of 2 s: a freeze of 6 s outlives them, and a store down 0–2 s sometimes does. */
@@ -39,7 +40,35 @@ export interface ChaosFleet {
   close(): Promise<void>;
 }
 
-export async function openChaosFleet(server: StoreServer): Promise<ChaosFleet> {
+/** A fleet with what every chaos story runs beside it: a submitter, a watcher of its runs, an approver. */
+export interface ChaosRun {
+  fleet: ChaosFleet;
+  submitter: Submitter;
+  watcher: RunWatcher;
+  approver: PendingApprover;
+  /** Stops the approver and the watcher, then closes the fleet. */
+  close(): Promise<void>;
+}
+
+export async function openChaosRun(server: StoreServer): Promise<ChaosRun> {
+  const fleet = await openChaosFleet(server);
+  const submitter = new Submitter(fleet.queue);
+  const watcher = new RunWatcher(fleet.runtime, submitter);
+  const approver = startPendingApprover(fleet.runtime, fleet.queue, fleet.ledger);
+  return {
+    fleet,
+    submitter,
+    watcher,
+    approver,
+    async close() {
+      await approver.stop();
+      await watcher.stop();
+      await fleet.close();
+    },
+  };
+}
+
+async function openChaosFleet(server: StoreServer): Promise<ChaosFleet> {
   const ledgerDir = mkdtempSync(join(tmpdir(), "codemode-chaos-ledger-"));
   const config: FleetConfig = {
     backend: server.kind,

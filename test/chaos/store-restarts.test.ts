@@ -13,14 +13,12 @@
  * import the BUILT packages: run `npm run build` first. `npm run test:chaos` runs it.
  */
 import { describe, expect, it } from "vitest";
-import { LEASE_MS, openChaosFleet, RunWatcher } from "./chaos-fleet.ts";
+import { LEASE_MS, openChaosRun } from "./chaos-fleet.ts";
 import { checkRuns, expectAcceptance } from "./checker.ts";
 import { details, TABLE_HEADER, tableRow } from "./figures.ts";
 import { ownServer, STORES } from "./own-server.ts";
-import { startPendingApprover } from "./pending-approver.ts";
 import { backToWork, type RestartLoop, startRestartLoop } from "./restart-loop.ts";
 import { sleep } from "./servers.ts";
-import { Submitter } from "./submitter.ts";
 
 const RUNS = Number(process.env.CODEMODE_CHAOS_RUNS ?? 1_000);
 const SUBMIT_EVERY_MS = Number(process.env.CODEMODE_CHAOS_SUBMIT_EVERY_MS ?? 65);
@@ -39,10 +37,8 @@ for (const store of STORES) {
       const server = own.server;
       if (!server) return void console.warn(`story not run: ${own.unavailable}`);
       const started = Date.now();
-      const fleet = await openChaosFleet(server);
-      const submitter = new Submitter(fleet.queue);
-      const watcher = new RunWatcher(fleet.runtime, submitter);
-      const approver = startPendingApprover(fleet.runtime, fleet.queue, fleet.ledger);
+      const run = await openChaosRun(server);
+      const { fleet, submitter, watcher, approver } = run;
       let restarts: RestartLoop | undefined;
       try {
         watcher.start(500);
@@ -83,9 +79,7 @@ for (const store of STORES) {
         expect(fleet.workers.freezes).toBeGreaterThanOrEqual(1);
       } finally {
         await restarts?.stop().catch(() => undefined);
-        await approver.stop();
-        await watcher.stop();
-        await fleet.close();
+        await run.close();
       }
     });
   });

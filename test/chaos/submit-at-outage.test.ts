@@ -9,13 +9,11 @@
  * or missing from the listing. Child processes import the BUILT packages: `npm run build` first.
  */
 import { describe, expect, it } from "vitest";
-import { openChaosFleet, RunWatcher } from "./chaos-fleet.ts";
+import { openChaosRun } from "./chaos-fleet.ts";
 import { checkRuns, expectAcceptance } from "./checker.ts";
 import { ownServer, STORES } from "./own-server.ts";
-import { startPendingApprover } from "./pending-approver.ts";
 import { type Restart, seconds } from "./restart-loop.ts";
 import { sleep, within } from "./servers.ts";
-import { Submitter } from "./submitter.ts";
 
 const OUTAGES = Number(process.env.CODEMODE_CHAOS_OUTAGES ?? 20);
 const SUBMIT_LOOPS = 3;
@@ -34,10 +32,8 @@ for (const store of STORES) {
       const server = own.server;
       if (!server) return void console.warn(`story not run: ${own.unavailable}`);
       const started = Date.now();
-      const fleet = await openChaosFleet(server);
-      const submitter = new Submitter(fleet.queue);
-      const watcher = new RunWatcher(fleet.runtime, submitter);
-      const approver = startPendingApprover(fleet.runtime, fleet.queue, fleet.ledger);
+      const run = await openChaosRun(server);
+      const { fleet, submitter, watcher, approver } = run;
       const inFlightAtKill: number[] = [];
       const restarts: Restart[] = [];
       let unanswered = 0;
@@ -99,9 +95,7 @@ for (const store of STORES) {
         // The kills landed on submits in flight.
         expect(inFlightAtKill.filter((count) => count > 0).length).toBeGreaterThan(OUTAGES / 2);
       } finally {
-        await approver.stop();
-        await watcher.stop();
-        await fleet.close();
+        await run.close();
       }
     });
   });
