@@ -166,12 +166,16 @@ export async function checkRuns(
       for (const attempt of attemptsByKey.get(key) ?? [])
         if (approvedAt !== undefined && attempt.at < approvedAt)
           problems.approvals.push(`${key}: attempted by ${attempt.worker} before its approval`);
-      if (!approver.approved.has(key))
+      if (!approver.asked.has(key))
         problems.pending.push(`${key}: completed, but the approver never found it in runtime.pending()`);
     } else if (state.status === "paused") {
-      const seen = approver.approved.has(key);
+      const seen = approver.approved.has(key)
+        ? "approved through pending() but the approval never ran"
+        : approver.asked.has(key)
+          ? "asked through pending(), never accepted"
+          : "never approved";
       problems.pending.push(
-        `${key}: still paused; ${seen ? "approved through pending() but the approval never ran" : "never approved"}; ${pendingListed.has(key) ? "listed" : "NOT listed"} by runtime.pending() now; its listing row was ${pausedRows.has(id) ? "under paused" : `NOT under paused (${runningRows.has(id) ? "under running" : "elsewhere"})`} before a listing repaired it`,
+        `${key}: still paused; ${seen}; ${pendingListed.has(key) ? "listed" : "NOT listed"} by runtime.pending() now; its listing row was ${pausedRows.has(id) ? "under paused" : `NOT under paused (${runningRows.has(id) ? "under running" : "elsewhere"})`} before a listing repaired it`,
       );
     }
   }
