@@ -88,7 +88,7 @@ for (const store of STORES) {
       const late = await runtime.approve({ executionId: paused.executionId });
       expectStatus(late, "error");
       expect(late.code).toBe("NOT_PAUSED");
-      expect(await runtime.cancel({ executionId: paused.executionId })).toMatchObject({ result: "cancelled" });
+      expect(await runtime.cancel({ executionId: paused.executionId })).toMatchObject({ result: "ended" });
     });
 
     it("R-MCP-T: a pass that never yields is stopped at once in its own process; the run ends CANCELLED", async () => {
@@ -143,7 +143,7 @@ for (const store of STORES) {
       expectStatus(outcome, "error");
       expect(outcome.code).toBe("CANCELLED");
       expect(host.seen.aborted).toEqual(["cancelled by operator"]);
-      expect(await other.runtime.cancel({ executionId: listed!.id })).toMatchObject({ result: "cancelled" });
+      expect(await other.runtime.cancel({ executionId: listed!.id })).toMatchObject({ result: "ended" });
 
       // With the default wait, the answer comes once the run has ended.
       const second = host.runtime.execute({ code: "async () => { for (;;) {} }" });
@@ -185,6 +185,23 @@ for (const store of STORES) {
       await forger;
       expectStatus(outcome, "completed");
       expect(await statusOf(runtime, submitted.executionId)).toBe("completed");
+    });
+
+    it("R-MCP-T: cancelled twice, the second cancel answers ended: the run had ended already", async () => {
+      if (cannotRun()) return;
+      const { runtime } = jobsRuntime();
+      const paused = await runtime.execute({ code: "async () => jobs.pay({ n: 1 })" });
+      expectStatus(paused, "paused");
+      expect(await runtime.cancel({ executionId: paused.executionId })).toEqual({
+        executionId: paused.executionId,
+        result: "cancelled",
+        status: "rejected",
+      });
+      expect(await runtime.cancel({ executionId: paused.executionId, by: "ops" })).toEqual({
+        executionId: paused.executionId,
+        result: "ended",
+        status: "rejected",
+      });
     });
 
     it("R-MCP-T: an ended run or an unknown id changes nothing", async () => {

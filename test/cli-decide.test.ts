@@ -169,7 +169,7 @@ describe("codemode approve, deny and decide on batched pauses", () => {
       const denied = await cli("deny", caught, "--seq", "0", "--reason", "not today", "--by", "dana");
       expect(denied.code, denied.stderr).toBe(0);
       expect(denied.stdout).toBe(
-        `Denied seq 0 (tickets.create) of ${caught} ("not today"); the run completed.\nResult: "ApprovalDenied: tickets.create was denied by dana: not today"\n`,
+        `Denied seq 0 (tickets.create) of ${caught} ("not today"); the run completed.\nResult: "ApprovalDenied: tickets.create({\\"title\\":\\"A\\"}) was denied by dana: not today"\n`,
       );
       expect((await execution(caught)).log[0]).toMatchObject({
         state: "denied",
@@ -177,14 +177,14 @@ describe("codemode approve, deny and decide on batched pauses", () => {
       });
       const shown = await cli("show", caught);
       expect(shown.stdout).toMatch(
-        /0\s+tickets\.create\s+denied\s+\{"title":"A"\}\s+tickets\.create was denied by dana: not…\s+denied by dana .+: not today/,
+        /0\s+tickets\.create\s+denied\s+\{"title":"A"\}\s+tickets\.create\(\{\\"title\\":\\"A\\"\}\) was …\s+denied by dana .+: not today/,
       );
 
       const uncaught = await paused(ONE_TITLE);
       const ended = await cli("deny", uncaught, "--seq", "0", "--reason", "duplicate");
       expect(ended.code, ended.stderr).toBe(0);
       expect(ended.stdout).toBe(
-        `Denied seq 0 (tickets.create) of ${uncaught} ("duplicate"); the run ended rejected: the program did not catch the denial (tickets.create was denied by ops: duplicate).\n`,
+        `Denied seq 0 (tickets.create) of ${uncaught} ("duplicate"); the run ended rejected: the program did not catch the denial (tickets.create({"title":"asked","priority":"low"}) was denied by ops: duplicate).\n`,
       );
       expect((await execution(uncaught)).status).toBe("rejected");
     },
@@ -214,7 +214,7 @@ describe("codemode approve, deny and decide on batched pauses", () => {
           '  approved seq 0 (tickets.create) ("fine")',
           '  denied seq 1 (tickets.create) ("duplicate")',
           "The run completed.",
-          'Result: ["A","ApprovalDenied: tickets.create was denied by ann: duplicate"]',
+          'Result: ["A","ApprovalDenied: tickets.create({\\"title\\":\\"B\\"}) was denied by ann: duplicate"]',
           "",
         ].join("\n"),
       );
@@ -354,7 +354,25 @@ describe("codemode approve, deny and decide on batched pauses", () => {
   );
 
   it(
-    "R-MCP-T: codemode cancel rejects a paused run with its pending calls closed (CANCELLED); an ended run exits 4, an unknown id 3",
+    "show prints an error with its own newlines, its later lines under its first, and hostile controls as code points",
+    async () => {
+      const failed = await runtime.execute({
+        code: `async () => { throw new Error("the order failed:\\n  quantity: must be at most 10\\u001b[2J"); }`,
+      });
+      expect(failed.status).toBe("error");
+      const shown = await cli("show", failed.executionId);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toMatch(
+        /\n {2}error {7}\w+: .*the order failed:\n {16}quantity: must be at most 10\\u\{1b\}\[2J/,
+      );
+      expect(shown.stdout).not.toContain("\\u{a}");
+      for (const raw of RAW_CONTROLS) expect(shown.stdout).not.toContain(raw);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "R-MCP-T: codemode cancel rejects a paused run with its pending calls closed (CANCELLED); an ended run (one cancelled already included) exits 4, an unknown id 3",
     async () => {
       const executionId = await paused(TWO_TICKETS);
       const cancelled = await cli("cancel", executionId, "--reason", HOSTILE_REASON);
@@ -371,9 +389,12 @@ describe("codemode approve, deny and decide on batched pauses", () => {
       expect(shown.stdout).toContain("CANCELLED: cancelled by ops: \\u{1b}]52;c;");
       for (const raw of RAW_CONTROLS) expect(shown.stdout).not.toContain(raw);
 
-      const again = await cli("cancel", executionId, "--json");
-      expect(again.code).toBe(0);
-      expect(JSON.parse(again.stdout)).toMatchObject({ executionId, result: "cancelled", status: "rejected" });
+      // Cancelled twice: the second finds the run ended, as the docs say (exit 4).
+      const again = await cli("cancel", executionId);
+      expect(again.code).toBe(4);
+      expect(problemLine(again)).toBe(
+        `codemode: execution ${executionId} has ended (rejected); there is nothing to cancel`,
+      );
       const done = await runtime.execute({ code: "async () => 1" });
       const ended = await cli("cancel", done.executionId);
       expect(ended.code).toBe(4);

@@ -86,7 +86,7 @@ describe("the Code Mode tool's description in tokens (R-AI-2)", () => {
     const one = tokens(CONNECTORS.slice(0, 1));
     const five = tokens(CONNECTORS.slice(0, 5));
     const twenty = tokens(CONNECTORS);
-    expect({ one, five, twenty }).toEqual({ one: 192, five: 258, twenty: 502 });
+    expect({ one, five, twenty }).toEqual({ one: 201, five: 267, twenty: 511 });
     expect(one).toBeLessThanOrEqual(600);
     expect((five - one) / 4).toBeLessThanOrEqual(20);
     expect((twenty - one) / 19).toBeLessThanOrEqual(20);

@@ -98,7 +98,7 @@ describe("discovery", () => {
     expect(created.at(-1)).toEqual({ repo: "a/b", title: "Crash on save", labels: [] });
   });
 
-  it("R-AI-2: the model description lists connectors and explains search, describe, step, pauses and sequential calls, in under 400 tokens", () => {
+  it("R-AI-2: the model description lists connectors and explains search, describe, step, pauses and calls issued together, in under 400 tokens", () => {
     const text = runtime.modelDescription();
     for (const phrase of [
       "- github (Use for GitHub issues…): ",
@@ -107,7 +107,8 @@ describe("discovery", () => {
       "codemode.step",
       "paused",
       "do not re-issue",
-      "one at a time",
+      "Promise.allSettled",
+      "a denial rejects only its own call",
       "codemode.run",
     ]) {
       expect(text).toContain(phrase);

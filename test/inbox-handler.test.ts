@@ -396,7 +396,7 @@ describe("the approval inbox handler", () => {
     expect(denied.answer).toMatchObject({ ok: true, status: "rejected", decided: [{ seq: 1, state: "denied" }] });
     expect(denied.answer.message).toMatch(
       new RegExp(
-        `^Denied seq 1 of ${paused.executionId.slice(0, 8)}; the run ended rejected: .*tickets\\.create was denied by dana: duplicate\\.$`,
+        `^Denied seq 1 of ${paused.executionId.slice(0, 8)}; the run ended rejected: .*tickets\\.create\\(\\{.*\\}\\) was denied by dana: duplicate\\.$`,
       ),
     );
     expect((await served.runtime.execution(paused.executionId))?.status).toBe("rejected");

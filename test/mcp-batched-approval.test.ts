@@ -103,7 +103,19 @@ describe("MCP elicitation of a batched pause", () => {
     expect(done).toEqual({
       status: "completed",
       executionId: expect.any(String),
-      result: ["deleted 1", `ApprovalDenied: notes.delete_note was denied by ${BY}: keep the second`],
+      result: ["deleted 1", `ApprovalDenied: notes.delete_note({"id":2}) was denied by ${BY}: keep the second`],
+      // R-AP-9: the client's model is told what ran and what was denied, whatever the program returned.
+      decided: [
+        expect.objectContaining({ call: "notes.delete_note", args: { id: 1 }, decision: "approved", outcome: "ran" }),
+        expect.objectContaining({
+          call: "notes.delete_note",
+          args: { id: 2 },
+          decision: "denied",
+          by: BY,
+          reason: "keep the second",
+          outcome: "denied",
+        }),
+      ],
     });
     expect(ran("delete-note")).toEqual([{ id: 1 }]);
     expect([...notes.keys()]).toEqual([2]);
@@ -223,7 +235,9 @@ describe("MCP elicitation: actions reserved to operators (R-AP-11)", () => {
     expect(structuredOf(done)).toMatchObject({
       status: "completed",
       result: [
-        expect.stringMatching(/^ApprovalDenied: notes.delete_note was denied by operator via .*: keep it$/),
+        expect.stringMatching(
+          /^ApprovalDenied: notes.delete_note\(\{"id":1\}\) was denied by operator via .*: keep it$/,
+        ),
         "archived 1",
       ],
     });

@@ -18,17 +18,8 @@ import {
   syncApprovals,
   syncModelApprovals,
 } from "@codemode/ai-sdk";
-import type { CodemodeRuntime, Decision } from "@codemode/core";
-import {
-  convertToModelMessages,
-  generateText,
-  type LanguageModel,
-  type ModelMessage,
-  readUIMessageStream,
-  stepCountIs,
-  streamText,
-  type UIMessage,
-} from "ai";
+import type { Decision } from "@codemode/core";
+import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const INBOX_TOKEN = "inbox-token-0123456789abcdef";
@@ -36,6 +27,7 @@ const INBOX_TOKEN = "inbox-token-0123456789abcdef";
 import { createApprovalInbox } from "@codemode/cli/inbox";
 import { createShop } from "../packages/ai-sdk/src/testing/shop.ts";
 import { decisionPoster } from "./inbox-fixtures.ts";
+import { chatTurn, imitationForFile, textOf, user } from "./openai-imitation/chat.ts";
 import { type OpenAIImitation, startOpenAIImitation } from "./openai-imitation/server.ts";
 import {
   mugAndPensModel,
@@ -46,47 +38,9 @@ import {
   shopModel,
 } from "./openai-imitation/shop-model.ts";
 
-let imitation: OpenAIImitation;
-beforeAll(async () => {
-  imitation = await startOpenAIImitation(shopModel);
-});
-afterAll(async () => {
-  await imitation.close();
-});
-const runtimes: CodemodeRuntime[] = [];
-afterEach(async () => {
-  imitation.requests.length = 0;
-  await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-});
-
-function shop() {
-  const created = createShop();
-  runtimes.push(created.runtime);
-  return created;
-}
-
-const apis = [
-  { api: "responses", model: () => createOpenAI({ baseURL: imitation.baseURL, apiKey: "imitation" })("gpt-4.1-mini") },
-  { api: "chat", model: () => createOpenAI({ baseURL: imitation.baseURL, apiKey: "imitation" }).chat("gpt-4.1-mini") },
-] as const;
-
-/** One request of a useChat app: its server converts the UI messages and streams the answer back. */
-async function chatTurn(model: LanguageModel, runtime: CodemodeRuntime, messages: UIMessage[]): Promise<UIMessage> {
-  const tools = { codemode: createCodemodeTool(runtime) };
-  const result = streamText({
-    model,
-    tools,
-    toolApproval: { codemode: codemodeToolApproval(runtime) },
-    stopWhen: stepCountIs(5),
-    messages: await convertToModelMessages(messages, { tools }),
-  });
-  let assistant: UIMessage | undefined;
-  for await (const message of readUIMessageStream({ stream: result.toUIMessageStream() })) assistant = message;
-  return assistant!;
-}
-
-const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
-const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === "text" ? part.text : "")).join("");
+const file = imitationForFile(shopModel);
+const { apis } = file;
+const shop = () => file.track(createShop());
 
 describe.each(apis)("out-of-band approval through @ai-sdk/openai ($api API)", ({ api, model }) => {
   it("R-LC-2: approved on the dashboard, then 'did my order go through?': the provider receives the program and its result; no second order", async () => {
@@ -97,7 +51,7 @@ describe.each(apis)("out-of-band approval through @ai-sdk/openai ($api API)", ({
       state: "approval-requested",
       input: { code: orderProgram },
     });
-    expect(imitation.requests.map((request) => request.api)).toEqual([api]);
+    expect(file.imitation.requests.map((request) => request.api)).toEqual([api]);
 
     // The operator approves on another page.
     const [pending] = (await runtime.pending()).items;
@@ -107,11 +61,16 @@ describe.each(apis)("out-of-band approval through @ai-sdk/openai ($api API)", ({
     const conversation = [first, assistant, user("u2", "Did my order go through?")];
     const answer = await chatTurn(model(), runtime, await syncApprovals(conversation, runtime));
 
-    const sent = imitation.requests.at(-1)!;
+    const sent = file.imitation.requests.at(-1)!;
     expect(sent).toMatchObject({ api, body: { stream: true } });
     expect(programsShown(sent.items)).toEqual([orderProgram]);
     expect(resultsShown(sent.items)).toEqual([
-      { status: "completed", executionId: pending!.executionId, result: { orderId: "ord-1", total: 18 } },
+      {
+        status: "completed",
+        executionId: pending!.executionId,
+        result: { orderId: "ord-1", total: 18 },
+        decided: [expect.objectContaining({ call: "shop.create_order", decision: "approved", outcome: "ran" })],
+      },
     ]);
     expect(JSON.stringify(sent.body)).not.toContain('"calls"');
     expect(textOf(answer)).toBe("Answer from what I was shown: Order ord-1 is placed (total 18).");
@@ -128,7 +87,7 @@ describe.each(apis)("out-of-band approval through @ai-sdk/openai ($api API)", ({
 
     const again = await chatTurn(model(), runtime, [first, assistant, user("u2", "Did my order go through?")]);
 
-    const sent = imitation.requests.at(-1)!;
+    const sent = file.imitation.requests.at(-1)!;
     expect(sent.items.filter((item) => item.type !== "text" || item.role !== "system")).toEqual([
       { type: "text", role: "user", text: "Please order two logo mugs." },
       { type: "text", role: "user", text: "Did my order go through?" },
@@ -158,7 +117,7 @@ describe("out-of-band approval with model messages through @ai-sdk/openai (Respo
 
     const answer = await generateText({ ...settings, messages: await syncModelApprovals(messages, runtime) });
 
-    const sent = imitation.requests.at(-1)!;
+    const sent = file.imitation.requests.at(-1)!;
     expect(programsShown(sent.items)).toEqual([orderProgram]);
     expect(resultsShown(sent.items)).toMatchObject([{ status: "completed", result: { orderId: "ord-1" } }]);
     expect(answer.text).toBe("Answer from what I was shown: Order ord-1 is placed (total 18).");
@@ -248,6 +207,10 @@ describe("a batched pause decided per action in the inbox, through @ai-sdk/opena
               { orderId: "ord-2", sku: "pen-blue", quantity: 2 },
             ],
           },
+          decided: [
+            expect.objectContaining({ args: { sku: "mug-logo", quantity: 1 }, decision: "approved", outcome: "ran" }),
+            expect.objectContaining({ args: { sku: "pen-blue", quantity: 2 }, decision: "edited", outcome: "ran" }),
+          ],
         },
       ]);
       expect(textOf(answer)).toBe("Answer from what I was shown: ord-1: 1 × mug-logo; ord-2: 2 × pen-blue.");

@@ -104,6 +104,23 @@ async function stateOf(runtime: CodemodeRuntime, executionId: string) {
 }
 
 describe("R-RB-1 what a rollback reverts", () => {
+  it("R-RB-1: who rolled back and why stay with each reverted call, and in the report", async () => {
+    const seen = newSeen();
+    const runtime = runtimeWith({ connectors: [shopConnector(seen)] });
+    const outcome = await runtime.execute({ code: ORDER_FLOW });
+    const before = Date.now();
+    const report = await runtime.rollback({ executionId: outcome.executionId, by: "dana", reason: "wrong address" });
+    expect(report).toMatchObject({ executionId: outcome.executionId, by: "dana", reverted: [4, 2, 0] });
+    const log = (await runtime.execution(outcome.executionId))?.log ?? [];
+    for (const seq of [0, 2, 4]) {
+      const entry = log.find((each) => each.seq === seq);
+      expect(entry).toMatchObject({ state: "reverted", revert: { by: "dana", reason: "wrong address" } });
+      expect(entry?.revert?.at).toBeGreaterThanOrEqual(before);
+    }
+    // Not reverted: no record of a revert.
+    expect(log.find((each) => each.seq === 3)?.revert).toBeUndefined();
+  });
+
   it("R-RB-1: an order that reserved, charged, notified and shipped is undone newest first: ship, charge, reserve; the step is left alone and notify (no revert) is skipped", async () => {
     const seen = newSeen();
     const runtime = runtimeWith({ connectors: [shopConnector(seen)] });

@@ -166,8 +166,12 @@ export function cliStoreStories(label: string, storeOf: () => string): void {
 
         const toRollBack = await paused();
         await runtime.approve({ executionId: toRollBack });
-        const report = await json<RollbackReport>("rollback", toRollBack);
-        expect(report).toMatchObject({ status: "rolled_back", reverted: [1], skipped: [0], failed: [] });
+        const report = await json<RollbackReport>("rollback", toRollBack, "--by", "sam", "--reason", "wrong ticket");
+        expect(report).toMatchObject({ by: "sam", status: "rolled_back", reverted: [1], skipped: [0], failed: [] });
+        // R-RB-1: who rolled back, and why, stays with the reverted call, and show says it.
+        const reverted = (await runtime.execution(toRollBack))?.log[1];
+        expect(reverted).toMatchObject({ state: "reverted", revert: { by: "sam", reason: "wrong ticket" } });
+        expect((await run("show", toRollBack)).stdout).toMatch(/reverted by sam .*: wrong ticket/);
         const human = await run("rollback", toRollBack);
         expect(human.code).toBe(0);
         expect(human.stdout).toContain("Nothing was reverted");

@@ -1,7 +1,8 @@
 /**
  * A child process for test/executors.test.ts: runs (`pause`) or approves (`approve <id>`) the shop
- * program on the SQLite file named by CODEMODE_TEST_STORE, with the executor the runtime picks by
- * itself (or CODEMODE_EXECUTOR), and prints one JSON line: the outcome, what the logger said and the sandbox used.
+ * program on the SQLite file named by CODEMODE_TEST_STORE, or only lists its runs (`list`), with the
+ * executor the runtime picks by itself (or CODEMODE_EXECUTOR), and prints one JSON line: the
+ * outcome, what the logger said, the sandbox before any pass and the sandbox used.
  */
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { sqliteStorage } from "@codemode/storage/sqlite";
@@ -22,13 +23,16 @@ const runtime = createCodemodeRuntime({
   logger: { warn: (message) => warnings.push(message) },
 });
 const [command, executionId] = process.argv.slice(2);
+const atStart = runtime.load().sandbox;
 const outcome =
-  command === "approve"
-    ? await runtime.approve({ executionId: executionId as string, by: "ann" })
-    : await runtime.execute({
-        code: "async () => { const [mug] = await shop.search({ query: 'mug' }); return shop.order({ sku: mug.sku }); }",
-      });
+  command === "list"
+    ? (await runtime.executions()).items.length
+    : command === "approve"
+      ? await runtime.approve({ executionId: executionId as string, by: "ann" })
+      : await runtime.execute({
+          code: "async () => { const [mug] = await shop.search({ query: 'mug' }); return shop.order({ sku: mug.sku }); }",
+        });
 const { sandbox } = runtime.load();
 await runtime.close();
 await storage.close();
-console.log(JSON.stringify({ outcome, warnings, sandbox }));
+console.log(JSON.stringify({ outcome, warnings, atStart, sandbox }));

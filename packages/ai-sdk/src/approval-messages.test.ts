@@ -56,7 +56,23 @@ describe("continueAfterApproval", () => {
         toolCallId: "call-1",
         output: {
           type: "json",
-          value: { status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } },
+          value: {
+            status: "completed",
+            executionId: paused.executionId,
+            result: { orderId: "ord-1", total: 18 },
+            // R-AP-9: what the person approved, and what came of it.
+            decided: [
+              {
+                seq: 1,
+                call: "shop.create_order",
+                args: { sku: "mug-logo", quantity: 2 },
+                decision: "approved",
+                by: "ann",
+                outcome: "ran",
+                result: '{"orderId":"ord-1","sku":"mug-logo","quantity":2}',
+              },
+            ],
+          },
         },
       },
     ]);
@@ -69,9 +85,7 @@ describe("continueAfterApproval", () => {
         },
       ],
     });
-    expect(next.text).toBe(
-      `Result: ${JSON.stringify({ status: "completed", executionId: paused.executionId, result: { orderId: "ord-1", total: 18 } })}`,
-    );
+    expect(next.text).toBe(`Result: ${JSON.stringify((toolResultsIn(last)[0]!.output as { value: unknown }).value)}`);
   });
 
   it("R-LC-2: a call whose AI SDK approval request was settled out of band gets its tool result", async () => {

@@ -6,7 +6,7 @@ import { syncModelApprovals } from "./sync-model-approvals.js";
 import { answer, approvalRequests, chatSettings } from "./testing/approvals.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
-import { orderBoth, orderThreeSettled, type Shop } from "./testing/shop.js";
+import { orderBoth, orderThreeSettled, type Shop, THREE_ORDERS } from "./testing/shop.js";
 
 /** A program that waits on several actions at once asks the chat once, for all of them (R-AP-8, R-AP-9, R-AP-11). */
 
@@ -78,10 +78,10 @@ describe("codemodeToolApproval: a pause with several pending actions", () => {
     expect(await rejectDeniedExecutions(runtime, messages, { by: "ann" })).toEqual([reference.executionId]);
 
     expect(orders).toEqual([]);
-    const denial = "ApprovalDenied: shop.create_order was denied by ann: not today";
+    const denial = (args: string) => `ApprovalDenied: shop.create_order(${args}) was denied by ann: not today`;
     expect(await runtime.outcome(reference.executionId)).toMatchObject({
       status: "completed",
-      result: [denial, denial, denial],
+      result: THREE_ORDERS.map(denial),
     });
     // Answered again (a retry), it is answered from the log: the same executions, nothing else.
     expect(await rejectDeniedExecutions(runtime, messages, { by: "ann" })).toEqual([reference.executionId]);
@@ -94,8 +94,8 @@ describe("codemodeToolApproval: a pause with several pending actions", () => {
 
     await generateText({ model, ...chatSettings(runtime), messages: await syncModelApprovals(messages, runtime) });
 
-    const denial = "ApprovalDenied: shop.create_order was denied: never mind";
-    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "completed", result: [denial, denial, denial] });
+    const denial = (args: string) => `ApprovalDenied: shop.create_order(${args}) was denied: never mind`;
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "completed", result: THREE_ORDERS.map(denial) });
     expect(orders).toEqual([]);
   });
 

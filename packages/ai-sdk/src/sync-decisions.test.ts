@@ -4,7 +4,7 @@ import { syncApprovals } from "./sync-approvals.js";
 import { chatSettings } from "./testing/approvals.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel } from "./testing/scripted-model.js";
-import { orderBoth, orderThreeSettled } from "./testing/shop.js";
+import { orderBoth, orderThreeSettled, THREE_ORDERS } from "./testing/shop.js";
 import { chatTurn, clicked, codemodePart, user } from "./testing/ui-chat.js";
 
 /** A useChat conversation whose batched pause is decided per action, elsewhere or in the chat (R-AP-8, R-AP-9). */
@@ -12,7 +12,8 @@ import { chatTurn, clicked, codemodePart, user } from "./testing/ui-chat.js";
 const { shop } = runtimesClosedAfterEach();
 
 const answerFromResult = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(lastToolResultValue(prompt))}` });
-const denied = (reason: string) => `ApprovalDenied: shop.create_order was denied by inbox: ${reason}`;
+const denied = (reason: string) =>
+  `ApprovalDenied: shop.create_order(${THREE_ORDERS[2]}) was denied by inbox: ${reason}`;
 
 describe("syncApprovals: decisions made per action elsewhere (an inbox, the CLI, runtime.decide)", () => {
   it("R-AP-9: one approved, one edited, one denied in the inbox: the waiting part shows the run's real outcome, and the model reads it; each order placed once", async () => {
@@ -106,13 +107,13 @@ describe("syncApprovals: the chat's answer covers every action its request showe
 
     const synced = await syncApprovals([first, answered], runtime, { by: "chat user" });
 
-    const denial = "ApprovalDenied: shop.create_order was denied by chat user: not now";
+    const denial = (args: string) => `ApprovalDenied: shop.create_order(${args}) was denied by chat user: not now`;
     expect(codemodePart(synced[1]!)).toMatchObject({
       state: "output-available",
-      output: { status: "completed", result: [denial, denial, denial] },
+      output: { status: "completed", result: THREE_ORDERS.map(denial) },
     });
     await chatTurn(model, runtime, synced);
-    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "completed", result: [denial, denial, denial] });
+    expect(lastToolResultValue(prompts[1]!)).toMatchObject({ status: "completed", result: THREE_ORDERS.map(denial) });
     expect(orders).toEqual([]);
     // The page sends its answer again with the next message: nothing more is decided.
     expect(codemodePart((await syncApprovals([first, answered], runtime))[1]!)).toMatchObject({

@@ -59,6 +59,8 @@ export interface LogEntry {
   decision?: ApprovalDecision;
   /** For a call a person edited: the arguments the program asked for (`args` are what ran). */
   requestedArgs?: unknown;
+  /** For a `reverted` call: when it was rolled back, by whom and why (`runtime.rollback`). */
+  revert?: { at: number; by?: string; reason?: string };
   startedAt: number;
   endedAt?: number;
 }
@@ -193,6 +195,8 @@ export class CodemodeError extends Error {
 /** What `rollback` did, as data (R-RB-1 … R-RB-4). */
 export interface RollbackReport {
   executionId: string;
+  /** Who rolled back, as given to `rollback`. */
+  by?: string;
   /** The execution's status after the rollback. */
   status: ExecutionStatus;
   /** Seqs reverted by this call, highest first. */

@@ -94,7 +94,10 @@ describe("codemodeApprovalMiddleware: a batch of pending actions", () => {
     );
     expect(effects).toEqual(["pay ann 10"]);
     expect(resultsSeen(model, 1)).toEqual([
-      expect.objectContaining({ status: "error", error: expect.stringContaining("payments.pay was denied: not Bob") }),
+      expect.objectContaining({
+        status: "error",
+        error: expect.stringContaining(`payments.pay({"to":"bob","eur":20}) was denied: not Bob`),
+      }),
     ]);
   });
 

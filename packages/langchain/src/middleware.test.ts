@@ -113,7 +113,9 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
     const seen = JSON.parse(String(lastToolMessage(model.calls[1]!.messages)!.content));
     expect(seen).toMatchObject({
       status: "error",
-      error: expect.stringContaining("payments.pay was denied by finance: Ann was paid yesterday"),
+      error: expect.stringContaining(
+        `payments.pay({"to":"ann","eur":50}) was denied by finance: Ann was paid yesterday`,
+      ),
     });
     expect(String(result.messages.at(-1)!.content)).toContain("denied");
     const record = await runtime.execution(requestOf(first).pending[0]!.executionId);

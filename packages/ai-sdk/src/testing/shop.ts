@@ -100,6 +100,13 @@ export const orderBoth = `async () => {
 }`;
 
 /** Three orders at once, each settled on its own: a denied one is reported, the others stand (R-AP-9). */
+/** The arguments of the three orders of `orderThreeSettled`, as wire text (a denial's message shows them). */
+export const THREE_ORDERS = [
+  '{"sku":"mug-logo","quantity":1}',
+  '{"sku":"pen-blue","quantity":3}',
+  '{"sku":"pen-blue","quantity":9}',
+] as const;
+
 export const orderThreeSettled = `async () => {
   const settled = await Promise.allSettled([
     shop.create_order({ sku: "mug-logo", quantity: 1 }),

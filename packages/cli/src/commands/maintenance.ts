@@ -4,7 +4,7 @@ import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli
 import { type CommandContext, duration, wholeNumber } from "../command-context.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
-import { printOutcome } from "./decide.js";
+import { defaultOperator, printOutcome } from "./decide.js";
 import type { Register } from "./register.js";
 
 /** `rollback`, `prune`, `expire` and `recover`: what an operator runs to tidy up and to resume. */
@@ -13,10 +13,12 @@ export function registerMaintenance(program: Command, register: Register): void 
     program
       .command("rollback")
       .description("revert the run's applied calls, newest first, with each tool's revert")
-      .argument("<id>", "the execution id"),
-    (_options: object, executionId = "") =>
+      .argument("<id>", "the execution id")
+      .option("--by <name>", "who rolls back, kept on each reverted call (default: your user name)")
+      .option("--reason <text>", "why, kept beside it"),
+    (options: { by?: string; reason?: string }, executionId = "") =>
       (context) =>
-        rollback(context, executionId),
+        rollback(context, executionId, options),
   );
   register(
     program
@@ -41,11 +43,16 @@ export function registerMaintenance(program: Command, register: Register): void 
   );
 }
 
-async function rollback({ runtime, out }: CommandContext, executionId: string) {
+async function rollback(
+  { runtime, out }: CommandContext,
+  executionId: string,
+  options: { by?: string; reason?: string },
+) {
   const progress = new Progress(`rolling back ${executionId}`, out.stderr);
+  const by = options.by ?? defaultOperator();
   let report: RollbackReport;
   try {
-    report = await runtime.rollback({ executionId });
+    report = await runtime.rollback({ executionId, by, ...(options.reason ? { reason: options.reason } : {}) });
   } finally {
     progress.done();
   }

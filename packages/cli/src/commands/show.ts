@@ -1,9 +1,9 @@
 import type { ExecutionState, LogEntry } from "@codemode/core";
 import type { Command } from "commander";
-import { firstLine, unknownExecution } from "../cli-error.js";
+import { unknownExecution } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { ago, callList, clockTime, decidedVerb } from "../explain.js";
-import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine } from "../output/terminal.js";
+import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine, wholeOnOneLine } from "../output/terminal.js";
 import type { Register } from "./register.js";
 import { divergenceDetails, divergenceHead } from "./replay-check.js";
 
@@ -71,7 +71,8 @@ function printHeader(out: Output, execution: ExecutionState): void {
   if (execution.status === "completed") out.line(`  result      ${abbreviate(execution.result, 100)}`);
   if (execution.error)
     out.line(
-      `  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${visibleOnOneLine(execution.error)}`,
+      // With its own newlines, its later lines under its first (what could act on the terminal is shown as code points).
+      `  error       ${execution.errorCode ? `${execution.errorCode}: ` : ""}${execution.error.split("\n").join(`\n${" ".repeat(14)}`)}`,
     );
   if (execution.divergence) {
     out.line(`  diverged    ${divergenceHead(execution.divergence)}`);
@@ -84,7 +85,7 @@ function printHeader(out: Output, execution: ExecutionState): void {
   const last = execution.reruns?.at(-1);
   if (last)
     out.line(
-      `  rerun       ${execution.reruns?.length === 1 ? "once" : `${execution.reruns?.length} times`}, last after ${last.code ? `${last.code}: ` : ""}${visibleOnOneLine(firstLine(last.error))} (${ago(last.at)})`,
+      `  rerun       ${execution.reruns?.length === 1 ? "once" : `${execution.reruns?.length} times`}, last after ${last.code ? `${last.code}: ` : ""}${wholeOnOneLine(last.error)} (${ago(last.at)})`,
     );
   if (execution.logs?.length)
     out.line(
@@ -121,8 +122,16 @@ function edited(entry: LogEntry): boolean {
   return entry.requestedArgs !== undefined;
 }
 
-/** Who decided what, when and why: "approved by dana 2 min ago, grants 3 more calls: customer called". */
+/** Who decided what, when and why ("approved by dana 2 min ago, grants 3 more calls: customer called"), and who reverted it. */
 export function decisionText(entry: LogEntry): string {
+  const decided = decidedText(entry);
+  if (!entry.revert) return decided;
+  const { by, at, reason } = entry.revert;
+  const reverted = `reverted by ${visibleOnOneLine(by ?? "?")} ${ago(at)}${reason ? `: ${visibleOnOneLine(reason)}` : ""}`;
+  return decided ? `${decided}; ${reverted}` : reverted;
+}
+
+function decidedText(entry: LogEntry): string {
   if (entry.decision) {
     const { decision } = entry;
     // Who and why are typed by people (or clients): on one line, so they cannot pose as rows.

@@ -45,7 +45,23 @@ describe("rerun's exit code: the worst thing that happened to a run", () => {
     });
     expect(hostile.verdict).toBe("SKIPPED");
     expect(hostile.text).not.toContain("\u001b");
-    expect(hostile.text).not.toContain("forged");
+    // Its second line stays on this one: no row of its own.
+    expect(hostile.text).not.toContain("\n");
+    expect(hostile.text).toContain("was BUSY: held; RERUN  forged  →");
+  });
+
+  it("an error of several lines is shown whole on one line: the part that names the bad field is kept", () => {
+    const line = rerunLine({
+      executionId: "a",
+      failed: {
+        code: "REPLAY_DIVERGENCE",
+        error: "Invalid arguments for shop.create_order:\n  - quantity: must be <= 10\n  - sku: required",
+      },
+      action: "would-rerun",
+    });
+    expect(line.text).toBe(
+      "a  was REPLAY_DIVERGENCE: Invalid arguments for shop.create_order: - quantity: must be <= 10; - sku: required",
+    );
   });
 
   it("flags to a query: --id alone with codes and --dry-run; the query flags otherwise; codes upper-cased and split", () => {

@@ -12,7 +12,7 @@ import { CliError, exitCodeOf, firstLine, storeUnreachable, unknownExecution } f
 import { type CommandContext, requireRuntimeMethod, wholeNumber } from "../command-context.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
-import { type Output, visibleOnOneLine } from "../output/terminal.js";
+import { type Output, visibleOnOneLine, wholeOnOneLine } from "../output/terminal.js";
 import { printOutcome } from "./decide.js";
 import type { Register } from "./register.js";
 import { LIMIT_HELP, onlyId, runWindow } from "./run-choice.js";
@@ -229,20 +229,18 @@ function printRerun(out: Output, report: RerunReport): void {
  * why it was skipped. Everything from the store is shown on one line, escaped.
  */
 export function rerunLine(result: RerunResult): { verdict: Verdict; text: string } {
-  const failedWith = `${visibleOnOneLine(result.failed.code)}: ${visibleOnOneLine(firstLine(result.failed.error))}`;
+  const failedWith = `${visibleOnOneLine(result.failed.code)}: ${wholeOnOneLine(result.failed.error)}`;
   const run = `${visibleOnOneLine(result.executionId)}  was ${failedWith}`;
   if (result.action === "would-rerun") return { verdict: "WOULD", text: run };
   if (result.action === "skipped") {
-    const reason = result.reason
-      ? `${result.reason.code}: ${visibleOnOneLine(firstLine(result.reason.message))}`
-      : "skipped";
+    const reason = result.reason ? `${result.reason.code}: ${wholeOnOneLine(result.reason.message)}` : "skipped";
     return { verdict: "SKIPPED", text: `${run}  →  ${reason}` };
   }
   const outcome = result.outcome;
   if (!outcome || outcome.status === "error")
     return {
       verdict: "FAILED",
-      text: `${run}  →  error ${outcome ? `${outcome.code}: ${visibleOnOneLine(firstLine(outcome.error))}` : ""}`.trimEnd(),
+      text: `${run}  →  error ${outcome ? `${outcome.code}: ${wholeOnOneLine(outcome.error)}` : ""}`.trimEnd(),
     };
   const next = outcome.status === "paused" ? outcome.pending[0] : undefined;
   const where = next ? ` at seq ${next.seq} (${visibleOnOneLine(`${next.connector}.${next.method}`)})` : "";

@@ -61,6 +61,23 @@ export function visibleOnOneLine(text: string): string {
 }
 
 /**
+ * A message of several lines on one line, whole: its lines trimmed and joined with "; " (with a
+ * space after a line that ends in a colon), so the part of a validation error that names the bad
+ * field is kept; then made visible on one line.
+ */
+export function wholeOnOneLine(text: string): string {
+  const lines = text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return visibleOnOneLine(
+    lines
+      .map((line, index) => (index === 0 ? line : `${lines[index - 1]!.endsWith(":") ? " " : "; "}${line}`))
+      .join(""),
+  );
+}
+
+/**
  * Where a command writes: stdout for results (a table, or one JSON document with `--json`),
  * stderr for progress and problems. Colours follow the terminal (off when piped, with NO_COLOR
  * or with `--no-color`).

@@ -62,7 +62,7 @@ export function modelDescription(connectors: Iterable<Connector>, options: Model
       ? list.map((connector) => connectorLine(connector, options.hints?.[connector.name]))
       : ["- (none configured)"]),
     `\`codemode.describe("${connectorOf(example) ?? "connector"}")\` gives its notes and signatures (or "${example ?? "connector.method"}" for one); \`codemode.search("what you need")\` finds methods and snippets.`,
-    `Call connectors one at a time with await. After an approval the program re-runs with recorded results: wrap ${changing} in \`codemode.step("name", () => value)\`.`,
+    `Await each call; with Promise.allSettled, a denial rejects only its own call. After an approval the program re-runs with recorded results: wrap ${changing} in \`codemode.step("name", () => value)\`.`,
     "A paused result means a human must approve: tell the user what waits; do not re-issue the code.",
     `console.log output is returned; \`codemode.run("name", input)\` runs a saved snippet. No require, import, process or network${options.allowNetwork ? " except fetch" : ""}.`,
   ].join("\n");

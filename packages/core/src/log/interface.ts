@@ -54,6 +54,13 @@ export interface RerunRecord {
   code?: ErrorCode;
 }
 
+/** Who reverted a call, when, and why (`runtime.rollback({ by, reason })`). */
+export interface RevertRecord {
+  at: number;
+  by?: string;
+  reason?: string;
+}
+
 /** A log entry as stored: arguments and results stay in wire text of the value codec. */
 export interface StoredEntry {
   seq: number;
@@ -76,6 +83,8 @@ export interface StoredEntry {
   interrupted?: boolean;
   /** Rollback progress and failures (R-RB-4). */
   revertError?: string;
+  /** Who rolled the call back, when and why (R-RB-1), on an entry that is `reverted`. */
+  revert?: RevertRecord;
   startedAt: number;
   endedAt?: number;
 }

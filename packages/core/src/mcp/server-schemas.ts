@@ -39,6 +39,24 @@ export const outcomeSchema: JsonSchema = object(
     code: { type: "string", description: "The error code (error)." },
     error: { type: "string" },
     logs: { type: "array", items: { type: "string" } },
+    decided: {
+      type: "array",
+      items: object(
+        {
+          seq: { type: "integer" },
+          call: { type: "string", description: "connector.method" },
+          args: { description: "What it ran with (edited: the person's arguments), or was denied with." },
+          decision: { type: "string", enum: ["approved", "edited", "granted", "denied"] },
+          by: { type: "string" },
+          reason: { type: "string" },
+          outcome: { type: "string", enum: ["ran", "failed", "denied", "not run yet"] },
+          result: { type: "string", description: "What it returned (JSON) or the error it failed with, cut short." },
+        },
+        ["seq", "call", "decision", "outcome"],
+      ),
+      description: "Every call of the run a person, the policy or a grant decided, and what came of it.",
+    },
+    moreDecided: { type: "integer", description: "Decided calls beyond those listed." },
   },
   ["status", "executionId"],
 );

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { errorMessage } from "../error-message.js";
 import type { Executor, PassRequest, PassResult } from "../sandbox/executor.js";
 import type { IsolateReuse } from "../sandbox/isolated-vm/isolate-reuse.js";
@@ -14,7 +15,7 @@ export type SandboxHostName = "process" | "thread" | "inline";
 
 /** The runtime's own executor, which says which sandbox it loaded and where it runs passes. */
 export interface ChosenExecutor extends Executor {
-  readonly sandbox: ExecutorName | "loading";
+  readonly sandbox: ExecutorName;
   readonly host: SandboxHostName;
 }
 
@@ -40,7 +41,9 @@ export interface ExecutorSettings {
  * The sandbox is loaded by a dynamic import, started when the runtime is created and awaited by
  * the first pass, so `@codemode/core` imports on a runtime without isolated-vm (Node 22, Bun,
  * Deno, a host without native addons) and the addon is only loaded when it is the one used. A choice that cannot load fails each pass with a SANDBOX_ERROR that
- * says why, never the process.
+ * says why, never the process. Which sandbox it is (`sandbox`) is known from the start; the
+ * fallback to QuickJS is said when the first pass runs, so a process that runs no program (a
+ * listing, an approval) says nothing about sandboxes.
  */
 export function chooseExecutor(name: ExecutorName | undefined, settings: ExecutorSettings): ChosenExecutor {
   const chosen = name ?? executorFromEnvironment();
@@ -61,9 +64,11 @@ export function chooseExecutor(name: ExecutorName | undefined, settings: Executo
   };
   // Loaded now, in the background: the first pass should not wait for the import.
   load().catch(() => undefined);
+  let decided: ExecutorName | undefined;
   return {
     get sandbox() {
-      return loaded ?? "loading";
+      decided ??= loaded ?? chosen ?? (isolatedVmProblemNow() === undefined ? "isolated-vm" : "quickjs");
+      return decided;
     },
     host,
     async runPass(request: PassRequest): Promise<PassResult> {
@@ -74,6 +79,7 @@ export function chooseExecutor(name: ExecutorName | undefined, settings: Executo
       } catch (error) {
         return sandboxError(errorMessage(error));
       }
+      if (!chosen && loaded === "quickjs") sayFallback(settings);
       return executor.runPass(request);
     },
     async close() {
@@ -90,31 +96,60 @@ function sandboxError(message: string): PassResult {
 
 /** Said once per process, not once per runtime: a server may create many. */
 let said = false;
+/** Why isolated-vm does not load here, once found: "" when it loads. */
+let problem: string | undefined;
+
+/** The fallback to QuickJS, said once per process, when a pass first runs on it. */
+function sayFallback(settings: ExecutorSettings): void {
+  if (said) return;
+  said = true;
+  settings.logger.warn(
+    `[codemode] sandbox: QuickJS in WebAssembly, because isolated-vm does not load here (${problem || "it did not load"}); pass executor: "quickjs" to choose it and silence this`,
+  );
+}
 
 async function buildWhicheverLoads(host: SandboxHostName, settings: ExecutorSettings): Promise<Built> {
-  const why = await isolatedVmProblem();
-  // isolated-vm is the default and says nothing; the fallback is worth a line.
-  if (why === undefined) return build("isolated-vm", host, settings);
-  if (!said)
-    settings.logger.warn(
-      `[codemode] sandbox: QuickJS in WebAssembly, because isolated-vm does not load here (${why}); pass executor: "quickjs" to choose it and silence this`,
-    );
-  said = true;
+  // isolated-vm is the default; the fallback is said when a pass first runs on it.
+  if ((await isolatedVmProblem()) === undefined) return build("isolated-vm", host, settings);
   return build("quickjs", host, settings);
 }
 
 /** Why isolated-vm cannot be used on this runtime, or undefined when it loads. */
 async function isolatedVmProblem(): Promise<string | undefined> {
-  // Bun and Deno run Node's npm packages but not V8 native addons built against Node.
+  if (problem !== undefined) return problem || undefined;
+  const refused = runtimeRefusal();
+  if (refused) problem = refused;
+  else
+    try {
+      await import("isolated-vm");
+      problem = "";
+    } catch (error) {
+      problem = firstLine(errorMessage(error)) || "it did not load";
+    }
+  return problem || undefined;
+}
+
+/** The same, found at once (the addon loaded through `require`), for `sandbox` before the first pass. */
+function isolatedVmProblemNow(): string | undefined {
+  if (problem !== undefined) return problem || undefined;
+  const refused = runtimeRefusal();
+  if (refused) problem = refused;
+  else
+    try {
+      createRequire(import.meta.url)("isolated-vm");
+      problem = "";
+    } catch (error) {
+      problem = firstLine(errorMessage(error)) || "it did not load";
+    }
+  return problem || undefined;
+}
+
+/** Bun and Deno run Node's npm packages but not V8 native addons built against Node. */
+function runtimeRefusal(): string | undefined {
   const versions = process.versions as Record<string, string | undefined>;
   if (versions.bun) return `Bun ${versions.bun} cannot load V8 native addons`;
   if (versions.deno) return `Deno ${versions.deno} cannot load V8 native addons`;
-  try {
-    await import("isolated-vm");
-    return undefined;
-  } catch (error) {
-    return firstLine(errorMessage(error));
-  }
+  return undefined;
 }
 
 interface Built {

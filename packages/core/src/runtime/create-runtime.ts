@@ -47,7 +47,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     executions: (query) => listExecutions(context, query),
     execution: (executionId) => readExecution(context, executionId),
     outcome: (executionId) => readOutcome(context, executionId),
-    rollback: (input) => rollback(context, String(input?.executionId ?? "")),
+    rollback: (input) => rollback(context, input),
     deleteExecution: (executionId) => deleteExecution(context, String(executionId)),
     pruneExecutions: (keep = DEFAULTS.maxExecutions) => pruneExecutions(context, keep),
     recover: (recoverOptions) => recover(context, recoverOptions),

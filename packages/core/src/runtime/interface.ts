@@ -11,6 +11,7 @@ import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";
 import type { ReplayCheckQuery, ReplayCheckReport } from "./operations/replay-check.js";
 import type { RerunQuery, RerunReport } from "./operations/rerun.js";
+import type { RollbackInput } from "./operations/rollback.js";
 import type { SaveSnippetInput } from "./operations/snippets.js";
 import type { PassLoad } from "./pass-gate.js";
 
@@ -56,7 +57,7 @@ export interface CodemodeRuntime {
   /** The current `Outcome` of any execution, for a process that did not run it; null when there is none. */
   outcome(executionId: string): Promise<Outcome | null>;
   /** Reverts applied calls, newest first, with each tool's `revert`; a report, never a throw. */
-  rollback(input: { executionId: string }): Promise<RollbackReport>;
+  rollback(input: RollbackInput): Promise<RollbackReport>;
   /** Deletes an execution and its log (disposing it when it was not terminal). False when unknown. */
   deleteExecution(executionId: string): Promise<boolean>;
   /** Deletes terminal executions beyond the newest `keep` (default 50, at most 100 per call); returns how many. */

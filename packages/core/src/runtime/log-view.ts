@@ -66,6 +66,7 @@ export function toLogEntries(log: ReadonlyMap<number, StoredEntry>): LogEntry[] 
       if (entry.ephemeral) view.ephemeral = true;
       if (entry.decision) view.decision = { ...entry.decision };
       if (typeof entry.requestedArgs === "string") view.requestedArgs = safeDecode(entry.requestedArgs);
+      if (entry.revert) view.revert = { ...entry.revert };
       if (entry.endedAt !== undefined) view.endedAt = entry.endedAt;
       return view;
     });

@@ -16,9 +16,9 @@ export interface PassLoad {
   queuedMsTotal: number;
   /**
    * The sandbox passes run in (R-SB-7): `isolated-vm` or `quickjs` for the runtime's own
-   * executor (`loading` until the first is loaded), `custom` for an executor passed in.
+   * executor (known from the start, before any pass), `custom` for an executor passed in.
    */
-  sandbox: "isolated-vm" | "quickjs" | "loading" | "custom";
+  sandbox: "isolated-vm" | "quickjs" | "custom";
   /**
    * Where passes run (R-SB-8, the `sandboxHost` option): `process` (sandbox processes), `thread`
    * (worker threads of this process) or `inline` (this thread) for the runtime's own executor,

@@ -60,8 +60,40 @@ export type HostReply =
    * waiting one, and no reply, delivery or timer is under way.
    */
   | { kind: "wait" }
-  /** A person or the policy denied the call (R-AP-9): it rejects with an error named `ApprovalDenied`. */
-  | { kind: "denied"; message: string };
+  /**
+   * A person or the policy denied the call (R-AP-9): it rejects with an error named
+   * `ApprovalDenied` that carries `message` and the facts of `denial`.
+   */
+  | { kind: "denied"; message: string; denial?: DenialFacts };
+
+/** What an `ApprovalDenied` error tells the program besides its message: which call, and who denied it why. */
+export interface DenialFacts {
+  seq: number;
+  /** `connector.method`. */
+  call: string;
+  /** Wire text of the arguments, as they were shown to the person ("" for none). */
+  args: string;
+  by?: string;
+  reason?: string;
+}
+
+/**
+ * The text a denial is delivered into the sandbox with: wire text of `{ message, seq, call, args,
+ * by, reason }` (the arguments' own wire text set in as it is), which the sandbox's bridge turns
+ * into the `ApprovalDenied` error's message and fields. A denial without facts is its message alone.
+ */
+export function denialDelivery(message: string, denial: DenialFacts | undefined): string {
+  if (!denial) return message;
+  const fields = [
+    `"message":${JSON.stringify(message)}`,
+    `"seq":${denial.seq}`,
+    `"call":${JSON.stringify(denial.call)}`,
+    ...(denial.args !== "" ? [`"args":${denial.args}`] : []),
+    ...(denial.by !== undefined ? [`"by":${JSON.stringify(denial.by)}`] : []),
+    ...(denial.reason !== undefined ? [`"reason":${JSON.stringify(denial.reason)}`] : []),
+  ];
+  return `{${fields.join(",")}}`;
+}
 
 /** A log entry the sandbox may answer by itself, without a bridge trip (R-ST-2). */
 export type ReplayEntry =

@@ -56,11 +56,17 @@ export async function cancel(context: RuntimeContext, input: CancelInput): Promi
   };
   const waitMs = typeof input.waitMs === "number" && input.waitMs >= 0 ? input.waitMs : context.settings.lockWaitMs;
   const until = Date.now() + waitMs;
+  // Once this cancel has reached a pass (here, or through the request it left), a run found ended
+  // CANCELLED was ended by it: `cancelled`. A run found ended before that had ended already: `ended`.
   let asked = false;
   for (;;) {
     // A pass of this process stops at once; its settle writes the end, under the lease.
-    context.passesHere.get(executionId)?.cancel(request);
-    const report = await endUnderLease(context, executionId, request);
+    const here = context.passesHere.get(executionId);
+    if (here) {
+      here.cancel(request);
+      asked = true;
+    }
+    const report = await endUnderLease(context, executionId, request, asked);
     if (report) return report;
     // Held elsewhere (a pass, or a decision): leave a request the pass reads, then look again.
     if (!asked) {
@@ -81,6 +87,7 @@ function endUnderLease(
   context: RuntimeContext,
   executionId: string,
   request: CancelRequest,
+  asked: boolean,
 ): Promise<CancelReport | undefined> {
   return controlStep<CancelReport | undefined>(
     context,
@@ -89,8 +96,8 @@ function endUnderLease(
     async ({ head, lease, owe }) => {
       if (!head) return { executionId, result: "not_found" };
       if (isTerminal(head.status)) {
-        const byCancel = head.status === "rejected" && head.errorCode === "CANCELLED";
-        return { executionId, result: byCancel ? "cancelled" : "ended", status: head.status };
+        const byThisCancel = asked && head.status === "rejected" && head.errorCode === "CANCELLED";
+        return { executionId, result: byThisCancel ? "cancelled" : "ended", status: head.status };
       }
       if (head.status !== "paused" && head.status !== "running")
         throw new CodemodeError("STORAGE_ERROR", `execution ${executionId} has an unknown status`);

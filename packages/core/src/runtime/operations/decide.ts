@@ -136,7 +136,7 @@ async function decidedEntry(
   };
   if (decision.decision === "approve") return { ...entry, decision: record };
   if (decision.decision === "deny") {
-    const error = denialMessage(entry.connector, entry.method, record);
+    const error = denialMessage(entry, record);
     return { ...entry, state: "denied", error, decision: record, endedAt: at };
   }
   // A call left under way and asked again (`onInterrupted: "ask"`) may have taken effect with its

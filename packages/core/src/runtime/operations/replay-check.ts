@@ -6,6 +6,7 @@ import type { Divergence, ErrorCode, ExecutionStatus } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/prelude/value-codec.js";
 import type { RuntimeContext } from "../context.js";
+import { deniedReply } from "../pass/approval-gate.js";
 import { decideCall, decideStep } from "../pass/decide.js";
 import { divergentCall, withMessage } from "../pass/divergence.js";
 import { toRecordedCall } from "../pass/handle-call.js";
@@ -193,7 +194,7 @@ function answerCall(
       return stopWith({ at: "divergence", divergence: decision.divergence });
     case "replay":
       dry.replayed += 1;
-      if (decision.outcome === "denied") return { kind: "denied", message: recorded.error ?? "the call was denied" };
+      if (decision.outcome === "denied") return deniedReply(recorded);
       return decision.outcome === "value"
         ? { kind: "value", value: recorded.result ?? "" }
         : { kind: "error", message: recorded.error ?? "the call failed" };

@@ -7,14 +7,42 @@ import type { RuntimeContext } from "../context.js";
 import { rollBack } from "../transition.js";
 import { busyMessage, controlStep } from "./control-step.js";
 
+export interface RollbackInput {
+  executionId: string;
+  /** Who rolls back, for the audit trail: kept on each reverted entry (up to 1,000 characters). */
+  by?: string;
+  /** Why (up to 1,000 characters). */
+  reason?: string;
+}
+
+/** What a rollback works on, under the run's lease. */
+interface RollbackState {
+  head: ExecutionHead;
+  log: Map<number, StoredEntry>;
+  report: RollbackReport;
+  lease: ExecutionLease;
+}
+
+const MAX_TEXT = 1_000;
+
 /**
  * Walks applied connector calls from the highest seq down and asks the configured tool to revert
  * each (R-RB-1). Progress is written per entry, so a rollback that died midway continues and
  * never reverts an entry twice (R-RB-4); a failing revert does not stop the rest (R-RB-2). A
  * report, never a throw: a rollback that could not run says why in `code` and `error`.
  */
-export async function rollback(context: RuntimeContext, executionId: string): Promise<RollbackReport> {
-  const report: RollbackReport = { executionId, status: "error", reverted: [], failed: [], skipped: [] };
+export async function rollback(context: RuntimeContext, input: RollbackInput): Promise<RollbackReport> {
+  const executionId = String(input?.executionId ?? "");
+  const by = typeof input?.by === "string" && input.by ? input.by.slice(0, MAX_TEXT) : undefined;
+  const reason = typeof input?.reason === "string" && input.reason ? input.reason.slice(0, MAX_TEXT) : undefined;
+  const report: RollbackReport = {
+    executionId,
+    ...(by !== undefined ? { by } : {}),
+    status: "error",
+    reverted: [],
+    failed: [],
+    skipped: [],
+  };
   const refused = (code: ErrorCode, error: string): RollbackReport => ({ ...report, code, error });
   return controlStep(
     context,
@@ -30,7 +58,7 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
       if (head.status === "running")
         return refused("BUSY", `execution ${executionId} is running; roll it back once it has stopped`);
       const { log } = await context.store.readCodeAndLog(head);
-      await revertApplied(context, head, log, report, lease);
+      await revertApplied(context, { head, log, report, lease }, { by, reason });
       // R-RB-3: rolled_back only when at least one call was reverted.
       const anyReverted = [...log.values()].some((entry) => entry.state === "reverted");
       if (anyReverted && head.status !== "rolled_back") {
@@ -44,10 +72,8 @@ export async function rollback(context: RuntimeContext, executionId: string): Pr
 
 async function revertApplied(
   context: RuntimeContext,
-  head: ExecutionHead,
-  log: Map<number, StoredEntry>,
-  report: RollbackReport,
-  lease: ExecutionLease,
+  { head, log, report, lease }: RollbackState,
+  who: { by: string | undefined; reason: string | undefined },
 ): Promise<void> {
   const applied = [...log.values()]
     .filter((entry) => entry.state === "applied" && entry.connector !== "codemode")
@@ -74,7 +100,17 @@ async function revertApplied(
       await context.store.writeEntries(lease, head.id, [{ ...entry, revertError: errorMessage(error) }]);
       continue;
     }
-    const reverted: StoredEntry = { ...entry, state: "reverted", endedAt: Date.now() };
+    const at = Date.now();
+    const reverted: StoredEntry = {
+      ...entry,
+      state: "reverted",
+      endedAt: at,
+      revert: {
+        at,
+        ...(who.by !== undefined ? { by: who.by } : {}),
+        ...(who.reason !== undefined ? { reason: who.reason } : {}),
+      },
+    };
     delete reverted.revertError;
     await context.store.writeEntries(lease, head.id, [reverted]);
     log.set(entry.seq, reverted);

@@ -79,12 +79,12 @@ function waitForPerson(pass: PassState, call: GatedCall): Promise<HostReply> {
 
 /** The policy denied the call: recorded `denied`, it rejects inside the program as `ApprovalDenied`. */
 async function deny(pass: PassState, call: GatedCall, decision: ApprovalDecision): Promise<HostReply> {
-  const message = denialMessage(call.connector, call.method, decision);
+  const fresh = call.fresh("denied");
   const entry: StoredEntry = {
-    ...call.fresh("denied"),
+    ...fresh,
     requiresApproval: true,
     decision,
-    error: message,
+    error: denialMessage(fresh, decision),
     endedAt: decision.at,
   };
   try {
@@ -92,11 +92,42 @@ async function deny(pass: PassState, call: GatedCall, decision: ApprovalDecision
   } catch (error) {
     return pass.failWith(error);
   }
-  return { kind: "denied", message };
+  return deniedReply(entry);
 }
 
-/** The message a denied call rejects with inside the program, and keeps in its entry: who and why. */
-export function denialMessage(connector: string, method: string, decision: Pick<ApprovalDecision, "by" | "reason">) {
+/** Arguments longer than this are cut in a denial's message (the error's `args` field has them whole). */
+const SHOWN_ARGS_CHARS = 200;
+
+/**
+ * The message a denied call rejects with inside the program, and keeps in its entry: the call with
+ * its arguments, who denied it and why (`shop.create_order({"item":"pen"}) was denied by ops: out of stock`).
+ */
+export function denialMessage(
+  entry: Pick<StoredEntry, "connector" | "method" | "args">,
+  decision: Pick<ApprovalDecision, "by" | "reason">,
+) {
+  const args = entry.args.length > SHOWN_ARGS_CHARS ? `${entry.args.slice(0, SHOWN_ARGS_CHARS)}…` : entry.args;
   const by = decision.by ? ` by ${decision.by}` : "";
-  return clipMessage(`${connector}.${method} was denied${by}${decision.reason ? `: ${decision.reason}` : ""}`);
+  return clipMessage(
+    `${entry.connector}.${entry.method}(${args}) was denied${by}${decision.reason ? `: ${decision.reason}` : ""}`,
+  );
+}
+
+/**
+ * How a denied entry answers the program, in the pass that denied it and in every replay: the
+ * message it was first given (kept on the entry) and the facts of the call and the decision.
+ */
+export function deniedReply(entry: StoredEntry): HostReply {
+  const decision = entry.decision;
+  return {
+    kind: "denied",
+    message: entry.error ?? `${entry.connector}.${entry.method} was denied`,
+    denial: {
+      seq: entry.seq,
+      call: `${entry.connector}.${entry.method}`,
+      args: entry.args,
+      ...(decision?.by !== undefined ? { by: decision.by } : {}),
+      ...(decision?.reason !== undefined ? { reason: decision.reason } : {}),
+    },
+  };
 }

@@ -6,7 +6,7 @@ import type { StoredEntry } from "../../log/interface.js";
 import { type ApprovalDecision, CodemodeError } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/prelude/value-codec.js";
-import { type GatedCall, gateCall } from "./approval-gate.js";
+import { deniedReply, type GatedCall, gateCall } from "./approval-gate.js";
 import { decideCall, type RecordedCall } from "./decide.js";
 import { HALT, type PassState } from "./pass-state.js";
 import { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
@@ -137,8 +137,7 @@ function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
       });
     case "replay": {
       const recorded = call.recorded as StoredEntry;
-      if (decision.outcome === "denied")
-        return Promise.resolve({ kind: "denied", message: recorded.error ?? `${connector}.${method} was denied` });
+      if (decision.outcome === "denied") return Promise.resolve(deniedReply(recorded));
       return Promise.resolve(
         decision.outcome === "value"
           ? { kind: "value", value: recorded.result ?? "" }

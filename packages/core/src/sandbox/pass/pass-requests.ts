@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { errorMessage } from "../../error-message.js";
 import { normalizeCode } from "../code/normalize-code.js";
-import type { HostReply, PassRequest } from "../executor.js";
+import { denialDelivery, type HostReply, type PassRequest } from "../executor.js";
 import { keyedByteStream } from "../prelude/keyed-random.js";
 import { DELIVER_DENIED, DELIVER_ERROR, DELIVER_VALUE, TIMER_SERVICE } from "../prelude/sandbox-setup.js";
 import { valueCodec } from "../prelude/value-codec.js";
@@ -190,7 +190,12 @@ export abstract class PassRequests {
     }
     if (!this.canDeliver) return;
     const kind = reply.kind === "value" ? DELIVER_VALUE : reply.kind === "denied" ? DELIVER_DENIED : DELIVER_ERROR;
-    const text = reply.kind === "value" ? reply.value : reply.message;
+    const text =
+      reply.kind === "value"
+        ? reply.value
+        : reply.kind === "denied"
+          ? denialDelivery(reply.message, reply.denial)
+          : reply.message;
     // Delivered from the loop's next check phase, so that a burst of passes cannot keep the
     // loop from its timers (see event-loop-turn.ts). Counted from now: the pass waits for it.
     // Replies are delivered in the order they were given.

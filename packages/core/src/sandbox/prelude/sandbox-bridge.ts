@@ -10,7 +10,8 @@ export interface SandboxBridge {
   send(request: Record<string, unknown>, decode: boolean): Promise<unknown>;
   /**
    * What the host calls to settle request `id`: kind 0 is a value's text, kind 1 an error message,
-   * kind 2 a denial (R-AP-9): an error named `ApprovalDenied` with the reason in its message.
+   * kind 2 a denial (R-AP-9): an error named `ApprovalDenied`, delivered as the wire text of
+   * `{ message, seq, call, args, by, reason }` (those fields are set on it), or as its message alone.
    */
   deliver(id: number, kind: number, text: string): void;
   /** The text a denial this bridge delivered carried; undefined for anything else (a program cannot make one). */
@@ -101,13 +102,43 @@ export function createSandboxBridge(
       }
       waiter.resolve(value);
     } else if (kind === 2) {
-      const denial = new ErrorCtor(text);
-      ObjectDefineProperty(denial, "name", { value: "ApprovalDenied", writable: true, configurable: true });
-      ReflectApply(MapSet, denials, [denial, text]);
-      waiter.reject(denial);
+      waiter.reject(denialError(text));
     } else {
       waiter.reject(new ErrorCtor(text));
     }
+  }
+
+  /**
+   * The `ApprovalDenied` error of a denial delivered as `{ message, seq, call, args, by, reason }`
+   * (or as its message alone): the message, and the facts as fields the program can read.
+   */
+  function denialError(text: string): Error {
+    let facts: unknown;
+    try {
+      facts = decodeText(text);
+    } catch {
+      facts = undefined;
+    }
+    const known =
+      facts !== null && typeof facts === "object" && typeof (facts as { message?: unknown }).message === "string";
+    const message = known ? (facts as { message: string }).message : text;
+    const denial = new ErrorCtor(message);
+    ObjectDefineProperty(denial, "name", { value: "ApprovalDenied", writable: true, configurable: true });
+    if (known) {
+      const fields = ObjectKeys(facts as object);
+      for (let index = 0; index < fields.length; index++) {
+        const field = fields[index]!;
+        if (field === "message") continue;
+        ObjectDefineProperty(denial, field, {
+          value: (facts as Record<string, unknown>)[field],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+    }
+    ReflectApply(MapSet, denials, [denial, message]);
+    return denial;
   }
 
   function denialText(error: unknown): string | undefined {
