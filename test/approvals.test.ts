@@ -142,6 +142,7 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
       {
         executionId,
         seq: 1,
+        pauseId: "1.1",
         connector: "shop",
         method: "create_order",
         args: { item: 1 },
@@ -160,7 +161,7 @@ describe("pause and approve (R-AP-1, R-AP-2)", () => {
     // A runtime without the tool (another process's config) still lists the action, without them.
     const bare = track(createCodemodeRuntime({ storage: keyv }));
     expect((await bare.pending()).items).toEqual([
-      { executionId, seq: 1, connector: "shop", method: "create_order", args: { item: 1 } },
+      { executionId, seq: 1, connector: "shop", method: "create_order", args: { item: 1 }, pauseId: "1.1" },
     ]);
     expect((await runtime.execution(executionId))?.status).toBe("paused");
 

@@ -4,7 +4,7 @@
  * real SQLite file that the tickets application writes too. Needs `npm run build` first.
  */
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CodemodeRuntime, ExecutionState, Outcome } from "@codemode/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -275,13 +275,15 @@ describe("codemode approve, deny and decide on batched pauses", () => {
   );
 
   it(
-    "usage errors exit 2 and change nothing: --args with zero or two --seq, --args and --args-file, bad JSON, deny without --reason, a bad --file, --grant 0",
+    "usage errors exit 2 and change nothing: --args with zero or two --seq, --args and --args-file, bad JSON, deny without --reason, a bad --file (an endless one included), --grant 0",
     async () => {
       const executionId = await paused(TWO_TICKETS);
       const bad = join(directory, "bad.json");
       writeFileSync(bad, "{ not json");
       const wrongShape = join(directory, "wrong-shape.json");
       writeFileSync(wrongShape, JSON.stringify({ choices: [] }));
+      const endless = join(directory, "endless.json");
+      symlinkSync("/dev/zero", endless);
       const cases: Array<[string[], string | RegExp]> = [
         [
           ["approve", executionId, "--args", "{}"],
@@ -305,6 +307,11 @@ describe("codemode approve, deny and decide on batched pauses", () => {
           /codemode: could not read --file .*missing\.json: ENOENT/,
         ],
         [["decide", executionId, "--file", bad], /codemode: --file .*bad\.json is not JSON: /],
+        // A link to an endless device: `stat` says 0 bytes, the read stops at the bound.
+        [
+          ["decide", executionId, "--file", endless],
+          /codemode: could not read --file .*endless\.json: it has more than 16777216 bytes; at most that many are read/,
+        ],
         [["decide", executionId, "--file", wrongShape], /must hold \{ "decisions": \[\.\.\.\].*; it has "choices"\n$/],
       ];
       // Each is refused before anything is read or written, so they may run side by side.

@@ -8,6 +8,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INBOX_STYLES } from "../packages/cli/src/inbox/assets.ts";
 import { logTable } from "../packages/cli/src/inbox/log-table.ts";
+import { SCHEMA_CHECK_SOURCE } from "../packages/cli/src/inbox/schema-check.ts";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";
 import { serveHtml, startInbox, stopInbox } from "./inbox-browser-fixtures.ts";
 
@@ -258,6 +259,25 @@ describe("the approval inbox in a browser", () => {
       });
       expect(overflow.lines).toBeGreaterThan(1);
       expect(overflow.beyond).toBeLessThanOrEqual(0);
+      await page.close();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the page's schema check in Chromium leaves a backtracking pattern to the runtime: 100,000 characters against ^(a+)+$ do not freeze the page",
+    async () => {
+      const page = await browser.newPage();
+      await page.setContent(`<script>${SCHEMA_CHECK_SOURCE}</script>`);
+      const checked = await page.evaluate(() => {
+        const check = (globalThis as unknown as { schemaProblems(value: unknown, schema: unknown): string[] })
+          .schemaProblems;
+        // Matched by the page's engine, this would not end: the evaluate would never answer.
+        const hostile = check({ title: `${"a".repeat(100_000)}!` }, { properties: { title: { pattern: "^(a+)+$" } } });
+        return { hostile, safe: check({ sku: "Mug" }, { properties: { sku: { pattern: "^[a-z]+$" } } }) };
+      });
+      expect(checked.hostile).toEqual([]);
+      expect(checked.safe).toEqual(["sku must match the pattern ^[a-z]+$"]);
       await page.close();
     },
     TIMEOUT,

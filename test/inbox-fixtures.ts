@@ -6,7 +6,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ApprovalInbox, createApprovalInbox, type InboxQueue } from "@codemode/cli/inbox";
-import { type CodemodeRuntime, type Connector, createCodemodeRuntime, defineConnector } from "@codemode/core";
+import {
+  type CodemodeRuntime,
+  type CodemodeRuntimeOptions,
+  type Connector,
+  createCodemodeRuntime,
+  defineConnector,
+} from "@codemode/core";
 import { afterEach } from "vitest";
 import { tickets } from "./cli-fixtures/tickets.ts";
 
@@ -55,9 +61,17 @@ export function useInbox() {
   });
   return {
     inbox: () => inbox,
-    async serve(options: { queue?: InboxQueue; basePath?: string; pollMs?: number; connectors?: Connector[] } = {}) {
-      const { connectors = [tickets], ...inboxOptions } = options;
-      runtime = createCodemodeRuntime({ connectors });
+    async serve(
+      options: {
+        queue?: InboxQueue;
+        basePath?: string;
+        pollMs?: number;
+        connectors?: Connector[];
+        storage?: CodemodeRuntimeOptions["storage"];
+      } = {},
+    ) {
+      const { connectors = [tickets], storage, ...inboxOptions } = options;
+      runtime = createCodemodeRuntime({ connectors, ...(storage ? { storage } : {}) });
       inbox = createApprovalInbox({ runtime, token: TOKEN, operator: "ops", ...inboxOptions });
       const mounted = inbox;
       server = createServer((request, response) => mounted.handler(request, response));

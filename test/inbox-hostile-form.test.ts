@@ -27,7 +27,8 @@ describe("the inbox's decision form against hostile input", () => {
         (seq): [Record<string, string>, RegExp] => [{ seq, decision: "approve" }, /not the seq of an action|needs the/],
       ),
       [{ seqs: "0,0", decision: "approve" }, /seq 0 is given twice/],
-      [{ seqs: "0,1", decision: "deny" }, /"seqs" goes with "approve" only/],
+      [{ seqs: "0,1", decision: "edit", args: "{}" }, /"seqs" goes with "approve" or "deny" only/],
+      [{ seq: "0", pause: "1.1", decision: "approve" }, /is not the pause of seq 0/],
       [{ seqs: Array.from({ length: 1_001 }, (_, index) => index).join(","), decision: "approve" }, /At most 1000/],
       ...["0", "10001", "1.5", "abc", "-2", "1e3"].map((grant): [Record<string, string>, RegExp] => [
         { seq: "0", decision: "approve", grant },

@@ -104,6 +104,7 @@ describe("createCodemodeMcpServer: pauses for operators", () => {
       {
         executionId: paused.executionId,
         seq: 2,
+        pauseId: "2.1",
         connector: "notes",
         method: "delete_note",
         args: { id: 1 },

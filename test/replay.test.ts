@@ -442,7 +442,7 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
     });
     const asked = expectPaused(await runtime.approve({ executionId }));
     expect(asked.pending).toEqual([
-      { executionId, seq: 0, connector: "shop", method: "charge_once", args: { amount: 5 } },
+      { executionId, seq: 0, connector: "shop", method: "charge_once", args: { amount: 5 }, pauseId: "0.2" },
     ]);
     expect(count("charge_once")).toBe(1);
     expect(count("create_order")).toBe(0);
@@ -493,7 +493,7 @@ describe("interrupted calls (R-RP-4, R-RP-4b, R-CON-1)", () => {
     });
     const asked = expectPaused(await runtime.approve({ executionId, seq: 1 }));
     expect(asked.pending).toEqual([
-      { executionId, seq: 0, connector: "shop", method: "place_bet", args: { on: "red" } },
+      { executionId, seq: 0, connector: "shop", method: "place_bet", args: { on: "red" }, pauseId: "0.2" },
     ]);
     expect(asked.calls![0]).toMatchObject({ state: "pending" });
     expect(asked.calls![0]!.decision).toBeUndefined();

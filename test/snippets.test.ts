@@ -92,6 +92,7 @@ describe("snippets", () => {
       {
         executionId: paused.executionId,
         seq: 2,
+        pauseId: "2.1",
         connector: "github",
         method: "create_issue",
         args: { repo: "acme/api", title: "Triage 2" },

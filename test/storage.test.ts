@@ -331,7 +331,14 @@ describe("R-ST-3 a paused execution resumes from the store alone", () => {
       createCodemodeRuntime({ connectors: [inventoryConnector(secondEffects)], storage: keyv, limits: LIMITS }),
     );
     expect((await second.pending()).items).toEqual([
-      { executionId: paused.executionId, seq: 3, connector: "inventory", method: "reserve", args: { key: "item-0" } },
+      {
+        executionId: paused.executionId,
+        seq: 3,
+        connector: "inventory",
+        method: "reserve",
+        args: { key: "item-0" },
+        pauseId: "3.1",
+      },
     ]);
     const done = await second.approve({ executionId: paused.executionId, seq: 3, by: "ops" });
     expectStatus(done, "completed");

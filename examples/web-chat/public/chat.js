@@ -65,10 +65,10 @@ function scheduleRender() {
   });
 }
 
-/** The reason without the trailing `[codemode execution … seq 2,3 sig …]` marker (approvalReasonText on the server). */
+/** The reason without the trailing `[codemode execution … seq 2.1,3.1 sig …]` marker (approvalReasonText on the server). */
 function readableReason(reason) {
   return (reason ?? "").replace(
-    /\s*\[codemode execution [A-Za-z0-9_-]+ seq \d+(?:,\d+)*(?: sig [A-Za-z0-9_-]+)?\]\s*$/,
+    /\s*\[codemode execution [A-Za-z0-9_-]+ seq \d+(?:\.\d+)?(?:,\d+(?:\.\d+)?)*(?: sig [A-Za-z0-9_-]+)?\]\s*$/,
     "",
   );
 }

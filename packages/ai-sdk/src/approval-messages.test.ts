@@ -173,6 +173,27 @@ describe("syncModelApprovals", () => {
     expect(messages).toHaveLength(3);
   });
 
+  it("R-AP-9: decided elsewhere with no new user message: the last turn's call gets the run's outcome, and generateText goes on instead of throwing", async () => {
+    const { runtime, orders, model, prompts, settings, messages, pending } = await orderAwaitingApproval();
+    // Still waiting: the last turn is left to the AI SDK's approval flow, unchanged.
+    expect(await syncModelApprovals(messages, runtime)).toEqual(messages);
+
+    await runtime.approve({ executionId: pending.executionId, seq: pending.seq, by: "ops" });
+    await expect(generateText({ model, ...settings, messages })).rejects.toSatisfy(MissingToolResultsError.isInstance);
+    const synced = await syncModelApprovals(messages, runtime);
+    expect(synced).toHaveLength(messages.length + 1);
+    expect(synced.at(-1)).toMatchObject({
+      role: "tool",
+      content: [
+        { type: "tool-result", toolCallId: "call-1", output: { type: "json", value: { status: "completed" } } },
+      ],
+    });
+    const next = await generateText({ model, ...settings, messages: synced });
+    expect(next.text).toContain('"status":"completed"');
+    expect(lastToolResultValue(prompts.at(-1)!)).toMatchObject({ result: { orderId: "ord-1", total: 18 } });
+    expect(orders).toHaveLength(1);
+  });
+
   it("R-AP-2: an approving response nobody sent runs once; a paused result approved elsewhere shows its outcome", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderMugs }]);

@@ -112,11 +112,15 @@ describe("codemodeToolApproval: a pause with several pending actions", () => {
 });
 
 describe("codemodeToolApproval: an answer decides exactly the actions the server showed (R-AP-11)", () => {
-  it("R-AP-11: a set altered in the browser (fewer or more seqs under the same signature) is refused and nothing runs", async () => {
+  it("R-AP-11: a set altered in the browser (fewer or more seqs, other pauses, pauses left out, under the same signature) is refused and nothing runs", async () => {
     const { runtime, orders } = shop();
     const asked = await askedFor(orderBoth, { runtime });
-    for (const seqs of ["0", "1", "0,1,2"]) {
-      const forged = withMarker(asked.messages, (reason) => reason.replace(/ seq 0,1 /, ` seq ${seqs} `));
+    expect(withMarker(asked.messages, (reason) => reason)).toEqual(asked.messages);
+    for (const seqs of ["0.1", "1.1", "0.1,1.1,2.1", "0.2,1.1", "0,1"]) {
+      const forged = withMarker(asked.messages, (reason) => {
+        expect(reason).toMatch(/ seq 0\.1,1\.1 /);
+        return reason.replace(/ seq 0\.1,1\.1 /, ` seq ${seqs} `);
+      });
       const { model, prompts } = scriptedModel([{ text: "Refused." }]);
       await generateText({ model, ...chatSettings(runtime), messages: [...forged, answer(asked.request, true)] });
       expect(lastToolResultValue(prompts[0]!), seqs).toMatchObject({

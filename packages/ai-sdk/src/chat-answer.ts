@@ -42,7 +42,12 @@ export async function applyChatAnswer(
   const seqs = seqsOf(approval);
   const outcome = await decidePendingActions(runtime, {
     executionId,
-    decisions: seqs.map((seq) => ({ seq, decision: approved ? "approve" : "deny" })),
+    // Each for the pause the request showed: under the lease, a call asked again since is not decided.
+    decisions: seqs.map((seq, index) => ({
+      seq,
+      decision: approved ? "approve" : "deny",
+      ...(approval.pauses?.[index] ? { pauseId: approval.pauses[index] } : {}),
+    })),
     ...(by ? { by } : {}),
     ...(approval.reason ? { reason: approval.reason } : {}),
   });

@@ -30,7 +30,9 @@ export interface SyncModelApprovalsOptions {
  * showed — so the AI SDK does not throw `Tool result is missing for tool call …` and the model
  * sees its program and what became of it. A `codemode` result that reported the run paused (or
  * BUSY) shows its outcome now. Requests in the last turn are left to the AI SDK's own approval
- * flow. An answer is applied only to a request this server signed for that tool call, code and
+ * flow, but for one whose every action was decided elsewhere and that nothing in the messages
+ * answered: it gets the run's outcome, so that `generateText` right after an operator decided
+ * (no new user message) does not throw `AI_MissingToolResultsError`. An answer is applied only to a request this server signed for that tool call, code and
  * set of actions, where the runtime lets a chat decide (R-AP-11); otherwise the call's result is
  * the refusal and nothing runs. The messages given are not changed. A store failure rejects with
  * `CodemodeError` STORAGE_ERROR.
@@ -62,13 +64,25 @@ export async function syncModelApprovals(
         typeof message.content !== "string" &&
         message.content.some((part) => part.type === "tool-call" && part.toolCallId === approval.toolCallId),
     );
-    // Only a request the conversation went on after: the last turn's is the AI SDK's to run.
-    if (at < 0 || !messages.slice(at + 1).some((message) => message.role !== "tool")) continue;
+    if (at < 0) continue;
+    const code = toolCallCode(messages, approval.toolCallId);
+    // A request of the last turn is the AI SDK's to run (its answer, or the answer still to come),
+    // unless every action it showed was decided elsewhere and nothing answered it here: then the
+    // call has its result, or the AI SDK would find it missing.
+    const lastTurn = !messages.slice(at + 1).some((message) => message.role !== "tool");
+    let output: ToolResultPart["output"];
+    if (!lastTurn) output = await resultFor(runtime, approval, code, options);
+    else {
+      if (approval.approved !== undefined) continue;
+      const now = await pauseState(runtime, approval, { code });
+      if (now.state !== "decided") continue;
+      output = modelJson(now.outcome, options.modelOutput);
+    }
     const result: ToolResultPart = {
       type: "tool-result",
       toolCallId: approval.toolCallId,
       toolName: toolNameOf(messages[at]!, approval.toolCallId),
-      output: await resultFor(runtime, approval, toolCallCode(messages, approval.toolCallId), options),
+      output,
     };
     added.set(at, [...(added.get(at) ?? []), result]);
   }

@@ -24,7 +24,7 @@ Exit codes:
 The config (--config, $CODEMODE_CONFIG, or ./codemode.config.{ts,mts,js,mjs}) exports your runtime:
   export default createCodemodeRuntime({ connectors, storage });   // or a function returning one
   export const close = () => storage.close();                       // optional
-See docs/operating.md.`;
+Every command, option and exit code: https://github.com/codemode-for-node/codemode/blob/main/docs/operating.md`;
 
 /** The `codemode` program; its actions record their exit code in `state`. */
 export function createProgram(state: ExitState): Command {

@@ -59,6 +59,8 @@ export interface LogEntry {
   decision?: ApprovalDecision;
   /** For a call a person edited: the arguments the program asked for (`args` are what ran). */
   requestedArgs?: unknown;
+  /** For a call that needs approval: the pause it waits (or waited) in, as `PendingAction.pauseId`. */
+  pauseId?: string;
   /** For a `reverted` call: when it was rolled back, by whom and why (`runtime.rollback`). */
   revert?: { at: number; by?: string; reason?: string };
   startedAt: number;
@@ -75,6 +77,13 @@ export interface PendingAction {
   description?: string;
   /** The tool's input schema as JSON Schema (for a form that edits the arguments); absent when it has none. */
   inputSchema?: Record<string, unknown>;
+  /**
+   * The pause this action waits in (R-AP-9): it changes when the call is asked again (a call
+   * interrupted while it ran, with `onInterrupted: "ask"`). Give it back with a decision
+   * (`Decision.pauseId`) so that an answer to an earlier pause decides nothing. Every action
+   * the runtime lists has one; an action rebuilt from elsewhere (a message) may not.
+   */
+  pauseId?: string;
 }
 
 export type ExecutionStatus = "running" | "paused" | "completed" | "error" | "rejected" | "rolled_back";

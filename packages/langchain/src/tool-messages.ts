@@ -130,16 +130,19 @@ function asPaused(value: unknown): Pick<PausedOutcome, "executionId" | "pending"
   if (typeof value !== "object" || value === null) return undefined;
   const { status, executionId, pending } = value as { status?: unknown; executionId?: unknown; pending?: unknown };
   if (status !== "paused" || typeof executionId !== "string" || !Array.isArray(pending)) return undefined;
-  const actions = pending.filter(isActionLike).map(({ seq, connector, method, args, description, inputSchema }) => ({
-    executionId,
-    seq,
-    connector,
-    method,
-    args,
-    // Kept from the artifact, for a review screen; the model-facing content has neither.
-    ...(typeof description === "string" ? { description } : {}),
-    ...(isRecord(inputSchema) ? { inputSchema } : {}),
-  }));
+  const actions = pending
+    .filter(isActionLike)
+    .map(({ seq, connector, method, args, description, inputSchema, pauseId }) => ({
+      executionId,
+      seq,
+      connector,
+      method,
+      args,
+      ...(typeof pauseId === "string" ? { pauseId } : {}),
+      // Kept from the artifact, for a review screen; the model-facing content has neither.
+      ...(typeof description === "string" ? { description } : {}),
+      ...(isRecord(inputSchema) ? { inputSchema } : {}),
+    }));
   return { executionId, pending: actions };
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import type { DecideInput, Decision } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
 import { CliError } from "../cli-error.js";
@@ -105,11 +105,31 @@ export function decisionsFile(path: string): Omit<DecideInput, "executionId"> {
 
 function readJsonFile(path: string, option: string): string {
   try {
-    const size = statSync(path).size;
-    if (size > MAX_FILE_BYTES) throw new Error(`it has ${size} bytes; at most ${MAX_FILE_BYTES} are read`);
-    return readFileSync(path, "utf8");
+    return readBounded(path);
   } catch (error) {
     throw usage(`could not read ${option} ${path}: ${errorMessage(error)}`);
+  }
+}
+
+/**
+ * The file's text, read until its end or one byte past the bound, whatever `stat` says of it: a
+ * link to `/dev/zero`, a device or a file that grows while it is read stops at the bound.
+ */
+function readBounded(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    if (filled > MAX_FILE_BYTES)
+      throw new Error(`it has more than ${MAX_FILE_BYTES} bytes; at most that many are read`);
+    return buffer.toString("utf8", 0, filled);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -96,7 +96,7 @@ function printReport(out: Output, report: ReplayCheckReport): void {
   );
   if (diverging > 0)
     out.hint(
-      "Keep the old tool accepting what was recorded (add create_order_v2, keep create_order until these runs are decided), or reject or expire them; see docs/operating.md.",
+      "Keep the old tool accepting what was recorded (add create_order_v2, keep create_order until these runs are decided), or reject or expire them; see https://github.com/codemode-for-node/codemode/blob/main/docs/operating.md#changing-tools-while-runs-are-paused",
     );
 }
 

@@ -32,12 +32,13 @@ h1 { font-size: 22px; margin: 8px 0 16px; } h2 { font-size: 17px; margin: 28px 0
 pre.args, pre.code, pre.value { margin: 0; padding: 10px 12px; background: #f7f8fb; border: 1px solid var(--line); border-radius: 6px; overflow: auto; }
 pre.args { max-height: 16em; } pre.value { max-height: 12em; padding: 6px 8px; font-size: 12px; white-space: pre-wrap; word-break: break-word; }
 pre.code { max-height: 28em; }
-.so-far { margin-top: 12px; overflow-x: auto; } .so-far summary { cursor: pointer; color: var(--muted); font-size: 13px; }
+.so-far, .program { margin-top: 12px; overflow-x: auto; } .so-far summary, .program summary { cursor: pointer; color: var(--muted); font-size: 13px; }
+.program pre.code { margin-top: 8px; font-size: 12px; }
 table.log.compact { table-layout: fixed; }
 table.log.compact th:nth-child(1) { width: 3.5em; } table.log.compact th:nth-child(2) { width: 11em; }
 table.log.compact th:nth-child(3) { width: 7em; } table.log.compact th:nth-child(6) { width: 12em; }
 table.log.compact code.value { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-td.call-name code, code.call { overflow-wrap: anywhere; }
+td.call-name code, code.call { overflow-wrap: break-word; }
 table { width: 100%; border-collapse: collapse; background: var(--paper); }
 .so-far table { margin-top: 8px; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); vertical-align: top; font-size: 13px; }
@@ -70,13 +71,13 @@ textarea.args-editor[aria-invalid="true"] { border-color: var(--red); background
 ul.schema-problems { margin: 6px 0 0; padding-left: 20px; color: var(--red); font-size: 13px; } ul.schema-problems:empty { display: none; }
 .edit-row { display: flex; gap: 12px; align-items: center; justify-content: space-between; margin-top: 8px; }
 .schema-note { font-size: 12px; color: var(--muted); }
-form.approve-all { margin-top: 14px; display: flex; justify-content: flex-end; }
+form.approve-all { margin-top: 14px; display: flex; flex-wrap: wrap; gap: 8px; justify-content: flex-end; align-items: center; }
 .asked, .ran { display: flex; gap: 6px; align-items: baseline; } .asked { text-decoration: line-through; text-decoration-color: #c9ced6; color: var(--muted); }
 .args-label { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); min-width: 3.2em; }
 .via-grant, .grant-given { color: var(--violet); font-size: 12px; }
 button { font: inherit; font-weight: 600; padding: 8px 18px; border-radius: 6px; border: 1px solid transparent; cursor: pointer; }
 button.approve { background: var(--green); color: #fff; } button.approve:hover { background: #146a3e; }
-button.reject, button.deny { background: var(--paper); color: var(--red); border-color: #efb8b2; } button.reject:hover, button.deny:hover { background: var(--red-bg); }
+button.reject, button.deny, button.deny-all { background: var(--paper); color: var(--red); border-color: #efb8b2; } button.reject:hover, button.deny:hover, button.deny-all:hover { background: var(--red-bg); }
 button.edit { background: var(--blue); color: #fff; } button.edit:disabled { background: #9aa7c4; cursor: not-allowed; }
 button.approve-all { background: var(--paper); color: var(--green); border-color: #a9dbbf; } button.approve-all:hover { background: var(--green-bg); }
 button:disabled { opacity: .55; cursor: progress; }

@@ -37,4 +37,24 @@ describe("reading a decision form (R-AP-9)", () => {
     expect(Object.hasOwn(decision!.args, "__proto__")).toBe(true);
     expect(({} as { admin?: boolean }).admin).toBeUndefined();
   });
+
+  it("R-AP-9: carries the pauses the page showed, so that a call asked again since is not decided; deny all covers every action shown", () => {
+    expect(read({ seq: "2", pause: "2.3", decision: "approve" })).toMatchObject({
+      decisions: [{ seq: 2, decision: "approve", pauseId: "2.3" }],
+    });
+    expect(read({ seqs: "0,2", pauses: "0.1,2.2", decision: "deny", reason: "not today" })).toMatchObject({
+      reason: "not today",
+      decisions: [
+        { seq: 0, decision: "deny", pauseId: "0.1" },
+        { seq: 2, decision: "deny", pauseId: "2.2" },
+      ],
+    });
+    for (const [fields, problem] of [
+      [{ seq: "2", pause: "3.1", decision: "approve" }, '"3.1" is not the pause of seq 2.'],
+      [{ seq: "2", pause: "2.0", decision: "approve" }, '"2.0" is not the pause of seq 2.'],
+      [{ seqs: "0,2", pauses: "0.1", decision: "approve" }, "The pauses do not match the actions."],
+      [{ seqs: "0,2", decision: "edit", args: "{}" }, '"seqs" goes with "approve" or "deny" only.'],
+    ] as const)
+      expect(read(fields)).toEqual({ problem });
+  });
 });

@@ -22,8 +22,10 @@ const SEQ = /^\d{1,15}$/;
  * Reads a decision form as hostile input (R-AP-9): the problem in one sentence, or the request.
  *
  * - `decision`: `approve`, `deny`, `edit`, or `reject` (ends the run, as `codemode reject` does);
- * - `seq`: the action the person saw; or `seqs` ("0,1"), only with `approve`: every pending
- *   action of the run the page showed, approved in one decision (each must still be pending);
+ * - `seq`: the action the person saw; or `seqs` ("0,1"), with `approve` or `deny`: every pending
+ *   action of the run the page showed, decided in one decision (each must still be pending);
+ * - `pause` (with `seq`) or `pauses` (with `seqs`, in the same order): the pauses the page showed
+ *   (`PendingAction.pauseId`); a call asked again since is not decided by this form (R-AP-9);
  * - `args`: for `edit`, the arguments to run instead, as JSON (ignored otherwise: a form
  *   without the page's script sends its editor along with every button);
  * - `grant`: on `approve` or `edit` of one action, approve up to that many later calls of the method;
@@ -45,7 +47,10 @@ export function readDecisionForm(
   const who = { executionId, by: by || operator || "inbox", ...(reason ? { reason } : {}) };
   const seqs = seqsOf(form);
   if (typeof seqs === "string") return { problem: seqs };
-  if (seqs.length > 1 && decision !== "approve") return { problem: '"seqs" goes with "approve" only.' };
+  if (seqs.length > 1 && decision !== "approve" && decision !== "deny")
+    return { problem: '"seqs" goes with "approve" or "deny" only.' };
+  const pauses = pausesOf(form, seqs);
+  if (typeof pauses === "string") return { problem: pauses };
   const grant = grantOf(form.grant);
   if (typeof grant === "string") return { problem: grant };
   if (grant !== undefined && (seqs.length > 1 || (decision !== "approve" && decision !== "edit")))
@@ -56,13 +61,21 @@ export function readDecisionForm(
     seq,
     decision: decision as Decision["decision"],
     ...(grant ? { grant: { calls: grant } } : {}),
+    ...(pauses?.[0] ? { pauseId: pauses[0] } : {}),
   };
   if (decision === "edit") {
     const args = argsOf(form.args);
     if (typeof args === "object" && args !== null && "problem" in args) return args;
     one.args = (args as { value: unknown }).value;
   }
-  const decisions = seqs.length > 1 ? seqs.map((each) => ({ seq: each, decision: "approve" as const })) : [one];
+  const decisions =
+    seqs.length > 1
+      ? seqs.map((each, index) => ({
+          seq: each,
+          decision: decision as "approve" | "deny",
+          ...(pauses?.[index] ? { pauseId: pauses[index] } : {}),
+        }))
+      : [one];
   return { kind: "decide", decisions, ...who };
 }
 
@@ -84,6 +97,18 @@ function seqsOf(form: Readonly<Record<string, string>>): number[] | string {
     seqs.push(seq);
   }
   return seqs;
+}
+
+/** `pause` or `pauses`: a pause id per seq (`<seq>.<times asked>`), in the seqs' order; none for a form without them. */
+function pausesOf(form: Readonly<Record<string, string>>, seqs: readonly number[]): string[] | undefined | string {
+  const text = seqs.length > 1 ? form.pauses : form.pause;
+  if (text === undefined || text === "") return undefined;
+  const pauses = text.split(",").map((part) => part.trim());
+  if (pauses.length !== seqs.length) return "The pauses do not match the actions.";
+  for (const [index, pause] of pauses.entries())
+    if (!new RegExp(`^${seqs[index]}\\.[1-9]\\d{0,8}$`).test(pause))
+      return `"${pause.slice(0, 20)}" is not the pause of seq ${seqs[index]}.`;
+  return pauses;
 }
 
 /** The grant's count: absent or empty for none, else a whole number from 1 to the limit. */

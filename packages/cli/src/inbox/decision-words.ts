@@ -97,6 +97,16 @@ export function staleAnswer(request: DecisionRequest, execution: ExecutionState 
   if (!explained.found) return notFound(request.executionId);
   const verb = { approve: "Not approved", deny: "Not denied", edit: "Not edited", reject: "Not rejected" }[kind];
   const none = seqs.length > 1 ? ` None of the ${seqs.length} actions was decided.` : "";
+  // R-AP-9: still pending, but asked again since the page showed it (it was interrupted while it ran).
+  const askedAgain = request.kind === "decide" ? askedAgainSince(request.decisions, execution) : undefined;
+  if (notPending === undefined && askedAgain)
+    return {
+      ok: false,
+      tone: "warn",
+      stale: true,
+      code: "NOT_PAUSED",
+      message: `${verb}: in ${short(request.executionId)}, seq ${askedAgain.seq} (${askedAgain.connector}.${askedAgain.method}) was asked again after this page showed it: it was interrupted while it ran and may have taken effect. Decide it again as it is shown now.${none}`,
+    };
   return {
     ok: false,
     tone: "warn",
@@ -106,6 +116,19 @@ export function staleAnswer(request: DecisionRequest, execution: ExecutionState 
     ...(explained.status ? { status: explained.status } : {}),
     ...(explained.decision ? { decision: explained.decision } : {}),
   };
+}
+
+/** The first decided action whose call waits in another pause than the one the page showed. */
+function askedAgainSince(
+  decisions: readonly { seq: number; pauseId?: string }[],
+  execution: ExecutionState | null,
+): { seq: number; connector: string; method: string } | undefined {
+  for (const decision of decisions) {
+    const entry = execution?.log.find((candidate) => candidate.seq === decision.seq);
+    if (entry && decision.pauseId !== undefined && entry.pauseId !== undefined && entry.pauseId !== decision.pauseId)
+      return entry;
+  }
+  return undefined;
 }
 
 export function notFound(executionId: string): DecisionAnswer {

@@ -20,14 +20,15 @@ const cellText = (markup: string, cell: string) =>
   new RegExp(`<td class="${cell}">(.*?)</td>`, "s").exec(markup)?.[1]?.replace(/<[^>]+>/g, "") ?? "";
 
 describe("the inbox's call log table", () => {
-  it("shows a long connector.method in full, wrapping after the dot; the arguments may still be abbreviated", () => {
+  it("shows a long connector.method in full, wrapping between its words (after a dot or an underscore), never inside one; the arguments may still be abbreviated", () => {
+    const wrapped = `payments_<wbr>eu_<wbr>west.<wbr>${LONG_METHOD.split(/(?<=_)/).join("<wbr>")}`;
     for (const compact of [true, false]) {
       const markup = logTable([entry], compact).value;
       expect(cellText(markup, "call-name")).toBe(`payments_eu_west.${LONG_METHOD}`);
-      expect(markup).toContain(`<td class="call-name"><code>payments_eu_west.<wbr>${LONG_METHOD}</code></td>`);
+      expect(markup).toContain(`<td class="call-name"><code>${wrapped}</code></td>`);
     }
     expect(logTable([entry], true).value).toContain("…");
-    // The compact table has fixed column widths: the name wraps inside its column instead of running out of it.
-    expect(INBOX_STYLES.value).toMatch(/td\.call-name code[^{]*\{ overflow-wrap: anywhere; \}/);
+    // A word is broken only when it alone is wider than its column.
+    expect(INBOX_STYLES.value).toMatch(/td\.call-name code[^{]*\{ overflow-wrap: break-word; \}/);
   });
 });

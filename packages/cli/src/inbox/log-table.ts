@@ -29,7 +29,16 @@ export function logTable(log: readonly LogEntry[], compact: boolean): SafeHtml {
 
 /** The whole `connector.method`, never cut: it wraps, preferably after the dot (arguments may be abbreviated, the name is not). */
 function callName(entry: LogEntry): SafeHtml {
-  return html`<code>${entry.connector}.<wbr>${entry.method}</code>`;
+  return html`<code>${breakableName(`${entry.connector}.${entry.method}`)}</code>`;
+}
+
+/**
+ * A call's name that wraps between its words, never inside one: a break opportunity after each
+ * `.` and `_` (`payments_eu.create_refund` wraps as `payments_` `eu.` `create_` `refund`); only a
+ * single word wider than its column is broken (the styles' `overflow-wrap: break-word`).
+ */
+export function breakableName(name: string): SafeHtml {
+  return html`${name.split(/(?<=[._])/).map((part, index) => (index === 0 ? part : html`<wbr>${part}`))}`;
 }
 
 function value(data: unknown, compact: boolean): SafeHtml {

@@ -2,7 +2,7 @@ import type { ExecutionState, PendingAction } from "@codemode/core";
 import { pretty } from "../output/terminal.js";
 import { FORM_LIMITS } from "./decide-form.js";
 import { html, INVISIBLE, type SafeHtml } from "./html.js";
-import { logTable } from "./log-table.js";
+import { breakableName, logTable } from "./log-table.js";
 import type { PageContext } from "./page-context.js";
 import { timeAgo } from "./time.js";
 
@@ -30,6 +30,7 @@ export function runCard(
     <div class="what"><span class="badge paused">paused</span> <span class="waiting-count">${count} action${count === 1 ? "" : "s"} waiting</span></div>
     <div class="meta">waiting ${execution ? timeAgo(execution.updatedAt) : ""}${linkToTrail ? html` · <a href="${page.base}/executions/${encodeURIComponent(executionId)}" title="Audit trail">${executionId}</a>` : ""}</div>
   </div>
+  ${execution ? programOf(execution.code) : ""}
   <details class="so-far"${done > 0 ? " open" : ""}><summary>Call log so far · ${done} earlier call${done === 1 ? "" : "s"}</summary>${logTable(log, true)}</details>
   ${shown.map((action) => actionSection(page, action))}
   ${hidden > 0 ? html`<p class="none">${hidden} more pending action${hidden === 1 ? "" : "s"} of this run, shown once these are decided (or decide them with <code>codemode decide</code>).</p>` : ""}
@@ -37,12 +38,25 @@ export function runCard(
 </article>`;
 }
 
+/** Characters of a program a card shows; the audit trail has it whole. */
+const PROGRAM_SHOWN = 20_000;
+
+/** The program the run runs, what every decision is about: folded; escaped, invisible characters shown (html.ts). */
+function programOf(code: string): SafeHtml {
+  const lines = code.split("\n").length;
+  const text =
+    code.length > PROGRAM_SHOWN
+      ? `${code.slice(0, PROGRAM_SHOWN)}\n… [${code.length - PROGRAM_SHOWN} more characters]`
+      : code;
+  return html`<details class="program"><summary>The program · ${lines} line${lines === 1 ? "" : "s"}</summary><pre class="code">${text}</pre></details>`;
+}
+
 /** Actions of one run a card shows at once. */
 const ACTIONS_SHOWN = 50;
 
 function actionSection(page: PageContext, action: PendingAction): SafeHtml {
   return html`<section class="action" id="action-${action.executionId}-${action.seq}" data-seq="${action.seq}">
-  <div class="action-head"><code class="call">${action.connector}.${action.method}</code> <span class="seq">seq ${action.seq}</span></div>
+  <div class="action-head"><code class="call">${breakableName(`${action.connector}.${action.method}`)}</code> <span class="seq">seq ${action.seq}</span></div>
   ${action.description ? html`<p class="description">${action.description}</p>` : ""}
   <div class="label">Arguments</div>
   <pre class="args">${pretty(action.args)}</pre>
@@ -56,9 +70,15 @@ function decideAction(page: PageContext, executionId: string): string {
 
 function decisionForm(page: PageContext, action: PendingAction): SafeHtml {
   const call = `${action.connector}.${action.method}`;
-  return html`<form class="decide" method="post" action="${decideAction(page, action.executionId)}" data-decide data-key="${action.executionId}:${action.seq}">
+  // Keyed by its pause: a call asked again gets a new form, and the old one's answer decides nothing.
+  return html`<form class="decide" method="post" action="${decideAction(page, action.executionId)}" data-decide data-key="${action.executionId}:${action.pauseId ?? action.seq}">
     <input type="hidden" name="csrf" value="${page.formToken}">
-    <input type="hidden" name="seq" value="${action.seq}">
+    <input type="hidden" name="seq" value="${action.seq}">${
+      action.pauseId
+        ? html`
+    <input type="hidden" name="pause" value="${action.pauseId}">`
+        : ""
+    }
     <input type="hidden" name="by" value="${page.operator}">
     <div class="row">
       <input class="reason" name="reason" maxlength="${FORM_LIMITS.reason}" placeholder="Reason (optional, kept in the audit trail)" aria-label="Reason">
@@ -101,12 +121,21 @@ function approveAllForm(
   more: boolean,
 ): SafeHtml {
   const label = more ? `Approve the ${actions.length} shown` : `Approve all ${actions.length} pending of this run`;
+  const denyLabel = more ? `Deny the ${actions.length} shown` : `Deny all ${actions.length}`;
   const seqs = actions.map((action) => action.seq).join(",");
-  return html`<form class="decide approve-all" method="post" action="${decideAction(page, executionId)}" data-decide data-key="${executionId}:all">
+  const pauses = actions.every((action) => action.pauseId) ? actions.map((action) => action.pauseId).join(",") : "";
+  return html`<form class="decide approve-all" method="post" action="${decideAction(page, executionId)}" data-decide data-key="${executionId}:all:${pauses || seqs}">
     <input type="hidden" name="csrf" value="${page.formToken}">
-    <input type="hidden" name="seqs" value="${seqs}">
+    <input type="hidden" name="seqs" value="${seqs}">${
+      pauses
+        ? html`
+    <input type="hidden" name="pauses" value="${pauses}">`
+        : ""
+    }
     <input type="hidden" name="by" value="${page.operator}">
+    <input class="reason" name="reason" maxlength="${FORM_LIMITS.reason}" placeholder="Reason (optional; a denied call is told it)" aria-label="Reason for all">
     <button class="approve-all" name="decision" value="approve" title="One decision on seqs ${seqs}: refused whole if any of them is no longer pending">${label}</button>
+    <button class="deny-all" name="decision" value="deny" title="One decision on seqs ${seqs}: each denied call rejects inside the program; refused whole if any of them is no longer pending">${denyLabel}</button>
   </form>`;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SCHEMA_CHECK_SOURCE, schemaProblems } from "./schema-check.js";
+import { SCHEMA_CHECK_SOURCE, schemaCheckLinearPattern, schemaProblems } from "./schema-check.js";
 
 const ORDER = {
   type: "object",
@@ -85,5 +85,24 @@ describe("the edit form's schema check (R-AP-9)", () => {
     const standalone = new Function(`${SCHEMA_CHECK_SOURCE}\nreturn schemaProblems;`)() as typeof schemaProblems;
     expect(standalone({ qty: 0, extra: 1 }, ORDER)).toEqual(schemaProblems({ qty: 0, extra: 1 }, ORDER));
     expect(standalone({ qty: 0, extra: 1 }, ORDER)).toHaveLength(3);
+  });
+});
+
+describe("patterns the page checks itself, and those it leaves to the runtime", () => {
+  it("checks anchored patterns with at most one variable quantifier; leaves any that could backtrack to the runtime", () => {
+    for (const safe of ["^[a-z0-9-]+$", "^[A-Z]{3}-[0-9]{4}$", "^\\d{3}-\\d{2,4}$", "^v\\d\\.\\d$"])
+      expect(schemaCheckLinearPattern(safe), safe).toBe(true);
+    for (const unsafe of ["^(a+)+$", "^(a|a)*$", "a*a*a*a*b", "^a?a?a?a?aaaa$", "[a-z]+x", "^(.)\\1$", "^a{1,}b{2,}$"])
+      expect(schemaCheckLinearPattern(unsafe), unsafe).toBe(false);
+  });
+
+  it("a hostile pattern is not run in the page: a value 100,000 characters long against ^(a+)+$ is left to the runtime", () => {
+    const schema = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } };
+    // Backtracking on it would not end within the test's timeout; left to the runtime, it is not run here.
+    expect(schemaProblems({ name: `${"a".repeat(100_000)}!` }, schema)).toEqual([]);
+    // A safe pattern is still checked.
+    expect(schemaProblems({ sku: "Mug!" }, { properties: { sku: { type: "string", pattern: "^[a-z]+$" } } })).toEqual([
+      "sku must match the pattern ^[a-z]+$",
+    ]);
   });
 });

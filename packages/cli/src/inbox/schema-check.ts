@@ -90,7 +90,9 @@ export function schemaCheckString(check: SchemaCheck, value: string, rules: Reco
     check.problems.push(`${at} must be at least ${rules.minLength} character${rules.minLength === 1 ? "" : "s"} long`);
   if (typeof rules.maxLength === "number" && length > rules.maxLength)
     check.problems.push(`${at} must be at most ${rules.maxLength} character${rules.maxLength === 1 ? "" : "s"} long`);
-  if (typeof rules.pattern === "string") {
+  // Only a pattern the browser's backtracking engine matches in linear time is checked here; any
+  // other is left to the runtime, which matches every pattern in linear time when the edit is sent.
+  if (typeof rules.pattern === "string" && schemaCheckLinearPattern(rules.pattern)) {
     let pattern: RegExp | undefined;
     try {
       pattern = new RegExp(rules.pattern, "u");
@@ -99,6 +101,39 @@ export function schemaCheckString(check: SchemaCheck, value: string, rules: Reco
     }
     if (pattern && !pattern.test(value)) check.problems.push(`${at} must match the pattern ${rules.pattern}`);
   }
+}
+
+/**
+ * Whether a backtracking engine matches `pattern` in time linear in the input: anchored at the
+ * start (one place to try), at most one quantifier of variable count (`*`, `+`, `?`, `{n,m}`,
+ * `{n,}`; exact counts `{n}` are free), no group, alternation, backreference or lookaround, and
+ * at most 200 characters. That keeps the common patterns of tool schemas (`^[a-z0-9-]+$`,
+ * `^[A-Z]{3}-[0-9]{4}$`) and leaves every pattern that could take exponential or polynomial time
+ * (`^(a+)+$`, `a*a*a*b`, an unanchored search) to the runtime's linear-time engine.
+ */
+export function schemaCheckLinearPattern(pattern: string): boolean {
+  if (pattern.length > 200 || !pattern.startsWith("^")) return false;
+  let unbounded = 0;
+  let inClass = false;
+  for (let index = 0; index < pattern.length; index++) {
+    const character = pattern[index];
+    if (character === "\\") {
+      const next = pattern[index + 1] ?? "";
+      // A backreference (\1, \k<name>) needs backtracking.
+      if (/[1-9k]/.test(next)) return false;
+      index++;
+      continue;
+    }
+    if (inClass) {
+      if (character === "]") inClass = false;
+      continue;
+    }
+    if (character === "[") inClass = true;
+    else if (character === "|" || character === "(") return false;
+    else if (character === "*" || character === "+" || character === "?") unbounded++;
+    else if (character === "{" && /^\{\d+,\d*\}/.test(pattern.slice(index))) unbounded++;
+  }
+  return unbounded <= 1;
 }
 
 export function schemaCheckArray(
@@ -214,6 +249,7 @@ export const SCHEMA_CHECK_SOURCE = [
   schemaCheckNode,
   schemaCheckNumber,
   schemaCheckString,
+  schemaCheckLinearPattern,
   schemaCheckArray,
   schemaCheckObject,
   schemaCheckCombined,

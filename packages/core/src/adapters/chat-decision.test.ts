@@ -144,9 +144,9 @@ describe("R-AP-11 who may decide: the server's signature and the application's c
     const { executionId, seq, outcome } = await paused(on, ORDER);
     const signature = signPauseApproval(on, { executionId, seq, toolCallId: "c" }, ORDER)!;
     const reason = pauseApprovalReason(outcome, { signature });
-    expect(readPauseReference(reason)).toEqual({ executionId, seq, signature });
+    expect(readPauseReference(reason)).toEqual({ executionId, seq, pauses: [`${seq}.1`], signature });
     expect(approvalReasonText(reason)).toBe('Approve shop.order({"quantity":2})?');
-    expect(readPauseReference(pauseApprovalReason(outcome))).toEqual({ executionId, seq });
+    expect(readPauseReference(pauseApprovalReason(outcome))).toEqual({ executionId, seq, pauses: [`${seq}.1`] });
   });
 
   it("bad options and tool settings are refused at creation", () => {
@@ -190,20 +190,31 @@ describe("R-AP-11 a request of several actions: the signature covers the set sho
     expect((await on.execution(executionId))?.log.map((entry) => entry.state)).toEqual(["pending", "pending"]);
   });
 
-  it("R-AP-11: a request of one action signs as before batched pauses: its old signature and marker still hold", async () => {
+  it("R-AP-9 R-AP-11: a request names and signs the pause it shows; one written before pause ids (seq alone) still holds for a call asked once", async () => {
     const on = runtime();
     const { executionId, seq, outcome } = await paused(on, ORDER);
     const old = signPauseApproval(on, { executionId, seq, toolCallId: "c" }, ORDER)!;
     expect(signPauseApproval(on, { executionId, seq, seqs: [seq], toolCallId: "c" }, ORDER)).toBe(old);
+    const now = signPauseApproval(on, { executionId, seq, pauses: [`${seq}.1`], toolCallId: "c" }, ORDER)!;
+    expect(now).not.toBe(old);
     const reason = pauseApprovalReason(outcome, {
       signature: (covered) => signPauseApproval(on, { executionId, toolCallId: "c", ...covered }, ORDER),
     });
     expect(reason).toBe(
-      `Approve shop.order({"quantity":2})? [codemode execution ${executionId} seq ${seq} sig ${old}]`,
+      `Approve shop.order({"quantity":2})? [codemode execution ${executionId} seq ${seq}.1 sig ${now}]`,
     );
     expect(
       await checkChatDecision(on, { ...readPauseReference(reason)!, toolCallId: "c" }, ORDER, "x"),
     ).toBeUndefined();
+    const legacy = `Approve shop.order({"quantity":2})? [codemode execution ${executionId} seq ${seq} sig ${old}]`;
+    expect(
+      await checkChatDecision(on, { ...readPauseReference(legacy)!, toolCallId: "c" }, ORDER, "x"),
+    ).toBeUndefined();
+    // The signature covers the pause: the same request naming another pause is not the server's.
+    const other = reason.replace(` seq ${seq}.1 `, ` seq ${seq}.2 `);
+    expect(await checkChatDecision(on, { ...readPauseReference(other)!, toolCallId: "c" }, ORDER, "x")).toMatchObject({
+      code: "NOT_FOUND",
+    });
   });
 
   it("R-AP-11: one action of the set a chat may not decide (approvers: operator) refuses the whole answer", async () => {
@@ -221,5 +232,45 @@ describe("R-AP-11 a request of several actions: the signature covers the set sho
       code: "NOT_PAUSED",
       error: expect.stringContaining("shop.wire (seq 1 of execution"),
     });
+  });
+});
+
+describe("chat approvals across processes: safe by default, loud when misconfigured (R-AP-11)", () => {
+  it("a runtime without an approvalSecret says once, when it first offers a chat an approval, that other processes refuse its answers; with a secret it says nothing", async () => {
+    const said: string[] = [];
+    const alone = runtime({ logger: { warn: (message) => said.push(message) } });
+    const { executionId, seq } = await paused(alone, ORDER);
+    expect(said).toEqual([]);
+    signPauseApproval(alone, { executionId, seq, toolCallId: "c" }, ORDER);
+    signPauseApproval(alone, { executionId, seq, toolCallId: "d" }, ORDER);
+    expect(said).toEqual([
+      expect.stringMatching(
+        /^\[codemode\] chat approvals are signed with a key that lives only as long as this runtime \(no approvalSecret\)/,
+      ),
+    ]);
+
+    const quiet: string[] = [];
+    const shared = runtime({ approvalSecret: SECRET, logger: { warn: (message) => quiet.push(message) } });
+    const other = await paused(shared, ORDER);
+    signPauseApproval(shared, { executionId: other.executionId, seq: other.seq, toolCallId: "c" }, ORDER);
+    expect(quiet).toEqual([]);
+  });
+
+  it("an approval answered by another process without the shared secret is refused, and the refusal reaches the runtime's log", async () => {
+    const said: string[] = [];
+    const first = runtime();
+    const { executionId, seq } = await paused(first, ORDER);
+    const signature = signPauseApproval(first, { executionId, seq, toolCallId: "c" }, ORDER)!;
+    // Another process (its own random key) receives the answer.
+    const second = runtime({ storage: undefined, logger: { warn: (message) => said.push(message) } });
+    const refused = await checkChatDecision(
+      second,
+      { executionId, seq, toolCallId: "c", signature },
+      ORDER,
+      "nothing was approved",
+    );
+    expect(refused).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    expect(said).toEqual([`[codemode] a chat's approval was refused: ${refused!.error}`]);
+    expect(refused!.error).toContain("give them the same approvalSecret");
   });
 });

@@ -18,7 +18,10 @@ import { referenceProblem } from "./pause-state.js";
  * });
  */
 export function signPauseApproval(runtime: object, claim: ChatClaim, code: string): string | undefined {
-  return approvalAuthorityOf(runtime)?.sign(claim, code);
+  const authority = approvalAuthorityOf(runtime);
+  // Offering a chat an approval: without an approvalSecret, say once that other processes refuse its answers.
+  authority?.offeredToChat();
+  return authority?.sign(claim, code);
 }
 
 /**
@@ -58,6 +61,18 @@ export async function checkChatDecision(
   code: unknown,
   doing: string,
 ): Promise<ErrorOutcome | undefined> {
+  const refused = await chatDecisionProblem(runtime, claim, code, doing);
+  // An operator sees every refusal in the runtime's log, not only the model in its next turn.
+  if (refused) approvalAuthorityOf(runtime)?.refused(refused.error);
+  return refused;
+}
+
+async function chatDecisionProblem(
+  runtime: Pick<CodemodeRuntime, "execution">,
+  claim: ChatClaim & { signature?: string | undefined },
+  code: unknown,
+  doing: string,
+): Promise<ErrorOutcome | undefined> {
   const { executionId } = claim;
   const seqs = claimedSeqs(claim);
   const authority = approvalAuthorityOf(runtime);
@@ -87,10 +102,20 @@ export async function checkChatDecision(
   if (problem || !execution) return problem;
   // Every claimed action is checked whatever the run's state when read: the decision itself comes
   // later, under the lease, and a run that is running now may be paused again at these seqs by then.
-  for (const seq of seqs) {
+  for (const [index, seq] of seqs.entries()) {
     const entry = execution.log.find((candidate) => candidate.seq === seq);
     // An action not in the log is left to the decision, which answers NOT_PAUSED for it.
     if (!entry) continue;
+    // R-AP-9: the answer is for the pause the request showed; a request written before pause ids
+    // showed the first. A call asked again since (it was interrupted) is not decided by it.
+    const answered = claim.pauses?.[index] ?? `${seq}.1`;
+    if (entry.state === "pending" && entry.pauseId !== undefined && entry.pauseId !== answered)
+      return errorOutcome(
+        executionId,
+        "NOT_PAUSED",
+        `${entry.connector}.${entry.method} (seq ${seq} of execution ${executionId}) was asked again after this approval request was answered (the answer is for pause ${answered}; it now waits in pause ${entry.pauseId}), so ${doing}: answer it as it is asked now.`,
+        { calls: [] },
+      );
     const action = { executionId, seq, connector: entry.connector, method: entry.method, args: entry.args };
     if (authority.chatMayDecide(action)) continue;
     return errorOutcome(

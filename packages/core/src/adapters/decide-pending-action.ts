@@ -1,3 +1,4 @@
+import { pauseIdOf } from "../log/pause-id.js";
 import {
   CodemodeError,
   type DecisionKind,
@@ -159,6 +160,9 @@ export async function decidePendingActions(
       const entry = state?.log.find((call) => call.seq === decision?.seq);
       const made = entry?.decision;
       if (made === undefined || made.approved !== (decision.decision !== "deny")) return false;
+      // A decision for an earlier pause of the call was not this one, whatever it says.
+      if (decision.pauseId !== undefined && entry?.pauseId !== undefined && decision.pauseId !== entry.pauseId)
+        return false;
       if (made.decision !== undefined && made.decision !== decision.decision) return false;
       return decision.decision !== "edit" || JSON.stringify(entry?.args) === JSON.stringify(decision.args);
     });
@@ -252,5 +256,12 @@ function rejectedOutcome(executionId: string, entry: LogEntry, calls: LogEntry[]
 }
 
 function toPendingAction(executionId: string, entry: LogEntry): PendingAction {
-  return { executionId, seq: entry.seq, connector: entry.connector, method: entry.method, args: entry.args };
+  return {
+    executionId,
+    seq: entry.seq,
+    connector: entry.connector,
+    method: entry.method,
+    args: entry.args,
+    pauseId: entry.pauseId ?? pauseIdOf(entry),
+  };
 }

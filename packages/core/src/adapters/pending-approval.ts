@@ -10,14 +10,21 @@ export interface PauseReference {
    * to the request decides exactly these. Absent for a request of one action.
    */
   seqs?: number[];
+  /**
+   * The pauses the shown actions wait in (`PendingAction.pauseId`), in the order of the seqs: an
+   * answer decides those pauses and no later one (R-AP-9). Absent in requests written before
+   * actions had pause ids.
+   */
+  pauses?: string[];
   /** The server's signature over the request (`signPauseApproval`), when it signed one. */
   signature?: string;
 }
 
 // At the very end of the reason, so the human-readable part can change without breaking readers.
-// `seq 2` for one action (as before batched pauses), `seq 2,3` for several.
+// Each action as its pause id (`seq 2.1`, `seq 2.1,3.1`; `2.2` once seq 2 was asked again), or as
+// its seq alone in requests written before pause ids (`seq 2`, `seq 2,3`).
 const MARKER =
-  /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9}(?:,\d{1,9}){0,999})(?: sig ([A-Za-z0-9_-]{1,128}))?\]\s*$/;
+  /\[codemode execution ([A-Za-z0-9_-]{1,128}) seq (\d{1,9}(?:\.\d{1,9})?(?:,\d{1,9}(?:\.\d{1,9})?){0,999})(?: sig ([A-Za-z0-9_-]{1,128}))?\]\s*$/;
 
 /** The most actions one approval request shows: the others stay pending, decided separately. */
 const MAX_REQUEST_ACTIONS = 20;
@@ -111,7 +118,10 @@ export interface PauseApprovalReasonOptions {
    * function of them — `({ seq, seqs }) => signPauseApproval(runtime, { executionId, toolCallId, seq, seqs }, code)`
    * — or, for a request of one action, the signature itself.
    */
-  signature?: string | undefined | ((covered: { seq: number; seqs: number[] }) => string | undefined);
+  signature?:
+    | string
+    | undefined
+    | ((covered: { seq: number; seqs: number[]; pauses?: string[] }) => string | undefined);
 }
 
 /**
@@ -141,15 +151,26 @@ export function pauseApprovalReason(
     .filter((action, index, sorted) => index === 0 || action.seq !== sorted[index - 1]!.seq)
     .slice(0, MAX_REQUEST_ACTIONS);
   const seqs = covered.map((action) => action.seq);
+  // Each action's pause, when every one has a well-formed id (the runtime gives each one).
+  const pauses = covered.every((action) => typeof action.pauseId === "string" && pauseIdFits(action))
+    ? covered.map((action) => action.pauseId as string)
+    : undefined;
   const signature =
     typeof options.signature === "function"
       ? seqs.length > 0
-        ? options.signature({ seq: seqs[0]!, seqs })
+        ? options.signature({ seq: seqs[0]!, seqs, ...(pauses ? { pauses } : {}) })
         : undefined
       : options.signature;
   const signed = signature && /^[A-Za-z0-9_-]{1,128}$/.test(signature) ? ` sig ${signature}` : "";
-  const marker = `[codemode execution ${outcome.executionId} seq ${seqs.length > 0 ? seqs.join(",") : 0}${signed}]`;
+  const shown = seqs.length > 0 ? (pauses ?? seqs).join(",") : 0;
+  const marker = `[codemode execution ${outcome.executionId} seq ${shown}${signed}]`;
   return `${requestText(covered, outcome.pending.length - covered.length)} ${marker}`;
+}
+
+/** Whether an action's pause id reads as `<its seq>.<times asked>`. */
+function pauseIdFits(action: Pick<PendingAction, "seq" | "pauseId">): boolean {
+  const [seq, asked] = String(action.pauseId).split(".");
+  return seq === String(action.seq) && /^[1-9]\d{0,8}$/.test(asked ?? "");
 }
 
 /** What people read: the action, or the actions numbered one per line, and how many are left out. */
@@ -193,12 +214,17 @@ export function readPauseReference(reason: unknown): PauseReference | undefined 
   if (typeof reason !== "string") return undefined;
   const match = MARKER.exec(reason);
   if (!match) return undefined;
-  const seqs = match[2]!.split(",").map(Number);
+  const tokens = match[2]!.split(",");
+  const seqs = tokens.map((token) => Number(token.split(".")[0]));
   if (seqs.some((seq, index) => index > 0 && seq <= seqs[index - 1]!)) return undefined;
+  // Pause ids for every action, or for none (requests written before pause ids): no version mixes them.
+  const withPause = tokens.filter((token) => token.includes(".")).length;
+  if (withPause !== 0 && withPause !== tokens.length) return undefined;
   return {
     executionId: match[1]!,
     seq: seqs[0]!,
     ...(seqs.length > 1 ? { seqs } : {}),
+    ...(withPause > 0 ? { pauses: tokens } : {}),
     ...(match[3] ? { signature: match[3] } : {}),
   };
 }

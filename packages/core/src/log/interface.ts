@@ -81,6 +81,13 @@ export interface StoredEntry {
   requestedArgs?: string;
   /** A call left under way (`executing`) and asked about again (`onInterrupted: "ask"`): it may have taken effect. */
   interrupted?: boolean;
+  /**
+   * How many times a person has been asked about this call: 1 when it first paused, one more each
+   * time it is asked again. An answer names the pause it answers (`pauseIdOf`); absent is 1.
+   */
+  asked?: number;
+  /** The grant (the seq that gave it) this call ran through before it was asked again: still spent. */
+  grantSpent?: number;
   /** Rollback progress and failures (R-RB-4). */
   revertError?: string;
   /** Who rolled the call back, when and why (R-RB-1), on an entry that is `reverted`. */

@@ -143,7 +143,13 @@ export function readFormAnswer(form: ApprovalForm, content: unknown): FormAnswer
   const decisions = [...form.offered].map(([property, action]): Decision => {
     const decision = choices.get(property) as Choice;
     const why = reason ?? (decision === "deny" ? "denied when asked" : undefined);
-    return { seq: action.seq, decision, ...(why ? { reason: why } : {}) };
+    // For the pause the person was shown: a call asked again meanwhile is not decided by this answer.
+    return {
+      seq: action.seq,
+      decision,
+      ...(why ? { reason: why } : {}),
+      ...(action.pauseId ? { pauseId: action.pauseId } : {}),
+    };
   });
   return { decisions };
 }

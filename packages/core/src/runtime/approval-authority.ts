@@ -12,6 +12,11 @@ export interface ChatClaim {
    * signature covers exactly this set, so an answer decides these actions and no others.
    */
   seqs?: readonly number[] | undefined;
+  /**
+   * The pauses those actions wait in (`PendingAction.pauseId`), in the same order, when the
+   * request named them: signed with the rest, so an answer decides those pauses and no later one.
+   */
+  pauses?: readonly string[] | undefined;
   toolCallId: string;
 }
 
@@ -20,12 +25,19 @@ export function claimedSeqs(claim: Pick<ChatClaim, "seq" | "seqs">): readonly nu
   return claim.seqs && claim.seqs.length > 0 ? claim.seqs : [claim.seq];
 }
 
-/** Whether a claim's set reads one way only: whole numbers, ascending, starting at `seq`. */
+/** Whether a claim's set reads one way only: whole numbers, ascending, starting at `seq`; a pause id per seq. */
 function wellFormed(claim: ChatClaim): boolean {
   const seqs = claimedSeqs(claim);
+  const pauses = claim.pauses;
   return (
     seqs[0] === claim.seq &&
-    seqs.every((seq, index) => Number.isSafeInteger(seq) && seq >= 0 && (index === 0 || seq > seqs[index - 1]!))
+    seqs.every((seq, index) => Number.isSafeInteger(seq) && seq >= 0 && (index === 0 || seq > seqs[index - 1]!)) &&
+    (pauses === undefined ||
+      (Array.isArray(pauses) &&
+        pauses.length === seqs.length &&
+        pauses.every(
+          (pause, index) => typeof pause === "string" && new RegExp(`^${seqs[index]}\\.[1-9]\\d{0,8}$`).test(pause),
+        )))
   );
 }
 
@@ -37,6 +49,14 @@ export interface ApprovalAuthority {
   verify(claim: ChatClaim, code: string, signature: string): boolean;
   /** Whether a chat may decide this action (the runtime's `chatApprovals` and the tool's `approvers`). */
   chatMayDecide(action: Pick<PendingAction, "executionId" | "seq" | "connector" | "method" | "args">): boolean;
+  /**
+   * Said by an adapter when it first offers a chat approvals: without an `approvalSecret` the key
+   * lives as long as this runtime, so an answer another process receives (a restart, a second
+   * replica, a serverless handler) is refused. Warned once per runtime; nothing with a secret.
+   */
+  offeredToChat(): void;
+  /** A chat's approval the server refused: to the runtime's logger, so an operator sees it. */
+  refused(message: string): void;
 }
 
 const authorities = new WeakMap<object, ApprovalAuthority>();
@@ -60,17 +80,20 @@ export function createApprovalAuthority(
   secret: string | Uint8Array | undefined,
   chatApprovals: boolean | ((action: PendingAction) => boolean) | undefined,
   connectors: ReadonlyMap<string, Connector>,
+  warn: (message: string) => void = () => {},
 ): ApprovalAuthority {
+  let warned = false;
   const key =
     secret === undefined
       ? randomBytes(32)
       : typeof secret === "string"
         ? Buffer.from(secret, "utf8")
         : Buffer.from(secret);
+  // A claim with pauses signs them after the rest; one without signs as requests did before pause ids.
   const mac = (claim: ChatClaim, code: string) =>
     createHmac("sha256", key)
       .update(
-        `codemode-approval\n${claim.executionId}\n${claimedSeqs(claim).join(",")}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}`,
+        `codemode-approval\n${claim.executionId}\n${claimedSeqs(claim).join(",")}\n${claim.toolCallId}\n${createHash("sha256").update(code).digest("hex")}${claim.pauses ? `\npauses ${claim.pauses.join(",")}` : ""}`,
       )
       .digest();
   return {
@@ -78,6 +101,16 @@ export function createApprovalAuthority(
     verify(claim, code, signature) {
       if (typeof signature !== "string" || !/^[A-Za-z0-9_-]{43}$/.test(signature) || !wellFormed(claim)) return false;
       return timingSafeEqual(mac(claim, code), Buffer.from(signature, "base64url"));
+    },
+    offeredToChat() {
+      if (secret !== undefined || warned || chatApprovals === false) return;
+      warned = true;
+      warn(
+        "chat approvals are signed with a key that lives only as long as this runtime (no approvalSecret): an approval another process receives (after a restart, on a second replica, in a serverless handler) is refused. Give every process that serves the chat the same approvalSecret (32 bytes or more, e.g. from `openssl rand -hex 32`).",
+      );
+    },
+    refused(message) {
+      warn(`a chat's approval was refused: ${message}`);
     },
     chatMayDecide(action) {
       // A tool reserved to operators stays reserved, whatever the runtime-wide choice says.

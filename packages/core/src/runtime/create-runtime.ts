@@ -73,7 +73,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const runtime = instrumentRuntime(handle, context.telemetry);
   registerApprovalAuthority(
     runtime,
-    createApprovalAuthority(options.approvalSecret, options.chatApprovals, context.connectors),
+    createApprovalAuthority(options.approvalSecret, options.chatApprovals, context.connectors, context.warn),
   );
   return runtime;
 }

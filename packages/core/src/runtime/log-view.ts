@@ -1,5 +1,6 @@
 import { decodeDurable } from "../log/durable-value.js";
 import type { ExecutionHead, RerunRecord, StoredEntry, StoredResult } from "../log/interface.js";
+import { pauseIdOf } from "../log/pause-id.js";
 import {
   type ArgumentDifference,
   type Divergence,
@@ -44,6 +45,7 @@ export function toPendingAction(executionId: string, entry: StoredEntry): Pendin
     connector: entry.connector,
     method: entry.method,
     args: safeDecode(entry.args),
+    pauseId: pauseIdOf(entry),
   };
 }
 
@@ -67,6 +69,7 @@ export function toLogEntries(log: ReadonlyMap<number, StoredEntry>): LogEntry[] 
       if (entry.decision) view.decision = { ...entry.decision };
       if (typeof entry.requestedArgs === "string") view.requestedArgs = safeDecode(entry.requestedArgs);
       if (entry.revert) view.revert = { ...entry.revert };
+      if (entry.requiresApproval) view.pauseId = pauseIdOf(entry);
       if (entry.endedAt !== undefined) view.endedAt = entry.endedAt;
       return view;
     });

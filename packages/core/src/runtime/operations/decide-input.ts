@@ -11,6 +11,11 @@ export interface Decision {
   reason?: string;
   /** On `approve` or `edit`: approve up to `calls` further calls of the same method in this execution. */
   grant?: { calls: number };
+  /**
+   * The pause this decision answers (`PendingAction.pauseId`), when the one who decided saw it:
+   * a decision for an earlier pause of the call (asked again since) is refused, NOT_PAUSED.
+   */
+  pauseId?: string;
 }
 
 export interface DecideInput {
@@ -27,7 +32,7 @@ export const MAX_DECISIONS = 10_000;
 export const MAX_GRANT_CALLS = 10_000;
 
 const KINDS: ReadonlySet<unknown> = new Set(["approve", "deny", "edit"]);
-const FIELDS: ReadonlySet<string> = new Set(["seq", "decision", "args", "reason", "grant"]);
+const FIELDS: ReadonlySet<string> = new Set(["seq", "decision", "args", "reason", "grant", "pauseId"]);
 
 /** Decisions as checked: the shape is right, every seq once, texts clipped to the message limit. */
 export interface CheckedDecisions {
@@ -67,16 +72,19 @@ function checkOne(item: unknown, where: string): Decision | string {
   const fields = item as Record<string, unknown>;
   const unknown = Object.keys(fields).find((key) => !FIELDS.has(key));
   if (unknown !== undefined) return `${where} has an unknown field ${JSON.stringify(unknown.slice(0, 40))}`;
-  const { seq, decision, reason, grant } = fields;
+  const { seq, decision, reason, grant, pauseId } = fields;
   if (!Number.isSafeInteger(seq) || (seq as number) < 0) return `${where}.seq must be a whole number of at least 0`;
   if (!KINDS.has(decision)) return `${where}.decision must be "approve", "deny" or "edit"`;
   const hasArgs = Object.hasOwn(fields, "args");
   if (decision === "edit" && !hasArgs) return `${where}: an edit needs args`;
   if (decision !== "edit" && hasArgs) return `${where}: only an edit takes args`;
   if (reason !== undefined && typeof reason !== "string") return `${where}.reason must be a string`;
+  if (pauseId !== undefined && (typeof pauseId !== "string" || pauseId.length > 40))
+    return `${where}.pauseId must be a pause id string (PendingAction.pauseId)`;
   const checked: Decision = { seq: seq as number, decision: decision as Decision["decision"] };
   if (hasArgs) checked.args = fields.args;
   if (reason) checked.reason = clipMessage(reason as string);
+  if (typeof pauseId === "string") checked.pauseId = pauseId;
   if (grant !== undefined) {
     if (decision === "deny") return `${where}: a denial cannot give a grant`;
     const calls = (grant as { calls?: unknown } | null)?.calls;

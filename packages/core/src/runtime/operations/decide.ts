@@ -1,6 +1,7 @@
 import { errorMessage } from "../../error-message.js";
 import { encodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
+import { pauseIdOf } from "../../log/pause-id.js";
 import { type ApprovalDecision, CodemodeError, type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context.js";
 import { pendingSeqsOf, toLogEntries } from "../log-view.js";
@@ -109,6 +110,20 @@ function checkDecidable(
       executionId,
       "NOT_PAUSED",
       `action ${stale.seq} is not pending; pending now: ${now}${pending.length > 10 ? ", …" : ""}`,
+      calls(),
+    );
+  }
+  // R-AP-9: every answer answers one pause: one for a pause the call has left (it was asked again) decides nothing.
+  const earlier = decisions.find(
+    (decision) =>
+      decision.pauseId !== undefined && decision.pauseId !== pauseIdOf(log.get(decision.seq) as StoredEntry),
+  );
+  if (earlier) {
+    const entry = log.get(earlier.seq) as StoredEntry;
+    return errorOutcome(
+      executionId,
+      "NOT_PAUSED",
+      `seq ${earlier.seq} (${entry.connector}.${entry.method}) was asked again since this answer was given (it answers pause ${earlier.pauseId}; the call now waits in pause ${pauseIdOf(entry)}): nothing was decided; decide it again as it is asked now`,
       calls(),
     );
   }

@@ -70,6 +70,11 @@ function waitForPerson(pass: PassState, call: GatedCall): Promise<HostReply> {
     ? { ...recorded, state: "pending", requiresApproval: true }
     : { ...call.fresh("pending"), requiresApproval: true };
   if (recorded?.state === "executing") entry.interrupted = true;
+  // A new pause: an answer to the earlier one (a stale page, an old signed chat answer) decides nothing.
+  entry.asked = recorded ? (recorded.asked ?? 1) + 1 : 1;
+  // A grant this call ran through stays spent: asking again does not give it back.
+  const viaGrant = recorded?.decision?.viaGrant;
+  if (viaGrant !== undefined) entry.grantSpent = viaGrant;
   delete entry.decision;
   return pass.recorder.record(entry).then(
     () => WAIT,

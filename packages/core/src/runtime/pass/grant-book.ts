@@ -35,8 +35,9 @@ export class GrantBook {
 
   private read(): Array<{ seq: number; key: string; left: number; by?: string; reason?: string }> {
     const used = new Map<number, number>();
+    // Counted from what ran through a grant: a call asked again after it ran keeps its use spent.
     for (const entry of this.log.values()) {
-      const via = entry.decision?.viaGrant;
+      const via = entry.decision?.viaGrant ?? entry.grantSpent;
       if (Number.isSafeInteger(via)) used.set(via as number, (used.get(via as number) ?? 0) + 1);
     }
     const grants: Array<{ seq: number; key: string; left: number; by?: string; reason?: string }> = [];

@@ -30,7 +30,14 @@ export function resumeStories(suite: StorageSuite): void {
     const secondLedger = ledgerConnector();
     const second = instanceWith(secondLedger);
     expect((await second.pending()).items).toEqual([
-      { executionId: paused.executionId, seq: 3, connector: "ledger", method: "apply", args: { item: "item-0" } },
+      {
+        executionId: paused.executionId,
+        seq: 3,
+        connector: "ledger",
+        method: "apply",
+        args: { item: "item-0" },
+        pauseId: "3.1",
+      },
     ]);
     const done = await second.approve({ executionId: paused.executionId, seq: 3, by: "ops" });
     expectStatus(done, "completed");
