@@ -253,6 +253,19 @@ function checkRuntime(runtime, project) {
   const done = parseDocument(second.stdout, "process B");
   expectCompleted(done);
   console.log(`process B: codemode approve → ${done.status} ${JSON.stringify(done.result)}`);
+
+  // A command that runs no program chooses no sandbox and says nothing about one, nor about node:sqlite.
+  const listArgs = ["--config", "codemode.config.mjs", "executions", "--json"];
+  const third = runtime.cliCommand
+    ? runWith(join(project, runtime.cliCommand), listArgs, project, { ...onPath, ...env })
+    : run(CLI_FILE, listArgs, env);
+  expectSuccess("process C (codemode executions)", third);
+  const noise = third.stderr
+    .split("\n")
+    .filter((line) => line.includes(FALLBACK_WARNING) || /ExperimentalWarning/.test(line));
+  if (noise.length > 0)
+    throw new Error(`process C (codemode executions) ran no program but said:\n${indent(noise.join("\n"))}`);
+  console.log("process C: codemode executions, quiet");
 }
 
 /** Runs one process of a check, its output captured, in the project folder. */

@@ -259,7 +259,7 @@ describe("only a paused execution can be approved (R-AP-3, R-AP-7)", () => {
     const { runtime, count } = setup();
     const failed = expectError(
       await runtime.execute({ code: `async () => { await shop.list_items(); throw new Error("bad plan"); }` }),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expectError(await runtime.approve({ executionId: failed.executionId }), "NOT_PAUSED");
     expect(count("list_items")).toBe(1);
@@ -625,15 +625,15 @@ describe("outcomes are data (R-RT-1, R-RT-2)", () => {
     const { runtime } = setup();
     const thrown = expectError(
       await runtime.execute({ code: `async () => { throw new TypeError("broken plan"); }` }),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expect(thrown.error).toContain("broken plan");
     const thrownString = expectError(
       await runtime.execute({ code: `async () => { throw "just a string"; }` }),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expect(thrownString.error).toContain("just a string");
-    const noProcess = expectError(await runtime.execute({ code: `async () => process.exit(1)` }), "SANDBOX_ERROR");
+    const noProcess = expectError(await runtime.execute({ code: `async () => process.exit(1)` }), "PROGRAM_ERROR");
     expect(noProcess.error).toContain("process");
     const unknownTool = expectError(await runtime.execute({ code: `async () => shop.delete_everything({})` }));
     expect(unknownTool.executionId).toMatch(/\S/);

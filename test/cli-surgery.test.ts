@@ -66,7 +66,7 @@ describe("codemode rerun: failed runs run again from the command line", () => {
     const failed = await story.runtime.execute({
       code: `async () => { await tickets.list({ status: "open" }); throw new Error(${JSON.stringify(HOSTILE_ERROR)}); }`,
     });
-    expect(failed).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(failed).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     thrown = failed.executionId;
   });
   afterAll(() => story.close());
@@ -109,11 +109,11 @@ describe("codemode rerun: failed runs run again from the command line", () => {
   it(
     "a run its program failed is rerun only when asked by code, fails the same way again (exit 1), and its stored message is printed escaped on one line",
     async () => {
-      const again = await story.cli("rerun", "--code", "SANDBOX_ERROR");
+      const again = await story.cli("rerun", "--code", "PROGRAM_ERROR");
       expect(again.code, again.stderr).toBe(1);
       const lines = again.stdout.split("\n");
       expect(lines[0]).toMatch(
-        new RegExp(`^FAILED +${thrown}  was SANDBOX_ERROR: .*refund failed.*→  error SANDBOX_ERROR: `),
+        new RegExp(`^FAILED +${thrown}  was PROGRAM_ERROR: .*refund failed.*→  error PROGRAM_ERROR: `),
       );
       expect(lines[1]).toBe("1 ran again (1 failed again), 0 skipped");
       for (const raw of ["\u0007", "\u001b"]) expect(again.stdout).not.toContain(raw);

@@ -110,7 +110,7 @@ describe("choosing the executor", () => {
       expect(outcome).toMatchObject({ status: "completed", result: "a-1" });
       expect(runtime.load().sandbox).toBe("quickjs");
       const failed = await runtime.execute({ code: "async () => { throw new TypeError('nope'); }" });
-      expect(failed).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+      expect(failed).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
       expect((failed as { error: string }).error).toContain("TypeError: nope");
     } finally {
       await runtime.close();

@@ -37,7 +37,7 @@ const HOSTILE = [
   "async () => { await ledger.step({ n: 0 }); for (;;) {} }",
 ];
 /** How a hostile run may end: a limit, a crash, or the Array guard's refusal (a RangeError). */
-const ENDINGS = ["MEMORY_LIMIT", "TIMEOUT", "SANDBOX_CRASHED", "SANDBOX_ERROR"];
+const ENDINGS = ["MEMORY_LIMIT", "TIMEOUT", "SANDBOX_CRASHED", "SANDBOX_ERROR", "PROGRAM_ERROR"];
 
 for (const backend of backends) {
   describe(`hostile programs in a fleet on ${backend.name === "redis" ? "Redis" : "PostgreSQL alone"}`, () => {
@@ -120,7 +120,7 @@ for (const backend of backends) {
           const state = ended.get(id);
           expect(state?.status, id).toBe("error");
           expect(ENDINGS).toContain(state?.errorCode);
-          if (state?.errorCode === "SANDBOX_ERROR") expect(state.error).toContain("RangeError");
+          if (state?.errorCode === "PROGRAM_ERROR") expect(state.error).toContain("RangeError");
         }
 
         // Each hostile run's job completed once, with the run's error: nothing retried it into a

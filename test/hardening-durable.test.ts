@@ -46,7 +46,7 @@ describe("every message written or handed to the model is cut (issue 17.6)", () 
   it("R-DV-1: a thrown 5M-character message is cut in the outcome, the record and the model's output", async () => {
     const runtime = setup();
     const outcome = await runtime.execute({ code: "async () => { throw new Error('t'.repeat(5_000_000)); }" });
-    expect(outcome).toMatchObject({ code: "SANDBOX_ERROR" });
+    expect(outcome).toMatchObject({ code: "PROGRAM_ERROR" });
     for (const text of await errorTexts(runtime, outcome)) {
       expect(text.length).toBeLessThan(MESSAGE_BOUND);
       expect(text).toContain("… [4990000 more characters]");

@@ -85,7 +85,7 @@ describe("strings that cross the bridge are cut inside the sandbox (issue 17.1)"
       steps: [{ execute: "async () => { let s = 'y'; for (let i = 0; i < 23; i++) s += s; throw new Error(s); }" }],
     });
     const [step] = report.steps;
-    expect(step).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(step).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     expect(step!.error!.startsWith("Error: yyyy")).toBe(true);
     expect(step!.errorChars).toBeLessThan(10_200);
     expect(step!.storedErrorChars).toBeLessThan(10_200);
@@ -104,7 +104,7 @@ describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
         },
       ],
     });
-    expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });
 
@@ -118,7 +118,7 @@ describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
         },
       ],
     });
-    expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });
 
@@ -143,7 +143,7 @@ describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
         },
       ],
     });
-    expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(report.steps[0]).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     expect(report.steps[0]!.error).toContain("at most 1000 Intl objects");
     expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
   });

@@ -129,7 +129,7 @@ describe("R-RS-1 onPassEnd after every pass", () => {
       code: `async () => { await shop.ping(); throw new Error("out of stock"); }`,
     });
 
-    expect(outcome).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(outcome).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     expect(events(calls)).toEqual([
       "shop.onPassEnd(error)",
       "mail.onPassEnd(error)",

@@ -379,7 +379,7 @@ describe("replaying recorded calls (R-RP-3, R-CON-3)", () => {
     const failed = expectError(
       await runtime.execute({ code: `async () => { await shop.flaky({}); return "unreachable"; }` }),
     );
-    expect(failed.code).toBe("SANDBOX_ERROR");
+    expect(failed.code).toBe("PROGRAM_ERROR");
     expect(failed.error).toContain("warehouse offline (attempt 1)");
     expect(failed.calls![0]).toMatchObject({ state: "error", error: "warehouse offline (attempt 1)" });
   });

@@ -76,7 +76,7 @@ for (const store of STORES) {
         code: "async () => { await ledger.write({ n: 7 }); throw new Error('bad input'); }",
       });
       expectStatus(thrown, "error");
-      expect(thrown.code).toBe("SANDBOX_ERROR");
+      expect(thrown.code).toBe("PROGRAM_ERROR");
       const completed = await runtime.execute({ code: PROGRAM });
       expectStatus(completed, "completed");
 
@@ -91,8 +91,8 @@ for (const store of STORES) {
         expect(result).toMatchObject({ action: "would-rerun", failed: { code: "STORAGE_ERROR" } });
       expect((await runtime.rerun({ dryRun: true, since: Date.now() + 60_000 })).results).toEqual([]);
       expect((await runtime.rerun({ dryRun: true, limit: 2 })).results).toHaveLength(2);
-      expect((await runtime.rerun({ dryRun: true, codes: ["SANDBOX_ERROR"] })).results).toMatchObject([
-        { executionId: thrown.executionId, action: "would-rerun", failed: { code: "SANDBOX_ERROR" } },
+      expect((await runtime.rerun({ dryRun: true, codes: ["PROGRAM_ERROR"] })).results).toMatchObject([
+        { executionId: thrown.executionId, action: "would-rerun", failed: { code: "PROGRAM_ERROR" } },
       ]);
       for (const [id, state] of before) expect(await runtime.execution(id)).toEqual(state);
       expect(calls.length).toBe(callsBefore);
@@ -137,7 +137,7 @@ for (const store of STORES) {
       const again = await runtime.rerun({ executionId: first.executionId });
       expect(again.results).toHaveLength(1);
       const [result] = again.results;
-      expect(result).toMatchObject({ action: "rerun", failed: { code: "SANDBOX_ERROR" } });
+      expect(result).toMatchObject({ action: "rerun", failed: { code: "PROGRAM_ERROR" } });
       expectStatus(result?.outcome, "error");
       expect(result?.outcome.error).toContain("ledger 2 is unavailable");
       expect(calls.filter((call) => call.n === 2)).toHaveLength(1);

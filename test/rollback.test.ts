@@ -338,7 +338,7 @@ describe("R-RB-2 R-RB-3 R-RB-4 a revert that fails halfway", () => {
     const outcome = await runtime.execute({
       code: `async () => { await shop.charge({ amount: 7 }); throw new Error("address unknown"); }`,
     });
-    expect(outcome).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(outcome).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
 
     const report = await runtime.rollback({ executionId: outcome.executionId });
 

@@ -92,7 +92,7 @@ describe("passes on sandbox threads (sandboxThreads)", () => {
     });
     expect(await runtime.execute({ code: "async () => { throw new Error('nope'); }" })).toMatchObject({
       status: "error",
-      code: "SANDBOX_ERROR",
+      code: "PROGRAM_ERROR",
       error: expect.stringContaining("nope"),
     });
     expect(await runtime.execute({ code: "async () => { await shop.look({ sku: 'A-1' }" })).toMatchObject({

@@ -20,7 +20,7 @@ const CONTAINED = ["MEMORY_LIMIT", "TIMEOUT", "SANDBOX_CRASHED"];
 /**
  * The in-sandbox Array guard (install-array-guard.ts) may refuse a liar with a RangeError instead
  * of handing the built-in a snapshot of its length: a pass that does not catch it ends
- * SANDBOX_ERROR, at once, naming the refusal. That is the only SANDBOX_ERROR accepted here.
+ * PROGRAM_ERROR (the program's own uncaught error), at once, naming the refusal. That is the only PROGRAM_ERROR accepted here.
  */
 const GUARD_REFUSAL = /RangeError: Array\.prototype\.\w+ was called on \d+ elements; in this sandbox it takes at most/;
 const CANCEL_AFTER_MS = 300;
@@ -78,7 +78,7 @@ for (const engine of ENGINES) {
         const run = runOf(results.get(engine)!.ended, program.name);
         const { outcome } = run;
         expect(outcome.status).toBe("error");
-        if (outcome.code === "SANDBOX_ERROR") expect(outcome.error).toMatch(GUARD_REFUSAL);
+        if (outcome.code === "PROGRAM_ERROR") expect(outcome.error).toMatch(GUARD_REFUSAL);
         else expect(CONTAINED).toContain(outcome.code);
         expect(outcome.ms).toBeLessThanOrEqual(LIMITS.timeoutMs + 1_000);
         expect(run.benign).toMatchObject({ status: "completed", result: 42 });
@@ -87,7 +87,7 @@ for (const engine of ENGINES) {
       it(`R-SB-8: ${program.name}: runtime.cancel ends it within 1 s, CANCELLED, and the next pass runs`, () => {
         const run = runOf(results.get(engine)!.cancelled, program.name);
         // A liar the guard refuses ends at once, before there is anything to cancel.
-        if (run.outcome.code === "SANDBOX_ERROR" && GUARD_REFUSAL.test(run.outcome.error ?? "")) return;
+        if (run.outcome.code === "PROGRAM_ERROR" && GUARD_REFUSAL.test(run.outcome.error ?? "")) return;
         expect(run.cancel?.result).toBe("cancelled");
         expect(run.cancel!.ms).toBeLessThanOrEqual(1_000);
         expect(run.outcome).toMatchObject({ status: "error", code: "CANCELLED" });

@@ -293,6 +293,43 @@ export function recoverStories(storeName: "sqlite" | "postgres" | "redis"): void
       expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${executionId}:1 killed`]);
     });
 
+    it('R-AP-9 R-RP-4b: a host dies inside an approved onInterrupted "ask" call; recover asks again in a new pause; the approval of the earlier pause decides nothing, one of the new pause runs it', async () => {
+      if (skip()) return;
+      const where = space();
+      const starter = spawnWorker({
+        ...base(where, "run", "starter"),
+        code: "async () => { await ledger.read({}); return ledger.charge_approved_ask({ amount: 13 }); }",
+      });
+      const paused = (await starter.event("outcome")).outcome as Summary;
+      await starter.kill();
+      expect(paused).toMatchObject({ status: "paused", pending: [{ seq: 1, pauseId: "1.1" }] });
+      const approver = spawnWorker({ ...base(where, "approve", "killed"), executionId: paused.executionId });
+      await approver.event("inside-call");
+      await approver.kill();
+      const [asked] = await recoverUntilFound(where, paused.executionId);
+      expect(asked).toMatchObject({ status: "paused", pending: [{ seq: 1, pauseId: "1.2" }] });
+
+      const decide = async (pauseId: string) => {
+        const decider = spawnWorker({
+          ...base(where, "decide", "decider"),
+          executionId: paused.executionId,
+          decisions: [{ seq: 1, decision: "approve", pauseId }],
+        });
+        const outcome = (await decider.event("decided")).outcome as Summary;
+        // Its writes are done once it reported; it lets go of the store (SQLite: the file) as it ends.
+        await decider.kill();
+        return outcome;
+      };
+      // The approval given before the crash, sent again: it answers a pause the call has left.
+      expect(await decide("1.1")).toMatchObject({ status: "error", code: "NOT_PAUSED" });
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([`${paused.executionId}:1 killed`]);
+      expect(await decide("1.2")).toMatchObject({ status: "completed", result: { charged: 13, by: "decider" } });
+      expect(await store.attempts(where.attempts, where.namespace)).toEqual([
+        `${paused.executionId}:1 killed`,
+        `${paused.executionId}:1 decider`,
+      ]);
+    });
+
     it("R-RP-4: a run approved for one call and killed inside it is resumed for that same call, without asking again", async () => {
       if (skip()) return;
       const where = space();

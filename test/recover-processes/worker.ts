@@ -9,7 +9,8 @@
  * the process mid-call. role "recover": calls `runtime.recover(...)` and reports the outcomes.
  * role "approve": approves `executionId` (its approved call then stalls: the parent kills it).
  * role "hold": like "run", but stays alive (renewing its lease) so the parent can check that a
- * live worker's run is never taken.
+ * live worker's run is never taken. role "decide": `runtime.decide` with `decisions` on
+ * `executionId`, reports the outcome (its calls run to their end).
  */
 import { DatabaseSync } from "node:sqlite";
 import { createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
@@ -24,7 +25,7 @@ export interface RecoverWorkerConfig {
   store: "redis" | "postgres" | "sqlite";
   url: string;
   namespace: string;
-  role: "run" | "hold" | "recover" | "approve";
+  role: "run" | "hold" | "recover" | "approve" | "decide";
   workerId: string;
   leaseMs: number;
   code?: string;
@@ -33,6 +34,8 @@ export interface RecoverWorkerConfig {
   attempts: string;
   /** Outcomes list their log as "seq method state" lines. */
   reportCalls?: boolean;
+  /** Role "decide": what it decides. */
+  decisions?: Array<{ seq: number; decision: "approve" | "deny"; pauseId?: string }>;
 }
 
 const config = JSON.parse(process.argv[2] ?? "{}") as RecoverWorkerConfig;
@@ -70,7 +73,7 @@ const recordAttempt: (idempotencyKey: string) => Promise<void> = await (async ()
   return async (key: string) => void insert.run(key, config.workerId);
 })();
 
-const stallsHere = config.role !== "recover";
+const stallsHere = config.role !== "recover" && config.role !== "decide";
 const charge = async (args: { amount: number }, context: { idempotencyKey: string; executionId: string }) => {
   await recordAttempt(context.idempotencyKey);
   if (stallsHere) {
@@ -101,6 +104,8 @@ const ledger = defineConnector({
     refund: { requiresApproval: true, execute: async (args: { amount: number }) => ({ refunded: args.amount }) },
     /** Needs approval, then behaves like charge: the approving process is killed inside it. */
     charge_approved: { requiresApproval: true, execute: charge },
+    /** Needs approval and, interrupted, is asked about again (it may have taken effect). */
+    charge_approved_ask: { requiresApproval: true, onInterrupted: "ask", execute: charge },
   },
 });
 
@@ -135,6 +140,16 @@ if (config.role === "recover") {
   process.disconnect?.();
 } else if (config.role === "approve") {
   void runtime.approve({ executionId: config.executionId ?? "", by: "ann" });
+} else if (config.role === "decide") {
+  const outcome = await runtime.decide({
+    executionId: config.executionId ?? "",
+    by: "ann",
+    decisions: config.decisions ?? [],
+  });
+  process.send?.({ event: "decided", outcome: summary(outcome) });
+  await runtime.close();
+  await storage.close();
+  process.disconnect?.();
 } else {
   const outcome = await runtime.execute({ code: config.code ?? "" });
   process.send?.({ event: "outcome", outcome: summary(outcome) });

@@ -74,7 +74,7 @@ describeOnEachBackend(({ skip, fleet, queueBeside }) => {
       { type: "rejected", executionId: rejected, seq: 1, by: "bob" },
     ]);
     expect(of(failed)).toEqual([
-      { type: "error", executionId: failed, code: "SANDBOX_ERROR", error: expect.stringContaining("nope") },
+      { type: "error", executionId: failed, code: "PROGRAM_ERROR", error: expect.stringContaining("nope") },
     ]);
     expect(await queue.waitForOutcome(rejected, { timeoutMs: 1_000 })).toMatchObject({
       status: "error",

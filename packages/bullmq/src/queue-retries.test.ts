@@ -26,7 +26,7 @@ describeOnEachBackend(({ skip, fleet }) => {
     const failing = await submit(queue, "async () => { await shop.read({}); throw new Error('out of mugs'); }");
     expect(await queue.waitForOutcome(failing, { timeoutMs: 10_000 })).toMatchObject({
       status: "error",
-      code: "SANDBOX_ERROR",
+      code: "PROGRAM_ERROR",
       error: expect.stringContaining("out of mugs"),
     });
     await expect.poll(() => attempts[`run_${failing}`]).toBe(1);

@@ -137,7 +137,7 @@ describe("runJob: failures", () => {
     expect(await runJob(runtime, { name: "run", data: { executionId } })).toMatchObject({
       executionId,
       status: "error",
-      code: "SANDBOX_ERROR",
+      code: "PROGRAM_ERROR",
       error: expect.stringContaining("no stock"),
     });
     await runtime.close();

@@ -6,6 +6,8 @@
 /** Every error code, listed once. */
 export const ERROR_CODES = [
   "SANDBOX_ERROR",
+  /** The program threw and did not catch it: its own error (its message, and where), not the sandbox's. */
+  "PROGRAM_ERROR",
   "SYNTAX_ERROR",
   "TIMEOUT",
   "MEMORY_LIMIT",

@@ -114,7 +114,7 @@ describe("createCodemodeTool (R-LC-1)", () => {
     const result = await agent.invoke({ messages: [new HumanMessage("Search for 42")] });
 
     const content = JSON.parse(String(lastToolMessage(result.messages)!.content));
-    expect(content).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+    expect(content).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
     expect(content.error).toContain("catalog.search_products");
     expect(String(result.messages.at(-1)!.content)).toContain('"status":"error"');
 

@@ -191,6 +191,7 @@ export interface PassRequest {
 export type SandboxFailureCode =
   | "SYNTAX_ERROR"
   | "SANDBOX_ERROR"
+  | "PROGRAM_ERROR"
   | "TIMEOUT"
   | "MEMORY_LIMIT"
   | "NOT_SERIALIZABLE"

@@ -135,7 +135,7 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
     !dry.stop &&
     (result.status === "returned" ||
       result.status === "denied" ||
-      (result.status === "failed" && result.code === "SANDBOX_ERROR"));
+      (result.status === "failed" && (result.code === "PROGRAM_ERROR" || result.code === "SANDBOX_ERROR")));
   const divergence = earliest(
     staticDivergence,
     dry.stop?.at === "divergence" ? dry.stop.divergence : undefined,

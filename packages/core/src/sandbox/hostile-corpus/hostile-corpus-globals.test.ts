@@ -163,10 +163,10 @@ describe("imports, require and eval (R-SB-1)", () => {
     expect(expectReturned(outcome)).toEqual(["refused", "refused", "refused", "refused"]);
   });
 
-  it("R-SB-1: an uncaught import() fails the pass with SANDBOX_ERROR", async () => {
+  it("R-SB-1: an uncaught import() fails the pass with PROGRAM_ERROR", async () => {
     expectFailed(
       await run("async () => { const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8'); }"),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
   });
 
@@ -185,10 +185,10 @@ describe("imports, require and eval (R-SB-1)", () => {
     expect(error).toContain("(line 1, column 1)");
   });
 
-  it("R-SB-1: require(...) is a ReferenceError, so the pass fails with SANDBOX_ERROR", async () => {
+  it("R-SB-1: require(...) is a ReferenceError, so the pass fails with PROGRAM_ERROR", async () => {
     const error = expectFailed(
       await run("async () => require('child_process').execSync('id').toString()"),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expect(error).toContain("require is not defined");
   });

@@ -48,7 +48,7 @@ describe("unhandled rejections stay in the sandbox", () => {
       "new Proxy({}, { getPrototypeOf() { throw 1; }, get() { throw 2; } })",
       "Object.create(Error.prototype, { message: { get() { throw 3; } } })",
     ]) {
-      expectFailed(await run(`async () => { throw ${thrown}; }`), "SANDBOX_ERROR");
+      expectFailed(await run(`async () => { throw ${thrown}; }`), "PROGRAM_ERROR");
     }
   });
 });

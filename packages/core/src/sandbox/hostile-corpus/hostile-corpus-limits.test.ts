@@ -10,9 +10,9 @@ import { hostileCorpus } from "./hostile-corpus-fixtures.js";
 const { run } = hostileCorpus();
 
 describe("limits (R-SB-3)", () => {
-  it("R-SB-3: deep recursion is a SANDBOX_ERROR, not a host stack overflow", async () => {
+  it("R-SB-3: deep recursion is a PROGRAM_ERROR, not a host stack overflow", async () => {
     const outcome = await run("async () => { const down = (n) => down(n + 1) + 1; return down(0); }");
-    expectFailed(outcome, "SANDBOX_ERROR", "Maximum call stack size exceeded");
+    expectFailed(outcome, "PROGRAM_ERROR", "Maximum call stack size exceeded");
   });
 
   // [test name, program]: each is a TIMEOUT within a 500 ms limit.
@@ -71,7 +71,7 @@ describe("limits (R-SB-3)", () => {
 
   it("R-SB-3: a 2 GB ArrayBuffer fails inside the sandbox", async () => {
     const outcome = await run("async () => new ArrayBuffer(2 ** 31).byteLength", { memoryMb: 32 });
-    expectFailed(outcome, "SANDBOX_ERROR", "RangeError");
+    expectFailed(outcome, "PROGRAM_ERROR", "RangeError");
   });
 
   it("R-SB-3: Atomics.wait on a SharedArrayBuffer ends", async () => {
@@ -88,7 +88,7 @@ describe("memory the heap limit does not count (issue 17.2)", () => {
   // a program that reads it gets a ReferenceError. The Intl tests check that instead there.
   const expectNoIntl = async (): Promise<void> => {
     expect(expectReturned(await run("async () => [typeof Intl, 'Intl' in globalThis]"))).toEqual(["undefined", false]);
-    expectFailed(await run("async () => new Intl.NumberFormat('en').format(1)"), "SANDBOX_ERROR", "ReferenceError");
+    expectFailed(await run("async () => new Intl.NumberFormat('en').format(1)"), "PROGRAM_ERROR", "ReferenceError");
   };
 
   it("R-SB-3: a growable SharedArrayBuffer is refused inside the sandbox", async () => {
@@ -97,7 +97,7 @@ describe("memory the heap limit does not count (issue 17.2)", () => {
         "async () => { const b = new SharedArrayBuffer(16, { maxByteLength: 2 ** 30 }); b.grow(2 ** 25); return b.byteLength; }",
         { memoryMb: 16 },
       ),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expect(error).toContain("RangeError: SharedArrayBuffer with maxByteLength is not available in the sandbox");
   });

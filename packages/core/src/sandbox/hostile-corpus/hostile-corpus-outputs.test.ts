@@ -78,7 +78,7 @@ describe("strings are cut inside the sandbox, before they are copied to the host
   });
 
   it("R-SB-3: a thrown message is cut to 10,000 characters, with a note of what was left out", async () => {
-    const error = expectFailed(await run("async () => { throw new Error('m'.repeat(50_000)); }"), "SANDBOX_ERROR");
+    const error = expectFailed(await run("async () => { throw new Error('m'.repeat(50_000)); }"), "PROGRAM_ERROR");
     expect(error.length).toBeLessThan(10_100);
     expect(error).toContain("… [40000 more characters]");
   });
@@ -92,7 +92,7 @@ describe("strings are cut inside the sandbox, before they are copied to the host
     }
     const error = expectFailed(
       await run(`async () => { ${HUGE} throw new RangeError(s); }`, { memoryMb: 16 }),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expect(error).toMatch(/^RangeError: \[520093696 characters, not shown\]/);
   });

@@ -119,7 +119,7 @@ describe("poisoned prototypes before calls and returns", () => {
     const outcome = await run(
       "async () => { Object.prototype.toJSON = () => { throw new Error('toJSON trap'); }; throw new Error('real failure'); }",
     );
-    expectFailed(outcome, "SANDBOX_ERROR", "Error: real failure");
+    expectFailed(outcome, "PROGRAM_ERROR", "Error: real failure");
   });
 });
 
@@ -183,7 +183,7 @@ describe("replaced built-ins before calls and returns", () => {
     const outcome = await run(
       "async () => { Error.prepareStackTrace = () => { throw new Error('stack trap'); }; throw new Error('real failure'); }",
     );
-    expectFailed(outcome, "SANDBOX_ERROR", "real failure");
+    expectFailed(outcome, "PROGRAM_ERROR", "real failure");
   });
 
   it("R-SB-4: replaced Error, Promise, Uint8Array and Object globals do not change what the program receives", async () => {

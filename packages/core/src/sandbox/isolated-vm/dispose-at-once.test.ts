@@ -36,7 +36,7 @@ for (const reuse of [false, { maxIdle: 2 }] as const) {
       {
         ending: "error thrown by the program",
         pass: request("throw new Error('no')", value),
-        expected: { status: "failed", code: "SANDBOX_ERROR" },
+        expected: { status: "failed", code: "PROGRAM_ERROR" },
         keeps: true,
       },
       {

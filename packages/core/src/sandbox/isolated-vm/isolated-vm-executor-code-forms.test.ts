@@ -96,19 +96,19 @@ describe("R-SB-2 code forms", () => {
     [
       "R-SB-2: a runtime error carries the line where it was thrown",
       "async () => {\n  const a = 1;\n  const b = 2;\n  throw new Error('boom at four');\n}",
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
       /^Error: boom at four \(line 4, column \d+\)$/,
     ],
     [
       "R-SB-2: a runtime error in a fence carries the line in the original text",
       "Plan:\n- get\n\n```js\nconst a = await github.get({});\na.missing.deeper\n```",
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
       onQuickJs ? QUICKJS_IMPRECISE : /^TypeError: .*\(line 6, column \d+\)$/,
     ],
     [
       "R-SB-2: a runtime error in TypeScript keeps its line after stripped types",
       "interface A { x: number }\ntype B = A[];\nconst list: B = [];\nconst first = list[0] as A;\nfirst.x.toFixed();",
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
       onQuickJs ? QUICKJS_IMPRECISE : /\(line 5, column \d+\)$/,
     ],
   ];

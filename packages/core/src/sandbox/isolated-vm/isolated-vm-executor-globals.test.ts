@@ -121,7 +121,7 @@ describe("console capture (R-SB-1)", () => {
 
   it("R-SB-1: logs survive a failing pass", async () => {
     const outcome = await run("async () => { console.log('before'); throw new Error('after'); }");
-    expect(outcome.result).toMatchObject({ status: "failed", code: "SANDBOX_ERROR", logs: ["before"] });
+    expect(outcome.result).toMatchObject({ status: "failed", code: "PROGRAM_ERROR", logs: ["before"] });
   });
 
   it("R-SB-1: errors and functions are printed readably", async () => {

@@ -101,7 +101,7 @@ describe("R-SB-4 values across the boundary", () => {
       await run("async () => { await github.get({}); }", {
         answer: () => ({ kind: "error", message: "rate limited" }),
       }),
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
     );
     expect(error).toContain("rate limited");
   });

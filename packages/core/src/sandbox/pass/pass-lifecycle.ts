@@ -152,5 +152,10 @@ function stopping(watchdog: EngineWatchdog): boolean {
 function endedNormally(result: PassResult, watchdog: EngineWatchdog): boolean {
   if (stopping(watchdog)) return false;
   if (result.status !== "failed") return true;
-  return result.code === "SANDBOX_ERROR" || result.code === "NOT_SERIALIZABLE" || result.code === "SYNTAX_ERROR";
+  return (
+    result.code === "PROGRAM_ERROR" ||
+    result.code === "SANDBOX_ERROR" ||
+    result.code === "NOT_SERIALIZABLE" ||
+    result.code === "SYNTAX_ERROR"
+  );
 }

@@ -42,9 +42,10 @@ export function interpretResult(text: string, logs: LogCollector, maxMessageChar
         typeof thrown.line === "number" && typeof thrown.column === "number"
           ? ` (line ${thrown.line}, column ${thrown.column})`
           : "";
-      return failed("SANDBOX_ERROR", message + where, logs);
+      // The program's own error, which it did not catch: a code of its own (R-RT-1).
+      return failed("PROGRAM_ERROR", message + where, logs);
     } catch {
-      return failed("SANDBOX_ERROR", "the program threw", logs);
+      return failed("PROGRAM_ERROR", "the program threw", logs);
     }
   }
   return failed(

@@ -86,7 +86,11 @@ class QuickJsEngineSandbox implements EngineSandbox {
 
   interpret(result: PassResult, { limits, logs }: ReadPass): PassResult {
     // An allocation QuickJS could not make, not caught: the memory limit, as isolated-vm reports it.
-    if (result.status === "failed" && result.code === "SANDBOX_ERROR" && result.error.startsWith(OUT_OF_MEMORY))
+    if (
+      result.status === "failed" &&
+      (result.code === "PROGRAM_ERROR" || result.code === "SANDBOX_ERROR") &&
+      result.error.startsWith(OUT_OF_MEMORY)
+    )
       return failed("MEMORY_LIMIT", `the program used more memory than the ${limits.memoryMb} MB limit`, logs);
     return result;
   }

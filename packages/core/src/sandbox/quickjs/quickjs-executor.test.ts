@@ -108,7 +108,7 @@ describe("handles", () => {
     ];
     expect(outcomes.map(({ result }) => (result.status === "failed" ? result.code : result.status))).toEqual([
       "returned",
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
       "NOT_SERIALIZABLE",
       "SYNTAX_ERROR",
       "returned",
@@ -117,7 +117,7 @@ describe("handles", () => {
       "halted",
       "halted",
       "denied",
-      "SANDBOX_ERROR",
+      "PROGRAM_ERROR",
       "TIMEOUT",
     ]);
     expect(executor.stats()).toMatchObject({ passesRunning: 0, runtimesNotFreed: 0 });
@@ -154,7 +154,7 @@ describe("limits", () => {
 
   it("deep recursion fails with QuickJS's RangeError, and the executor goes on", async () => {
     const outcome = await run("async () => { const down = (n) => down(n + 1) + 1; return down(0); }");
-    expectFailed(outcome, "SANDBOX_ERROR", "RangeError: Maximum call stack size exceeded");
+    expectFailed(outcome, "PROGRAM_ERROR", "RangeError: Maximum call stack size exceeded");
     expect(expectReturned(await run("6 * 7"))).toBe(42);
   });
 
