@@ -129,7 +129,7 @@ describe("memory outside the sandbox's heap limit (issue 17.2)", () => {
         limits: { memoryMb: 32 },
         steps: [{ execute: "async () => new Intl.Segmenter('ja')" }],
       });
-      expect(report.steps[0]).toMatchObject({ status: "error", code: "SANDBOX_ERROR" });
+      expect(report.steps[0]).toMatchObject({ status: "error", code: "PROGRAM_ERROR" });
       expect(report.steps[0]!.error).toContain("Intl is not defined");
       expect(report.peakRssMb - report.baselineRssMb).toBeLessThan(HOST_GROWTH_MB);
       return;
