@@ -361,14 +361,17 @@ describe("codemode approve, deny and decide on batched pauses", () => {
   );
 
   it(
-    "show prints an error with its own newlines, its later lines under its first, and hostile controls as code points",
+    "show prints who asked for the run, and an error with its own newlines, its later lines under its first, and hostile controls as code points",
     async () => {
       const failed = await runtime.execute({
         code: `async () => { throw new Error("the order failed:\\n  quantity: must be at most 10\\u001b[2J"); }`,
+        by: "ann\u001b[2J via chat",
       });
       expect(failed.status).toBe("error");
       const shown = await cli("show", failed.executionId);
       expect(shown.code, shown.stderr).toBe(0);
+      // Who asked for the run, on one line, escaped.
+      expect(shown.stdout).toContain("  asked by    ann\\u{1b}[2J via chat\n");
       expect(shown.stdout).toMatch(
         /\n {2}error {7}\w+: .*the order failed:\n {16}quantity: must be at most 10\\u\{1b\}\[2J/,
       );

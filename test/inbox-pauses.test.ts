@@ -43,9 +43,10 @@ describe("the inbox and the pause each form answers (R-AP-9)", () => {
     const keyv = new Keyv();
     const served = await serve({ connectors: [connector], storage: keyv });
     const { runtime } = served;
-    const first = await runtime.execute({ code: CHARGE_TWO });
+    const first = await runtime.execute({ code: CHARGE_TWO, by: "the support bot, for <ann>" });
     const { page, post } = await decisionPoster(served, first.executionId);
-    // The card shows the program, and the call's name wraps between its words only.
+    // The card shows who asked, the program, and the call's name wraps between its words only.
+    expect(page).toContain('asked by <span class="who">the support bot, for &lt;ann&gt;</span>');
     expect(page).toContain("The program · 7 lines");
     expect(page).toContain("for (const card of [&quot;visa&quot;, &quot;amex&quot;])");
     expect(page).toContain('<code class="call">payments_<wbr>eu.<wbr>charge_<wbr>card</code>');

@@ -119,6 +119,10 @@ describe("MCP elicitation of a batched pause", () => {
     });
     expect(ran("delete-note")).toEqual([{ id: 1 }]);
     expect([...notes.keys()]).toEqual([2]);
+    // Who asked for the run, as the inbox and `codemode show` say it: the client's claim of its name.
+    expect((await runtime.execution(String(done.executionId)))?.requestedBy).toBe(
+      'an MCP client that calls itself "test-client"',
+    );
     const log = (await runtime.execution(String(done.executionId)))?.log ?? [];
     expect(log.filter((entry) => entry.seq >= 2).map((entry) => [entry.seq, entry.state, entry.decision])).toEqual([
       [

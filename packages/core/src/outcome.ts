@@ -105,6 +105,8 @@ export interface ExecutionState {
   updatedAt: number;
   /** Set on an execution `runtime.fork` made: the execution and seq its log was copied from. */
   forkedFrom?: { executionId: string; fromSeq: number };
+  /** Who asked for the run, as `execute({ code, by })` or `submit` was given it. */
+  requestedBy?: string;
   /** For a run that ended REPLAY_DIVERGENCE: what differed, recorded against the code and tools of that pass. */
   divergence?: Divergence;
   /** The failures `runtime.rerun` ran this execution again after, oldest first (the last ten). */

@@ -66,6 +66,7 @@ function printHeader(out: Output, execution: ExecutionState): void {
   out.line(`  created     ${clockTime(execution.createdAt)} (${ago(execution.createdAt)})`);
   out.line(`  updated     ${clockTime(execution.updatedAt)} (${ago(execution.updatedAt)})`);
   out.line(`  connectors  ${execution.connectors.join(", ") || "(none)"}`);
+  if (execution.requestedBy) out.line(`  asked by    ${visibleOnOneLine(execution.requestedBy)}`);
   const pending = pendingOf(execution);
   if (pending.length > 0) out.line(`  waiting at  ${visibleOnOneLine(callList(pending))}`);
   if (execution.status === "completed") out.line(`  result      ${abbreviate(execution.result, 100)}`);

@@ -28,7 +28,7 @@ export function runCard(
   return html`<article class="card" id="run-${executionId}" data-execution="${executionId}">
   <div class="card-head">
     <div class="what"><span class="badge paused">paused</span> <span class="waiting-count">${count} action${count === 1 ? "" : "s"} waiting</span></div>
-    <div class="meta">waiting ${execution ? timeAgo(execution.updatedAt) : ""}${linkToTrail ? html` · <a href="${page.base}/executions/${encodeURIComponent(executionId)}" title="Audit trail">${executionId}</a>` : ""}</div>
+    <div class="meta">${execution?.requestedBy ? html`asked by <span class="who">${execution.requestedBy}</span> · ` : ""}waiting ${execution ? timeAgo(execution.updatedAt) : ""}${linkToTrail ? html` · <a href="${page.base}/executions/${encodeURIComponent(executionId)}" title="Audit trail">${executionId}</a>` : ""}</div>
   </div>
   ${execution ? programOf(execution.code) : ""}
   <details class="so-far"${done > 0 ? " open" : ""}><summary>Call log so far · ${done} earlier call${done === 1 ? "" : "s"}</summary>${logTable(log, true)}</details>

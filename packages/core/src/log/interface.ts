@@ -43,6 +43,8 @@ export interface ExecutionHead {
   passes: number;
   /** Set on an execution `runtime.fork` made: where its log came from. */
   forkedFrom?: { executionId: string; fromSeq: number };
+  /** Who asked for the run (`execute({ code, by })`). */
+  requestedBy?: string;
   /** The failures `runtime.rerun` ran this execution again after, oldest first (the last few). */
   reruns?: RerunRecord[];
 }

@@ -144,10 +144,10 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
  */
 export async function executeWithProgress(
   runtime: CodemodeRuntime,
-  code: string,
+  run: string | { code: string; by?: string },
   progress: Omit<StartProgressOptions, "runtime" | "executionId">,
 ): Promise<Outcome> {
-  const submitted = await runtime.submit({ code });
+  const submitted = await runtime.submit(typeof run === "string" ? { code: run } : run);
   if ("status" in submitted) return submitted;
   const { executionId } = submitted;
   const stop = startProgress({ ...progress, runtime, executionId });

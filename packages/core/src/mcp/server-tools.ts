@@ -70,18 +70,19 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
           case "describe":
             return structured(await runtime.describe(text(args, "target")));
           case "execute": {
-            const code = text(args, "code");
+            // Who asked, as the inbox and `codemode show` say it: the client's own claim of its name.
+            const run = { code: text(args, "code"), by: `an MCP client that calls itself ${clientClaim(server)}` };
             const token = request.params._meta?.progressToken;
             if (request.params.task && settings.tasks && extra.taskStore) {
               // After a CreateTaskResult the request's stream may be gone (Streamable HTTP): no related request id.
               const send = token === undefined ? undefined : progressSender(token, (note) => server.notification(note));
-              return await executeAsTask(runtime, code, extra.taskStore, settings.tasks, send);
+              return await executeAsTask(runtime, run, extra.taskStore, settings.tasks, send);
             }
             // Without a token the run goes as it always did; with one, its id is needed before it starts.
             const outcome: DecisionOutcome =
               token === undefined
-                ? await runtime.execute({ code })
-                : await executeWithProgress(runtime, code, {
+                ? await runtime.execute(run)
+                : await executeWithProgress(runtime, run, {
                     send: progressSender(token, (note) => extra.sendNotification(note)),
                   });
             if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
@@ -134,12 +135,12 @@ const IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response";
  */
 async function executeAsTask(
   runtime: CodemodeRuntime,
-  code: string,
+  program: { code: string; by: string },
   taskStore: RequestTaskStore,
   tasks: TaskSettings,
   send?: (note: ProgressNote) => Promise<void>,
 ): Promise<CreateTaskResult> {
-  const submitted = await runtime.submit({ code });
+  const submitted = await runtime.submit(program);
   // A refused program is no task: the SDK shows the client a protocol error with the reason.
   if ("status" in submitted) throw new McpError(ErrorCode.InvalidParams, submitted.error);
   const { executionId } = submitted;

@@ -6,6 +6,7 @@ import type { ExecutionSummary } from "./log-view.js";
 import type { ApproveInput } from "./operations/approve.js";
 import type { CancelInput, CancelReport } from "./operations/cancel.js";
 import type { DecideInput } from "./operations/decide-input.js";
+import type { NewRunInput } from "./operations/execute.js";
 import type { ForkInput } from "./operations/fork.js";
 import type { ListQuery, Page, PendingQuery } from "./operations/list.js";
 import type { RecoverOptions } from "./operations/recover.js";
@@ -23,13 +24,13 @@ import type { PassLoad } from "./pass-gate.js";
  */
 export interface CodemodeRuntime {
   /** Runs new code as a new execution. */
-  execute(input: { code: string }): Promise<Outcome>;
+  execute(input: NewRunInput): Promise<Outcome>;
   /**
    * Stores new code as an execution without running it, for a worker to run with
    * `recover({ executionId })` (job queues); an error outcome when the code is refused or the
    * store fails.
    */
-  submit(input: { code: string }): Promise<{ executionId: string } | ErrorOutcome>;
+  submit(input: NewRunInput): Promise<{ executionId: string } | ErrorOutcome>;
   /** Approves a pending action (`seq`), or every action pending now, and resumes the execution. */
   approve(input: ApproveInput): Promise<Outcome>;
   /**

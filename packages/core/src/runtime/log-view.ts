@@ -109,6 +109,7 @@ export function toExecutionState(
   const origin = head.forkedFrom;
   if (origin && typeof origin.executionId === "string" && Number.isSafeInteger(origin.fromSeq))
     state.forkedFrom = { executionId: origin.executionId, fromSeq: origin.fromSeq };
+  if (typeof head.requestedBy === "string") state.requestedBy = head.requestedBy;
   const reruns = Array.isArray(head.reruns) ? head.reruns.filter(isRerunRecord) : [];
   if (reruns.length > 0)
     state.reruns = reruns.map((record) => ({

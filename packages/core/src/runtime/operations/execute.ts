@@ -9,16 +9,32 @@ import { listNew } from "../transition.js";
 import { handOver } from "./control-step.js";
 import { pruneAfterExecute } from "./prune.js";
 
+/** What `execute` and `submit` take: the program, and who asked for it. */
+export interface NewRunInput {
+  code: string;
+  /**
+   * Who asked for this run (a user, an agent, an MCP client), kept on the execution and shown
+   * where people decide on it: the approval inbox, `codemode show` (up to 200 characters).
+   */
+  by?: string;
+}
+
+/** Who asked, as kept: a non-empty string, cut to 200 characters; anything else is nobody. */
+function requesterOf(input: NewRunInput | undefined): string | undefined {
+  const by: unknown = (input as { by?: unknown } | undefined)?.by;
+  return typeof by === "string" && by.trim() !== "" ? by.slice(0, 200) : undefined;
+}
+
 /**
  * Runs new code as a new execution: stored first (R-RE-1), listed, then run under its lease.
  * Older terminal executions beyond `maxExecutions` are pruned beside the pass.
  */
-export async function execute(context: RuntimeContext, input: { code: string }): Promise<Outcome> {
+export async function execute(context: RuntimeContext, input: NewRunInput): Promise<Outcome> {
   const executionId = randomUUID();
   const code: unknown = (input as { code?: unknown } | undefined)?.code;
   const refused = checkCode(executionId, code, "execute");
   if (refused) return refused;
-  const head = newHead(context, executionId, code as string);
+  const head = newHead(context, executionId, code as string, requesterOf(input));
   const options = {
     waitMs: 0,
     busy: () => errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] }),
@@ -45,13 +61,13 @@ export async function execute(context: RuntimeContext, input: { code: string }):
  */
 export async function submit(
   context: RuntimeContext,
-  input: { code: string },
+  input: NewRunInput,
 ): Promise<{ executionId: string } | ErrorOutcome> {
   const executionId = randomUUID();
   const code: unknown = (input as { code?: unknown } | undefined)?.code;
   const refused = checkCode(executionId, code, "submit");
   if (refused) return refused;
-  const head = newHead(context, executionId, code as string);
+  const head = newHead(context, executionId, code as string, requesterOf(input));
   const failed = await storeNew(context, head, code as string);
   if (failed) return failed;
   await pruneAfterExecute(context);
@@ -98,9 +114,10 @@ export function checkCode(executionId: string, code: unknown, operation: string)
   return undefined;
 }
 
-export function newHead(context: RuntimeContext, executionId: string, code: string): SeededHead {
+export function newHead(context: RuntimeContext, executionId: string, code: string, requestedBy?: string): SeededHead {
   const now = Date.now();
   return {
+    ...(requestedBy !== undefined ? { requestedBy } : {}),
     id: executionId,
     status: "running",
     createdAt: now,
