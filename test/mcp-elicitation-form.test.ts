@@ -62,6 +62,23 @@ describe("reading an answer", () => {
     });
   });
 
+  it("R-AP-9: each decision names the pause the person was asked about, so a call asked again meanwhile is not decided by it", () => {
+    const asked = approvalForm(
+      "run-1",
+      [
+        { ...order(2, { sku: "a" }), pauseId: "2.1" },
+        { ...order(3, { sku: "b" }), pauseId: "3.2" },
+      ],
+      { operatorOnly: 0, later: 0 },
+    );
+    expect(readFormAnswer(asked, { seq_2: "approve", seq_3: "deny" })).toEqual({
+      decisions: [
+        { seq: 2, decision: "approve", pauseId: "2.1" },
+        { seq: 3, decision: "deny", reason: "denied when asked", pauseId: "3.2" },
+      ],
+    });
+  });
+
   it("R-AP-9: an answer that leaves a choice out decides nothing: never a silent approve", () => {
     expect(readFormAnswer(form, undefined)).toEqual({ refused: "seq_2 was not answered" });
     expect(readFormAnswer(form, { seq_3: "deny", reason: "x" })).toEqual({ refused: "seq_2 was not answered" });
