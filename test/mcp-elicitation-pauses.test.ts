@@ -7,6 +7,7 @@
  */
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
 import { createCodemodeMcpServer } from "@codemode/core/mcp";
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentClient, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
@@ -53,7 +54,8 @@ describe("MCP elicitation and the pause it answers (R-AP-9)", () => {
       const entry = JSON.parse((await keyv.get(key)) as string) as Record<string, unknown>;
       await keyv.set(key, JSON.stringify({ ...entry, state: "executing", result: undefined }));
       await runtime.approve({ executionId, seq: 1, by: "ops" });
-      const property = Object.keys(request.requestedSchema.properties).find((name) => name.startsWith("seq_"))!;
+      const { properties } = (request as ElicitRequestFormParams).requestedSchema;
+      const property = Object.keys(properties).find((name) => name.startsWith("seq_"))!;
       return { action: "accept", content: { [property]: "approve" } };
     });
     const mcp = createCodemodeMcpServer(runtime, { elicitApproval: true });
