@@ -102,6 +102,10 @@ export class SandboxProcess {
     });
     this.child.on("message", (message: FromSandboxHost) => this.receive(message));
     this.child.on("error", (error) => {
+      // A message written to a process that has just died (it crashed): its exit follows and says
+      // how it ended (a signal, an abort), which is what its passes are told, not "write EPIPE".
+      const code = (error as NodeJS.ErrnoException).code;
+      if (this.isReady && (code === "EPIPE" || code === "ERR_IPC_CHANNEL_CLOSED" || code === "ECONNRESET")) return;
       this.resolveReady(`the sandbox process could not be started: ${errorMessage(error)}`);
       this.kill({ kind: "failed", message: errorMessage(error) });
     });
