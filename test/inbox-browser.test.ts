@@ -193,7 +193,17 @@ describe("the approval inbox in a browser", () => {
       expect((await runtime.execution(executionId))?.log[1]?.state).toBe("pending");
 
       // The server checks again: with the page's check out of the way, the runtime's refusal is shown.
-      await editor.evaluate((element) => element.removeAttribute("data-schema"));
+      // (Kept out of the way across the page's live refreshes, which draw the card, schema included, anew.)
+      await page.evaluate(() => {
+        const drop = () => {
+          for (const element of document.querySelectorAll("textarea.args-editor[data-schema]")) {
+            element.removeAttribute("data-schema");
+            element.dispatchEvent(new Event("input", { bubbles: true }));
+          }
+        };
+        drop();
+        new MutationObserver(drop).observe(document.querySelector("main")!, { subtree: true, childList: true });
+      });
       await editor.fill('{ "title": 5 }');
       await expect.poll(() => send.isDisabled()).toBe(false);
       await send.click();
