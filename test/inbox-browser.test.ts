@@ -194,7 +194,7 @@ describe("the approval inbox in a browser", () => {
 
       // The server checks again: with the page's check out of the way, the runtime's refusal is shown.
       // (Kept out of the way across the page's live refreshes, which draw the card, schema included, anew.)
-      await page.evaluate(() => {
+      await page.evaluate(`(() => {
         const drop = () => {
           for (const element of document.querySelectorAll("textarea.args-editor[data-schema]")) {
             element.removeAttribute("data-schema");
@@ -202,8 +202,8 @@ describe("the approval inbox in a browser", () => {
           }
         };
         drop();
-        new MutationObserver(drop).observe(document.querySelector("main")!, { subtree: true, childList: true });
-      });
+        new MutationObserver(drop).observe(document.querySelector("main"), { subtree: true, childList: true });
+      })()`);
       await editor.fill('{ "title": 5 }');
       await expect.poll(() => send.isDisabled()).toBe(false);
       await send.click();
