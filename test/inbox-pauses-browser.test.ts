@@ -7,11 +7,11 @@
  * Needs /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it).
  */
 import { existsSync } from "node:fs";
-import { defineConnector } from "@codemode/core";
 import Keyv from "keyv";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN, useInbox } from "./inbox-fixtures.ts";
+import { cardCharger, crashInside } from "./pause-fixtures.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const { serve } = useInbox();
@@ -28,20 +28,7 @@ afterAll(async () => {
 
 describe("a stale inbox page in Chromium (R-AP-9)", () => {
   it("R-AP-9: Approve on a page that showed the call before it was asked again is refused and says why; the page then shows the new pause, whose Approve runs it", async () => {
-    const charged: string[] = [];
-    const payments = defineConnector({
-      name: "payments",
-      tools: {
-        charge: {
-          requiresApproval: true,
-          onInterrupted: "ask",
-          execute: (args: { card: string }) => {
-            charged.push(args.card);
-            return { charged: args.card };
-          },
-        },
-      },
-    });
+    const { connector: payments, charged } = cardCharger();
     const keyv = new Keyv();
     // Live updates every 10 minutes: the page stays as it was drawn.
     const served = await serve({ connectors: [payments], storage: keyv, pollMs: 600_000 });
@@ -65,9 +52,7 @@ describe("a stale inbox page in Chromium (R-AP-9)", () => {
       // resumed run asks about visa again.
       await runtime.approve({ executionId, seq: 0, by: "ops" });
       expect(charged).toEqual(["visa"]);
-      const key = `cm:default:e:${executionId}:0`;
-      const entry = JSON.parse((await keyv.get(key)) as string) as Record<string, unknown>;
-      await keyv.set(key, JSON.stringify({ ...entry, state: "executing", result: undefined }));
+      await crashInside(keyv, executionId, 0);
       const askedAgain = await runtime.approve({ executionId, seq: 1, by: "ops" });
       expect(askedAgain).toMatchObject({ status: "paused", pending: [{ seq: 0, pauseId: "0.2" }] });
 

@@ -4,30 +4,12 @@
  * it, `onInterrupted: "ask"`) decides nothing and says why; a run's card shows its program and
  * every name whole; "Deny all" denies every action the page showed, with the reason.
  */
-import { defineConnector } from "@codemode/core";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { decisionPoster, useInbox } from "./inbox-fixtures.ts";
+import { cardCharger, crashInside } from "./pause-fixtures.ts";
 
 const { serve } = useInbox();
-
-function payments() {
-  const charged: string[] = [];
-  const connector = defineConnector({
-    name: "payments_eu",
-    tools: {
-      charge_card: {
-        requiresApproval: true,
-        onInterrupted: "ask",
-        execute: (args: { card: string }) => {
-          charged.push(args.card);
-          return { charged: args.card };
-        },
-      },
-    },
-  });
-  return { connector, charged };
-}
 
 const CHARGE_TWO = `async () => {
   const done = [];
@@ -39,7 +21,7 @@ const CHARGE_TWO = `async () => {
 
 describe("the inbox and the pause each form answers (R-AP-9)", () => {
   it("R-AP-9: a page that showed a call before it was asked again decides nothing and says why; the page then shows the new pause", async () => {
-    const { connector, charged } = payments();
+    const { connector, charged } = cardCharger("payments_eu", "charge_card");
     const keyv = new Keyv();
     const served = await serve({ connectors: [connector], storage: keyv });
     const { runtime } = served;
@@ -57,9 +39,7 @@ describe("the inbox and the pause each form answers (R-AP-9)", () => {
     expect(charged).toEqual(["visa"]);
 
     // The host dies inside visa's charge; when amex is approved, the resumed run asks about visa again.
-    const key = `cm:default:e:${first.executionId}:0`;
-    const entry = JSON.parse((await keyv.get(key)) as string) as Record<string, unknown>;
-    await keyv.set(key, JSON.stringify({ ...entry, state: "executing", result: undefined }));
+    await crashInside(keyv, first.executionId, 0);
     const askedAgain = await runtime.approve({ executionId: first.executionId, seq: 1 });
     expect(askedAgain).toMatchObject({ status: "paused", pending: [{ seq: 0, pauseId: "0.2" }] });
 
@@ -85,7 +65,7 @@ describe("the inbox and the pause each form answers (R-AP-9)", () => {
   });
 
   it("R-AP-8 R-AP-9: Deny all denies every action the page showed, each for the pause shown, with the reason", async () => {
-    const { connector, charged } = payments();
+    const { connector, charged } = cardCharger("payments_eu", "charge_card");
     const served = await serve({ connectors: [connector] });
     const both = await served.runtime.execute({
       code: `async () => (await Promise.allSettled([payments_eu.charge_card({ card: "a" }), payments_eu.charge_card({ card: "b" })])).map((each) => each.status === "fulfilled" ? each.value.charged : each.reason.message)`,

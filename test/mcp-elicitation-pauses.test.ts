@@ -5,13 +5,14 @@
  * again. The answer that then arrives, Approve, is for the earlier pause: nothing is charged
  * again, and the client is told why.
  */
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
 import { createCodemodeMcpServer } from "@codemode/core/mcp";
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentClient, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
 import { connectInMemory } from "./mcp-fixtures/notes-server.ts";
+import { cardCharger, crashInside } from "./pause-fixtures.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -20,20 +21,7 @@ afterEach(async () => {
 
 describe("MCP elicitation and the pause it answers (R-AP-9)", () => {
   it("R-AP-9: an answer that arrives after the call was asked again decides nothing, and the client is told why", async () => {
-    const charged: string[] = [];
-    const payments = defineConnector({
-      name: "payments",
-      tools: {
-        charge: {
-          requiresApproval: true,
-          onInterrupted: "ask",
-          execute: (args: { card: string }) => {
-            charged.push(args.card);
-            return { charged: args.card };
-          },
-        },
-      },
-    });
+    const { connector: payments, charged } = cardCharger();
     const keyv = new Keyv();
     const runtime: CodemodeRuntime = createCodemodeRuntime({
       connectors: [payments],
@@ -50,9 +38,7 @@ describe("MCP elicitation and the pause it answers (R-AP-9)", () => {
       const [action] = (await runtime.pending()).items;
       const { executionId } = action!;
       await runtime.approve({ executionId, seq: 0, by: "ops" });
-      const key = `cm:default:e:${executionId}:0`;
-      const entry = JSON.parse((await keyv.get(key)) as string) as Record<string, unknown>;
-      await keyv.set(key, JSON.stringify({ ...entry, state: "executing", result: undefined }));
+      await crashInside(keyv, executionId, 0);
       await runtime.approve({ executionId, seq: 1, by: "ops" });
       const { properties } = (request as ElicitRequestFormParams).requestedSchema;
       const property = Object.keys(properties).find((name) => name.startsWith("seq_"))!;

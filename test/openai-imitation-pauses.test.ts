@@ -6,12 +6,13 @@
  * card is not charged twice, and what the provider is sent says why.
  */
 import { syncApprovals } from "@codemode/ai-sdk";
-import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import { createCodemodeRuntime } from "@codemode/core";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { chatTurn, imitationForFile, user } from "./openai-imitation/chat.ts";
 import type { Item, Reply } from "./openai-imitation/server.ts";
 import { resultsShown } from "./openai-imitation/shop-model.ts";
+import { cardCharger, crashInside } from "./pause-fixtures.ts";
 
 const CHARGE_TWO = `async () => [(await payments.charge({ card: "visa" })).charged, (await payments.charge({ card: "amex" })).charged]`;
 
@@ -29,20 +30,7 @@ const file = imitationForFile(chargingModel);
 
 describe.each(file.apis)("the chat's old answer after a crash, through @ai-sdk/openai ($api API)", ({ model }) => {
   it("R-AP-9: the browser's old signed approval, resent after the call was asked again, decides nothing; the provider is told why", async () => {
-    const charged: string[] = [];
-    const payments = defineConnector({
-      name: "payments",
-      tools: {
-        charge: {
-          requiresApproval: true,
-          onInterrupted: "ask",
-          execute: (args: { card: string }) => {
-            charged.push(args.card);
-            return { charged: args.card };
-          },
-        },
-      },
-    });
+    const { connector: payments, charged } = cardCharger();
     const keyv = new Keyv();
     const { runtime } = file.track({
       runtime: createCodemodeRuntime({
@@ -68,9 +56,7 @@ describe.each(file.apis)("the chat's old answer after a crash, through @ai-sdk/o
 
     // The host died inside visa's charge; amex is approved on the operator's page; visa is asked again.
     const executionId = (await runtime.pending()).items[0]!.executionId;
-    const key = `cm:default:e:${executionId}:0`;
-    const entry = JSON.parse((await keyv.get(key)) as string) as Record<string, unknown>;
-    await keyv.set(key, JSON.stringify({ ...entry, state: "executing", result: undefined }));
+    await crashInside(keyv, executionId, 0);
     expect(await runtime.approve({ executionId, seq: 1, by: "ops" })).toMatchObject({
       status: "paused",
       pending: [{ seq: 0, pauseId: "0.2" }],

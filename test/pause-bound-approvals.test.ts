@@ -5,9 +5,10 @@
  * ran through stays spent. The crash is the state a host leaves when it dies inside the call: the
  * entry `executing`, no result (written into the store as such a host leaves it).
  */
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, type Outcome } from "@codemode/core";
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
+import { cardCharger, crashInside } from "./pause-fixtures.ts";
 
 const runtimes: CodemodeRuntime[] = [];
 afterEach(async () => {
@@ -15,33 +16,11 @@ afterEach(async () => {
 });
 
 function setup() {
-  const charged: string[] = [];
-  const shop = defineConnector({
-    name: "shop",
-    tools: {
-      charge: {
-        requiresApproval: true,
-        onInterrupted: "ask",
-        execute: (args: { card: string }) => {
-          charged.push(args.card);
-          return { charged: args.card };
-        },
-      },
-    },
-  });
+  const { connector, charged } = cardCharger("shop");
   const keyv = new Keyv();
-  const runtime = createCodemodeRuntime({ connectors: [shop], storage: keyv, logger: { warn() {} } });
+  const runtime = createCodemodeRuntime({ connectors: [connector], storage: keyv, logger: { warn() {} } });
   runtimes.push(runtime);
-  /** The state a host that died inside the call leaves: the entry under way, no result. */
-  const crashInside = async (executionId: string, seq: number) => {
-    const key = `cm:default:e:${executionId}:${seq}`;
-    const entry = JSON.parse((await keyv.get(key)) as string) as Record<string, unknown>;
-    entry.state = "executing";
-    delete entry.result;
-    delete entry.endedAt;
-    await keyv.set(key, JSON.stringify(entry));
-  };
-  return { runtime, charged, crashInside };
+  return { runtime, charged, crashInside: (executionId: string, seq: number) => crashInside(keyv, executionId, seq) };
 }
 
 function paused(outcome: Outcome) {

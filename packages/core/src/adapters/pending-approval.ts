@@ -1,3 +1,4 @@
+import { isPauseIdOf } from "../log/pause-id.js";
 import type { Outcome, PendingAction } from "../outcome.js";
 
 /** The paused execution, and the pending actions, that a framework's approval request stands for. */
@@ -152,7 +153,7 @@ export function pauseApprovalReason(
     .slice(0, MAX_REQUEST_ACTIONS);
   const seqs = covered.map((action) => action.seq);
   // Each action's pause, when every one has a well-formed id (the runtime gives each one).
-  const pauses = covered.every((action) => typeof action.pauseId === "string" && pauseIdFits(action))
+  const pauses = covered.every((action) => isPauseIdOf(action.seq, action.pauseId))
     ? covered.map((action) => action.pauseId as string)
     : undefined;
   const signature =
@@ -165,12 +166,6 @@ export function pauseApprovalReason(
   const shown = seqs.length > 0 ? (pauses ?? seqs).join(",") : 0;
   const marker = `[codemode execution ${outcome.executionId} seq ${shown}${signed}]`;
   return `${requestText(covered, outcome.pending.length - covered.length)} ${marker}`;
-}
-
-/** Whether an action's pause id reads as `<its seq>.<times asked>`. */
-function pauseIdFits(action: Pick<PendingAction, "seq" | "pauseId">): boolean {
-  const [seq, asked] = String(action.pauseId).split(".");
-  return seq === String(action.seq) && /^[1-9]\d{0,8}$/.test(asked ?? "");
 }
 
 /** What people read: the action, or the actions numbered one per line, and how many are left out. */

@@ -8,3 +8,10 @@ import type { StoredEntry } from "./interface.js";
 export function pauseIdOf(entry: Pick<StoredEntry, "seq" | "asked">): string {
   return `${entry.seq}.${entry.asked ?? 1}`;
 }
+
+/** Whether `pauseId` is a pause of call `seq` as `pauseIdOf` writes one: hostile input (a browser's claim) is checked with it. */
+export function isPauseIdOf(seq: number, pauseId: unknown): pauseId is string {
+  if (typeof pauseId !== "string") return false;
+  const [of, asked, ...rest] = pauseId.split(".");
+  return rest.length === 0 && of === String(seq) && /^[1-9]\d{0,8}$/.test(asked ?? "");
+}

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Connector } from "../connectors/define-connector.js";
+import { isPauseIdOf } from "../log/pause-id.js";
 import type { PendingAction } from "../outcome.js";
 
 /** What a chat's decision claims: the pause it answers, and the tool call that showed it. */
@@ -35,9 +36,7 @@ function wellFormed(claim: ChatClaim): boolean {
     (pauses === undefined ||
       (Array.isArray(pauses) &&
         pauses.length === seqs.length &&
-        pauses.every(
-          (pause, index) => typeof pause === "string" && new RegExp(`^${seqs[index]}\\.[1-9]\\d{0,8}$`).test(pause),
-        )))
+        pauses.every((pause, index) => isPauseIdOf(seqs[index]!, pause))))
   );
 }
 

@@ -114,34 +114,32 @@ async function buildWhicheverLoads(host: SandboxHostName, settings: ExecutorSett
   return build("quickjs", host, settings);
 }
 
-/** Why isolated-vm cannot be used on this runtime, or undefined when it loads. */
+/**
+ * Why isolated-vm cannot be used on this runtime, or undefined when it loads: found once, by a
+ * dynamic import (the runtime's background load does not hold its caller), kept for `...Now`.
+ */
 async function isolatedVmProblem(): Promise<string | undefined> {
-  if (problem !== undefined) return problem || undefined;
-  const refused = runtimeRefusal();
-  if (refused) problem = refused;
-  else
-    try {
-      await import("isolated-vm");
-      problem = "";
-    } catch (error) {
-      problem = firstLine(errorMessage(error)) || "it did not load";
-    }
-  return problem || undefined;
+  if (problem === undefined && runtimeRefusal() === undefined)
+    problem = await import("isolated-vm").then(() => "", loadFailure);
+  return isolatedVmProblemNow();
 }
 
 /** The same, found at once (the addon loaded through `require`), for `sandbox` before the first pass. */
 function isolatedVmProblemNow(): string | undefined {
-  if (problem !== undefined) return problem || undefined;
-  const refused = runtimeRefusal();
-  if (refused) problem = refused;
-  else
-    try {
-      createRequire(import.meta.url)("isolated-vm");
-      problem = "";
-    } catch (error) {
-      problem = firstLine(errorMessage(error)) || "it did not load";
-    }
+  if (problem === undefined) {
+    problem = runtimeRefusal() ?? "";
+    if (problem === "")
+      try {
+        createRequire(import.meta.url)("isolated-vm");
+      } catch (error) {
+        problem = loadFailure(error);
+      }
+  }
   return problem || undefined;
+}
+
+function loadFailure(error: unknown): string {
+  return firstLine(errorMessage(error)) || "it did not load";
 }
 
 /** Bun and Deno run Node's npm packages but not V8 native addons built against Node. */
