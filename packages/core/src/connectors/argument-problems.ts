@@ -11,9 +11,9 @@ const MAX_LISTED_ISSUES = 5;
  * One line per problem ajv found: `if` errors are left out (the failing `then`/`else` speaks for
  * them) and the failing branches of an `anyOf`/`oneOf` become one story.
  */
-export function describeAjvErrors(errors: ErrorObject[], args: unknown): string[] {
+export function describeAjvErrors(errors: ErrorObject[], args: unknown, root = "args"): string[] {
   return resolveAlternatives(errors.filter((error) => error.keyword !== "if").map((error) => toIssue(error, args))).map(
-    issueText,
+    (issue) => issueText(issue, root),
   );
 }
 
@@ -31,8 +31,8 @@ interface Issue {
   text?: string;
 }
 
-function issueText(issue: Issue): string {
-  const where = formatPath(issue.path);
+function issueText(issue: Issue, root: string): string {
+  const where = formatPath(issue.path, root);
   if (issue.text !== undefined) return `${where}: ${issue.text}`;
   const expected = issue.expected ?? [];
   const choice =
@@ -199,10 +199,15 @@ function summarizeBranches(combinator: Issue, branches: Issue[][]): Issue[] {
 }
 
 export function invalidArgumentsMessage(path: string, lines: string[]): string {
+  return problemsMessage(`Invalid arguments for ${path}`, lines);
+}
+
+/** A heading and the problems under it, one per line, at most `MAX_LISTED_ISSUES` listed. */
+export function problemsMessage(heading: string, lines: string[]): string {
   const unique = [...new Set(lines)];
   const listed = unique.slice(0, MAX_LISTED_ISSUES).map((line) => `- ${line}`);
   if (unique.length > MAX_LISTED_ISSUES) listed.push(`- and ${unique.length - MAX_LISTED_ISSUES} more`);
-  return `Invalid arguments for ${path}:\n${listed.join("\n")}`;
+  return `${heading}:\n${listed.join("\n")}`;
 }
 
 /** A JSON Pointer into the arguments as path segments; numbers where the container is an array. */
@@ -226,8 +231,8 @@ function pointerToPath(pointer: string, args: unknown): PropertyKey[] {
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** `args.items[2].quantity`, `args["content-type"]`: how the model's own code would reach the value. */
-export function formatPath(path: PropertyKey[]): string {
-  let text = "args";
+export function formatPath(path: PropertyKey[], root = "args"): string {
+  let text = root;
   for (const segment of path) {
     if (typeof segment === "number") text += `[${segment}]`;
     else if (typeof segment === "symbol") text += `[${segment.toString()}]`;

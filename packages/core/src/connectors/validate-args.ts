@@ -3,7 +3,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { errorMessage } from "../error-message.js";
-import { describeAjvErrors, formatPath, invalidArgumentsMessage } from "./argument-problems.js";
+import { describeAjvErrors, formatPath, invalidArgumentsMessage, problemsMessage } from "./argument-problems.js";
 import type { JsonSchema, StandardSchemaV1, ToolDefinition } from "./define-connector.js";
 import { linearRegExp } from "./linear-regexp.js";
 
@@ -32,10 +32,55 @@ export type ArgsValidator = (args: unknown) => ArgsValidation | Promise<ArgsVali
  * // { ok: false, message: "Invalid arguments for github.create_issue:\n- args.title: missing required property" }
  */
 export function createArgsValidator(path: string, tool: Pick<ToolDefinition, "inputSchema">): ArgsValidator {
-  const schema = tool.inputSchema;
-  if (schema === undefined) return (args) => ({ ok: true, value: args });
-  if (isStandardSchema(schema)) return (args) => validateStandard(path, schema, args);
-  return (args) => validateJson(path, schema, args);
+  return createValidator(path, tool.inputSchema, ARGUMENTS);
+}
+
+/**
+ * Makes the host-side check of one tool's result against its `outputSchema` (R-CN-OA): a result
+ * that breaks it is a tool error the program can catch (`TOOL_OUTPUT_INVALID: …`), never handed
+ * to the program. A Standard Schema's output is what the program gets. A tool without
+ * `outputSchema` returns anything.
+ *
+ * @example
+ * const check = createResultValidator("shop.get_order", { outputSchema: { type: "object", required: ["id"] } });
+ * await check({});
+ * // { ok: false, message: "TOOL_OUTPUT_INVALID: the result of shop.get_order does not match its outputSchema:\n- result.id: missing required property" }
+ */
+export function createResultValidator(path: string, tool: Pick<ToolDefinition, "outputSchema">): ArgsValidator {
+  return createValidator(path, tool.outputSchema, RESULT);
+}
+
+/** What a validator checks, and how its failures read. */
+interface Subject {
+  schemaName: "inputSchema" | "outputSchema";
+  /** How the checked value is named in problem paths (`args.title`, `result.id`). */
+  root: string;
+  invalid(path: string, lines: string[]): string;
+  unreadable(path: string, error: unknown): string;
+}
+
+const ARGUMENTS: Subject = {
+  schemaName: "inputSchema",
+  root: "args",
+  invalid: invalidArgumentsMessage,
+  unreadable: (path, error) => `Could not check the arguments of ${path}: ${errorMessage(error)}`,
+};
+
+/** The stable code a result that breaks its tool's `outputSchema` is reported with. */
+export const TOOL_OUTPUT_INVALID = "TOOL_OUTPUT_INVALID";
+
+const RESULT: Subject = {
+  schemaName: "outputSchema",
+  root: "result",
+  invalid: (path, lines) =>
+    problemsMessage(`${TOOL_OUTPUT_INVALID}: the result of ${path} does not match its outputSchema`, lines),
+  unreadable: (path, error) => `${TOOL_OUTPUT_INVALID}: could not check the result of ${path}: ${errorMessage(error)}`,
+};
+
+function createValidator(path: string, schema: JsonSchema | StandardSchemaV1 | undefined, subject: Subject) {
+  if (schema === undefined) return (value: unknown): ArgsValidation => ({ ok: true, value });
+  if (isStandardSchema(schema)) return (value: unknown) => validateStandard(path, schema, value, subject);
+  return (value: unknown) => validateJson(path, schema, value, subject);
 }
 
 /**
@@ -47,14 +92,20 @@ export function createArgsValidator(path: string, tool: Pick<ToolDefinition, "in
  * schemaProblems("github.create_issue", { inputSchema: { type: "strnig" } });
  * // ['tool "github.create_issue" has an inputSchema that does not compile: schema is invalid: …']
  */
-export function schemaProblems(path: string, tool: Pick<ToolDefinition, "inputSchema">): string[] {
-  const schema = tool.inputSchema;
-  if (schema === undefined || isStandardSchema(schema)) return [];
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    return [`tool "${path}" has an inputSchema that is neither a JSON Schema object nor a Standard Schema`];
+export function schemaProblems(path: string, tool: Pick<ToolDefinition, "inputSchema" | "outputSchema">): string[] {
+  const problems: string[] = [];
+  for (const name of ["inputSchema", "outputSchema"] as const) {
+    const schema = tool[name];
+    if (schema === undefined || isStandardSchema(schema)) continue;
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+      problems.push(`tool "${path}" has an ${name} that is neither a JSON Schema object nor a Standard Schema`);
+      continue;
+    }
+    const compiled = compileJsonSchema(schema);
+    if ("problem" in compiled)
+      problems.push(`tool "${path}" has an ${name} that does not compile: ${compiled.problem}`);
   }
-  const compiled = compileJsonSchema(schema);
-  return "problem" in compiled ? [`tool "${path}" has an inputSchema that does not compile: ${compiled.problem}`] : [];
+  return problems;
 }
 
 // ——— Standard Schema ———
@@ -69,28 +120,27 @@ function validateStandard(
   path: string,
   schema: StandardSchemaV1,
   args: unknown,
+  subject: Subject,
 ): ArgsValidation | Promise<ArgsValidation> {
-  const unreadable = (error: unknown): ArgsValidation => ({
-    ok: false,
-    message: `Could not check the arguments of ${path}: ${errorMessage(error)}`,
-  });
+  const unreadable = (error: unknown): ArgsValidation => ({ ok: false, message: subject.unreadable(path, error) });
   let result: ReturnType<StandardSchemaV1["~standard"]["validate"]>;
   try {
     result = schema["~standard"].validate(args);
   } catch (error) {
     return unreadable(error);
   }
-  if (result instanceof Promise) return result.then((settled) => standardOutcome(path, settled), unreadable);
-  return standardOutcome(path, result);
+  if (result instanceof Promise) return result.then((settled) => standardOutcome(path, settled, subject), unreadable);
+  return standardOutcome(path, result, subject);
 }
 
 function standardOutcome(
   path: string,
   result: Awaited<ReturnType<StandardSchemaV1["~standard"]["validate"]>>,
+  subject: Subject,
 ): ArgsValidation {
   if (result.issues === undefined) return { ok: true, value: result.value };
-  const lines = result.issues.map((issue) => `${formatPath(standardPath(issue.path))}: ${issue.message}`);
-  return { ok: false, message: invalidArgumentsMessage(path, lines) };
+  const lines = result.issues.map((issue) => `${formatPath(standardPath(issue.path), subject.root)}: ${issue.message}`);
+  return { ok: false, message: subject.invalid(path, lines) };
 }
 
 function standardPath(path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): PropertyKey[] {
@@ -217,16 +267,23 @@ function contentKey(schema: JsonSchema): string | undefined {
   }
 }
 
-function validateJson(path: string, schema: JsonSchema, args: unknown): ArgsValidation | Promise<ArgsValidation> {
+function validateJson(
+  path: string,
+  schema: JsonSchema,
+  checked: unknown,
+  subject: Subject,
+): ArgsValidation | Promise<ArgsValidation> {
   const compiled = compileJsonSchema(schema);
   if ("problem" in compiled)
-    return { ok: false, message: `${path} cannot be called: its inputSchema does not compile (${compiled.problem})` };
-  const value = args === undefined && acceptsObject(schema) ? {} : args;
+    return {
+      ok: false,
+      message: `${path} cannot be called: its ${subject.schemaName} does not compile (${compiled.problem})`,
+    };
+  const value = checked === undefined && subject === ARGUMENTS && acceptsObject(schema) ? {} : checked;
   const failed = (error: unknown): ArgsValidation => {
     const errors = (error as { errors?: ErrorObject[] }).errors;
-    if (!Array.isArray(errors))
-      return { ok: false, message: `Could not check the arguments of ${path}: ${errorMessage(error)}` };
-    return jsonOutcome(path, value, errors);
+    if (!Array.isArray(errors)) return { ok: false, message: subject.unreadable(path, error) };
+    return jsonOutcome(path, value, errors, subject);
   };
   let result: unknown;
   try {
@@ -235,13 +292,18 @@ function validateJson(path: string, schema: JsonSchema, args: unknown): ArgsVali
     return failed(error);
   }
   // A schema with `$async: true` resolves, or rejects with the errors.
-  if (result instanceof Promise) return result.then(() => jsonOutcome(path, value, null), failed);
-  return jsonOutcome(path, value, result ? null : compiled.validate.errors);
+  if (result instanceof Promise) return result.then(() => jsonOutcome(path, value, null, subject), failed);
+  return jsonOutcome(path, value, result ? null : compiled.validate.errors, subject);
 }
 
-function jsonOutcome(path: string, value: unknown, errors: ErrorObject[] | null | undefined): ArgsValidation {
+function jsonOutcome(
+  path: string,
+  value: unknown,
+  errors: ErrorObject[] | null | undefined,
+  subject: Subject,
+): ArgsValidation {
   if (!errors || errors.length === 0) return { ok: true, value };
-  return { ok: false, message: invalidArgumentsMessage(path, describeAjvErrors(errors, value)) };
+  return { ok: false, message: subject.invalid(path, describeAjvErrors(errors, value, subject.root)) };
 }
 
 function acceptsObject(schema: JsonSchema): boolean {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Connector } from "../connectors/define-connector.js";
-import { type ArgsValidator, createArgsValidator } from "../connectors/validate-args.js";
+import type { Connector, ToolDefinition } from "../connectors/define-connector.js";
+import { type ArgsValidator, createArgsValidator, createResultValidator } from "../connectors/validate-args.js";
 import type { ExecutionIndex } from "../log/execution-index.js";
 import { ExecutionStore } from "../log/execution-store.js";
 import { createKeyvExecutionIndex } from "../log/kv-execution-index.js";
@@ -48,6 +48,8 @@ export interface RuntimeContext {
   readonly partition: string;
   /** Argument validators by "connector.method" (R-CON-2); tools without a schema have none. */
   readonly validators: ReadonlyMap<string, ArgsValidator>;
+  /** Result validators by "connector.method" (R-CN-OA); tools without an `outputSchema` have none. */
+  readonly resultValidators: ReadonlyMap<string, ArgsValidator>;
   readonly discovery: Discovery;
   readonly snippets: SnippetStore;
   readonly transformResult: ((result: unknown) => unknown) | undefined;
@@ -114,7 +116,8 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     ownsExecutor: typeof options.executor !== "object" || options.executor === null,
     passes: new PassGate(settings.maxPassesInFlight),
     passesHere: new Map(),
-    validators: validatorsOf(connectors),
+    validators: validatorsOf(connectors, "inputSchema", createArgsValidator),
+    resultValidators: validatorsOf(connectors, "outputSchema", createResultValidator),
     discovery: new Discovery(connectors, snippets),
     snippets,
     transformResult: options.transformResult,
@@ -126,12 +129,16 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
   };
 }
 
-function validatorsOf(connectors: ReadonlyMap<string, Connector>): Map<string, ArgsValidator> {
+function validatorsOf(
+  connectors: ReadonlyMap<string, Connector>,
+  schema: "inputSchema" | "outputSchema",
+  create: (path: string, tool: ToolDefinition) => ArgsValidator,
+): Map<string, ArgsValidator> {
   const validators = new Map<string, ArgsValidator>();
   for (const connector of connectors.values()) {
     for (const [method, tool] of Object.entries(connector.tools)) {
-      if (tool.inputSchema !== undefined)
-        validators.set(`${connector.name}.${method}`, createArgsValidator(`${connector.name}.${method}`, tool));
+      if (tool[schema] !== undefined)
+        validators.set(`${connector.name}.${method}`, create(`${connector.name}.${method}`, tool));
     }
   }
   return validators;

@@ -233,6 +233,14 @@ async function execute(
   } catch (error) {
     return recordFailure(pass, entry, call, error);
   }
+  // R-CN-OA: a result that breaks the tool's outputSchema is never handed to the program; it is
+  // recorded as the call's error, so every replay rejects the same way.
+  const resultCheck = pass.resultValidators.get(`${call.connector}.${call.method}`);
+  if (resultCheck) {
+    const checked = await resultCheck(result);
+    if (!checked.ok) return refuse(pass, entry, checked.message);
+    result = checked.value;
+  }
   let resultText: string;
   try {
     resultText = encodeDurable(result, `the result of ${call.connector}.${call.method}`);

@@ -44,6 +44,8 @@ export interface PassStateOptions {
   /** Configured connectors plus the built-in ones (fetch when the network is allowed). */
   tools: (connector: string, method: string) => ToolDefinition | undefined;
   validators: ReadonlyMap<string, ArgsValidator>;
+  /** Result checks by "connector.method" (R-CN-OA). Default none. */
+  resultValidators?: ReadonlyMap<string, ArgsValidator>;
   /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
   limits: LogLimits;
   /** The runtime's approval policy and where its failures are reported (R-AP-10). */
@@ -80,6 +82,7 @@ export class PassState {
   readonly log: Map<number, StoredEntry>;
   readonly tools: PassStateOptions["tools"];
   readonly validators: ReadonlyMap<string, ArgsValidator>;
+  readonly resultValidators: ReadonlyMap<string, ArgsValidator>;
   /** The execution's lease, held by this pass. */
   readonly lease: PassLease;
   /** The execution's write quota (limits.maxLogBytes, limits.maxLogEntries). */
@@ -100,6 +103,7 @@ export class PassState {
     this.log = options.log;
     this.tools = options.tools;
     this.validators = options.validators;
+    this.resultValidators = options.resultValidators ?? new Map();
     this.lease = options.lease;
     this.budget = new LogBudget(options.head, options.log, options.limits);
     this.grants = new GrantBook(options.log);

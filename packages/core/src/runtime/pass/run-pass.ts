@@ -77,6 +77,7 @@ async function runWatchedPass(
     lease,
     tools: passTools(context),
     validators: context.validators,
+    resultValidators: context.resultValidators,
     limits: { maxLogBytes: settings.maxLogBytes, maxLogEntries: settings.maxLogEntries },
     approvals: {
       policy: context.approvalPolicy,
