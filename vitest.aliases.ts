@@ -9,7 +9,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * its key.
  */
 export const aliases = [
-  { find: /^@codemode\/core\/(adapters|sandbox)$/, replacement: source("./packages/core/src/$1/index.ts") },
+  { find: /^@codemode\/core\/(adapters|sandbox|openapi)$/, replacement: source("./packages/core/src/$1/index.ts") },
   { find: /^@codemode\/core\/store$/, replacement: source("./packages/core/src/log/index.ts") },
   { find: /^@codemode\/core\/mcp$/, replacement: source("./packages/core/src/mcp/index.ts") },
   { find: /^@codemode\/core\/telemetry$/, replacement: source("./packages/core/src/telemetry/index.ts") },

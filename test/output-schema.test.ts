@@ -59,7 +59,7 @@ describe("R-CN-OA results are checked against outputSchema", () => {
     const paused = await runtime.execute({ code });
     expect(paused.status).toBe("paused");
     expect(calls).toEqual(["get 1", "get 2"]);
-    const entry = paused.calls.find((call) => call.method === "get_order" && (call.args as { id: number }).id === 2);
+    const entry = paused.calls!.find((call) => call.method === "get_order" && (call.args as { id: number }).id === 2);
     expect(entry?.state).toBe("error");
     expect(entry?.error).toBe(
       'TOOL_OUTPUT_INVALID: the result of orders.get_order does not match its outputSchema:\n- result.id: expected an integer, got string "2"\n- result.status: expected "open" or "shipped", got "lost"',
