@@ -83,9 +83,30 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
    * Default false.
    */
   readOnly?: boolean;
+  /**
+   * Who calls the tool (R-CN-OA): "code" (programs the model writes; the default) and/or "model"
+   * (the model directly, as a tool of its own next to the Code Mode tool: `runtime.callTool`, the
+   * adapters' model tools, an MCP tool of its own). A tool without "code" is left out of the
+   * program's globals, `codemode.search` and `describe`. Either way a call goes through the log
+   * and the approvals.
+   */
+  callers?: readonly ToolCaller[];
   execute(args: Args, context: ToolContext): Promise<Result> | Result;
   /** Compensates an applied call during `rollback`. */
   revert?(args: Args, result: Result, context: ToolContext): Promise<void> | void;
+}
+
+/** Who may call a tool: programs ("code") or the model directly ("model"). */
+export type ToolCaller = "code" | "model";
+
+/** Whether programs may call the tool (`callers` includes "code", the default). */
+export function codeMayCall(tool: Pick<ToolDefinition, "callers">): boolean {
+  return tool.callers === undefined || tool.callers.includes("code");
+}
+
+/** Whether the model may call the tool directly (`callers` includes "model"). */
+export function modelMayCall(tool: Pick<ToolDefinition, "callers">): boolean {
+  return tool.callers !== undefined && tool.callers.includes("model");
 }
 
 export interface ConnectorDefinition {
@@ -178,6 +199,13 @@ export function connectorProblems(definition: ConnectorDefinition): string[] {
       problems.push(`tool "${label}" has approvers ${JSON.stringify(tool.approvers)}: "chat" or "operator"`);
     if (tool.readOnly !== undefined && typeof tool.readOnly !== "boolean")
       problems.push(`tool "${label}" has a readOnly that is not a boolean`);
+    if (
+      tool.callers !== undefined &&
+      (!Array.isArray(tool.callers) ||
+        tool.callers.length === 0 ||
+        tool.callers.some((caller) => caller !== "code" && caller !== "model"))
+    )
+      problems.push(`tool "${label}" has callers ${JSON.stringify(tool.callers)}: a list of "code" and/or "model"`);
     if (tool.revert !== undefined && typeof tool.revert !== "function")
       problems.push(`tool "${label}" has a revert that is not a function`);
   }

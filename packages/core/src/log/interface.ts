@@ -45,6 +45,11 @@ export interface ExecutionHead {
   forkedFrom?: { executionId: string; fromSeq: number };
   /** Who asked for the run (`execute({ code, by })`). */
   requestedBy?: string;
+  /**
+   * Set on a direct call's run (`runtime.callTool`): the tool it calls, "connector.method", which
+   * this run may call even when only the model may (`callers: ["model"]`).
+   */
+  direct?: string;
   /** The failures `runtime.rerun` ran this execution again after, oldest first (the last few). */
   reruns?: RerunRecord[];
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Connector, ToolDefinition } from "../connectors/define-connector.js";
+import { type Connector, codeMayCall, type ToolDefinition } from "../connectors/define-connector.js";
 import { type ArgsValidator, createArgsValidator, createResultValidator } from "../connectors/validate-args.js";
 import type { ExecutionIndex } from "../log/execution-index.js";
 import { ExecutionStore } from "../log/execution-store.js";
@@ -50,6 +50,11 @@ export interface RuntimeContext {
   readonly validators: ReadonlyMap<string, ArgsValidator>;
   /** Result validators by "connector.method" (R-CN-OA); tools without an `outputSchema` have none. */
   readonly resultValidators: ReadonlyMap<string, ArgsValidator>;
+  /**
+   * The connectors as programs see them: only tools whose `callers` include "code", and only
+   * connectors that keep one (globals, search, describe, the model's description).
+   */
+  readonly codeConnectors: ReadonlyMap<string, Connector>;
   readonly discovery: Discovery;
   readonly snippets: SnippetStore;
   readonly transformResult: ((result: unknown) => unknown) | undefined;
@@ -92,6 +97,7 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
           logger,
         });
   const executor: Executor = chosen ?? (options.executor as Executor);
+  const codeConnectors = codeView(connectors);
   // A connector counts as used when its name appears in the code as an identifier (R-AP-5).
   const patterns = [...connectors.keys()].map((name) => ({
     name,
@@ -118,7 +124,8 @@ export function createRuntimeContext(options: CodemodeRuntimeOptions): RuntimeCo
     passesHere: new Map(),
     validators: validatorsOf(connectors, "inputSchema", createArgsValidator),
     resultValidators: validatorsOf(connectors, "outputSchema", createResultValidator),
-    discovery: new Discovery(connectors, snippets),
+    codeConnectors,
+    discovery: new Discovery(codeConnectors, snippets),
     snippets,
     transformResult: options.transformResult,
     approvalPolicy: options.approvalPolicy,
@@ -142,4 +149,14 @@ function validatorsOf(
     }
   }
   return validators;
+}
+
+function codeView(connectors: ReadonlyMap<string, Connector>): Map<string, Connector> {
+  const view = new Map<string, Connector>();
+  for (const [name, connector] of connectors) {
+    const tools = Object.entries(connector.tools).filter(([, tool]) => codeMayCall(tool));
+    if (tools.length === Object.keys(connector.tools).length) view.set(name, connector);
+    else if (tools.length > 0) view.set(name, { ...connector, tools: Object.fromEntries(tools) });
+  }
+  return view;
 }

@@ -4,6 +4,7 @@ import { createApprovalAuthority, registerApprovalAuthority } from "./approval-a
 import { createRuntimeContext } from "./context.js";
 import type { CodemodeRuntime } from "./interface.js";
 import { approve } from "./operations/approve.js";
+import { callTool, modelTools } from "./operations/call-tool.js";
 import { cancel } from "./operations/cancel.js";
 import { decide } from "./operations/decide.js";
 import { deleteExecution } from "./operations/delete.js";
@@ -38,6 +39,8 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const context = createRuntimeContext(options);
   const handle: CodemodeRuntime = {
     execute: (input) => execute(context, input),
+    callTool: (input) => callTool(context, input),
+    modelTools: () => modelTools(context),
     submit: (input) => submit(context, input),
     approve: (input) => approve(context, input),
     decide: (input) => decide(context, input),
@@ -61,7 +64,7 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
     search: (query) => context.discovery.search(query),
     describe: (target) => context.discovery.describe(target),
     modelDescription: (descriptionOptions) =>
-      modelDescription(context.connectors.values(), {
+      modelDescription(context.codeConnectors.values(), {
         ...descriptionOptions,
         allowNetwork: context.settings.allowNetwork,
       }),

@@ -4,6 +4,7 @@ import type { Snippet } from "../snippets/snippets.js";
 import type { DescribeOutput, SearchOutput } from "./discovery.js";
 import type { ExecutionSummary } from "./log-view.js";
 import type { ApproveInput } from "./operations/approve.js";
+import type { ModelTool, ToolCallInput } from "./operations/call-tool.js";
 import type { CancelInput, CancelReport } from "./operations/cancel.js";
 import type { DecideInput } from "./operations/decide-input.js";
 import type { NewRunInput } from "./operations/execute.js";
@@ -25,6 +26,15 @@ import type { PassLoad } from "./pass-gate.js";
 export interface CodemodeRuntime {
   /** Runs new code as a new execution. */
   execute(input: NewRunInput): Promise<Outcome>;
+  /**
+   * Calls one tool the model calls directly (`callers` includes "model") as a one-call run, through
+   * the same log and approvals as a program's call: a gated tool pauses it, and `approve` /
+   * `decide` resume it. The outcome's result is the tool's. NOT_FOUND for a tool that is unknown
+   * or not the model's to call.
+   */
+  callTool(input: ToolCallInput): Promise<Outcome>;
+  /** The tools the model calls directly, for adapters that list them next to the Code Mode tool. */
+  modelTools(): ModelTool[];
   /**
    * Stores new code as an execution without running it, for a worker to run with
    * `recover({ executionId })` (job queues); an error outcome when the code is refused or the

@@ -31,6 +31,13 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
         () => runtime.execute(input),
         describe,
       ),
+    callTool: (input) =>
+      telemetry.operation(
+        "callTool",
+        typeof input?.tool === "string" ? { "codemode.tool": input.tool } : {},
+        () => runtime.callTool(input),
+        describe,
+      ),
     approve: (input) => onExecution("approve", input?.executionId, () => runtime.approve(input), describe),
     decide: (input) =>
       onExecution(

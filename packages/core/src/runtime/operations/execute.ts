@@ -27,14 +27,17 @@ function requesterOf(input: NewRunInput | undefined): string | undefined {
 
 /**
  * Runs new code as a new execution: stored first (R-RE-1), listed, then run under its lease.
+ * `direct` marks a direct call's run (`callTool`) with the tool it calls.
  * Older terminal executions beyond `maxExecutions` are pruned beside the pass.
  */
-export async function execute(context: RuntimeContext, input: NewRunInput): Promise<Outcome> {
+export async function execute(context: RuntimeContext, input: NewRunInput, direct?: string): Promise<Outcome> {
   const executionId = randomUUID();
   const code: unknown = (input as { code?: unknown } | undefined)?.code;
-  const refused = checkCode(executionId, code, "execute");
+  const refused = checkCode(executionId, code, direct === undefined ? "execute" : "callTool");
   if (refused) return refused;
   const head = newHead(context, executionId, code as string, requesterOf(input));
+  // A direct call's run (`callTool`) may call its one tool even when only the model may.
+  if (direct !== undefined) head.direct = direct;
   const options = {
     waitMs: 0,
     busy: () => errorOutcome(executionId, "BUSY", "could not take the new execution's lease", { calls: [] }),

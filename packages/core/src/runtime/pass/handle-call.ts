@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../../connectors/define-connector.js";
+import { codeMayCall, type ToolDefinition } from "../../connectors/define-connector.js";
 import type { ArgsValidation } from "../../connectors/validate-args.js";
 import { errorMessage } from "../../error-message.js";
 import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
@@ -40,6 +40,12 @@ export function handleCall(pass: PassState, request: CallRequest): Promise<HostR
   if (reused) return reused;
   const tool = pass.tools(connector, method);
   if (!tool) return Promise.resolve({ kind: "error", message: `${connector}.${method} is not a configured tool` });
+  // R-CN-OA: a tool only the model calls runs in its own direct call's run, never from a program.
+  if (!codeMayCall(tool) && pass.head.direct !== `${connector}.${method}`)
+    return Promise.resolve({
+      kind: "error",
+      message: `${connector}.${method} is called by the model directly, not from a program (its callers are ${JSON.stringify(tool.callers)})`,
+    });
   // A new call writes an entry whatever comes of it: within the execution's write quota only.
   const overQuota = pass.log.has(seq) ? undefined : pass.budget.refusal(Buffer.byteLength(request.args));
   if (overQuota) return pass.failWith(overQuota);

@@ -210,9 +210,7 @@ export async function runInSandbox(
   try {
     return await context.executor.runPass({
       ...run,
-      connectors: Object.fromEntries(
-        [...context.connectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
-      ),
+      connectors: sandboxGlobals(context, head),
       services: SERVICES,
       deterministic: passDeterminism(head),
       allowNetwork: settings.allowNetwork,
@@ -225,6 +223,27 @@ export async function runInSandbox(
   } finally {
     admission.release();
   }
+}
+
+/**
+ * The connectors' methods a pass's program sees: those programs may call, and, in a direct call's
+ * run (`runtime.callTool`), the one tool it calls.
+ */
+function sandboxGlobals(context: RuntimeContext, head: ExecutionHead): Record<string, string[]> {
+  const globals = Object.fromEntries(
+    [...context.codeConnectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
+  );
+  const direct = head.direct === undefined ? undefined : splitPath(head.direct);
+  if (direct && context.connectors.get(direct.connector)?.tools[direct.method]) {
+    const methods = globals[direct.connector] ?? [];
+    if (!methods.includes(direct.method)) globals[direct.connector] = [...methods, direct.method];
+  }
+  return globals;
+}
+
+function splitPath(path: string): { connector: string; method: string } | undefined {
+  const dot = path.indexOf(".");
+  return dot <= 0 ? undefined : { connector: path.slice(0, dot), method: path.slice(dot + 1) };
 }
 
 /** search / describe / run take no seq (R-RP-1): they read the catalogue, they record nothing. */
