@@ -1,8 +1,9 @@
-import type { CodemodeRuntime } from "@codemode/core";
+import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import {
   chatMayDecide,
   checkArgument,
   checkOptions,
+  directCallCode,
   pauseApprovalReason,
   runtimeWith,
   STRING,
@@ -11,7 +12,7 @@ import {
 import type { ModelMessage, ToolApprovalStatus } from "ai";
 import { applyChatAnswer } from "./chat-answer.js";
 import { checkApprovalRuntime, MODEL_MESSAGES } from "./check-options.js";
-import { isCodemodeTool } from "./codemode-tools.js";
+import { directToolOf, isCodemodeTool } from "./codemode-tools.js";
 import { findPauseApproval, pauseApprovals, toolCallCode } from "./pause-approvals.js";
 import { prerun } from "./prerun.js";
 
@@ -54,7 +55,9 @@ export interface CodemodeToolApproval {
  * ever applied, and only to the actions it showed (R-AP-11). When the approved call comes back,
  * the tool's execute approves every action shown (`runtime.decide`) and resumes the run. Add
  * `rejectDeniedExecutions` (or `syncApprovals` for UI messages) before the next generation so a
- * denial reaches the program at once (else `expirePaused` ends the run later).
+ * denial reaches the program at once (else `expirePaused` ends the run later). As the generic
+ * function it asks about the tools of `createModelTools` the same way: a direct call is a one-call
+ * run, run here and paused before the tool does anything.
  *
  * @example
  * const result = await generateText({
@@ -66,10 +69,15 @@ export interface CodemodeToolApproval {
  */
 export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolApproval {
   checkApprovalRuntime(runtime);
-  const decide = async (code: string, toolCallId: string, messages: ModelMessage[]): Promise<ToolApprovalStatus> => {
+  const decide = async (
+    code: string,
+    toolCallId: string,
+    messages: ModelMessage[],
+    start?: () => Promise<Outcome>,
+  ): Promise<ToolApprovalStatus> => {
     // The SDK asks again when the approval comes back; the code already ran and waits there.
     if (findPauseApproval(messages, toolCallId)) return "user-approval";
-    const outcome = await prerun(runtime, toolCallId, code).run();
+    const outcome = await prerun(runtime, toolCallId, code, start).run();
     if (outcome.status !== "paused") return "not-applicable";
     const { executionId } = outcome;
     // The request shows the actions a chat may decide; an operator's stay pending for the operator.
@@ -91,6 +99,14 @@ export function codemodeToolApproval(runtime: CodemodeRuntime): CodemodeToolAppr
     if (isGenericCall(first)) {
       const { toolCall, tools, messages } = first;
       const tool = tools?.[toolCall.toolName];
+      // A model tool's call is a one-call run, asked about like a program's (createModelTools).
+      const direct = directToolOf(tool);
+      if (direct !== undefined) {
+        const args = toolCall.input;
+        return decide(directCallCode(direct, args), toolCall.toolCallId, messages, () =>
+          runtime.callTool({ tool: direct, args }),
+        );
+      }
       const ours = tool === undefined ? toolCall.toolName === "codemode" : isCodemodeTool(tool);
       const code = (toolCall.input as { code?: unknown } | null)?.code;
       if (!ours || typeof code !== "string") return "not-applicable";
@@ -138,7 +154,7 @@ export async function rejectDeniedExecutions(
     const answer = await applyChatAnswer(
       runtime,
       { ...request, approved: false, ...(part.reason ? { reason: part.reason } : {}) },
-      toolCallCode(messages, request.toolCallId),
+      toolCallCode(messages, request.toolCallId, runtime),
       options.by,
     );
     if (answer.applied) denied.push(request.executionId);

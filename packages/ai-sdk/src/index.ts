@@ -10,6 +10,7 @@ export {
 } from "./codemode-tool-approval.js";
 export { type AiSdkConnectorOptions, connectorFromAiSdkTools } from "./connector-from-ai-sdk-tools.js";
 export { type CodemodeToolInput, type CodemodeToolOptions, createCodemodeTool } from "./create-codemode-tool.js";
+export { createModelTools, type ModelToolsOptions } from "./create-model-tools.js";
 export { type SyncApprovalsOptions, syncApprovals } from "./sync-approvals.js";
 export { type SyncModelApprovalsOptions, syncModelApprovals } from "./sync-model-approvals.js";
 export type { CodemodeToolOutput, ToolOutputOptions } from "./tool-output.js";

@@ -1,5 +1,10 @@
-import type { Outcome } from "@codemode/core";
-import { executionIdOfModelOutput, type PauseReference, readPauseReference } from "@codemode/core/adapters";
+import type { CodemodeRuntime, Outcome } from "@codemode/core";
+import {
+  directCallCode,
+  executionIdOfModelOutput,
+  type PauseReference,
+  readPauseReference,
+} from "@codemode/core/adapters";
 import type { ModelMessage } from "ai";
 
 /** A Code Mode pause carried by an AI SDK approval request, with the answer when there is one. */
@@ -46,14 +51,34 @@ function approvalRequests(messages: ModelMessage[]): PauseApproval[] {
   return requests;
 }
 
-/** The `code` input of the tool call `toolCallId`, as the conversation holds it. */
-export function toolCallCode(messages: ModelMessage[], toolCallId: string): unknown {
+/** The program of the tool call `toolCallId`: its `code` input, or a model tool's direct call (given `runtime`). */
+export function toolCallCode(
+  messages: ModelMessage[],
+  toolCallId: string,
+  runtime?: Pick<CodemodeRuntime, "modelTools">,
+): unknown {
   for (const message of messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
     const call = message.content.find((part) => part.type === "tool-call" && part.toolCallId === toolCallId);
-    if (call?.type === "tool-call") return (call.input as { code?: unknown } | undefined)?.code;
+    if (call?.type !== "tool-call") continue;
+    return callCode(call.toolName, call.input, runtime);
   }
   return undefined;
+}
+
+/**
+ * The program a tool call runs: the Code Mode tool's `code`, or, for a model tool's call (named as
+ * `createModelTools` names it; given `runtime`), the program of its direct call.
+ */
+export function callCode(
+  toolName: string,
+  input: unknown,
+  runtime: Pick<CodemodeRuntime, "modelTools"> | undefined,
+): unknown {
+  const code = (input as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string" || typeof runtime?.modelTools !== "function") return code;
+  const direct = runtime.modelTools().find((tool) => tool.name === toolName);
+  return direct ? directCallCode(direct.tool, input) : undefined;
 }
 
 /**

@@ -13,10 +13,10 @@ import {
   STRING,
   toModelJson,
 } from "@codemode/core/adapters";
-import { type DynamicToolUIPart, isToolUIPart, type ToolUIPart, type UIMessage } from "ai";
+import { type DynamicToolUIPart, getToolName, isToolUIPart, type ToolUIPart, type UIMessage } from "ai";
 import { applyChatAnswer, endedByDenial } from "./chat-answer.js";
 import { UI_MESSAGES } from "./check-options.js";
-import { openPause, pendingChanged } from "./pause-approvals.js";
+import { callCode, openPause, pendingChanged } from "./pause-approvals.js";
 import { codemodeToolOutput, type ToolOutputOptions } from "./tool-output.js";
 
 export interface SyncApprovalsOptions extends ToolOutputOptions {
@@ -107,7 +107,7 @@ async function syncPart(
   position: Position,
   options: SyncApprovalsOptions,
 ): Promise<ToolPart> {
-  const code = (part.input as { code?: unknown } | undefined)?.code;
+  const code = callCode(getToolName(part), part.input, runtime);
   switch (part.state) {
     case "approval-requested": {
       const reference = readPauseReference(part.approval.requestReason);

@@ -65,7 +65,7 @@ export async function syncModelApprovals(
         message.content.some((part) => part.type === "tool-call" && part.toolCallId === approval.toolCallId),
     );
     if (at < 0) continue;
-    const code = toolCallCode(messages, approval.toolCallId);
+    const code = toolCallCode(messages, approval.toolCallId, runtime);
     // A request of the last turn is the AI SDK's to run (its answer, or the answer still to come),
     // unless every action it showed was decided elsewhere and nothing answered it here: then the
     // call has its result, or the AI SDK would find it missing.
@@ -141,7 +141,7 @@ async function refreshed(
   if (part.output.type !== "json") return part;
   const reference = openPause(part.output.value);
   if (!reference) return part;
-  const now = await pauseState(runtime, reference, { code: toolCallCode(messages, part.toolCallId) });
+  const now = await pauseState(runtime, reference, { code: toolCallCode(messages, part.toolCallId, runtime) });
   if (now.state === "missing" || (now.state === "waiting" && !pendingChanged(reference, now.outcome))) return part;
   const output = modelJson(now.outcome, options.modelOutput);
   return JSON.stringify(output) === JSON.stringify(part.output) ? part : { ...part, output };

@@ -9,7 +9,7 @@ export {
 } from "../connectors/schema-to-typescript.js";
 export { errorMessage } from "../error-message.js";
 export type { ChatClaim } from "../runtime/approval-authority.js";
-export type { ModelTool, ToolCallInput } from "../runtime/operations/call-tool.js";
+export { directCallCode, type ModelTool, type ToolCallInput } from "../runtime/operations/call-tool.js";
 export {
   type CallDecision,
   type CallPolicy,

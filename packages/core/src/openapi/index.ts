@@ -3,7 +3,7 @@
  * (R-CN-OA). One method per operation, typed from the document; reads run freely, everything else
  * pauses for approval unless told otherwise.
  */
-import type { Connector, ToolContext, ToolDefinition } from "../connectors/define-connector.js";
+import type { Connector, ToolCaller, ToolContext, ToolDefinition } from "../connectors/define-connector.js";
 import { defineConnector } from "../connectors/define-connector.js";
 import { type OpenApiOperation, type PlannedOperation, planOperations } from "./operations.js";
 import { isObject, type OpenApiDocument, OpenApiDocumentError, readDocument } from "./read-document.js";
@@ -37,6 +37,11 @@ export interface OpenApiConnectorOptions {
    * "always"; "never"; or a function of the operation.
    */
   approval?: "unless-read-only" | "always" | "never" | ((operation: OpenApiOperation) => boolean);
+  /**
+   * Who calls each method (a tool's `callers`): "code" (programs), "model" (directly, as a tool of
+   * its own), or both; a list for every operation or a function of the operation. Default ["code"].
+   */
+  callers?: readonly ToolCaller[] | ((operation: OpenApiOperation) => readonly ToolCaller[]);
   /**
    * Told to the model (the start on the connector's line, the whole in `codemode.describe`).
    * Default: the document's title.
@@ -86,7 +91,11 @@ export function openApiConnector(options: OpenApiConnectorOptions): Connector {
     schemes: securitySchemes(facts.document),
   };
   const tools: Record<string, ToolDefinition> = {};
-  for (const operation of planned) tools[operation.name] = toolOf(operation, settings, options.approval);
+  for (const operation of planned) {
+    const tool = toolOf(operation, settings, options.approval);
+    const callers = typeof options.callers === "function" ? options.callers(tool.view) : options.callers;
+    tools[operation.name] = callers === undefined ? tool.definition : { ...tool.definition, callers };
+  }
   const instructions = options.instructions ?? instructionsOf(facts.document);
   return defineConnector({ name: options.name, ...(instructions ? { instructions } : {}), tools });
 }
@@ -95,7 +104,7 @@ function toolOf(
   operation: PlannedOperation,
   settings: RequestSettings,
   approval: OpenApiConnectorOptions["approval"],
-): ToolDefinition {
+): { view: OpenApiOperation; definition: ToolDefinition } {
   const view: OpenApiOperation = {
     name: operation.name,
     ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}),
@@ -110,7 +119,7 @@ function toolOf(
     typeof approval === "function"
       ? approval(view) !== false
       : approval === "always" || (approval !== "never" && !operation.readOnly);
-  return {
+  const definition: ToolDefinition = {
     description: operation.description,
     inputSchema: operation.inputSchema,
     ...(operation.outputSchema ? { outputSchema: operation.outputSchema } : {}),
@@ -118,6 +127,7 @@ function toolOf(
     ...(pauses ? { requiresApproval: true } : {}),
     execute: (args: unknown, context: ToolContext) => sendRequest(operation, settings, args, context),
   };
+  return { view, definition };
 }
 
 function checkOptions(options: OpenApiConnectorOptions, label: string): void {
@@ -131,6 +141,8 @@ function checkOptions(options: OpenApiConnectorOptions, label: string): void {
     approval !== "never"
   )
     problems.push(`approval must be "unless-read-only", "always", "never" or a function`);
+  if (options.callers !== undefined && typeof options.callers !== "function" && !Array.isArray(options.callers))
+    problems.push('callers must be a list of "code" and/or "model", or a function of the operation');
   if (operations !== undefined && typeof operations !== "function" && !Array.isArray(operations))
     problems.push("operations must be a list of operationIds or method names, or a function");
   if (headers !== undefined && typeof headers !== "function" && !isObject(headers))

@@ -57,8 +57,20 @@ export async function callTool(context: RuntimeContext, input: ToolCallInput): P
       },
     );
   }
-  const code = `async () => ${found.connector}.${found.method}(${argsText})`;
+  const code = directCode(`${found.connector}.${found.method}`, argsText);
   return execute(context, { code, ...(input.by !== undefined ? { by: input.by } : {}) }, path as string);
+}
+
+/**
+ * The program a direct call of `tool` ("connector.method") with `args` runs, as `callTool` stores
+ * it: adapters that hand a chat's answer back check that a run runs this very code.
+ */
+export function directCallCode(tool: string, args: unknown): string {
+  return directCode(tool, args === undefined ? "" : (JSON.stringify(args) ?? ""));
+}
+
+function directCode(tool: string, argsText: string): string {
+  return `async () => ${tool}(${argsText})`;
 }
 
 /** The tools the model may call directly, in the connectors' order. */
