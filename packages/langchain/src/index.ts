@@ -5,6 +5,7 @@ export {
   type LangChainConnectorOptions,
 } from "./connector-from-langchain-tools.js";
 export { type CodemodeTool, type CodemodeToolOptions, createCodemodeTool } from "./create-codemode-tool.js";
+export { createModelTools, type ModelTool, type ModelToolsOptions } from "./create-model-tools.js";
 export {
   approvalToolMessage,
   codemodeToolContent,

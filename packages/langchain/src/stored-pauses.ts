@@ -1,7 +1,7 @@
 // The pauses a model turn's Code Mode results show, as the runtime's store holds them now. A tool
 // message in graph state is what was true once, or what a client sent: it only names the execution.
 import { CodemodeError, type CodemodeRuntime, type PendingAction } from "@codemode/core";
-import { type DecisionOutcome, type PauseState, pauseState } from "@codemode/core/adapters";
+import { type DecisionOutcome, directCallCode, type PauseState, pauseState } from "@codemode/core/adapters";
 import { AIMessage, type BaseMessage, type ToolMessage } from "@langchain/core/messages";
 import { pausedCodemodeCalls } from "./tool-messages.js";
 
@@ -23,7 +23,7 @@ export interface AskingPause {
   pending: PendingAction[];
 }
 
-type ReadingRuntime = Pick<CodemodeRuntime, "execution" | "outcome">;
+type ReadingRuntime = Pick<CodemodeRuntime, "execution" | "outcome"> & Partial<Pick<CodemodeRuntime, "modelTools">>;
 
 /**
  * The paused Code Mode results after the latest model turn (older pauses were answered when they
@@ -43,12 +43,17 @@ export async function storedPauses(
   const lastModelTurn = messages.findLastIndex((message) => AIMessage.isInstance(message));
   const modelTurn = messages[lastModelTurn];
   const toolCalls = modelTurn && AIMessage.isInstance(modelTurn) ? (modelTurn.tool_calls ?? []) : [];
-  const waiting = pausedCodemodeCalls(messages.slice(lastModelTurn + 1), { toolName });
+  // The Code Mode tool's results, and those of the tools the model calls directly (createModelTools).
+  const direct = new Map((runtime.modelTools?.() ?? []).map((tool) => [tool.name, tool.tool]));
+  const answered = messages.slice(lastModelTurn + 1);
+  const waiting = [toolName, ...direct.keys()].flatMap((name) => pausedCodemodeCalls(answered, { toolName: name }));
   return Promise.all(
     waiting.map(async ({ message, executionId, pending }): Promise<StoredPause> => {
       // The execution must run the code of the call this message answers: an id copied from another
       // conversation, or made up, is NOT_FOUND and nothing is asked or decided for it.
-      const code: unknown = toolCalls.find((call) => call.id === message.tool_call_id)?.args?.code;
+      const call = toolCalls.find((candidate) => candidate.id === message.tool_call_id);
+      const path = message.name === toolName ? undefined : direct.get(message.name ?? "");
+      const code: unknown = path === undefined ? call?.args?.code : call && directCallCode(path, call.args);
       const shown = seqsOf(pending);
       const now = await readPause(runtime, { executionId, seq: shown[0] ?? 0, seqs: shown }, code);
       if (now.state === "waiting" && sameSeqs(seqsOf(now.outcome.pending), shown))
