@@ -24,6 +24,7 @@ import { errorMessage } from "../error-message.js";
 import type { CodemodeRuntime } from "../runtime/interface.js";
 import type { Decision } from "../runtime/operations/decide-input.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
+import { modelToolDescriptors, modelToolNamed } from "./model-tools.js";
 import { executeWithProgress, type ProgressNote, startProgress } from "./progress.js";
 import * as schemas from "./server-schemas.js";
 
@@ -85,17 +86,7 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
                 : await executeWithProgress(runtime, run, {
                     send: progressSender(token, (note) => extra.sendNotification(note)),
                   });
-            if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
-              return outcomeResult(outcome, settings);
-            // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
-            const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
-            const asked = await askForApprovals(server, runtime, outcome, {
-              relatedRequestId: extra.requestId,
-              signal: extra.signal,
-              timeoutMs: settings.elicitationTimeoutMs,
-              by,
-            });
-            return outcomeResult(asked.outcome, settings, asked.stillPending);
+            return await answerRun(server, runtime, outcome, settings, extra);
           }
           case "pending": {
             const executionId = optionalText(args, "executionId");
@@ -112,6 +103,14 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
           }
           case "decide":
             return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(server, args)), settings);
+          default: {
+            // A tool the model calls directly: its one-call run, answered as execute answers a program's.
+            const direct = modelToolNamed(runtime, name);
+            if (!direct) break;
+            const by = `an MCP client that calls itself ${clientClaim(server)}`;
+            const outcome = await runtime.callTool({ tool: direct.tool, args, by });
+            return await answerRun(server, runtime, outcome, settings, extra);
+          }
         }
       } catch (error) {
         if (error instanceof McpError) throw error;
@@ -122,6 +121,30 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
       throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
     },
   );
+}
+
+/**
+ * A run's outcome as a tool's answer: a pause is first put to a client that may decide, through
+ * elicitation, when the server asks so (`elicitApproval`).
+ */
+async function answerRun(
+  server: Server,
+  runtime: CodemodeRuntime,
+  outcome: DecisionOutcome,
+  settings: ServerToolSettings,
+  extra: { requestId: string | number; signal: AbortSignal },
+): Promise<CallToolResult> {
+  if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
+    return outcomeResult(outcome, settings);
+  // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
+  const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
+  const asked = await askForApprovals(server, runtime, outcome, {
+    relatedRequestId: extra.requestId,
+    signal: extra.signal,
+    timeoutMs: settings.elicitationTimeoutMs,
+    by,
+  });
+  return outcomeResult(asked.outcome, settings, asked.stillPending);
 }
 
 /** The note the client may show the model at once, while the task goes on (SEP-1686). */
@@ -228,6 +251,7 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
       ...(settings.tasks ? { execution: { taskSupport: "optional" as const } } : {}),
     },
   ];
+  tools.push(...modelToolDescriptors(runtime));
   if (!settings.operatorTools) return tools;
   // The operator tools read alike (a duplicate pair kept): each descriptor is its own text.
   tools.push(

@@ -25,6 +25,8 @@ export interface ModelTool {
   /** JSON Schema of its argument (a Standard Schema converted); an open object when it has none. */
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** The tool changes nothing (`readOnly`). */
+  readOnly: boolean;
   /** Whether a call with these arguments pauses for approval (the tool's `requiresApproval`). */
   needsApproval(args: unknown): boolean;
 }
@@ -87,6 +89,7 @@ export function modelTools(context: RuntimeContext): ModelTool[] {
         ...(typeof tool.description === "string" ? { description: tool.description } : {}),
         inputSchema: typeof inputSchema === "object" ? inputSchema : { type: "object" },
         ...(typeof outputSchema === "object" ? { outputSchema } : {}),
+        readOnly: tool.readOnly === true,
         needsApproval: (args) => needsApproval(tool, args),
       });
     }
