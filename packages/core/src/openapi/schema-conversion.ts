@@ -1,11 +1,13 @@
 import type { JsonSchema } from "../connectors/define-connector.js";
-import { isObject, type OpenApiDocument, resolvePointer } from "./read-document.js";
+import { isObject, type OpenApiDocument, OpenApiDocumentError, resolvePointer } from "./read-document.js";
 
 /** Which way a schema describes data: what the program sends, or what the API answers. */
 export type Direction = "input" | "output";
 
 const COMPONENT_SCHEMA = /^#\/components\/schemas\/([^/]+)$/;
 const DIALECT = "https://json-schema.org/draft/2020-12/schema";
+/** Schemas nested deeper than this are refused: real documents stay far below, and the converter recurses. */
+const MAX_DEPTH = 200;
 
 /** Keywords whose value is one schema. */
 const ONE_SCHEMA = new Set([
@@ -42,6 +44,8 @@ export class SchemaSession {
   private readonly keys = new Map<string, string>();
   /** References being inlined, to stop a reference that leads back into itself. */
   private readonly inlining = new Set<string>();
+  /** How deep the schema being converted is nested now. */
+  private depth = 0;
 
   constructor(
     private readonly document: OpenApiDocument,
@@ -54,6 +58,17 @@ export class SchemaSession {
   convert(schema: unknown): JsonSchema | boolean {
     if (typeof schema === "boolean") return schema;
     if (!isObject(schema)) return {};
+    if (this.depth >= MAX_DEPTH)
+      throw new OpenApiDocumentError(`${this.label}: a schema is nested more than ${MAX_DEPTH} levels deep`);
+    this.depth++;
+    try {
+      return this.convertObject(schema);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private convertObject(schema: { [key: string]: unknown }): JsonSchema | boolean {
     if (typeof schema.$ref === "string") return this.reference(schema);
     const out: JsonSchema = {};
     for (const [key, value] of Object.entries(schema)) {
