@@ -7,7 +7,6 @@
  * from the OpenAPI document of a real HTTP API on 127.0.0.1.
  */
 import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
-import { openApiConnector } from "@codemode/core/openapi";
 import { createCodemodeTool, createModelTools } from "@codemode/langchain";
 import {
   type CodemodeApprovalRequest,
@@ -18,25 +17,9 @@ import { MemorySaver } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Item, type OpenAIImitation, type Reply, startOpenAIImitation } from "./openai-imitation/server.ts";
+import { type OpenAIImitation, startOpenAIImitation } from "./openai-imitation/server.ts";
+import { tasksConnector, tasksModel } from "./openai-imitation/tasks-model.ts";
 import { startTasksApi, type TasksApi } from "./openapi/tasks-api.ts";
-
-const LIST_PROGRAM = `async () => {
-  const page = await tasks.listTasks({ status: "open", limit: 3 });
-  return page.items.map((task) => task.title);
-}`;
-
-/** Counts through the direct stats tool, lists with a program, creates with the direct create tool. */
-function tasksModel(items: Item[]): Reply {
-  const last = items.at(-1);
-  if (last?.type === "result") return { text: `I saw: ${last.output}` };
-  const asked = items.findLast((item) => item.type === "text" && item.role === "user");
-  const text = asked?.type === "text" ? asked.text : "";
-  if (/how many/i.test(text)) return { call: { name: "tasks_getStats", arguments: {} } };
-  if (/list/i.test(text)) return { call: { name: "codemode", arguments: { code: LIST_PROGRAM } } };
-  if (/create/i.test(text)) return { call: { name: "tasks_createTask", arguments: { body: { title: "Order pens" } } } };
-  return { text: "How can I help?" };
-}
 
 let api: TasksApi;
 let imitation: OpenAIImitation;
@@ -53,13 +36,7 @@ afterAll(async () => {
 
 describe("tools the model calls directly, in a LangChain agent (real ChatOpenAI)", () => {
   it("R-CN-OA one tool called directly, another from a program, a gated one interrupted, approved and run once", async () => {
-    const tasks = openApiConnector({
-      name: "tasks",
-      spec: api.document("json"),
-      headers: { Authorization: "Bearer secret-token" },
-      callers: (operation) => (operation.name === "getStats" || operation.name === "createTask" ? ["model"] : ["code"]),
-    });
-    const runtime = createCodemodeRuntime({ connectors: [tasks] });
+    const runtime = createCodemodeRuntime({ connectors: [tasksConnector(api)] });
     runtimes.push(runtime);
     const agent = createAgent({
       model: new ChatOpenAI({

@@ -6,42 +6,12 @@
  * its pause, and once approved the task is created once, with its idempotency key. The tools come
  * from the OpenAPI document of a real HTTP API on 127.0.0.1.
  */
-import { codemodeToolApproval, createCodemodeTool, createModelTools, syncApprovals } from "@codemode/ai-sdk";
+import { syncApprovals } from "@codemode/ai-sdk";
 import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
-import { openApiConnector } from "@codemode/core/openapi";
-import {
-  convertToModelMessages,
-  type LanguageModel,
-  readUIMessageStream,
-  stepCountIs,
-  streamText,
-  type UIMessage,
-} from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { imitationForFile, textOf, user } from "./openai-imitation/chat.ts";
-import type { Item, Reply } from "./openai-imitation/server.ts";
+import { answerApprovals, chatTurn, imitationForFile, textOf, user } from "./openai-imitation/chat.ts";
+import { LIST_PROGRAM, tasksConnector, tasksModel } from "./openai-imitation/tasks-model.ts";
 import { startTasksApi, type TasksApi } from "./openapi/tasks-api.ts";
-
-const LIST_PROGRAM = `async () => {
-  const page = await tasks.listTasks({ status: "open", limit: 3 });
-  return page.items.map((task) => task.title);
-}`;
-
-/**
- * The imitated model: a question about counts is answered with the direct stats tool, a list with
- * a program, a new task with the direct create tool; after a tool result it reports what it saw.
- */
-function tasksModel(items: Item[]): Reply {
-  const last = items.at(-1);
-  if (last?.type === "result") return { text: `I saw: ${last.output}` };
-  const asked = items.findLast((item) => item.type === "text" && item.role === "user");
-  const text = asked?.type === "text" ? asked.text : "";
-  if (/how many/i.test(text)) return { call: { name: "tasks_getStats", arguments: {} } };
-  if (/list/i.test(text)) return { call: { name: "codemode", arguments: { code: LIST_PROGRAM } } };
-  if (/create/i.test(text))
-    return { call: { name: "tasks_createTask", arguments: { body: { title: "Order pens", priority: "high" } } } };
-  return { text: "How can I help?" };
-}
 
 const file = imitationForFile(tasksModel);
 let api: TasksApi;
@@ -52,37 +22,18 @@ afterAll(async () => {
   await api.close();
 });
 
-async function turn(model: LanguageModel, runtime: CodemodeRuntime, messages: UIMessage[]): Promise<UIMessage> {
-  const tools = { codemode: createCodemodeTool(runtime), ...createModelTools(runtime, { approvedBy: "chat-user" }) };
-  const result = streamText({
-    model,
-    tools,
-    toolApproval: codemodeToolApproval(runtime),
-    stopWhen: stepCountIs(5),
-    messages: await convertToModelMessages(messages, { tools }),
-  });
-  // After an approval the browser sends the assistant's message back, and the stream goes on with it.
-  const last = messages.at(-1);
-  const continued = last?.role === "assistant" ? last : undefined;
-  let assistant: UIMessage | undefined;
-  const stream = result.toUIMessageStream(continued ? { originalMessages: messages } : {});
-  for await (const message of readUIMessageStream({ stream, ...(continued ? { message: continued } : {}) }))
-    assistant = message;
-  return assistant!;
-}
-
 function tasksRuntime(): CodemodeRuntime {
-  const tasks = openApiConnector({
-    name: "tasks",
-    spec: api.document("yaml"),
-    headers: { Authorization: "Bearer secret-token" },
-    callers: (operation) => (operation.name === "getStats" || operation.name === "createTask" ? ["model"] : ["code"]),
-  });
   return createCodemodeRuntime({
-    connectors: [tasks],
+    connectors: [tasksConnector(api)],
     approvalSecret: "0123456789abcdef0123456789abcdef-model-tools",
   });
 }
+
+const turn = (
+  model: Parameters<typeof chatTurn>[0],
+  runtime: CodemodeRuntime,
+  messages: Parameters<typeof chatTurn>[2],
+) => chatTurn(model, runtime, messages, { modelTools: { approvedBy: "chat-user" } });
 
 describe.each(file.apis)("tools the model calls directly, through @ai-sdk/openai ($api API)", ({ model }) => {
   it("R-CN-OA one tool called directly, another from a program, a gated one approved in the chat and run once", async () => {
@@ -113,14 +64,7 @@ describe.each(file.apis)("tools the model calls directly, through @ai-sdk/openai
     const pending = (await runtime.pending()).items;
     expect(pending.map((action) => [action.connector, action.method])).toEqual([["tasks", "createTask"]]);
 
-    const approved = {
-      ...asking,
-      parts: asking.parts.map((part) =>
-        part.type === "tool-tasks_createTask" && part.state === "approval-requested"
-          ? { ...part, state: "approval-responded" as const, approval: { ...part.approval, approved: true } }
-          : part,
-      ),
-    } as typeof asking;
+    const approved = answerApprovals(asking, "tool-tasks_createTask", true);
     const created = await turn(model(), runtime, [first, counted, second, listed, third, approved]);
     expect(textOf(created)).toContain('"result":{"id":14,"title":"Order pens"');
     const posts = api.requests.filter((request) => request.method === "POST");
@@ -138,18 +82,7 @@ describe.each(file.apis)("tools the model calls directly, through @ai-sdk/openai
     const first = user("u1", "Create a task to order pens.");
     const asking = await turn(model(), runtime, [first]);
     const executionId = (await runtime.pending()).items[0]!.executionId;
-    const denied = {
-      ...asking,
-      parts: asking.parts.map((part) =>
-        part.type === "tool-tasks_createTask" && part.state === "approval-requested"
-          ? {
-              ...part,
-              state: "approval-responded" as const,
-              approval: { ...part.approval, approved: false, reason: "not now" },
-            }
-          : part,
-      ),
-    } as typeof asking;
+    const denied = answerApprovals(asking, "tool-tasks_createTask", false, "not now");
     await turn(model(), runtime, await syncApprovals([first, denied, user("u2", "Fine.")], runtime));
     expect(await runtime.outcome(executionId)).toMatchObject({ status: "error", code: "APPROVAL_DENIED" });
     expect(api.requests.filter((request) => request.method === "POST")).toEqual([]);

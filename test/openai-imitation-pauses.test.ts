@@ -9,7 +9,7 @@ import { syncApprovals } from "@codemode/ai-sdk";
 import { createCodemodeRuntime } from "@codemode/core";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
-import { chatTurn, imitationForFile, user } from "./openai-imitation/chat.ts";
+import { answerApprovals, chatTurn, imitationForFile, user } from "./openai-imitation/chat.ts";
 import type { Item, Reply } from "./openai-imitation/server.ts";
 import { resultsShown } from "./openai-imitation/shop-model.ts";
 import { cardCharger, crashInside } from "./pause-fixtures.ts";
@@ -42,14 +42,7 @@ describe.each(file.apis)("the chat's old answer after a crash, through @ai-sdk/o
     });
     const first = user("u1", "Charge both cards.");
     const assistant = await chatTurn(model(), runtime, [first]);
-    const approved = {
-      ...assistant,
-      parts: assistant.parts.map((part) =>
-        part.type === "tool-codemode" && part.state === "approval-requested"
-          ? { ...part, state: "approval-responded" as const, approval: { ...part.approval, approved: true } }
-          : part,
-      ),
-    } as typeof assistant;
+    const approved = answerApprovals(assistant, "tool-codemode", true);
     // Approve clicked, then the user typed on: visa is charged; the run waits at amex.
     await chatTurn(model(), runtime, await syncApprovals([first, approved, user("u2", "Thanks.")], runtime));
     expect(charged).toEqual(["visa"]);

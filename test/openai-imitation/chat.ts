@@ -1,6 +1,6 @@
 /** A useChat app's server turn, through the AI SDK and whichever provider model the test passes. */
 import { createOpenAI } from "@ai-sdk/openai";
-import { codemodeToolApproval, createCodemodeTool } from "@codemode/ai-sdk";
+import { codemodeToolApproval, createCodemodeTool, createModelTools } from "@codemode/ai-sdk";
 import type { CodemodeRuntime } from "@codemode/core";
 import {
   convertToModelMessages,
@@ -13,23 +13,52 @@ import {
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type Item, type OpenAIImitation, type Reply, startOpenAIImitation } from "./server.ts";
 
-/** One request of a useChat app: its server converts the UI messages and streams the answer back. */
+/**
+ * One request of a useChat app: its server converts the UI messages and streams the answer back.
+ * With `modelTools`, the tools the model calls directly sit beside the Code Mode tool, and the
+ * approval function is the generic one (it asks about both). After an approval the browser sends
+ * the assistant's message back last, and the stream goes on with it.
+ */
 export async function chatTurn(
   model: LanguageModel,
   runtime: CodemodeRuntime,
   messages: UIMessage[],
+  options: { modelTools?: { approvedBy: string } } = {},
 ): Promise<UIMessage> {
-  const tools = { codemode: createCodemodeTool(runtime) };
+  const tools = {
+    codemode: createCodemodeTool(runtime),
+    ...(options.modelTools ? createModelTools(runtime, options.modelTools) : {}),
+  };
   const result = streamText({
     model,
     tools,
-    toolApproval: { codemode: codemodeToolApproval(runtime) },
+    toolApproval: options.modelTools ? codemodeToolApproval(runtime) : { codemode: codemodeToolApproval(runtime) },
     stopWhen: stepCountIs(5),
     messages: await convertToModelMessages(messages, { tools }),
   });
+  const last = messages.at(-1);
+  const continued = last?.role === "assistant" ? last : undefined;
+  const stream = result.toUIMessageStream(continued ? { originalMessages: messages } : {});
   let assistant: UIMessage | undefined;
-  for await (const message of readUIMessageStream({ stream: result.toUIMessageStream() })) assistant = message;
+  for await (const message of readUIMessageStream({ stream, ...(continued ? { message: continued } : {}) }))
+    assistant = message;
   return assistant!;
+}
+
+/** The assistant's message with the approval request of `toolType` parts answered, as the browser sends it. */
+export function answerApprovals(message: UIMessage, toolType: string, approved: boolean, reason?: string): UIMessage {
+  return {
+    ...message,
+    parts: message.parts.map((part) =>
+      part.type === toolType && "state" in part && part.state === "approval-requested"
+        ? {
+            ...part,
+            state: "approval-responded" as const,
+            approval: { ...part.approval, approved, ...(reason !== undefined ? { reason } : {}) },
+          }
+        : part,
+    ),
+  } as UIMessage;
 }
 
 export const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });

@@ -109,6 +109,20 @@ export function modelMayCall(tool: Pick<ToolDefinition, "callers">): boolean {
   return tool.callers !== undefined && tool.callers.includes("model");
 }
 
+/**
+ * Whether a call with these arguments pauses for approval: the tool's `requiresApproval`, or its
+ * rule's answer. A rule that throws cannot decide, and a gated action must not go through on that.
+ */
+export function callNeedsApproval(tool: Pick<ToolDefinition, "requiresApproval">, args: unknown): boolean {
+  const rule = tool.requiresApproval;
+  if (typeof rule !== "function") return rule === true;
+  try {
+    return rule(args as never) !== false;
+  } catch {
+    return true;
+  }
+}
+
 export interface ConnectorDefinition {
   /** The global the model's code sees: a JavaScript identifier, unique per runtime, not "codemode". */
   name: string;

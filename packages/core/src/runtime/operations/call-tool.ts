@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type JsonSchema, modelMayCall, type ToolDefinition } from "../../connectors/define-connector.js";
+import { callNeedsApproval, type JsonSchema, modelMayCall } from "../../connectors/define-connector.js";
 import { jsonSchemaOf } from "../../connectors/standard-json-schema.js";
 import { errorMessage } from "../../error-message.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
@@ -90,21 +90,11 @@ export function modelTools(context: RuntimeContext): ModelTool[] {
         inputSchema: typeof inputSchema === "object" ? inputSchema : { type: "object" },
         ...(typeof outputSchema === "object" ? { outputSchema } : {}),
         readOnly: tool.readOnly === true,
-        needsApproval: (args) => needsApproval(tool, args),
+        needsApproval: (args) => callNeedsApproval(tool, args),
       });
     }
   }
   return listed;
-}
-
-function needsApproval(tool: ToolDefinition, args: unknown): boolean {
-  const rule = tool.requiresApproval;
-  if (typeof rule !== "function") return rule === true;
-  try {
-    return rule(args as never) !== false;
-  } catch {
-    return true;
-  }
 }
 
 function toolAt(context: RuntimeContext, path: string) {

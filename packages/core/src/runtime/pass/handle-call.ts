@@ -1,4 +1,4 @@
-import { codeMayCall, type ToolDefinition } from "../../connectors/define-connector.js";
+import { callNeedsApproval, codeMayCall, type ToolDefinition } from "../../connectors/define-connector.js";
 import type { ArgsValidation } from "../../connectors/validate-args.js";
 import { errorMessage } from "../../error-message.js";
 import { checkDurableSize, clipMessage, decodeDurable, encodeDurable } from "../../log/durable-value.js";
@@ -128,7 +128,7 @@ function decide(pass: PassState, call: CheckedCall): Promise<HostReply> {
     { seq, connector, method, canonicalArgs },
     call.recorded && toRecordedCall(call.recorded),
     {
-      requiresApproval: resolveRequiresApproval(tool, call.args),
+      requiresApproval: callNeedsApproval(tool, call.args),
       reexecute: tool.replay === "reexecute",
       onInterrupted: tool.onInterrupted ?? "rerun",
     },
@@ -310,17 +310,6 @@ function newEntry(call: CheckedCall, state: StoredEntry["state"]): StoredEntry {
     state,
     startedAt: Date.now(),
   };
-}
-
-function resolveRequiresApproval(tool: ToolDefinition, args: unknown): boolean {
-  const rule = tool.requiresApproval;
-  if (typeof rule !== "function") return rule === true;
-  try {
-    return rule(args as never) !== false;
-  } catch {
-    // A rule that cannot decide must not let a gated action through.
-    return true;
-  }
 }
 
 export function toRecordedCall(entry: StoredEntry): RecordedCall {
