@@ -106,7 +106,7 @@ export function codeMayCall(tool: Pick<ToolDefinition, "callers">): boolean {
 
 /** Whether the model may call the tool directly (`callers` includes "model"). */
 export function modelMayCall(tool: Pick<ToolDefinition, "callers">): boolean {
-  return tool.callers !== undefined && tool.callers.includes("model");
+  return tool.callers?.includes("model") === true;
 }
 
 /**
