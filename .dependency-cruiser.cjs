@@ -7,7 +7,9 @@
 // Inside core, from the bottom up: `sandbox/` (the isolate and its value codec) knows nothing of
 // the rest; `log/` (the durable store) may use the sandbox's value codec and limits, since it
 // keeps what the sandbox encodes; `connectors/` know neither; the runtime uses all three;
-// `adapters/` and `mcp/` sit on top of the runtime, and nothing below imports them.
+// `adapters/` and `mcp/` sit on top of the runtime, and nothing below imports them; `openapi/`
+// makes connectors and knows only `connectors/`. The runtime's rooms, bottom up: approvals and
+// catalogue, context, records, passes, operations, handle; each is entered by its index.ts.
 const OTHER_PACKAGES = "^packages/(storage|ai-sdk|langchain|bullmq|cli)/";
 const TEST = "\\.test\\.ts$|\\.test-d\\.ts$|/testing/|-fixtures\\.ts$";
 
@@ -64,6 +66,26 @@ module.exports = {
       to: { path: "^packages/core/src/(adapters|mcp)/", pathNot: "^packages/core/src/adapters/model-description\\.ts$" },
     },
     coreRoom("adapters-are-not-mcp", "adapters", ["mcp"]),
+    coreRoom("openapi-is-a-connector", "openapi", ["runtime", "log", "sandbox", "adapters", "mcp", "telemetry"]),
+    // The runtime's rooms (approvals, catalogue, context, records, passes, operations, handle) each
+    // have one front door, their index.ts: nothing outside a room imports its other files.
+    {
+      name: "runtime-rooms-from-outside",
+      severity: "error",
+      comment: "Outside the runtime, import a runtime room through its front door (runtime/<room>/index.ts).",
+      from: { path: "^packages/core/src/", pathNot: `^packages/core/src/runtime/|${TEST}` },
+      to: { path: "^packages/core/src/runtime/[^/]+/", pathNot: "^packages/core/src/runtime/[^/]+/index\\.ts$" },
+    },
+    {
+      name: "runtime-rooms-from-each-other",
+      severity: "error",
+      comment: "From another room, import a runtime room through its front door (runtime/<room>/index.ts).",
+      from: { path: "^packages/core/src/runtime/([^/]+)/", pathNot: TEST },
+      to: {
+        path: "^packages/core/src/runtime/[^/]+/",
+        pathNot: ["^packages/core/src/runtime/$1/", "^packages/core/src/runtime/[^/]+/index\\.ts$"],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules|/dist/" },

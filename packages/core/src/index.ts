@@ -30,23 +30,29 @@ export {
   type PendingAction,
   type RollbackReport,
 } from "./outcome.js";
-export type { ApprovalPolicy } from "./runtime/approval-policy.js";
-export { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "./runtime/create-runtime.js";
-export type { DescribeOutput, SearchOutput } from "./runtime/discovery.js";
-export type { ExecutionSummary } from "./runtime/log-view.js";
-export type { ApproveInput } from "./runtime/operations/approve.js";
-export type { CancelInput, CancelReport } from "./runtime/operations/cancel.js";
-export type { DecideInput, Decision } from "./runtime/operations/decide-input.js";
-export type { ForkInput } from "./runtime/operations/fork.js";
-export type { ListQuery, Page, PendingQuery } from "./runtime/operations/list.js";
-export type { RecoverOptions } from "./runtime/operations/recover.js";
+export type { ApprovalPolicy } from "./runtime/approvals/index.js";
+export type { DescribeOutput, SearchOutput } from "./runtime/catalogue/index.js";
+export type { CodemodeRuntimeOptions, PassLoad } from "./runtime/context/index.js";
+export { type CodemodeRuntime, createCodemodeRuntime } from "./runtime/handle/index.js";
 export type {
+  ApproveInput,
+  CancelInput,
+  CancelReport,
+  DecideInput,
+  Decision,
+  ForkInput,
+  ListQuery,
+  Page,
+  PendingQuery,
+  RecoverOptions,
   ReplayCheckQuery,
   ReplayCheckReport,
   ReplayCheckResult,
-} from "./runtime/operations/replay-check.js";
-export type { RerunQuery, RerunReport, RerunResult } from "./runtime/operations/rerun.js";
-export type { SaveSnippetInput } from "./runtime/operations/snippets.js";
-export type { PassLoad } from "./runtime/pass-gate.js";
-export { truncateResult } from "./runtime/truncate-result.js";
+  RerunQuery,
+  RerunReport,
+  RerunResult,
+  SaveSnippetInput,
+} from "./runtime/operations/index.js";
+export type { ExecutionSummary } from "./runtime/records/index.js";
+export { truncateResult } from "./runtime/records/index.js";
 export type { Snippet } from "./snippets/snippets.js";

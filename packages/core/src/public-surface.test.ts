@@ -31,7 +31,7 @@ describe("the public surface of @codemode/core", () => {
       "pauseApprovalReason",
       "readPauseReference",
       "createOutcomeMemo",
-      "decideCall",
+      "planCall",
       "createIsolatedVmExecutor",
       "SandboxRequest",
       "HostReply",

@@ -1,6 +1,6 @@
 import { type ErrorOutcome, errorOutcome, type PendingAction } from "../outcome.js";
-import { approvalAuthorityOf, type ChatClaim, claimedSeqs } from "../runtime/approval-authority.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import { approvalAuthorityOf, type ChatClaim, claimedSeqs } from "../runtime/approvals/index.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { referenceProblem } from "./pause-state.js";
 
 /**

@@ -1,7 +1,7 @@
 // What plain JavaScript can hand an adapter wrong, checked when a function is called: a mistake
 // fails there, saying what was expected, instead of later inside the framework or never. Each
 // adapter (ai-sdk/src/check-options.ts, langchain/src/check-options.ts) adds its own expectations.
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 
 /** What a value must be: `expected` reads after "must be"; nested parts are checked when present. */
 export interface Expectation {

@@ -7,8 +7,8 @@ import {
   type Outcome,
   type PendingAction,
 } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
-import type { Decision } from "../runtime/operations/decide-input.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
+import type { Decision } from "../runtime/operations/index.js";
 import { type ModelFacingOutcome, type ModelOutputOptions, modelFacingOutcome } from "./model-output.js";
 
 /** A human's answer to one pending action. */

@@ -1,6 +1,7 @@
 // @codemode/core/adapters: what the framework adapters (@codemode/ai-sdk, @codemode/langchain,
 // and yours) share, so each stays thin. Applications rarely need these directly.
 
+export { methodNamesFor } from "../connectors/method-names.js";
 export {
   connectorDeclaration,
   jsonSchemaToType,
@@ -8,16 +9,8 @@ export {
   toolDeclaration,
 } from "../connectors/schema-to-typescript.js";
 export { errorMessage } from "../error-message.js";
-export type { ChatClaim } from "../runtime/approval-authority.js";
-export { directCallCode, type ModelTool, type ToolCallInput } from "../runtime/operations/call-tool.js";
-export {
-  type CallDecision,
-  type CallPolicy,
-  decideCall,
-  decideStep,
-  type IssuedCall,
-  type RecordedCall,
-} from "../runtime/pass/decide.js";
+export type { ChatClaim } from "../runtime/approvals/index.js";
+export { directCallCode, type ModelTool, type ToolCallInput } from "../runtime/operations/index.js";
 export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 export {
   BOOLEAN,
@@ -44,7 +37,6 @@ export {
   type PendingDecisions,
   type RejectedOutcome,
 } from "./decide-pending-action.js";
-export { methodNamesFor } from "./method-names.js";
 export { type ModelDescriptionOptions, modelDescription } from "./model-description.js";
 export {
   approvalFollowUpText,

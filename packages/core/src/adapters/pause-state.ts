@@ -1,6 +1,6 @@
 import { type ErrorOutcome, type ExecutionState, errorOutcome, type Outcome } from "../outcome.js";
-import { claimedSeqs } from "../runtime/approval-authority.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import { claimedSeqs } from "../runtime/approvals/index.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import type { DecisionOutcome, RejectedOutcome } from "./decide-pending-action.js";
 import type { PauseReference } from "./pending-approval.js";
 

@@ -3,7 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ModelOutputOptions } from "../adapters/model-output.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { type HttpListenOptions, listenStreamableHttp, type McpHttpListener } from "./http-listener.js";
 import { createRuntimeTaskStore } from "./runtime-task-store.js";
 import { outcomeResult, registerCodemodeTools, type ServerToolSettings } from "./server-tools.js";

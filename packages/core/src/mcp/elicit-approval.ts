@@ -5,8 +5,8 @@ import { type DecisionOutcome, decidePendingAction, decidePendingActions } from 
 import { describePendingAction } from "../adapters/pending-approval.js";
 import { errorMessage } from "../error-message.js";
 import type { PendingAction } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
-import type { Decision } from "../runtime/operations/decide-input.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
+import type { Decision } from "../runtime/operations/index.js";
 
 type DecidingRuntime = Pick<CodemodeRuntime, "approve" | "reject" | "execution" | "decide" | "outcome">;
 

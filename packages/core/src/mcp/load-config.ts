@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import type { CodemodeMcpServerOptions } from "./create-codemode-mcp-server.js";
 
 /** What a `codemode-mcp` config module gave: the runtime to serve and the server's options. */

@@ -1,4 +1,4 @@
-import { methodNamesFor } from "../adapters/method-names.js";
+import { methodNamesFor } from "../connectors/method-names.js";
 
 /**
  * Raised when an MCP server's tools cannot become one connector: two tool names that sanitise to

@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
-import type { ModelTool } from "../runtime/operations/call-tool.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
+import type { ModelTool } from "../runtime/operations/index.js";
 import { outcomeSchema } from "./server-schemas.js";
 
 /**

@@ -1,5 +1,5 @@
 import { type ExecutionState, errorOutcome, type LogEntry, type Outcome } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 
 /** One `notifications/progress` as the server sends it; `progress` counts up by one from 1. */
 export interface ProgressNote {

@@ -1,7 +1,7 @@
 import type { CreateTaskOptions, TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { type CallToolResult, ErrorCode, McpError, type Task } from "@modelcontextprotocol/sdk/types.js";
 import type { ExecutionState, ExecutionStatus, Outcome } from "../outcome.js";
-import type { CodemodeRuntime } from "../runtime/interface.js";
+import type { CodemodeRuntime } from "../runtime/handle/index.js";
 
 /** How a runtime-backed task store answers (see `CodemodeMcpServerOptions`). */
 export interface RuntimeTaskStoreOptions {

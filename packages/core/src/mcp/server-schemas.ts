@@ -1,5 +1,5 @@
 import type { JsonSchema } from "../connectors/define-connector.js";
-import { MAX_DECISIONS, MAX_GRANT_CALLS } from "../runtime/operations/decide-input.js";
+import { MAX_DECISIONS, MAX_GRANT_CALLS } from "../runtime/operations/index.js";
 
 // JSON Schemas of the Code Mode MCP server's tools. Clients check `structuredContent` against the
 // output schemas (the SDK's Client does), so each must admit every shape its tool returns.

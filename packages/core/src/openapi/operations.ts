@@ -1,5 +1,5 @@
-import { methodNamesFor } from "../adapters/method-names.js";
 import type { JsonSchema } from "../connectors/define-connector.js";
+import { methodNamesFor } from "../connectors/method-names.js";
 import { type DocumentFacts, dereference, isObject } from "./read-document.js";
 import { SchemaSession } from "./schema-conversion.js";
 

@@ -1,6 +1,6 @@
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import type { StoredEntry } from "../log/interface.js";
-import { replayEntries } from "../runtime/pass/replay-entries.js";
+import { replayEntries } from "../runtime/records/index.js";
 import type { HostReply, SandboxRequest } from "../sandbox/executor.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_SPANS } from "./attributes.js";
 import type { Attributes, RequestHandler } from "./interface.js";

@@ -1,5 +1,5 @@
 import type { ExecutionHead, StoredEntry } from "../log/interface.js";
-import type { PassEnd } from "../runtime/pass/interface.js";
+import type { PassEnd } from "../runtime/records/index.js";
 import type { HostReply, SandboxRequest } from "../sandbox/executor.js";
 import type { TelemetryAttributeValue } from "./telemetry-options.js";
 

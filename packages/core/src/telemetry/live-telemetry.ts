@@ -3,7 +3,7 @@ import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { errorMessage } from "../error-message.js";
 import type { ExecutionHead, StoredEntry } from "../log/interface.js";
 import type { DecisionKind } from "../outcome.js";
-import type { PassEnd } from "../runtime/pass/interface.js";
+import type { PassEnd } from "../runtime/records/index.js";
 import { CODEMODE_ATTRIBUTES as A, CODEMODE_EVENTS, CODEMODE_SPANS } from "./attributes.js";
 import { type OpenTelemetryApi, observeCalls, recordReplays } from "./call-spans.js";
 import type { Attributes, OperationSpan, RequestHandler, Telemetry } from "./interface.js";

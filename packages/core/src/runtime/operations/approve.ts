@@ -1,6 +1,6 @@
 import { clipMessage } from "../../log/durable-value.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
+import type { RuntimeContext } from "../context/index.js";
 import { approveAllPending, decide } from "./decide.js";
 
 export interface ApproveInput {

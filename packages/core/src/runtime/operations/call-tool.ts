@@ -3,7 +3,7 @@ import { callNeedsApproval, type JsonSchema, modelMayCall } from "../../connecto
 import { jsonSchemaOf } from "../../connectors/standard-json-schema.js";
 import { errorMessage } from "../../error-message.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
+import type { RuntimeContext } from "../context/index.js";
 import { execute } from "./execute.js";
 
 /** What `runtime.callTool` takes: the tool, its one argument, and who asked. */

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CancelRequest } from "../../log/execution-store.js";
 import { CodemodeError, type ExecutionStatus } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { cancelMessage } from "../pass/cancel-watch.js";
-import { endCancelled, isTerminal } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { cancelMessage } from "../passes/index.js";
+import { endCancelled, isTerminal } from "../transitions/index.js";
 import { controlStep } from "./control-step.js";
 
 export interface CancelInput {

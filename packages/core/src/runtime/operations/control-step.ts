@@ -1,10 +1,15 @@
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import { ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError, currentCalls, failureOutcome } from "../failure.js";
-import { runLeasedPass } from "../pass/settle-pass.js";
-import { afterTransition, type PendingHooks } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { runLeasedPass } from "../passes/index.js";
+import {
+  afterTransition,
+  asStorageError,
+  currentCalls,
+  failureOutcome,
+  type PendingHooks,
+} from "../transitions/index.js";
 
 /** The one wording of BUSY for an execution whose lease someone else holds. */
 export function busyMessage(executionId: string): string {

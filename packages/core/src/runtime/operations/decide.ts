@@ -3,13 +3,10 @@ import { encodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import { pauseIdOf } from "../../log/pause-id.js";
 import { type ApprovalDecision, CodemodeError, type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { pendingSeqsOf, toLogEntries } from "../log-view.js";
-import { missingConnectors } from "../missing-connectors.js";
-import { denialMessage } from "../pass/approval-gate.js";
-import { protoKeyMessage, protoKeyPath } from "../pass/proto-keys.js";
-import { passTools } from "../pass/run-pass.js";
-import { resume } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { denialMessage, passTools, protoKeyMessage, protoKeyPath } from "../passes/index.js";
+import { pendingSeqsOf, toLogEntries } from "../records/index.js";
+import { missingConnectors, resume } from "../transitions/index.js";
 import { handOver } from "./control-step.js";
 import { type CheckedDecisions, checkDecisions, type DecideInput, type Decision } from "./decide-input.js";
 

@@ -1,6 +1,6 @@
 import { errorMessage } from "../../error-message.js";
-import type { RuntimeContext } from "../context.js";
-import { isTerminal } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { isTerminal } from "../transitions/index.js";
 import { controlStep } from "./control-step.js";
 
 /**

@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import { MAX_DURABLE_CHARS } from "../../log/durable-value.js";
 import type { StoredEntry } from "../../log/interface.js";
 import { type ErrorOutcome, errorOutcome, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { failureOutcome } from "../failure.js";
-import { newSecretSeed, type SeededHead } from "../pass/pass-randomness.js";
-import { listNew } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { newSecretSeed, type SeededHead } from "../passes/index.js";
+import { failureOutcome, listNew } from "../transitions/index.js";
 import { handOver } from "./control-step.js";
 import { pruneAfterExecute } from "./prune.js";
 

@@ -1,6 +1,5 @@
-import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
-import { expire } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { asStorageError, expire } from "../transitions/index.js";
 import { controlStep } from "./control-step.js";
 import { rowsOldestFirst } from "./walk-rows.js";
 

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { ExecutionStore } from "../../log/execution-store.js";
 import type { StoredEntry } from "../../log/interface.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { failureOutcome } from "../failure.js";
-import type { SeededHead } from "../pass/pass-randomness.js";
+import type { RuntimeContext } from "../context/index.js";
+import type { SeededHead } from "../passes/index.js";
+import { failureOutcome } from "../transitions/index.js";
 import { handOver } from "./control-step.js";
 import { checkCode, newHead, storeNew } from "./execute.js";
 

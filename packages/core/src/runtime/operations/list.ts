@@ -2,10 +2,10 @@ import { errorMessage } from "../../error-message.js";
 import { ALL_STATUSES, type IndexRow } from "../../log/execution-index.js";
 import type { ExecutionHead } from "../../log/interface.js";
 import type { ExecutionState, ExecutionStatus, PendingAction } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
-import { type ExecutionSummary, pendingSeqsOf, toExecutionState, toLogEntries, toSummary } from "../log-view.js";
-import { pendingActionOf } from "../pending-view.js";
+import type { RuntimeContext } from "../context/index.js";
+import { pendingActionOf } from "../passes/index.js";
+import { type ExecutionSummary, pendingSeqsOf, toExecutionState, toLogEntries, toSummary } from "../records/index.js";
+import { asStorageError } from "../transitions/index.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** One page of a listing; `cursor` is absent on the last page. */

@@ -1,10 +1,9 @@
 import { decodeDurable } from "../../log/durable-value.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
-import { pendingSeqsOf, readDivergence, toLogEntries } from "../log-view.js";
-import { transformForModel } from "../pass/settle-pass.js";
-import { pendingActionOf } from "../pending-view.js";
+import type { RuntimeContext } from "../context/index.js";
+import { pendingActionOf, transformForModel } from "../passes/index.js";
+import { pendingSeqsOf, readDivergence, toLogEntries } from "../records/index.js";
+import { asStorageError } from "../transitions/index.js";
 
 /**
  * The current `Outcome` of any execution, read from the store, so a process that did not run it

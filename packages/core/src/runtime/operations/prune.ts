@@ -1,9 +1,8 @@
 import { errorMessage } from "../../error-message.js";
 import { TERMINAL_STATUSES } from "../../log/execution-index.js";
 import { withLease } from "../../log/lease.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
-import { isTerminal } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { asStorageError, isTerminal } from "../transitions/index.js";
 
 /** How many executions one prune deletes at most; the next one continues. */
 const PRUNE_BATCH = 100;

@@ -1,7 +1,6 @@
 import type { Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError, failureOutcome } from "../failure.js";
-import { missingConnectors } from "../missing-connectors.js";
+import type { RuntimeContext } from "../context/index.js";
+import { asStorageError, failureOutcome, missingConnectors } from "../transitions/index.js";
 import { handOver } from "./control-step.js";
 import { rowsOldestFirst } from "./walk-rows.js";
 

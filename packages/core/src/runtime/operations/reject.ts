@@ -1,7 +1,7 @@
 import type { StoredEntry } from "../../log/interface.js";
-import type { RuntimeContext } from "../context.js";
-import { decisionOf, pendingSeqsOf } from "../log-view.js";
-import { reject as rejectRun } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { decisionOf, pendingSeqsOf } from "../records/index.js";
+import { reject as rejectRun } from "../transitions/index.js";
 import { controlStep } from "./control-step.js";
 
 /**

@@ -5,13 +5,19 @@ import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { Divergence, ErrorCode, ExecutionStatus } from "../../outcome.js";
 import type { HostReply, SandboxRequest } from "../../sandbox/executor.js";
 import { valueCodec } from "../../sandbox/prelude/value-codec.js";
-import type { RuntimeContext } from "../context.js";
-import { deniedReply } from "../pass/approval-gate.js";
-import { decideCall, decideStep } from "../pass/decide.js";
-import { divergentCall, withMessage } from "../pass/divergence.js";
-import { toRecordedCall } from "../pass/handle-call.js";
-import { replayEntries } from "../pass/replay-entries.js";
-import { answerService, passTools, runInSandbox } from "../pass/run-pass.js";
+import type { RuntimeContext } from "../context/index.js";
+import {
+  answerService,
+  deniedReply,
+  divergentCall,
+  passTools,
+  planCall,
+  planStep,
+  runInSandbox,
+  toRecordedCall,
+  withMessage,
+} from "../passes/index.js";
+import { replayEntries } from "../records/index.js";
 import { checkRunQuery, type RunQuery, readStore, selectRuns } from "./select-runs.js";
 
 /** Which stored runs `replayCheck` takes, newest first. */
@@ -112,7 +118,7 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
     if (request.type === "step") {
       dry.issued.add(request.seq);
       const recorded = log.get(request.seq);
-      const decision = decideStep(request.seq, request.name, recorded && toRecordedCall(recorded));
+      const decision = planStep(request.seq, request.name, recorded && toRecordedCall(recorded));
       if (decision.type === "diverge") return stopWith({ at: "divergence", divergence: decision.divergence });
       if (decision.type === "replay") {
         dry.replayed += 1;
@@ -184,7 +190,7 @@ function answerCall(
   } catch (error) {
     return { kind: "error", message: errorMessage(error) };
   }
-  const decision = decideCall({ seq, connector, method, canonicalArgs }, toRecordedCall(recorded), {
+  const decision = planCall({ seq, connector, method, canonicalArgs }, toRecordedCall(recorded), {
     requiresApproval: false,
     reexecute: tool.replay === "reexecute",
     onInterrupted: tool.onInterrupted ?? "rerun",

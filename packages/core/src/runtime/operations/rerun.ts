@@ -1,9 +1,7 @@
 import type { ExecutionHead } from "../../log/interface.js";
 import { ERROR_CODES, type ErrorCode, type Outcome } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { failureOutcome } from "../failure.js";
-import { missingConnectors } from "../missing-connectors.js";
-import { runAgain } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { failureOutcome, missingConnectors, runAgain } from "../transitions/index.js";
 import { handOver } from "./control-step.js";
 import { checkRunQuery, type RunQuery, readStore, selectRuns } from "./select-runs.js";
 

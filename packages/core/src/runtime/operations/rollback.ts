@@ -3,8 +3,8 @@ import { decodeDurable } from "../../log/durable-value.js";
 import type { ExecutionHead, StoredEntry } from "../../log/interface.js";
 import type { ExecutionLease } from "../../log/lease.js";
 import { CodemodeError, type ErrorCode, type RollbackReport } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { rollBack } from "../transition.js";
+import type { RuntimeContext } from "../context/index.js";
+import { rollBack } from "../transitions/index.js";
 import { busyMessage, controlStep } from "./control-step.js";
 
 export interface RollbackInput {

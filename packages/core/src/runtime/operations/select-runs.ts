@@ -1,8 +1,8 @@
 import { ALL_STATUSES } from "../../log/execution-index.js";
 import type { ExecutionHead } from "../../log/interface.js";
 import type { ExecutionStatus } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
+import type { RuntimeContext } from "../context/index.js";
+import { asStorageError } from "../transitions/index.js";
 
 // Which stored runs a bulk operation (replayCheck, rerun) takes: by status, age and count,
 // newest first, read page by page from the listing and confirmed against each head.

@@ -1,8 +1,8 @@
 import { withLease } from "../../log/lease.js";
 import { CodemodeError } from "../../outcome.js";
 import type { Snippet } from "../../snippets/snippets.js";
-import type { RuntimeContext } from "../context.js";
-import { asStorageError } from "../failure.js";
+import type { RuntimeContext } from "../context/index.js";
+import { asStorageError } from "../transitions/index.js";
 
 export interface SaveSnippetInput {
   executionId: string;

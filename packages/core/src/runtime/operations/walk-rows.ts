@@ -1,6 +1,6 @@
 import type { IndexRow } from "../../log/execution-index.js";
 import type { ExecutionStatus } from "../../outcome.js";
-import type { RuntimeContext } from "../context.js";
+import type { RuntimeContext } from "../context/index.js";
 
 const PAGE = 100;
 
