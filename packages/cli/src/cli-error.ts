@@ -79,12 +79,6 @@ export function fromRuntimeError(error: unknown): CliError {
   if (CodemodeError.isInstance(error)) {
     if (error.code === "STORAGE_ERROR")
       return storeUnreachable(storeFailure(error) ?? { kind: "server", message: error.message });
-    if (error.code === "BUSY")
-      return new CliError(
-        EXIT_CODES.busy,
-        `${firstLine(error.message)} (another process holds the run; try again shortly)`,
-        "BUSY",
-      );
     return new CliError(exitCodeOf(error.code), firstLine(error.message), error.code);
   }
   // A store client's own error that reached the command unwrapped is still the store's.

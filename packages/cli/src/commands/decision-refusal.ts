@@ -1,5 +1,5 @@
 import type { CodemodeRuntime, Decision, ErrorOutcome } from "@codemode/core";
-import { CliError, storeUnreachable, unknownExecution } from "../cli-error.js";
+import { CliError, firstLine, storeUnreachable, unknownExecution } from "../cli-error.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { explainStale } from "../explain.js";
 import { visibleOnOneLine } from "../output/terminal.js";
@@ -36,11 +36,8 @@ export async function refusal(
     case "STORAGE_ERROR":
       return storeUnreachable(outcome.error);
     case "BUSY":
-      return new CliError(
-        EXIT_CODES.busy,
-        `execution ${executionId} is busy (a pass or another decision holds it); try again shortly`,
-        "BUSY",
-      );
+      // The runtime's own words (who holds the run, try again): said once, here and everywhere.
+      return new CliError(EXIT_CODES.busy, visibleOnOneLine(firstLine(outcome.error)), "BUSY");
     case "MISSING_CONNECTOR":
       return new CliError(
         EXIT_CODES.conflict,

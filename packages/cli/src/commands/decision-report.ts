@@ -69,13 +69,15 @@ function howItWent(out: Output, outcome: Outcome): { sentence: string; more: str
       more: [`Result: ${abbreviate(outcome.result, 200)}`],
     };
   if (outcome.status === "paused") return pausedAgain(out, outcome.pending);
-  const rejected = `execution ${outcome.executionId} was rejected: `;
   // R-AP-9: a denial the program did not catch ends the run as `reject` does.
-  if (outcome.code === "APPROVAL_DENIED" && outcome.error.startsWith(rejected))
+  if (outcome.code === "APPROVAL_DENIED") {
+    const rejected = `execution ${outcome.executionId} was rejected: `;
+    const why = outcome.error.startsWith(rejected) ? outcome.error.slice(rejected.length) : outcome.error;
     return {
-      sentence: `ended ${out.paint("rejected", "red")}: the program did not catch the denial (${visibleOnOneLine(outcome.error.slice(rejected.length))}).`,
+      sentence: `ended ${out.paint("rejected", "red")}: the program did not catch the denial (${visibleOnOneLine(why)}).`,
       more: [],
     };
+  }
   return { sentence: `ended in ${out.paint("error", "red")}: ${outcome.code}: ${outcome.error}`, more: [] };
 }
 

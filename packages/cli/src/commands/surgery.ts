@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import {
+  type CodemodeRuntime,
   ERROR_CODES,
   type ErrorCode,
   type Outcome,
@@ -81,7 +82,7 @@ async function fork({ runtime, out }: CommandContext, executionId: string, optio
     progress.done();
   }
   if (outcome.status === "error" && REFUSALS.has(outcome.code) && !(await forkStored(runtime, outcome, fromSeq)))
-    throw refusal(outcome, executionId);
+    throw await refusal(runtime, outcome, executionId);
   if (out.json) out.document(outcome);
   else {
     out.line(`Forked ${executionId} from seq ${fromSeq} as ${outcome.executionId}.`);
@@ -127,10 +128,17 @@ async function codeFrom(file: string): Promise<string> {
   return code;
 }
 
-/** A fork that was not made, as its exit code: unknown run or seq 3, busy 5, store 7, connector 4. */
-function refusal(outcome: Extract<Outcome, { status: "error" }>, executionId: string): CliError {
+/**
+ * A fork that was not made, as its exit code: unknown run or seq 3, busy 5, store 7, connector 4.
+ * NOT_FOUND is an unknown run when the store has no such execution (asked, not read from the text).
+ */
+async function refusal(
+  runtime: CodemodeRuntime,
+  outcome: Extract<Outcome, { status: "error" }>,
+  executionId: string,
+): Promise<CliError> {
   if (outcome.code === "STORAGE_ERROR") return storeUnreachable(outcome.error);
-  if (outcome.code === "NOT_FOUND" && outcome.error.includes(`no execution ${executionId}`))
+  if (outcome.code === "NOT_FOUND" && (await runtime.execution(executionId).catch(() => undefined)) === null)
     return unknownExecution(executionId);
   return new CliError(exitCodeOf(outcome.code), firstLine(outcome.error), outcome.code);
 }

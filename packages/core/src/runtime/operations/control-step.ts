@@ -87,28 +87,34 @@ export interface PassStart {
 export interface HandOverOptions<R> {
   /** How long to wait for a held lease. Default: the runtime's `lockWaitMs`. */
   waitMs?: number;
-  /** The answer when the lease stays held. Default: `failed` with a BUSY error. */
+  /** The answer when the lease stays held. Default (for an `Outcome`): `failed` with a BUSY error. */
   busy?: () => R | Promise<R>;
-  /** The answer when the store fails. Default: its outcome, with the log as it stands (R-RT-2). */
+  /** The answer when the store fails. Default (for an `Outcome`): its outcome, with the log as it stands (R-RT-2). */
   failed?: (error: unknown) => R | Promise<R>;
 }
 
+/** An answer other than an `Outcome` has no default for a held lease or a failed store: both are given. */
+type HandOverAnswers<R> = [R] extends [Outcome]
+  ? HandOverOptions<R>
+  : Required<Pick<HandOverOptions<R>, "busy" | "failed">> & HandOverOptions<R>;
+
 /**
- * The hand-over of `execute`, `approve` and `recover`: takes the execution's lease and lets
- * `prepare` check and ready the run under it. `prepare` either answers itself (a refusal, nothing
- * to do) and the lease is freed, or calls `start`, which hands the lease to a new pass
- * (`runLeasedPass` frees it). Always an answer, never a throw (R-RT-1).
+ * The hand-over of `execute`, `approve`, `recover`, `fork` and `rerun`: takes the execution's
+ * lease and lets `prepare` check and ready the run under it. `prepare` either answers itself (a
+ * refusal, nothing to do) and the lease is freed, or calls `start`, which hands the lease to a new
+ * pass (`runLeasedPass` frees it), and answers what it makes of the pass's outcome. Always an
+ * answer of type `R`, never a throw (R-RT-1).
  */
-export async function handOver<R extends Outcome | undefined>(
+export async function handOver<R = Outcome>(
   context: RuntimeContext,
   executionId: string,
-  options: HandOverOptions<R>,
+  options: HandOverAnswers<R>,
   prepare: (lease: ExecutionLease, start: (run: PassStart) => Promise<Outcome>) => Promise<R>,
-): Promise<R | Outcome> {
-  const failed = async (error: unknown) =>
+): Promise<R> {
+  const failed = async (error: unknown): Promise<R> =>
     options.failed
       ? options.failed(error)
-      : failureOutcome(executionId, error, await currentCalls(context, executionId));
+      : (failureOutcome(executionId, error, await currentCalls(context, executionId)) as R);
   let lease: ExecutionLease | null;
   try {
     lease = await ExecutionLease.acquire(context.leases, executionId, options.waitMs ?? context.settings.lockWaitMs);

@@ -8,7 +8,13 @@ import { denialMessage, passTools, protoKeyMessage, protoKeyPath } from "../pass
 import { pendingSeqsOf, toLogEntries } from "../records/index.js";
 import { missingConnectors, resume } from "../transitions/index.js";
 import { handOver } from "./control-step.js";
-import { type CheckedDecisions, checkDecisions, type DecideInput, type Decision } from "./decide-input.js";
+import {
+  type Checked,
+  type CheckedDecisions,
+  checkDecisions,
+  type DecideInput,
+  type Decision,
+} from "./decide-input.js";
 
 export type { DecideInput, Decision } from "./decide-input.js";
 
@@ -26,8 +32,9 @@ export async function decide(context: RuntimeContext, input: DecideInput): Promi
   if (!executionId)
     return errorOutcome(String(input?.executionId ?? ""), "NOT_FOUND", "decide needs an executionId", { calls: [] });
   const checked = checkDecisions(input);
-  if (typeof checked === "string") return errorOutcome(executionId, "INVALID_DECISION", checked, { calls: [] });
-  return applyDecisions(context, executionId, checked, () => checked.decisions, "decided");
+  if (!checked.ok) return errorOutcome(executionId, "INVALID_DECISION", checked.problem, { calls: [] });
+  const { value } = checked;
+  return applyDecisions(context, executionId, value, () => value.decisions, "decided");
 }
 
 /**
@@ -64,9 +71,8 @@ function applyDecisions(
     const decided: StoredEntry[] = [];
     for (const decision of decisions) {
       const entry = await decidedEntry(context, log.get(decision.seq) as StoredEntry, decision, checked);
-      if (typeof entry === "string")
-        return errorOutcome(executionId, "INVALID_DECISION", entry, { calls: toLogEntries(log) });
-      decided.push(entry);
+      if (!entry.ok) return errorOutcome(executionId, "INVALID_DECISION", entry.problem, { calls: toLogEntries(log) });
+      decided.push(entry.value);
     }
     for (const entry of decided) log.set(entry.seq, entry);
     await resume(context, lease, head, decided);
@@ -135,7 +141,7 @@ async function decidedEntry(
   entry: StoredEntry,
   decision: Decision,
   checked: CheckedDecisions,
-): Promise<StoredEntry | string> {
+): Promise<Checked<StoredEntry>> {
   const at = Date.now();
   const reason = decision.reason ?? checked.reason;
   const record: ApprovalDecision = {
@@ -146,23 +152,30 @@ async function decidedEntry(
     ...(reason ? { reason } : {}),
     ...(decision.grant ? { grant: { calls: decision.grant.calls } } : {}),
   };
-  if (decision.decision === "approve") return { ...entry, decision: record };
+  if (decision.decision === "approve") return { ok: true, value: { ...entry, decision: record } };
   if (decision.decision === "deny") {
     const error = denialMessage(entry, record);
-    return { ...entry, state: "denied", error, decision: record, endedAt: at };
+    return { ok: true, value: { ...entry, state: "denied", error, decision: record, endedAt: at } };
   }
   // A call left under way and asked again (`onInterrupted: "ask"`) may have taken effect with its
   // arguments under its idempotency key: running other arguments under the same key is refused.
+  const call = `seq ${entry.seq} (${entry.connector}.${entry.method})`;
   if (entry.interrupted)
-    return `seq ${entry.seq} (${entry.connector}.${entry.method}) was interrupted while it ran and may have taken effect: approve or deny it, do not edit it`;
+    return {
+      ok: false,
+      problem: `${call} was interrupted while it ran and may have taken effect: approve or deny it, do not edit it`,
+    };
   const args = await editedArgs(context, entry, decision.args);
-  if (typeof args !== "string") return `seq ${entry.seq} (${entry.connector}.${entry.method}): ${args.problem}`;
+  if (!args.ok) return { ok: false, problem: `${call}: ${args.problem}` };
   return {
-    ...entry,
-    args,
-    // What the program asked for stays with the entry: its replays match it (R-AP-9).
-    requestedArgs: typeof entry.requestedArgs === "string" ? entry.requestedArgs : entry.args,
-    decision: record,
+    ok: true,
+    value: {
+      ...entry,
+      args: args.value,
+      // What the program asked for stays with the entry: its replays match it (R-AP-9).
+      requestedArgs: typeof entry.requestedArgs === "string" ? entry.requestedArgs : entry.args,
+      decision: record,
+    },
   };
 }
 
@@ -171,28 +184,24 @@ async function decidedEntry(
  * serializable, within the durable size, without a `__proto__` key, and accepted by the tool's
  * schema. The approval rule is not asked again: a person decided.
  */
-async function editedArgs(
-  context: RuntimeContext,
-  entry: StoredEntry,
-  args: unknown,
-): Promise<string | { problem: string }> {
+async function editedArgs(context: RuntimeContext, entry: StoredEntry, args: unknown): Promise<Checked<string>> {
   const { connector, method } = entry;
   const tool = passTools(context)(connector, method);
-  if (!tool) return { problem: `${connector}.${method} is not a configured tool` };
+  if (!tool) return { ok: false, problem: `${connector}.${method} is not a configured tool` };
   let text: string;
   try {
     text = encodeDurable(args, `the edited arguments of ${connector}.${method}`);
   } catch (error) {
-    return { problem: CodemodeError.isInstance(error) ? error.message : errorMessage(error) };
+    return { ok: false, problem: CodemodeError.isInstance(error) ? error.message : errorMessage(error) };
   }
   const protoKey = protoKeyPath(text, args);
-  if (protoKey !== undefined) return { problem: protoKeyMessage(connector, method, protoKey) };
+  if (protoKey !== undefined) return { ok: false, problem: protoKeyMessage(connector, method, protoKey) };
   const validator = context.validators.get(`${connector}.${method}`);
-  if (!validator) return text;
+  if (!validator) return { ok: true, value: text };
   try {
     const validation = await validator(args);
-    return validation.ok ? text : { problem: validation.message };
+    return validation.ok ? { ok: true, value: text } : { ok: false, problem: validation.message };
   } catch (error) {
-    return { problem: `could not check the edited arguments: ${errorMessage(error)}` };
+    return { ok: false, problem: `could not check the edited arguments: ${errorMessage(error)}` };
   }
 }

@@ -45,10 +45,9 @@ export async function fork(context: RuntimeContext, input: ForkInput): Promise<O
   const forkCode = input.code ?? code;
   const refused = checkCode(forkId, forkCode, "fork");
   if (refused) return refused;
-  const prefix = prefixOf(log, fromSeq);
-  // A seq it cannot start from is NOT_FOUND; a call left under way is NOT_PAUSED (recover the
-  // original first: waiting and trying again, as BUSY says, would not help).
-  if (typeof prefix === "string") return fail(prefix.startsWith("seq") ? "NOT_FOUND" : "NOT_PAUSED", prefix);
+  const start = prefixOf(log, fromSeq);
+  if (!start.ok) return fail(start.code, start.message);
+  const { prefix } = start;
 
   const head: SeededHead = {
     ...newHead(context, forkId, forkCode),
@@ -85,30 +84,43 @@ function checkInput(input: ForkInput): { executionId: string; fromSeq: number } 
   return { executionId: input.executionId, fromSeq: input.fromSeq };
 }
 
+/** The entries a fork starts with, or why it cannot start there, with the code that says so. */
+type ForkStart = { ok: true; prefix: StoredEntry[] } | { ok: false; code: "NOT_FOUND" | "NOT_PAUSED"; message: string };
+
 /**
- * The entries a fork starts with, or why it cannot start at `fromSeq`: beyond the log's end,
- * inside a `codemode.step` (whose calls replay as one), or after a call left under way (its effect
- * is unknown: recover the original first). A pending call keeps no approval: the fork asks again.
+ * The entries a fork starts with, or why it cannot start at `fromSeq`: beyond the log's end or
+ * inside a `codemode.step` (whose calls replay as one), NOT_FOUND: there is no such place to start;
+ * after a call left under way (its effect is unknown), NOT_PAUSED: recover the original first
+ * (waiting and trying again, as BUSY would say, does not help). A pending call keeps no approval:
+ * the fork asks again.
  */
-function prefixOf(log: ReadonlyMap<number, StoredEntry>, fromSeq: number): StoredEntry[] | string {
+function prefixOf(log: ReadonlyMap<number, StoredEntry>, fromSeq: number): ForkStart {
   const entries = [...log.values()].sort((a, b) => a.seq - b.seq);
   const end = entries.length === 0 ? 0 : (entries[entries.length - 1] as StoredEntry).seq + 1;
-  if (fromSeq > end) return `seq ${fromSeq} is beyond the log of this execution, which ends before seq ${end}`;
+  const notFound = (message: string): ForkStart => ({ ok: false, code: "NOT_FOUND", message });
+  if (fromSeq > end)
+    return notFound(`seq ${fromSeq} is beyond the log of this execution, which ends before seq ${end}`);
   const prefix: StoredEntry[] = [];
   for (const entry of entries) {
     if (entry.seq >= fromSeq) break;
     const isStep = entry.connector === "codemode" && entry.method === "step";
     const after = entry.seqAfter ?? entry.seq + 1;
     if (isStep && after > fromSeq)
-      return `seq ${fromSeq} is inside the codemode.step at seq ${entry.seq}; fork from seq ${entry.seq} or from seq ${after}`;
+      return notFound(
+        `seq ${fromSeq} is inside the codemode.step at seq ${entry.seq}; fork from seq ${entry.seq} or from seq ${after}`,
+      );
     if (entry.state === "executing")
-      return `the call at seq ${entry.seq} (${entry.connector}.${entry.method}) was left under way; recover the original execution first (or rerun it, if it failed)`;
+      return {
+        ok: false,
+        code: "NOT_PAUSED",
+        message: `the call at seq ${entry.seq} (${entry.connector}.${entry.method}) was left under way; recover the original execution first (or rerun it, if it failed)`,
+      };
     if (entry.state === "pending") {
       const { decision: _decision, ...asked } = entry;
       prefix.push(asked);
     } else prefix.push(withoutGrant(entry));
   }
-  return prefix;
+  return { ok: true, prefix };
 }
 
 /**

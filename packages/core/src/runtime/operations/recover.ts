@@ -43,11 +43,11 @@ function recoverOne(context: RuntimeContext, executionId: string): Promise<Outco
   const options = {
     waitMs: 0,
     // Held: its worker is alive and renewing (or another recover took it first).
-    busy: () => undefined,
+    busy: (): Outcome | undefined => undefined,
     // R-RT-3: that run's outcome says the store failed; it is not skipped as if absent.
     failed: (error: unknown) => failureOutcome(executionId, error),
   };
-  return handOver(context, executionId, options, async (_lease, start) => {
+  return handOver<Outcome | undefined>(context, executionId, options, async (_lease, start) => {
     const head = await context.store.readHead(executionId);
     // Finished, paused or gone meanwhile: not ours to resume.
     if (head?.status !== "running") return undefined;

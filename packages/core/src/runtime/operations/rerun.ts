@@ -2,7 +2,7 @@ import type { ExecutionHead } from "../../log/interface.js";
 import { ERROR_CODES, type ErrorCode, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context/index.js";
 import { failureOutcome, missingConnectors, runAgain } from "../transitions/index.js";
-import { handOver } from "./control-step.js";
+import { busyMessage, handOver } from "./control-step.js";
 import { checkRunQuery, type RunQuery, readStore, selectRuns } from "./select-runs.js";
 
 /** Which failed runs `rerun` takes: by default those a store or a lease failed, not their program. */
@@ -168,37 +168,27 @@ async function rerunOne(
       return skipped(executionId, failed, outcome.code, outcome.error);
     }
   }
-  let skip: RerunResult | undefined;
   const options = {
     waitMs: 0,
-    busy: () => {
-      skip = skipped(executionId, failed, "BUSY", `execution ${executionId} is held by another process`);
-      return undefined;
-    },
+    busy: () => skipped(executionId, failed, "BUSY", busyMessage(executionId)),
     // The store failed before the run was handed to a pass: it stays as it was.
     failed: (error: unknown) => {
       const { code, error: message } = failureOutcome(executionId, error);
-      skip = skipped(executionId, failed, code, message);
-      return undefined;
+      return skipped(executionId, failed, code, message);
     },
   };
-  const outcome = await handOver(context, executionId, options, async (lease, start) => {
+  return handOver<RerunResult>(context, executionId, options, async (lease, start) => {
     // Read again under the lease: another process may have rerun or deleted it since it was picked.
     const head = await context.store.readHead(executionId);
-    skip = changed(head);
-    if (skip || !head) return undefined;
+    const moved = changed(head);
+    if (moved || !head)
+      return moved ?? skipped(executionId, failed, "NOT_FOUND", `execution ${executionId} was deleted`);
     const { code, log } = await context.store.readCodeAndLog(head);
     const missing = missingConnectors(context, head, log, "; rerun it from a runtime that has them");
-    if (missing) {
-      skip = skipped(executionId, failed, missing.code, missing.message);
-      return undefined;
-    }
+    if (missing) return skipped(executionId, failed, missing.code, missing.message);
     await runAgain(context, lease, head);
-    return start({ head, code, log });
+    return { executionId, failed, action: "rerun", outcome: await start({ head, code, log }) };
   });
-  if (skip) return skip;
-  if (!outcome) return skipped(executionId, failed, "SANDBOX_ERROR", "the rerun gave no outcome");
-  return { executionId, failed, action: "rerun", outcome };
 }
 
 function skipped(executionId: string, failed: RerunResult["failed"], code: ErrorCode, message: string): RerunResult {
