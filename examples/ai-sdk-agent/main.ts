@@ -11,9 +11,8 @@ import {
   approvalReasonText,
   codemodeToolApproval,
   connectorFromAiSdkTools,
-  continueAfterApproval,
   createCodemodeTool,
-  rejectDeniedExecutions,
+  syncModelApprovals,
 } from "@codemode/ai-sdk";
 import { createCodemodeRuntime, type Decision, type Outcome } from "@codemode/core";
 import { describePendingAction } from "@codemode/core/adapters";
@@ -102,7 +101,8 @@ for (let turn = 0; turn < 10; turn += 1) {
   }
   if (responses.length > 0) {
     messages.push({ role: "tool", content: responses });
-    await rejectDeniedExecutions(runtime, messages, { by: "terminal user" });
+    // A denial reaches the program now: the AI SDK calls no tool code for it.
+    messages = await syncModelApprovals(messages, runtime, { by: "terminal user" });
     continue;
   }
 
@@ -125,7 +125,8 @@ for (let turn = 0; turn < 10; turn += 1) {
       }
       outcome = report(await runtime.decide({ executionId: outcome.executionId, decisions, by: "terminal user" }));
     }
-    messages = continueAfterApproval(messages, outcome);
+    // The paused result in the history now shows how the run ended, from the store.
+    messages = await syncModelApprovals(messages, runtime);
     continue;
   }
 

@@ -25,6 +25,9 @@ const TOOL_CALL = shapeOf(
  * tool itself would answer it (no `calls`, bounded logs). For a call that has no result yet —
  * typically one whose AI SDK approval request was settled out of band with `runtime.approve`.
  *
+ * @deprecated `syncModelApprovals(messages, runtime)` gives every such call its result from the
+ * store, whoever decided it; this stays for code written before it.
+ *
  * @example
  * const outcome = await runtime.approve({ executionId, seq });
  * messages.push(approvalToolResult(outcome, { toolCallId: request.toolCallId, toolName: "codemode" }));
@@ -65,6 +68,9 @@ export function approvalToolResult(
  * `syncModelApprovals` (model messages) or `syncApprovals` (UI messages).
  *
  * The messages given are not changed.
+ *
+ * @deprecated `syncModelApprovals(messages, runtime)` (or `syncApprovals` for UI messages) does
+ * this for every call of the conversation from the store; this stays for code written before it.
  *
  * @example
  * const outcome = await runtime.approve({ executionId, seq });

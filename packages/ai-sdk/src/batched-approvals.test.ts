@@ -87,6 +87,16 @@ describe("codemodeToolApproval: a pause with several pending actions", () => {
     expect(await rejectDeniedExecutions(runtime, messages, { by: "ann" })).toEqual([reference.executionId]);
   });
 
+  it("R-AP-9: syncModelApprovals applies a denial answered in the last turn before the next generation, as rejectDeniedExecutions did; the SDK reports it", async () => {
+    const { runtime, orders } = shop();
+    const { model, prompts, messages, request, reference } = await askedFor(orderBoth, { runtime });
+    messages.push(answer(request, false, "too many"));
+    await generateText({ model, ...chatSettings(runtime), messages: await syncModelApprovals(messages, runtime) });
+    expect(toolResultsIn(prompts[1]!).at(-1)?.output).toEqual({ type: "execution-denied", reason: "too many" });
+    expect(await runtime.execution(reference.executionId)).toMatchObject({ status: "rejected" });
+    expect(orders).toEqual([]);
+  });
+
   it("R-AP-9: syncModelApprovals applies a denial nobody sent to every action shown; the model reads what the program did next", async () => {
     const { runtime, orders } = shop();
     const { model, prompts, messages, request } = await askedFor(orderThreeSettled, { runtime });

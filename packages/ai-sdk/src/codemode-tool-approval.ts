@@ -131,6 +131,9 @@ const DECIDING_RUNTIME = runtimeWith("decide", "execution", "outcome");
  * may decide, are applied (`checkChatDecision`); others change nothing. Returns the ids of the
  * executions whose actions are now denied. With UI messages, `syncApprovals` does this too.
  *
+ * @deprecated `syncModelApprovals(messages, runtime, { by })` before the next generation does this
+ * and the rest of what a conversation needs after an approval; this stays for code written before it.
+ *
  * @example
  * messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: false, reason: "too many" }] });
  * await rejectDeniedExecutions(runtime, messages, { by: user.email });

@@ -30,8 +30,9 @@ export interface SyncModelApprovalsOptions {
  * showed — so the AI SDK does not throw `Tool result is missing for tool call …` and the model
  * sees its program and what became of it. A `codemode` result that reported the run paused (or
  * BUSY) shows its outcome now. Requests in the last turn are left to the AI SDK's own approval
- * flow, but for one whose every action was decided elsewhere and that nothing in the messages
- * answered: it gets the run's outcome, so that `generateText` right after an operator decided
+ * flow, but a denial answered there is applied to the run at once (each denied call rejects in the
+ * program), and one whose every action was decided elsewhere and that nothing in the messages
+ * answered gets the run's outcome, so that `generateText` right after an operator decided
  * (no new user message) does not throw `AI_MissingToolResultsError`. An answer is applied only to a request this server signed for that tool call, code and
  * set of actions, where the runtime lets a chat decide (R-AP-11); otherwise the call's result is
  * the refusal and nothing runs. The messages given are not changed. A store failure rejects with
@@ -73,6 +74,9 @@ export async function syncModelApprovals(
     let output: ToolResultPart["output"];
     if (!lastTurn) output = await resultFor(runtime, approval, code, options);
     else {
+      // A denial just answered: the AI SDK tells the model itself and calls no tool code, so the
+      // runtime hears of it here, before the next generation (R-AP-9); the call's result stays the SDK's.
+      if (approval.approved === false) await applyChatAnswer(runtime, approval, code, options.by);
       if (approval.approved !== undefined) continue;
       const now = await pauseState(runtime, approval, { code });
       if (now.state !== "decided") continue;
