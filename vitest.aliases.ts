@@ -10,6 +10,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  */
 export const aliases = [
   { find: /^@codemode\/core\/(adapters|sandbox|openapi)$/, replacement: source("./packages/core/src/$1/index.ts") },
+  { find: /^@codemode\/core\/operations$/, replacement: source("./packages/core/src/operations.ts") },
   { find: /^@codemode\/core\/store$/, replacement: source("./packages/core/src/log/index.ts") },
   { find: /^@codemode\/core\/mcp$/, replacement: source("./packages/core/src/mcp/index.ts") },
   { find: /^@codemode\/core\/telemetry$/, replacement: source("./packages/core/src/telemetry/index.ts") },

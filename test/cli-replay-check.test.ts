@@ -7,7 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { CodemodeRuntime, ReplayCheckReport } from "@codemode/core";
+import type { CodemodeRuntime } from "@codemode/core";
+import type { ReplayCheckReport } from "@codemode/core/operations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG, codemode, FIXTURES, problemLine, scratchDirectory, TIMEOUT } from "./cli-fixtures/run-cli.ts";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./cli-fixtures/tickets.ts";

@@ -6,7 +6,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CodemodeRuntime, createCodemodeRuntime, type RerunReport } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
+import type { RerunReport } from "@codemode/core/operations";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG, codemode, FIXTURES, problemLine, scratchDirectory, TIMEOUT } from "./cli-fixtures/run-cli.ts";

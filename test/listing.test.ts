@@ -1,4 +1,5 @@
-import { createCodemodeRuntime, defineConnector, type ExecutionSummary } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector } from "@codemode/core";
+import type { ExecutionSummary } from "@codemode/core/operations";
 import { createInProcessLock, createKeyvExecutionIndex, type LockProvider } from "@codemode/core/store";
 import Keyv from "keyv";
 import { describe, expect, it, vi } from "vitest";

@@ -1,13 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type {
-  CodemodeRuntime,
-  ExecutionState,
-  ExecutionSummary,
-  Outcome,
-  PendingAction,
-  RollbackReport,
-  Snippet,
-} from "@codemode/core";
+import type { CodemodeRuntime, ExecutionState, Outcome, PendingAction, Snippet } from "@codemode/core";
+import type { ExecutionSummary, RollbackReport } from "@codemode/core/operations";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIG, codemode, problemLine, TIMEOUT } from "./run-cli.ts";
 import { FREE_PROGRAM, GATED_PROGRAM, openTicketsRuntime } from "./tickets.ts";

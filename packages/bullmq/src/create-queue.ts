@@ -1,5 +1,4 @@
 import {
-  type ApproveInput,
   CodemodeError,
   type CodemodeRuntime,
   type ErrorOutcome,
@@ -7,6 +6,7 @@ import {
   type PendingAction,
 } from "@codemode/core";
 import { errorMessage } from "@codemode/core/adapters";
+import type { ApproveInput } from "@codemode/core/operations";
 import { Queue } from "bullmq";
 import { addJob } from "./add-job.js";
 import { type CodemodeQueueConnection, openConnection } from "./connection.js";

@@ -1,5 +1,7 @@
 // @codemode/core: what applications use. Adapter glue is in `@codemode/core/adapters`, the
-// executor and its protocol in `@codemode/core/sandbox`, store-author types in `@codemode/core/store`.
+// executor and its protocol in `@codemode/core/sandbox`, store-author types in `@codemode/core/store`,
+// the inputs and reports of the operator methods (listing, fork, rerun, replay checks…) in
+// `@codemode/core/operations`.
 
 export {
   type Connector,
@@ -10,14 +12,10 @@ export {
   type ToolContext,
   type ToolDefinition,
 } from "./connectors/define-connector.js";
-export type { SearchResult } from "./connectors/search.js";
 export { MAX_DURABLE_CHARS } from "./log/durable-value.js";
 export {
   type ApprovalDecision,
-  type ArgumentDifference,
   CodemodeError,
-  type Divergence,
-  type DivergentCall,
   ERROR_CODES,
   type ErrorCode,
   type ErrorOutcome,
@@ -28,31 +26,10 @@ export {
   type LogEntryState,
   type Outcome,
   type PendingAction,
-  type RollbackReport,
 } from "./outcome.js";
 export type { ApprovalPolicy } from "./runtime/approvals/index.js";
-export type { DescribeOutput, SearchOutput } from "./runtime/catalogue/index.js";
-export type { CodemodeRuntimeOptions, PassLoad } from "./runtime/context/index.js";
+export type { CodemodeRuntimeOptions } from "./runtime/context/index.js";
 export { type CodemodeRuntime, createCodemodeRuntime } from "./runtime/handle/index.js";
-export type {
-  ApproveInput,
-  CancelInput,
-  CancelReport,
-  DecideInput,
-  Decision,
-  ForkInput,
-  ListQuery,
-  Page,
-  PendingQuery,
-  RecoverOptions,
-  ReplayCheckQuery,
-  ReplayCheckReport,
-  ReplayCheckResult,
-  RerunQuery,
-  RerunReport,
-  RerunResult,
-  SaveSnippetInput,
-} from "./runtime/operations/index.js";
-export type { ExecutionSummary } from "./runtime/records/index.js";
+export type { DecideInput, Decision } from "./runtime/operations/index.js";
 export { truncateResult } from "./runtime/records/index.js";
 export type { Snippet } from "./snippets/snippets.js";

@@ -1,4 +1,5 @@
-import type { ExecutionStatus, ExecutionSummary, PendingAction } from "@codemode/core";
+import type { ExecutionStatus, PendingAction } from "@codemode/core";
+import type { ExecutionSummary } from "@codemode/core/operations";
 import { ALL_STATUSES } from "@codemode/core/store";
 import type { Command } from "commander";
 import { CliError } from "../cli-error.js";

@@ -1,4 +1,5 @@
-import type { ExecutionState, Outcome, PassLoad, RollbackReport } from "@codemode/core";
+import type { ExecutionState, Outcome } from "@codemode/core";
+import type { PassLoad, RollbackReport } from "@codemode/core/operations";
 import type { Command } from "commander";
 import { CliError, exitCodeOf, storeUnreachable, unknownExecution } from "../cli-error.js";
 import { type CommandContext, duration, wholeNumber } from "../command-context.js";

@@ -1,4 +1,4 @@
-import type { ReplayCheckReport, ReplayCheckResult } from "@codemode/core";
+import type { ReplayCheckReport, ReplayCheckResult } from "@codemode/core/operations";
 import { describe, expect, it } from "vitest";
 import { CliError } from "../cli-error.js";
 import { EXIT_CODES } from "../exit-codes.js";

@@ -5,7 +5,7 @@ import type {
   ReplayCheckQuery,
   ReplayCheckReport,
   ReplayCheckResult,
-} from "@codemode/core";
+} from "@codemode/core/operations";
 import { ALL_STATUSES } from "@codemode/core/store";
 import type { Command } from "commander";
 import { firstLine, unknownExecution } from "../cli-error.js";

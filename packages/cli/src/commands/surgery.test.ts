@@ -1,4 +1,4 @@
-import type { RerunReport, RerunResult } from "@codemode/core";
+import type { RerunReport, RerunResult } from "@codemode/core/operations";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../exit-codes.js";
 import { rerunExitCode, rerunLine, rerunQuery } from "./surgery.js";

@@ -1,13 +1,6 @@
 import { readFile } from "node:fs/promises";
-import {
-  type CodemodeRuntime,
-  ERROR_CODES,
-  type ErrorCode,
-  type Outcome,
-  type RerunQuery,
-  type RerunReport,
-  type RerunResult,
-} from "@codemode/core";
+import { type CodemodeRuntime, ERROR_CODES, type ErrorCode, type Outcome } from "@codemode/core";
+import type { RerunQuery, RerunReport, RerunResult } from "@codemode/core/operations";
 import type { Command } from "commander";
 import { CliError, exitCodeOf, firstLine, storeUnreachable, unknownExecution } from "../cli-error.js";
 import { type CommandContext, requireRuntimeMethod, wholeNumber } from "../command-context.js";

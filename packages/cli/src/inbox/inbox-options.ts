@@ -1,4 +1,5 @@
-import type { ApproveInput, CodemodeRuntime, ErrorOutcome } from "@codemode/core";
+import type { CodemodeRuntime, ErrorOutcome } from "@codemode/core";
+import type { ApproveInput } from "@codemode/core/operations";
 
 /** What the inbox needs of a runtime: listings and reads, and decide/reject (approvals go to the queue when there is one). */
 export type InboxRuntime = Pick<CodemodeRuntime, "pending" | "executions" | "execution" | "decide" | "reject">;

@@ -1,4 +1,5 @@
-import type { ExecutionState, ExecutionSummary, PendingAction } from "@codemode/core";
+import type { ExecutionState, PendingAction } from "@codemode/core";
+import type { ExecutionSummary } from "@codemode/core/operations";
 import { pretty } from "../output/terminal.js";
 import { INBOX_STYLES } from "./assets.js";
 import { html, type SafeHtml } from "./html.js";

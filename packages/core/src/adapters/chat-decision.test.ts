@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
-import {
-  type CodemodeRuntime,
-  type CodemodeRuntimeOptions,
-  createCodemodeRuntime,
-} from "../runtime/handle/create-runtime.js";
+import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "../index.js";
 import { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 import { approvalReasonText, pauseApprovalReason, readPauseReference } from "./pending-approval.js";
 

@@ -1,11 +1,7 @@
 import Keyv from "keyv";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
-import {
-  type CodemodeRuntime,
-  type CodemodeRuntimeOptions,
-  createCodemodeRuntime,
-} from "../runtime/handle/create-runtime.js";
+import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "../index.js";
 import { type DecisionOutcome, decidePendingAction, modelFacingDecision } from "./decide-pending-action.js";
 
 /** Decisions applied once, and re-applied from the log by loops that re-run their step (R-AP-2, R-AP-4, R-AP-7). */

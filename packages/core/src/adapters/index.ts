@@ -2,14 +2,7 @@
 // and yours) share, so each stays thin. Applications rarely need these directly.
 
 export { methodNamesFor } from "../connectors/method-names.js";
-export {
-  connectorDeclaration,
-  jsonSchemaToType,
-  runtimeDeclarations,
-  toolDeclaration,
-} from "../connectors/schema-to-typescript.js";
 export { errorMessage } from "../error-message.js";
-export type { ChatClaim } from "../runtime/approvals/index.js";
 export { directCallCode, type ModelTool, type ToolCallInput } from "../runtime/operations/index.js";
 export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 export {
@@ -40,7 +33,6 @@ export {
 export { type ModelDescriptionOptions, modelDescription } from "./model-description.js";
 export {
   approvalFollowUpText,
-  approvalResultText,
   type ModelFacingOutcome,
   type ModelOutputOptions,
   modelFacingOutcome,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defineConnector } from "../connectors/define-connector.js";
+import { type CodemodeRuntime, createCodemodeRuntime } from "../index.js";
 import type { Outcome } from "../outcome.js";
-import { type CodemodeRuntime, createCodemodeRuntime } from "../runtime/handle/create-runtime.js";
 import { checkPauseReference, pauseState } from "./pause-state.js";
 
 /** Where a pause a conversation shows stands now, after decisions made elsewhere (R-AP-2, R-AP-4). */
