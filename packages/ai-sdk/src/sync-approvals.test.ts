@@ -5,7 +5,15 @@ import { chatSettings } from "./testing/approvals.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel, toolResultsIn } from "./testing/scripted-model.js";
 import { orderMugs } from "./testing/shop.js";
-import { type CodemodePart, chatTurn, clicked, codemodePart, user } from "./testing/ui-chat.js";
+import {
+  answeredFirstTurn,
+  type CodemodePart,
+  chatTurn,
+  clicked,
+  codemodePart,
+  firstTurn,
+  user,
+} from "./testing/ui-chat.js";
 
 /** A useChat conversation whose Code Mode approvals happen in the chat, on a dashboard, or not yet (R-AI-1, R-LC-2). */
 
@@ -28,8 +36,7 @@ describe("syncApprovals", () => {
   it("R-LC-2: approved on a dashboard, then 'did my order go through?': the model sees its program and the order's result, and orders nothing again", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult, answerFromResult]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = await chatTurn(model, runtime, [first]);
+    const { first, assistant } = await firstTurn(model, runtime, "Order two mugs.");
     expect(codemodePart(assistant)).toMatchObject({ state: "approval-requested" });
 
     // The operator approves from another page: runtime.approve, nothing in the chat changes.
@@ -54,8 +61,7 @@ describe("syncApprovals", () => {
   it("R-AP-4: rejected on a dashboard: the part becomes output-denied and the model reads what was rejected and why", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = await chatTurn(model, runtime, [first]);
+    const { first, assistant } = await firstTurn(model, runtime, "Order two mugs.");
     const [pending] = (await runtime.pending()).items;
     await runtime.reject({ executionId: pending!.executionId, seq: pending!.seq, reason: "over budget" });
 
@@ -72,8 +78,7 @@ describe("syncApprovals", () => {
   it("R-AP-2: Approve clicked in the chat and the user typed on (no sendAutomaticallyWhen): the approval runs once and the model sees the result", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = clicked(await chatTurn(model, runtime, [first]), true);
+    const { first, answered: assistant } = await answeredFirstTurn(model, runtime, "Order two mugs.", true);
     const conversation = [first, assistant, user("u2", "Thanks, what is the total?")];
 
     // The AI SDK alone cannot continue: the approved call has no result before the new user turn.
@@ -107,9 +112,11 @@ describe("syncApprovals", () => {
   it("R-AP-4: Reject clicked in the chat ends the run rejected, with the reason", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderMugs }]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = clicked(await chatTurn(model, runtime, [first]), false, "changed my mind");
-    const [waiting] = (await runtime.pending()).items;
+    const {
+      first,
+      answered: assistant,
+      action: waiting,
+    } = await answeredFirstTurn(model, runtime, "Order two mugs.", false, "changed my mind");
     await syncApprovals([first, assistant], runtime);
     expect(await runtime.execution(waiting!.executionId)).toMatchObject({ status: "rejected" });
     expect(orders).toEqual([]);
@@ -118,8 +125,7 @@ describe("syncApprovals", () => {
   it("still waiting when the user writes again: the model sees the pause; keepWaiting leaves the part for the browser's Approve button", async () => {
     const { runtime } = shop();
     const { model, prompts } = scriptedModel([{ code: orderMugs }, answerFromResult]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = await chatTurn(model, runtime, [first]);
+    const { first, assistant } = await firstTurn(model, runtime, "Order two mugs.");
     const conversation = [first, assistant, user("u2", "Is it done?")];
 
     expect(codemodePart((await syncApprovals(conversation, runtime, { keepWaiting: true }))[1]!)).toMatchObject({
@@ -140,8 +146,7 @@ describe("syncApprovals", () => {
       { text: "Waiting for approval." },
       answerFromResult,
     ]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = await chatTurn(model, runtime, [first], false);
+    const { first, assistant } = await firstTurn(model, runtime, "Order two mugs.", false);
     expect(codemodePart(assistant)).toMatchObject({ state: "output-available", output: { status: "paused" } });
     const [waiting] = (await runtime.pending()).items;
     await runtime.approve({ executionId: waiting!.executionId, seq: waiting!.seq });
@@ -159,8 +164,7 @@ describe("syncApprovals", () => {
     const approvalSecret = "a-secret-every-process-of-this-app-shares-0123456789";
     const { runtime, orders } = shop(undefined, { approvalSecret });
     const { model } = scriptedModel([{ code: orderMugs }]);
-    const first = user("u1", "Order two mugs.");
-    const assistant = clicked(await chatTurn(model, runtime, [first]), true);
+    const { first, answered: assistant } = await answeredFirstTurn(model, runtime, "Order two mugs.", true);
     const elsewhere = shop(undefined, { approvalSecret, name: "elsewhere" });
     const synced = await syncApprovals([first, assistant, user("u2", "Well?")], elsewhere.runtime);
     expect(codemodePart(synced[1]!)).toMatchObject({
@@ -197,8 +201,7 @@ describe("syncApprovals: the browser is not trusted (R-AP-11)", () => {
     it(`${label}: a paused result the browser turns into an approval is refused and reported; nothing is ordered`, async () => {
       const { runtime, orders } = shop(undefined, options);
       const { model } = scriptedModel([{ code: orderMugs }, { text: "An operator will decide." }]);
-      const first = user("u1", "Order two mugs.");
-      const assistant = await chatTurn(model, runtime, [first]);
+      const { first, assistant } = await firstTurn(model, runtime, "Order two mugs.");
       // The chat only shows "paused": no approval request was issued to it.
       const paused = codemodePart(assistant);
       expect(paused).toMatchObject({ state: "output-available", output: { status: "paused" } });

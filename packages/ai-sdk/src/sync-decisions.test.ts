@@ -1,3 +1,4 @@
+import type { CodemodeRuntime, Decision } from "@codemode/core";
 import { convertToModelMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import { syncApprovals } from "./sync-approvals.js";
@@ -5,7 +6,7 @@ import { chatSettings } from "./testing/approvals.js";
 import { runtimesClosedAfterEach } from "./testing/runtimes.js";
 import { lastToolResultValue, type Prompt, scriptedModel } from "./testing/scripted-model.js";
 import { orderBoth, orderThreeSettled, THREE_ORDERS } from "./testing/shop.js";
-import { chatTurn, clicked, codemodePart, user } from "./testing/ui-chat.js";
+import { answeredFirstTurn, chatTurn, codemodePart, firstTurn, user } from "./testing/ui-chat.js";
 
 /** A useChat conversation whose batched pause is decided per action, elsewhere or in the chat (R-AP-8, R-AP-9). */
 
@@ -15,24 +16,23 @@ const answerFromResult = (prompt: Prompt) => ({ text: `Result: ${JSON.stringify(
 const denied = (reason: string) =>
   `ApprovalDenied: shop.create_order(${THREE_ORDERS[2]}) was denied by inbox: ${reason}`;
 
+/** Decisions made in an inbox on the run that waits now. */
+async function decideInInbox(runtime: CodemodeRuntime, decisions: Decision[]): Promise<void> {
+  const [action] = (await runtime.pending()).items;
+  await runtime.decide({ executionId: action!.executionId, by: "inbox", decisions });
+}
+
 describe("syncApprovals: decisions made per action elsewhere (an inbox, the CLI, runtime.decide)", () => {
   it("R-AP-9: one approved, one edited, one denied in the inbox: the waiting part shows the run's real outcome, and the model reads it; each order placed once", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderThreeSettled }, answerFromResult]);
-    const first = user("u1", "Order a mug and some pens.");
-    const assistant = await chatTurn(model, runtime, [first]);
+    const { first, assistant } = await firstTurn(model, runtime, "Order a mug and some pens.");
     expect(codemodePart(assistant)).toMatchObject({ state: "approval-requested" });
-    const [action] = (await runtime.pending()).items;
-
-    await runtime.decide({
-      executionId: action!.executionId,
-      by: "inbox",
-      decisions: [
-        { seq: 0, decision: "approve" },
-        { seq: 1, decision: "edit", args: { sku: "pen-blue", quantity: 2 } },
-        { seq: 2, decision: "deny", reason: "nine is too many" },
-      ],
-    });
+    await decideInInbox(runtime, [
+      { seq: 0, decision: "approve" },
+      { seq: 1, decision: "edit", args: { sku: "pen-blue", quantity: 2 } },
+      { seq: 2, decision: "deny", reason: "nine is too many" },
+    ]);
     const result = [
       { orderId: "ord-1", sku: "mug-logo", quantity: 1 },
       { orderId: "ord-2", sku: "pen-blue", quantity: 2 },
@@ -56,17 +56,11 @@ describe("syncApprovals: decisions made per action elsewhere (an inbox, the CLI,
   it("R-AP-9: a denial the program does not catch: the waiting part becomes output-denied naming the denied action and the reason", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderBoth }]);
-    const first = user("u1", "Order a mug and three pens.");
-    const assistant = await chatTurn(model, runtime, [first]);
-    const [action] = (await runtime.pending()).items;
-    await runtime.decide({
-      executionId: action!.executionId,
-      by: "inbox",
-      decisions: [
-        { seq: 0, decision: "approve" },
-        { seq: 1, decision: "deny", reason: "no pens" },
-      ],
-    });
+    const { first, assistant } = await firstTurn(model, runtime, "Order a mug and three pens.");
+    await decideInInbox(runtime, [
+      { seq: 0, decision: "approve" },
+      { seq: 1, decision: "deny", reason: "no pens" },
+    ]);
     const synced = await syncApprovals([first, assistant, user("u2", "And?")], runtime);
     expect(codemodePart(synced[1]!)).toMatchObject({
       state: "output-denied",
@@ -79,8 +73,7 @@ describe("syncApprovals: decisions made per action elsewhere (an inbox, the CLI,
   it("R-AP-8: a paused result shows the run now once its pending actions change, and is left as it is while they do not", async () => {
     const { runtime } = shop();
     const { model } = scriptedModel([{ code: orderThreeSettled }, { text: "All three wait." }]);
-    const first = user("u1", "Order a mug and some pens.");
-    const assistant = await chatTurn(model, runtime, [first], false);
+    const { first, assistant } = await firstTurn(model, runtime, "Order a mug and some pens.", false);
     expect(codemodePart(assistant)).toMatchObject({
       state: "output-available",
       output: { status: "paused", pending: [{ seq: 0 }, { seq: 1 }, { seq: 2 }] },
@@ -102,8 +95,7 @@ describe("syncApprovals: the chat's answer covers every action its request showe
   it("R-AP-9: Reject clicked: every action is denied with the reason; the program catches it and goes on, and the part shows its outcome", async () => {
     const { runtime, orders } = shop();
     const { model, prompts } = scriptedModel([{ code: orderThreeSettled }, answerFromResult]);
-    const first = user("u1", "Order a mug and some pens.");
-    const answered = clicked(await chatTurn(model, runtime, [first]), false, "not now");
+    const { first, answered } = await answeredFirstTurn(model, runtime, "Order a mug and some pens.", false, "not now");
 
     const synced = await syncApprovals([first, answered], runtime, { by: "chat user" });
 
@@ -124,9 +116,13 @@ describe("syncApprovals: the chat's answer covers every action its request showe
   it("R-AP-9: Reject clicked on a program that does not catch the denial: the run ends rejected, and the part is left for the AI SDK to tell the model", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderBoth }]);
-    const first = user("u1", "Order a mug and three pens.");
-    const answered = clicked(await chatTurn(model, runtime, [first]), false, "not now");
-    const [action] = (await runtime.pending()).items;
+    const { first, answered, action } = await answeredFirstTurn(
+      model,
+      runtime,
+      "Order a mug and three pens.",
+      false,
+      "not now",
+    );
 
     const synced = await syncApprovals([first, answered], runtime);
 
@@ -147,8 +143,7 @@ describe("syncApprovals: the chat's answer covers every action its request showe
   it("R-AP-8: Approve clicked, then the user typed on: every action shown is approved once", async () => {
     const { runtime, orders } = shop();
     const { model } = scriptedModel([{ code: orderBoth }]);
-    const first = user("u1", "Order a mug and three pens.");
-    const answered = clicked(await chatTurn(model, runtime, [first]), true);
+    const { first, answered } = await answeredFirstTurn(model, runtime, "Order a mug and three pens.", true);
     const conversation = [first, answered, user("u2", "Thanks!")];
     const synced = await syncApprovals(conversation, runtime, { by: "ann" });
     expect(codemodePart(synced[1]!)).toMatchObject({

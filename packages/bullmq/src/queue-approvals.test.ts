@@ -2,7 +2,7 @@
 import { createCodemodeRuntime } from "@codemode/core";
 import { expect, it } from "vitest";
 import { approveJobId } from "./jobs.js";
-import { describeOnEachBackend, submit } from "./testing/fleet.js";
+import { type BackendStories, describeOnEachBackend, submit } from "./testing/fleet.js";
 import { ORDER, shopRuntime } from "./testing/shop.js";
 
 /** Three orders at once: the run pauses once, waiting on seqs 0, 1 and 2 (R-AP-8). */
@@ -86,19 +86,25 @@ describeOnEachBackend(({ skip, fleet, closeAfterTest }) => {
   });
 });
 
+/** Three gated orders submitted and run by a worker as far as their one pause; that worker is closed. */
+async function pausedBatch(fleet: BackendStories["fleet"]) {
+  const { runtime, ran } = shopRuntime();
+  const { queue, startWorker } = fleet(runtime);
+  const executionId = await submit(queue, BATCH);
+  const first = startWorker();
+  expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
+    status: "paused",
+    pending: [{ seq: 0 }, { seq: 1 }, { seq: 2 }],
+  });
+  await first.close();
+  return { ran, queue, startWorker, executionId };
+}
+
 /** Batched pauses through the queue (R-AP-8): any pending seq, or all of them. */
 describeOnEachBackend(({ skip, fleet }) => {
   it("R-AP-8: a batched pause through the queue: approving an action that is not the first queues that one alone, and approving without a seq completes the run", async () => {
     if (skip()) return;
-    const { runtime, ran } = shopRuntime();
-    const { queue, startWorker } = fleet(runtime);
-    const executionId = await submit(queue, BATCH);
-    const first = startWorker();
-    expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
-      status: "paused",
-      pending: [{ seq: 0 }, { seq: 1 }, { seq: 2 }],
-    });
-    await first.close();
+    const { ran, queue, startWorker, executionId } = await pausedBatch(fleet);
 
     // Seq 2 is pending as much as seq 0: approving it queues its job, and the wait knows the pause is answered.
     expect(await queue.approve({ executionId, seq: 2, by: "ann" })).toEqual({ executionId, seq: 2, seqs: [2] });
@@ -135,15 +141,7 @@ describeOnEachBackend(({ skip, fleet }) => {
 
   it("R-AP-6, R-AP-8: approving a whole batch is one job per action: a second approve of all, or of one of them, queues nothing more, and the wait goes on until every approval ran", async () => {
     if (skip()) return;
-    const { runtime, ran } = shopRuntime();
-    const { queue, startWorker } = fleet(runtime);
-    const executionId = await submit(queue, BATCH);
-    const first = startWorker();
-    expect(await queue.waitForOutcome(executionId, { timeoutMs: 10_000 })).toMatchObject({
-      status: "paused",
-      pending: [{ seq: 0 }, { seq: 1 }, { seq: 2 }],
-    });
-    await first.close();
+    const { ran, queue, startWorker, executionId } = await pausedBatch(fleet);
 
     const clicks = await Promise.all([
       queue.approve({ executionId, by: "ann" }),

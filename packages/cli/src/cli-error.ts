@@ -1,5 +1,5 @@
 import { CodemodeError, type ErrorCode } from "@codemode/core";
-import { errorMessage } from "@codemode/core/adapters";
+import { errorMessage, isErrorNamed } from "@codemode/core/adapters";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 import { type StoreFailure, storeFailure } from "./store-failure.js";
 
@@ -15,15 +15,10 @@ export class CliError extends Error {
     super(message);
   }
 
-  // A brand check like CodemodeError.isInstance (a duplicate pair kept): each class checks its own
-  // name and field, so an error from another copy of the package is still recognised.
+  // A brand check, like CodemodeError.isInstance: the name and field, so that an error from
+  // another copy of the package is still recognised.
   static isInstance(error: unknown): error is CliError {
-    return (
-      typeof error === "object" &&
-      error !== null &&
-      (error as { name?: unknown }).name === "CliError" &&
-      typeof (error as { exitCode?: unknown }).exitCode === "number"
-    );
+    return isErrorNamed(error, "CliError") && typeof (error as { exitCode?: unknown }).exitCode === "number";
   }
 }
 

@@ -3,6 +3,8 @@
  * becomes one of these values (R-RT-1); only host programming errors throw, at creation.
  */
 
+import { isErrorNamed } from "./error-message.js";
+
 /** Every error code, listed once. */
 export const ERROR_CODES = [
   "SANDBOX_ERROR",
@@ -196,12 +198,7 @@ export class CodemodeError extends Error {
   }
 
   static isInstance(error: unknown): error is CodemodeError {
-    return (
-      typeof error === "object" &&
-      error !== null &&
-      (error as { name?: unknown }).name === "CodemodeError" &&
-      typeof (error as { code?: unknown }).code === "string"
-    );
+    return isErrorNamed(error, "CodemodeError", "code");
   }
 }
 

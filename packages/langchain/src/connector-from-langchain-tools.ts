@@ -1,12 +1,5 @@
-// The same imports as @codemode/ai-sdk's connector-from-ai-sdk-tools.ts (a duplicate pair kept):
-// both turn a framework's tools into a connector with core's pieces.
-import {
-  type Connector,
-  defineConnector,
-  type JsonSchema,
-  type StandardSchemaV1,
-  type ToolDefinition,
-} from "@codemode/core";
+import type { JsonSchema, StandardSchemaV1 } from "@codemode/core";
+import { type Connector, defineConnector, type ToolDefinition } from "@codemode/core";
 import {
   BOOLEAN,
   checkArgument,

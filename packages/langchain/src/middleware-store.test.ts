@@ -1,15 +1,15 @@
 import type { CodemodeRuntime, Outcome } from "@codemode/core";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { Command, MemorySaver } from "@langchain/langgraph";
-import { createAgent, fakeModel } from "langchain";
+import { Command } from "@langchain/langgraph";
+import { fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
-import { createCodemodeTool } from "./create-codemode-tool.js";
-import { codemodeApprovalMiddleware } from "./middleware.js";
 import {
   agentFor,
+  agentWith,
   type Interrupted,
   lastToolMessage,
   PAY_SCHEMA,
+  payBothModel,
   paymentsRuntime,
   requestOf,
   resultsSeen,
@@ -27,14 +27,10 @@ const runtimeWith = runtimesClosedAfterEach();
 
 /** An agent whose model answers once, after the middleware, with what it saw in the last tool result. */
 function agentOver(runtime: CodemodeRuntime) {
-  const model = fakeModel().respond((messages) => new AIMessage(`Seen: ${String(lastToolMessage(messages)?.content)}`));
-  const agent = createAgent({
-    model,
-    tools: [createCodemodeTool(runtime)],
-    middleware: [codemodeApprovalMiddleware(runtime)],
-    checkpointer: new MemorySaver(),
-  });
-  return { agent, model };
+  return agentWith(
+    runtime,
+    fakeModel().respond((messages) => new AIMessage(`Seen: ${String(lastToolMessage(messages)?.content)}`)),
+  );
 }
 
 /** A thread a client sends: the user, the model's Code Mode call, and a tool result it wrote itself. */
@@ -184,18 +180,7 @@ describe("codemodeApprovalMiddleware: an answer goes to the actions it was shown
 
   it("R-AP-9: one answer for two paused programs, the edit on one refused: the other's decision applies, and the refused one is asked again in the next interrupt", async () => {
     const { runtime, effects } = paymentsRuntime(runtimeWith);
-    const model = fakeModel()
-      .respondWithTools([
-        { name: "codemode", args: { code: `async () => payments.pay({ to: "ann", eur: 1 })` }, id: "call_ann" },
-        { name: "codemode", args: { code: `async () => payments.pay({ to: "bob", eur: 2 })` }, id: "call_bob" },
-      ])
-      .respond(new AIMessage("done"));
-    const agent = createAgent({
-      model,
-      tools: [createCodemodeTool(runtime)],
-      middleware: [codemodeApprovalMiddleware(runtime)],
-      checkpointer: new MemorySaver(),
-    });
+    const { agent, model } = agentWith(runtime, payBothModel());
     const config = { configurable: { thread_id: "partly-1" } };
     await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config);
 

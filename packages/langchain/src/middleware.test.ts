@@ -1,14 +1,14 @@
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { Command, MemorySaver } from "@langchain/langgraph";
-import { createAgent, fakeModel } from "langchain";
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { createCodemodeTool } from "./create-codemode-tool.js";
-import { CodemodeResumeError, codemodeApprovalMiddleware, resumeCodemodeApproval } from "./middleware.js";
+import { CodemodeResumeError, resumeCodemodeApproval } from "./middleware.js";
 import {
   agentFor,
+  agentWith,
   type Interrupted,
   lastToolMessage,
   PAY_SCHEMA,
+  payBothModel,
   paymentsRuntime as paymentsOn,
   requestOf,
 } from "./testing/payments.js";
@@ -151,18 +151,7 @@ describe("codemodeApprovalMiddleware: interrupt and Command({ resume })", () => 
 describe("codemodeApprovalMiddleware: several pauses at once, none, and resume values it cannot use", () => {
   it("R-LC-2: two paused programs in one model turn are one interrupt with one decision each", async () => {
     const { runtime, effects } = paymentsRuntime();
-    const model = fakeModel()
-      .respondWithTools([
-        { name: "codemode", args: { code: `async () => payments.pay({ to: "ann", eur: 1 })` }, id: "call_ann" },
-        { name: "codemode", args: { code: `async () => payments.pay({ to: "bob", eur: 2 })` }, id: "call_bob" },
-      ])
-      .respond(new AIMessage("done"));
-    const agent = createAgent({
-      model,
-      tools: [createCodemodeTool(runtime)],
-      middleware: [codemodeApprovalMiddleware(runtime)],
-      checkpointer: new MemorySaver(),
-    });
+    const { agent, model } = agentWith(runtime, payBothModel());
     const config = { configurable: { thread_id: "pay-6" } };
 
     const first = (await agent.invoke({ messages: [new HumanMessage("Pay both")] }, config)) as Interrupted;

@@ -24,6 +24,17 @@ export async function chatTurn(
 
 export const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
 
+/** A conversation's first turn: the user's message `text`, and the assistant's answer to it. */
+export async function firstTurn(
+  model: LanguageModel,
+  runtime: CodemodeRuntime,
+  text: string,
+  withApproval = true,
+): Promise<{ first: UIMessage; assistant: UIMessage }> {
+  const first = user("u1", text);
+  return { first, assistant: await chatTurn(model, runtime, [first], withApproval) };
+}
+
 export type CodemodePart = {
   type: string;
   state: string;
@@ -52,4 +63,21 @@ export function clicked(message: UIMessage, approved: boolean, reason?: string):
       } as unknown as UIMessage["parts"][number];
     }),
   };
+}
+
+/**
+ * A first turn whose approval request the user answered in the chat (Approve or Reject, with a
+ * reason), before anything sent the answer: the user's message, the answered assistant message,
+ * and the first action the run waits on.
+ */
+export async function answeredFirstTurn(
+  model: LanguageModel,
+  runtime: CodemodeRuntime,
+  text: string,
+  approved: boolean,
+  reason?: string,
+) {
+  const { first, assistant } = await firstTurn(model, runtime, text);
+  const [action] = (await runtime.pending()).items;
+  return { first, answered: clicked(assistant, approved, reason), action: action! };
 }

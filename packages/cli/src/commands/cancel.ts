@@ -4,7 +4,7 @@ import { type CommandContext, wholeNumber } from "../command-context.js";
 import { EXIT_CODES } from "../exit-codes.js";
 import { visibleOnOneLine } from "../output/terminal.js";
 import { defaultOperator } from "./decide.js";
-import type { Register } from "./register.js";
+import { onExecution, type Register } from "./register.js";
 
 interface CancelOptions {
   by?: string;
@@ -30,9 +30,7 @@ export function registerCancel(program: Command, register: Register): void {
         "--wait <ms>",
         "how long to wait for a pass in another process to stop (default: the runtime's lockWaitMs)",
       ),
-    (options: CancelOptions, executionId = "") =>
-      (context) =>
-        cancel(context, executionId, options),
+    onExecution(cancel),
   );
 }
 

@@ -17,7 +17,7 @@ import {
 } from "./decision-input.js";
 import { isRefusal, refusal, staleError } from "./decision-refusal.js";
 import { printDecided } from "./decision-report.js";
-import type { Register } from "./register.js";
+import { onExecution, type Register } from "./register.js";
 
 export { printOutcome } from "./decision-report.js";
 
@@ -47,9 +47,7 @@ export function registerDecisions(program: Command, register: Register): void {
       .option("--grant <n>", "with one --seq: also approve up to n further calls of its method as they come")
       .option("--by <name>", BY_HELP)
       .option("--reason <text>", "why, for the audit trail"),
-    (options: ApproveOptions, executionId = "") =>
-      (context) =>
-        approve(context, executionId, options),
+    onExecution(approve),
   );
   register(
     program
@@ -59,9 +57,7 @@ export function registerDecisions(program: Command, register: Register): void {
       .requiredOption("--seq <seq>", SEQ_HELP, collect)
       .requiredOption("--reason <text>", "why: the program's error says it, and the audit trail keeps it")
       .option("--by <name>", BY_HELP),
-    (options: { seq?: string[]; reason?: string; by?: string }, executionId = "") =>
-      (context) =>
-        deny(context, executionId, options),
+    onExecution(deny),
   );
   register(
     program
@@ -75,9 +71,7 @@ export function registerDecisions(program: Command, register: Register): void {
         '{ "decisions": [{ seq, decision, args?, reason?, grant? }], by?, reason? }, or the array',
       )
       .option("--by <name>", `${BY_HELP}; the file's "by" comes first`),
-    (options: { file: string; by?: string }, executionId = "") =>
-      (context) =>
-        decideFromFile(context, executionId, options),
+    onExecution(decideFromFile),
   );
   register(
     program
@@ -87,9 +81,7 @@ export function registerDecisions(program: Command, register: Register): void {
       .option("--seq <seq>", "the call you mean (refused if it is not pending now)")
       .option("--by <name>", BY_HELP)
       .option("--reason <text>", "why, for the audit trail"),
-    (options: RejectOptions, executionId = "") =>
-      (context) =>
-        reject(context, executionId, options),
+    onExecution(reject),
   );
 }
 

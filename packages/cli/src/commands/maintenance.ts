@@ -6,7 +6,7 @@ import { type CommandContext, duration, wholeNumber } from "../command-context.j
 import { EXIT_CODES } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { defaultOperator, printOutcome } from "./decide.js";
-import type { Register } from "./register.js";
+import { onExecution, type Register } from "./register.js";
 
 /** `rollback`, `prune`, `expire` and `recover`: what an operator runs to tidy up and to resume. */
 export function registerMaintenance(program: Command, register: Register): void {
@@ -17,9 +17,7 @@ export function registerMaintenance(program: Command, register: Register): void 
       .argument("<id>", "the execution id")
       .option("--by <name>", "who rolls back, kept on each reverted call (default: your user name)")
       .option("--reason <text>", "why, kept beside it"),
-    (options: { by?: string; reason?: string }, executionId = "") =>
-      (context) =>
-        rollback(context, executionId, options),
+    onExecution(rollback),
   );
   register(
     program

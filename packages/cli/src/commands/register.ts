@@ -1,5 +1,12 @@
 import type { Command } from "commander";
-import { type CommandBody, type ExitState, type GlobalOptions, runCommand } from "../command-context.js";
+import {
+  type CommandBody,
+  type CommandContext,
+  type ExitState,
+  type GlobalOptions,
+  runCommand,
+} from "../command-context.js";
+import type { ExitCode } from "../exit-codes.js";
 
 /**
  * Attaches a body to a commander command: the body is built from the command's options and
@@ -17,4 +24,18 @@ export function createRegister(state: ExitState): Register {
       await runCommand(self.optsWithGlobals<GlobalOptions>(), state, build(options, ...positional));
     });
   };
+}
+
+/**
+ * The body of a command whose one positional argument is an execution id: `run(context, id, options)`.
+ *
+ * @example
+ * register(program.command("show").argument("<id>"), onExecution(show));
+ */
+export function onExecution<O>(
+  run: (context: CommandContext, executionId: string, options: O) => Promise<ExitCode | undefined>,
+): (options: O, executionId?: string) => CommandBody {
+  return (options, executionId = "") =>
+    (context) =>
+      run(context, executionId, options);
 }

@@ -4,7 +4,7 @@ import { unknownExecution } from "../cli-error.js";
 import type { CommandContext } from "../command-context.js";
 import { ago, callList, clockTime, decidedVerb } from "../explain.js";
 import { abbreviate, type Cell, type Output, pretty, visibleOnOneLine, wholeOnOneLine } from "../output/terminal.js";
-import type { Register } from "./register.js";
+import { onExecution, type Register } from "./register.js";
 import { divergenceDetails, divergenceHead } from "./replay-check.js";
 
 /** `show <id>`: an execution and its call log, the audit trail of who decided what. */
@@ -15,9 +15,9 @@ export function registerShow(program: Command, register: Register): void {
       .description("show an execution: status, result, and its call log as a table")
       .argument("<id>", "the execution id")
       .option("-f, --full", "arguments, results and the code in full instead of abbreviated"),
-    (options: { full?: boolean }, executionId = "") =>
-      (context) =>
-        show(context, executionId, options.full === true),
+    onExecution((context, executionId, options: { full?: boolean }) =>
+      show(context, executionId, options.full === true),
+    ),
   );
 }
 

@@ -8,7 +8,7 @@ import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { Progress } from "../output/progress.js";
 import { type Output, visibleOnOneLine, wholeOnOneLine } from "../output/terminal.js";
 import { printOutcome } from "./decide.js";
-import type { Register } from "./register.js";
+import { onExecution, type Register } from "./register.js";
 import { LIMIT_HELP, onlyId, runWindow } from "./run-choice.js";
 
 // Run surgery: `fork` starts a new run from a step of a stored one, `rerun` runs failed runs again.
@@ -40,9 +40,7 @@ export function registerSurgery(program: Command, register: Register): void {
       .argument("<id>", "the execution to fork (it is not changed)")
       .requiredOption("--from <seq>", "the first seq that runs live (0 runs the whole program again)")
       .option("--code-file <file>", "run this code instead of the original's (the recorded prefix must still match)"),
-    (options: ForkOptions, executionId = "") =>
-      (context) =>
-        fork(context, executionId, options),
+    onExecution(fork),
   );
   register(
     program

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOn } from "@codemode/core/adapters";
 import { createApprovalInbox } from "./handler.js";
 import type { ApprovalInboxOptions } from "./inbox-options.js";
 
@@ -43,16 +43,7 @@ export async function startApprovalInbox(options: StartApprovalInboxOptions): Pr
   const token = options.token ?? randomBytes(24).toString("base64url");
   const inbox = createApprovalInbox({ ...options, token });
   const server = createServer(inbox.handler);
-  // Listening as core's MCP HTTP listener does (a duplicate pair kept): a few lines of node:http,
-  // not worth a public helper in core.
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 8787, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOn(server, options.port ?? 8787, host);
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/?token=${encodeURIComponent(token)}`,

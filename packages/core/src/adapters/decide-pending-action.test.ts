@@ -107,31 +107,18 @@ describe("decidePendingAction", () => {
 
 describe("decidePendingAction while the store is down (R-RT-3)", () => {
   it("a rejection that cannot reach the store is STORAGE_ERROR data, not NOT_PAUSED and not a throw", async () => {
-    // A twin of ai-sdk's testing/outage-store.ts, kept here: core's tests import nothing from an adapter package.
+    // A Map behind Keyv whose every method fails while the store is "down".
     const data = new Map<string, unknown>();
     const state = { down: false };
-    const guard = () => {
-      if (state.down) throw new Error("connection refused");
-    };
-    const store = {
-      get: async (key: string) => {
-        guard();
-        return data.get(key);
-      },
-      set: async (key: string, value: unknown) => {
-        guard();
-        data.set(key, value);
-        return true;
-      },
-      delete: async (key: string) => {
-        guard();
-        return data.delete(key);
-      },
-      clear: async () => {
-        guard();
-        data.clear();
-      },
-    };
+    const store = Object.fromEntries(
+      (["get", "set", "delete", "clear"] as const).map((method) => [
+        method,
+        async (...args: unknown[]) => {
+          if (state.down) throw new Error("connection refused");
+          return (data[method] as (...values: unknown[]) => unknown).apply(data, args);
+        },
+      ]),
+    );
     const runtime = runtimeOver({ connectors: [mailConnector()], storage: new Keyv({ store }) as never });
     const paused = await runtime.execute({ code: twoMails });
     const action = pendingOf(paused);

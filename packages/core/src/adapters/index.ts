@@ -2,7 +2,7 @@
 // and yours) share, so each stays thin. Applications rarely need these directly.
 
 export { methodNamesFor } from "../connectors/method-names.js";
-export { errorMessage } from "../error-message.js";
+export { errorMessage, isErrorNamed } from "../error-message.js";
 export { directCallCode, type ModelTool, type ToolCallInput } from "../runtime/operations/index.js";
 export { chatMayDecide, checkChatDecision, signPauseApproval } from "./chat-decision.js";
 export {
@@ -30,6 +30,7 @@ export {
   type PendingDecisions,
   type RejectedOutcome,
 } from "./decide-pending-action.js";
+export { listenOn } from "./listen.js";
 export { type ModelDescriptionOptions, modelDescription } from "./model-description.js";
 export {
   approvalFollowUpText,

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import Keyv from "keyv";
+import { listenOn } from "../adapters/listen.js";
 import { type EventKeyv, eventStoreBounds, KeyvEventStore, type KeyvEventStoreOptions } from "./kv-event-store.js";
 
 export interface HttpListenOptions {
@@ -145,14 +145,7 @@ export async function listenStreamableHttp(
       else response.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port ?? 0, host, () => {
-      http.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = http.address() as AddressInfo;
+  const port = await listenOn(http, options.port ?? 0, host);
   const url = new URL(`http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}${path}`);
   return {
     url,

@@ -1,4 +1,5 @@
 import { methodNamesFor } from "../connectors/method-names.js";
+import { isErrorNamed } from "../error-message.js";
 
 /**
  * Raised when an MCP server's tools cannot become one connector: two tool names that sanitise to
@@ -9,7 +10,7 @@ export class McpConnectorError extends Error {
 
   /** True for an `McpConnectorError` from any copy of this package. */
   static isInstance(error: unknown): error is McpConnectorError {
-    return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "McpConnectorError";
+    return isErrorNamed(error, "McpConnectorError");
   }
 }
 

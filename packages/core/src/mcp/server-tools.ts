@@ -222,6 +222,45 @@ function tool(
   };
 }
 
+const DECIDES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+
+/** The operator tools (`operatorTools`): name, title, description, schemas and annotations of each. */
+const OPERATOR_TOOLS: Array<Parameters<typeof tool>> = [
+  [
+    "pending",
+    "Pending approvals",
+    "Actions of paused programs that wait for a person's approval, newest first, a page at a time.",
+    [schemas.pendingInputSchema, schemas.pendingOutputSchema],
+    READS,
+  ],
+  [
+    "approve",
+    "Approve a pending action",
+    "For operators: runs one pending action of a paused program and resumes it (other pending actions stay pending); answers the new outcome.",
+    [schemas.approveInputSchema, schemas.outcomeSchema],
+    DECIDES,
+  ],
+  [
+    "reject",
+    "Reject a pending action",
+    "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
+    [schemas.rejectInputSchema, schemas.outcomeSchema],
+    { ...DECIDES, destructiveHint: false, openWorldHint: false },
+  ],
+  [
+    "decide",
+    "Decide pending actions",
+    "For operators: approve, deny (the call rejects inside the program, which may go on) or edit (run with other arguments) pending actions of one paused program at once; undecided ones stay pending. Answers the new outcome.",
+    [schemas.decideInputSchema, schemas.outcomeSchema],
+    DECIDES,
+  ],
+];
+
 /** The tools, described afresh on every listing: connectors can change (MCP list_changed). */
 function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[] {
   const tools: Tool[] = [
@@ -253,37 +292,7 @@ function toolList(runtime: CodemodeRuntime, settings: ServerToolSettings): Tool[
   ];
   tools.push(...modelToolDescriptors(runtime));
   if (!settings.operatorTools) return tools;
-  // The operator tools read alike (a duplicate pair kept): each descriptor is its own text.
-  tools.push(
-    tool(
-      "pending",
-      "Pending approvals",
-      "Actions of paused programs that wait for a person's approval, newest first, a page at a time.",
-      [schemas.pendingInputSchema, schemas.pendingOutputSchema],
-      READS,
-    ),
-    tool(
-      "approve",
-      "Approve a pending action",
-      "For operators: runs one pending action of a paused program and resumes it (other pending actions stay pending); answers the new outcome.",
-      [schemas.approveInputSchema, schemas.outcomeSchema],
-      { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    ),
-    tool(
-      "reject",
-      "Reject a pending action",
-      "For operators: the pending action does not run and the program ends rejected; calls before it stay done.",
-      [schemas.rejectInputSchema, schemas.outcomeSchema],
-      { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    ),
-    tool(
-      "decide",
-      "Decide pending actions",
-      "For operators: approve, deny (the call rejects inside the program, which may go on) or edit (run with other arguments) pending actions of one paused program at once; undecided ones stay pending. Answers the new outcome.",
-      [schemas.decideInputSchema, schemas.outcomeSchema],
-      { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-    ),
-  );
+  tools.push(...OPERATOR_TOOLS.map((descriptor) => tool(...descriptor)));
   return tools;
 }
 

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from "yaml";
-import { errorMessage } from "../error-message.js";
+import { errorMessage, isErrorNamed } from "../error-message.js";
 
 /**
  * Raised when an OpenAPI document cannot become a connector: text that is neither JSON nor YAML,
@@ -11,7 +11,7 @@ export class OpenApiDocumentError extends Error {
 
   /** True for an `OpenApiDocumentError` from any copy of this package. */
   static isInstance(error: unknown): error is OpenApiDocumentError {
-    return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "OpenApiDocumentError";
+    return isErrorNamed(error, "OpenApiDocumentError");
   }
 }
 

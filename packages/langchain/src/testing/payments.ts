@@ -46,11 +46,8 @@ export const PAY_SCHEMA = {
   additionalProperties: false,
 };
 
-/** An agent whose model sends `code` once, then says what it saw in the last tool result. */
-export function agentFor(runtime: CodemodeRuntime, code: string) {
-  const model = fakeModel()
-    .respondWithTools([{ name: "codemode", args: { code }, id: "call_1" }])
-    .respond((messages) => new AIMessage(`Seen: ${String(lastToolMessage(messages)?.content)}`));
+/** An agent over `runtime` with the Code Mode tool, its approval middleware and an in-memory checkpointer. */
+export function agentWith<M extends ReturnType<typeof fakeModel>>(runtime: CodemodeRuntime, model: M) {
   const agent = createAgent({
     model,
     tools: [createCodemodeTool(runtime)],
@@ -58,6 +55,26 @@ export function agentFor(runtime: CodemodeRuntime, code: string) {
     checkpointer: new MemorySaver(),
   });
   return { agent, model };
+}
+
+/** An agent whose model sends `code` once, then says what it saw in the last tool result. */
+export function agentFor(runtime: CodemodeRuntime, code: string) {
+  return agentWith(
+    runtime,
+    fakeModel()
+      .respondWithTools([{ name: "codemode", args: { code }, id: "call_1" }])
+      .respond((messages) => new AIMessage(`Seen: ${String(lastToolMessage(messages)?.content)}`)),
+  );
+}
+
+/** A model that pays ann 1 EUR and bob 2 EUR in two Code Mode calls of one turn, then says "done". */
+export function payBothModel() {
+  return fakeModel()
+    .respondWithTools([
+      { name: "codemode", args: { code: `async () => payments.pay({ to: "ann", eur: 1 })` }, id: "call_ann" },
+      { name: "codemode", args: { code: `async () => payments.pay({ to: "bob", eur: 2 })` }, id: "call_bob" },
+    ])
+    .respond(new AIMessage("done"));
 }
 
 export function lastToolMessage(messages: readonly BaseMessage[]): ToolMessage | undefined {

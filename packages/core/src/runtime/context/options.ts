@@ -185,24 +185,13 @@ export function checkOptions(options: CodemodeRuntimeOptions): Settings {
   positive(options.lockWaitMs, "lockWaitMs");
   positive(options.leaseMs, "leaseMs");
   positive(options.approvalPolicyTimeoutMs, "approvalPolicyTimeoutMs");
-  if (
-    options.prewarmIsolates !== undefined &&
-    (!Number.isInteger(options.prewarmIsolates) || options.prewarmIsolates < 0 || options.prewarmIsolates > 64)
-  ) {
-    problems.push("prewarmIsolates must be a whole number from 0 to 64");
-  }
-  if (
-    options.sandboxThreads !== undefined &&
-    (!Number.isInteger(options.sandboxThreads) || options.sandboxThreads < 0 || options.sandboxThreads > 64)
-  ) {
-    problems.push("sandboxThreads must be a whole number from 0 to 64");
-  }
-  if (
-    options.sandboxProcesses !== undefined &&
-    (!Number.isInteger(options.sandboxProcesses) || options.sandboxProcesses < 1 || options.sandboxProcesses > 64)
-  ) {
-    problems.push("sandboxProcesses must be a whole number from 1 to 64");
-  }
+  const wholeFrom = (value: unknown, label: string, least: number) => {
+    if (value !== undefined && (!Number.isInteger(value) || (value as number) < least || (value as number) > 64))
+      problems.push(`${label} must be a whole number from ${least} to 64`);
+  };
+  wholeFrom(options.prewarmIsolates, "prewarmIsolates", 0);
+  wholeFrom(options.sandboxThreads, "sandboxThreads", 0);
+  wholeFrom(options.sandboxProcesses, "sandboxProcesses", 1);
   if (
     options.sandboxHost !== undefined &&
     options.sandboxHost !== "process" &&

@@ -21,22 +21,25 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
     run: () => Promise<T>,
     describeResult: (span: OperationSpan, result: T) => void,
   ) => telemetry.operation(name, idOf(executionId), run, describeResult);
-  // One wrapper per operation, alike in shape (a duplicate pair kept): each names what its span says.
+  /** A new run's span: its attributes, and how it ended. */
+  const newRun = (name: string, attributes: Attributes, run: () => Promise<Outcome>) =>
+    telemetry.operation(name, attributes, run, describe);
+  /** Who decided and why, on a decision's event (the reason only when values are recorded). */
+  const decidedBy = (attributes: Attributes, input: { by?: string; reason?: string }): Attributes => {
+    if (input.by) attributes[A.decidedBy] = input.by;
+    if (recordValues && input.reason) attributes[A.reason] = input.reason;
+    return attributes;
+  };
+  // One wrapper per operation: each names what its span says.
   return {
     ...runtime,
     execute: (input) =>
-      telemetry.operation(
-        "execute",
-        recordValues && typeof input?.code === "string" ? { [A.code]: input.code } : {},
-        () => runtime.execute(input),
-        describe,
+      newRun("execute", recordValues && typeof input?.code === "string" ? { [A.code]: input.code } : {}, () =>
+        runtime.execute(input),
       ),
     callTool: (input) =>
-      telemetry.operation(
-        "callTool",
-        typeof input?.tool === "string" ? { "codemode.tool": input.tool } : {},
-        () => runtime.callTool(input),
-        describe,
+      newRun("callTool", typeof input?.tool === "string" ? { "codemode.tool": input.tool } : {}, () =>
+        runtime.callTool(input),
       ),
     approve: (input) => onExecution("approve", input?.executionId, () => runtime.approve(input), describe),
     decide: (input) =>
@@ -67,10 +70,10 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
         (span, rejected) => {
           span.set(A.rejected, rejected);
           if (!rejected) return;
-          const attributes: Attributes = { [A.executionId]: input.executionId, [A.seq]: input.seq };
-          if (input.by) attributes[A.decidedBy] = input.by;
-          if (recordValues && input.reason) attributes[A.reason] = input.reason;
-          span.event(CODEMODE_EVENTS.reject, attributes);
+          span.event(
+            CODEMODE_EVENTS.reject,
+            decidedBy({ [A.executionId]: input.executionId, [A.seq]: input.seq }, input),
+          );
         },
       ),
     cancel: (input) =>
@@ -81,10 +84,10 @@ export function instrumentRuntime(runtime: CodemodeRuntime, telemetry: Telemetry
         (span, report) => {
           span.set(A.cancelResult, report.result);
           if (report.result !== "cancelled" && report.result !== "requested") return;
-          const attributes: Attributes = { [A.executionId]: report.executionId, [A.cancelResult]: report.result };
-          if (input.by) attributes[A.decidedBy] = input.by;
-          if (recordValues && input.reason) attributes[A.reason] = input.reason;
-          span.event(CODEMODE_EVENTS.cancel, attributes);
+          span.event(
+            CODEMODE_EVENTS.cancel,
+            decidedBy({ [A.executionId]: report.executionId, [A.cancelResult]: report.result }, input),
+          );
         },
       ),
     rollback: (input) => onExecution("rollback", input?.executionId, () => runtime.rollback(input), describeRollback),

@@ -44,8 +44,8 @@ export type PendingHooks =
 export type TransitionWriter = Pick<ExecutionLease, "write" | "fence">;
 
 // The named transitions: each is one status change of an execution, written through the lease
-// the caller holds, and returns the hooks it owes. They read alike on purpose (a duplicate pair
-// by shape): one small function per move names what happened where a change bag would not. A pass ends with `complete`, `fail` or
+// the caller holds, and returns the hooks it owes. They read alike on purpose: one small function
+// per move names what happened where a change bag would not. A pass ends with `complete`, `fail` or
 // `pause`; a person or an operator moves a run with `resume`, `reject`, `rollBack`, `expire` or
 // `runAgain`.
 

@@ -31,13 +31,31 @@ function positionOf(text: string, needle: string): { line: number; column: numbe
 }
 
 describe("code forms (R-SB-2)", () => {
-  // One program and what it returns per test: alike in shape (the duplicate finder pairs some), not repeated logic.
-  it("runs an async arrow function", async () => {
-    expect(await runBody("async () => { const a = 20; return a + 22; }")).toBe(42);
-  });
-
-  it("runs an async arrow with an expression body and a trailing comment", async () => {
-    expect(await runBody("async () => 6 * 7 // the answer")).toBe(42);
+  // [what it shows, a program, what it returns]: each a test of its own.
+  const forms: Array<[string, string, unknown]> = [
+    ["runs an async arrow function", "async () => { const a = 20; return a + 22; }", 42],
+    ["runs an async arrow with an expression body and a trailing comment", "async () => 6 * 7 // the answer", 42],
+    [
+      "takes the last expression of a body of statements as the result",
+      "const items = [1, 2, 3];\nlet total = 0;\nfor (const item of items) total += item;\ntotal * 2",
+      12,
+    ],
+    [
+      "accepts top-level await and an explicit return in a body",
+      "const value = await Promise.resolve(5);\nif (value > 1) return 'big';\n'small'",
+      "big",
+    ],
+    ["returns undefined when the body ends with a declaration", "const a = 1;", undefined],
+    ["keeps a directive prologue a directive", "'use strict';\nconst x = 3;\nx", 3],
+    [
+      "runs a trailing async arrow after helper declarations",
+      "const double = (n) => n * 2;\nfunction inc(n) { return n + 1; }\nasync () => double(inc(20))",
+      42,
+    ],
+    ["runs a lone async function declaration", "async function main() {\n  return 'main ran';\n}", "main ran"],
+  ];
+  it.each(forms)("%s", async (_shows, program, expected) => {
+    expect(await runBody(program)).toBe(expected);
   });
 
   it("runs a plain arrow and a function expression", async () => {
@@ -45,37 +63,9 @@ describe("code forms (R-SB-2)", () => {
     expect(await runBody("(async function () { return 'expression'; })")).toBe("expression");
   });
 
-  it("takes the last expression of a body of statements as the result", async () => {
-    expect(
-      await runBody("const items = [1, 2, 3];\nlet total = 0;\nfor (const item of items) total += item;\ntotal * 2"),
-    ).toBe(12);
-  });
-
-  it("accepts top-level await and an explicit return in a body", async () => {
-    expect(await runBody("const value = await Promise.resolve(5);\nif (value > 1) return 'big';\n'small'")).toBe("big");
-  });
-
   it("takes a lone string literal as the result, as eval would", async () => {
     expect(await runBody("'just text'")).toBe("just text");
     expect(await runBody("'use strict';\n'second'")).toBe("second");
-  });
-
-  it("returns undefined when the body ends with a declaration", async () => {
-    expect(await runBody("const a = 1;")).toBeUndefined();
-  });
-
-  it("keeps a directive prologue a directive", async () => {
-    expect(await runBody("'use strict';\nconst x = 3;\nx")).toBe(3);
-  });
-
-  it("runs a trailing async arrow after helper declarations", async () => {
-    expect(
-      await runBody("const double = (n) => n * 2;\nfunction inc(n) { return n + 1; }\nasync () => double(inc(20))"),
-    ).toBe(42);
-  });
-
-  it("runs a lone async function declaration", async () => {
-    expect(await runBody("async function main() {\n  return 'main ran';\n}")).toBe("main ran");
   });
 
   it("accepts export default of an async function, a function, an arrow and a value", async () => {

@@ -119,7 +119,6 @@ describe("the program cannot leave its function (R-SB-2)", () => {
   });
 
   it("R-SB-2: module-only grammar cannot close the wrapper through an HTML-like comment", async () => {
-    // Alike in shape to a test of isolated-vm-executor-values.test.ts (the duplicate finder pairs them): it tests something else.
     // Parsed as a module this is one template literal; as the script the executor compiles, `<!--`
     // would start a comment and the next line would close the function and forge the result text.
     const outcome = await run('export default 1;\nx = a <!--b[`\n}); (() => "Rnot wire text")(async () => {\n//`];');

@@ -11,7 +11,7 @@ const { run } = hostileCorpus();
 describe("returned values (R-SB-4, R-DV-1)", () => {
   // [test name, program, what the message must contain (undefined: any message)]: each returns a
   // value that cannot be encoded, and the pass fails with NOT_SERIALIZABLE.
-  // Its rows are alike by design (the duplicate finder pairs them): the test is written once, below.
+  // One row per test; the test is written once, below.
   const unencodable: Array<[string, string, string | undefined]> = [
     [
       "R-DV-1: a returned object with a throwing getter is NOT_SERIALIZABLE",
@@ -111,7 +111,7 @@ describe("connector arguments (R-SB-4, R-DV-1)", () => {
 
   // [test name, program, what the invalid request's message must contain]: each sends a value that
   // cannot be encoded, so the sandbox sends an invalid request instead and the host halts the pass.
-  // Its rows are alike by design (the duplicate finder pairs them): the test is written once, below.
+  // One row per test; the test is written once, below.
   const invalid: Array<[string, string, string]> = [
     [
       "R-DV-1: a connector called with a function argument sends an invalid request; the host halts the pass",

@@ -66,7 +66,7 @@ describe("R-SB-2 code forms", () => {
   const QUICKJS_IMPRECISE = /^TypeError: cannot read property/;
 
   // [test name, program, failure code, what the error message must match]
-  // Its rows are alike by design (the duplicate finder pairs them): the test is written once, below.
+  // One row per test; the test is written once, below.
   const positioned: Array<[string, string, string, RegExp]> = [
     [
       "R-SB-2: SYNTAX_ERROR carries the line and column of the error in a multi-line arrow",

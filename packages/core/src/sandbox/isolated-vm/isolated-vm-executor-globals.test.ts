@@ -108,7 +108,6 @@ describe("R-SB-1 globals", () => {
 
 describe("console capture (R-SB-1)", () => {
   it("R-SB-1: console output is captured; warn and error are prefixed", async () => {
-    // Alike in shape to a test of isolated-vm-executor-values.test.ts (the duplicate finder pairs them): it tests something else.
     const outcome = await run(
       "async () => { console.log('plain', 1, { a: [1n] }); console.info('info'); console.debug('debug'); console.warn('careful'); console.error('broken', null); return 1; }",
     );

@@ -117,7 +117,6 @@ describe("R-SB-4 values across the boundary", () => {
   });
 
   it("R-SB-4: a value the program returns crosses whole, in key order", async () => {
-    // Alike in shape to a test of isolated-vm-executor-globals.test.ts (the duplicate finder pairs them): it tests something else.
     const outcome = await run(
       "async () => ({ b: 1, a: { d: [1, 'two', null, true], c: 3n }, bytes: new Uint8Array([9]) })",
     );
@@ -141,7 +140,6 @@ describe("R-SB-4 values across the boundary", () => {
   });
 
   it("R-DV-1: unserializable arguments send an invalid request and the host's halt ends the pass", async () => {
-    // Alike in shape to a test of hostile-corpus-lifetime.test.ts (the duplicate finder pairs them): it tests something else.
     const outcome = await run("async () => { await github.create_issue({ onDone: () => 1 }); return 'went on'; }");
     expectHaltedOnInvalid(outcome, "a function at onDone");
   });

@@ -1,5 +1,5 @@
 import type { Executor } from "../executor.js";
-import { type EngineWatchdog, runEnginePass } from "../pass/pass-lifecycle.js";
+import { EnginePasses } from "../pass/pass-lifecycle.js";
 import { type PassDefaultOptions, passDefaults } from "../sandbox-config.js";
 import { createIsolatePool } from "./isolate-pool.js";
 import { type IsolateReuse, isolateReuseFromEnvironment, isolateReuseSettings } from "./isolate-reuse.js";
@@ -68,26 +68,21 @@ export function createIsolatedVmExecutor(options: IsolatedVmExecutorOptions = {}
     isolateReuseSettings(options.isolateReuse ?? isolateReuseFromEnvironment() ?? true),
     options.prepareContextsAhead ?? true,
   );
-  const engine = isolatedVmEngine(pool);
-  /** The watchdogs of passes running now: `close()` ends them instead of leaving them waiting. */
-  const running = new Set<EngineWatchdog>();
-  let passesRunning = 0;
+  const passes = new EnginePasses(defaults, isolatedVmEngine(pool));
   return {
     async runPass(request) {
-      passesRunning++;
       try {
-        return await runEnginePass(request, defaults, engine, running);
+        return await passes.run(request);
       } finally {
-        passesRunning--;
         // Prepare the next isolate once this pass has answered, not while it runs.
         pool.refillSoon();
       }
     },
     warm: () => pool.warm(),
-    stats: () => ({ passesRunning, isolatesLive: pool.live, passesReused: pool.reused }),
+    stats: () => ({ passesRunning: passes.count, isolatesLive: pool.live, passesReused: pool.reused }),
     retire: () => pool.retire(),
     async close() {
-      for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
+      passes.endAll();
       await pool.close();
     },
   };

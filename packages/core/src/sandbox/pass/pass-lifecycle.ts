@@ -59,6 +59,35 @@ export interface Engine {
 }
 
 /**
+ * The passes an executor runs on one engine: how many run now, and, for the executor's
+ * `close()`, a way to end them all instead of leaving them waiting.
+ */
+export class EnginePasses {
+  private readonly watchdogs = new Set<EngineWatchdog>();
+  /** Passes running now. */
+  count = 0;
+
+  constructor(
+    private readonly defaults: PassDefaults,
+    private readonly engine: Engine,
+  ) {}
+
+  async run(request: PassRequest): Promise<PassResult> {
+    this.count++;
+    try {
+      return await runEnginePass(request, this.defaults, this.engine, this.watchdogs);
+    } finally {
+      this.count--;
+    }
+  }
+
+  /** Ends every pass running now: its watchdog kills its sandbox, and the pass answers at once. */
+  endAll(): void {
+    for (const watchdog of this.watchdogs) watchdog.kill("the executor was closed while the pass ran");
+  }
+}
+
+/**
  * One pass, the same for every engine: read the program (read-program.ts), take a sandbox,
  * set it up, start the program, wait for how it ends (its end text, a halt, a stall of requests
  * waiting for a person, or the watchdog), let started host calls finish (R-RP-7), and turn the

@@ -1,5 +1,5 @@
 import type { Executor } from "../executor.js";
-import { type EngineWatchdog, runEnginePass } from "../pass/pass-lifecycle.js";
+import { EnginePasses } from "../pass/pass-lifecycle.js";
 import { type PassDefaultOptions, passDefaults } from "../sandbox-config.js";
 import { quickJsEngine } from "./quickjs-engine.js";
 import { compiledCode } from "./quickjs-module.js";
@@ -65,28 +65,22 @@ export function createQuickJsExecutor(options: QuickJsExecutorOptions = {}): Qui
   if (!Number.isSafeInteger(modulePasses) || modulePasses < 1)
     throw new TypeError(`modulePasses must be a whole number of at least 1; got ${String(options.modulePasses)}`);
   const pool = createModulePool(modulePasses);
-  const running = new Set<EngineWatchdog>();
-  let passesRunning = 0;
   let runtimesNotFreed = 0;
-  const engine = quickJsEngine(pool, () => {
-    runtimesNotFreed++;
-  });
+  const passes = new EnginePasses(
+    defaults,
+    quickJsEngine(pool, () => {
+      runtimesNotFreed++;
+    }),
+  );
   return {
-    async runPass(request) {
-      passesRunning++;
-      try {
-        return await runEnginePass(request, defaults, engine, running);
-      } finally {
-        passesRunning--;
-      }
-    },
-    stats: () => ({ passesRunning, runtimesNotFreed, ...pool.stats() }),
+    runPass: (request) => passes.run(request),
+    stats: () => ({ passesRunning: passes.count, runtimesNotFreed, ...pool.stats() }),
     retire: () => pool.close(),
     warm: async () => {
       await compiledCode();
     },
     async close() {
-      for (const watchdog of running) watchdog.kill("the executor was closed while the pass ran");
+      passes.endAll();
       pool.close();
     },
   };
