@@ -31,6 +31,18 @@ const ALONE = [
   "test/back-pressure.test.ts",
 ];
 
+/**
+ * The crash stories: real child processes killed and exited at every step of a run, over each
+ * store (`npm run test:slow`, which .ci/run and the README's suite command run after `npm test`).
+ * Each file takes 25–50 s, mostly waiting on children; apart, `npm test` stays within five minutes
+ * on a 2-core machine.
+ */
+const SLOW = [
+  "test/recover-{sqlite,redis,postgres}.test.ts",
+  "test/storage-processes-{sqlite,redis,postgres}.test.ts",
+  "packages/storage/src/postgres/postgres-schema.test.ts",
+];
+
 export default defineConfig({
   resolve: { alias: aliases },
   test: {
@@ -70,8 +82,12 @@ export default defineConfig({
         test: {
           name: "isolated",
           include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...UNIT, ...ALONE, "test/containment/**", "test/chaos/**", "**/node_modules/**"],
+          exclude: [...UNIT, ...ALONE, ...SLOW, "test/containment/**", "test/chaos/**", "**/node_modules/**"],
         },
+      },
+      {
+        extends: true,
+        test: { name: "slow", include: SLOW },
       },
       {
         extends: true,
