@@ -13,6 +13,7 @@ import {
   passTools,
   planCall,
   planStep,
+  routeRequest,
   runInSandbox,
   toRecordedCall,
   withMessage,
@@ -104,30 +105,21 @@ async function checkOne(context: RuntimeContext, target: ExecutionHead | string)
   };
   const onRequest = async (request: SandboxRequest): Promise<HostReply> => {
     if (dry.stop) return { kind: "halt" };
-    if (request.type === "service") {
-      const { seq } = request;
-      if (request.name === "fetch" && seq !== undefined)
-        return answerCall(log, tools, dry, stopWith, {
-          seq,
-          connector: "codemode",
-          method: "fetch",
-          args: request.args,
-        });
-      return answerService(context, request.name, request.args);
-    }
-    if (request.type === "step") {
-      dry.issued.add(request.seq);
-      const recorded = log.get(request.seq);
-      const decision = planStep(request.seq, request.name, recorded && toRecordedCall(recorded));
-      if (decision.type === "diverge") return stopWith({ at: "divergence", divergence: decision.divergence });
-      if (decision.type === "replay") {
+    // The same routing as a pass's: recorded `fetch` calls are compared as calls, whatever the network setting now.
+    return routeRequest(request, true, {
+      call: (call) => answerCall(log, tools, dry, stopWith, call),
+      step: (step) => {
+        dry.issued.add(step.seq);
+        const recorded = log.get(step.seq);
+        const decision = planStep(step.seq, step.name, recorded && toRecordedCall(recorded));
+        if (decision.type === "diverge") return stopWith({ at: "divergence", divergence: decision.divergence });
+        if (decision.type !== "replay") return stopWith({ at: "frontier" });
         dry.replayed += 1;
         return { kind: "value", value: "" };
-      }
-      return stopWith({ at: "frontier" });
-    }
-    if (request.type === "invalid") return { kind: "error", message: request.message };
-    return answerCall(log, tools, dry, stopWith, request);
+      },
+      invalid: (invalid) => ({ kind: "error", message: invalid.message }),
+      service: (name, args) => answerService(context, name, args),
+    });
   };
   const result = await runInSandbox(context, head, {
     code,

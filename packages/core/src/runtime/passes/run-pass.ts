@@ -98,29 +98,17 @@ async function runWatchedPass(
     if (leaseCheck) return leaseCheck.then((halted) => halted ?? (state.stop ? { kind: "halt" } : answer(request)));
     return answer(request);
   };
-  const answer = (request: SandboxRequest): Promise<HostReply> => {
-    switch (request.type) {
-      case "call":
-        return handleCall(state, request);
-      case "step":
-        return handleStep(state, request);
-      case "invalid":
-        // With a size, the sandbox kept a value over the durable limit to itself (R-DV-1).
-        if (request.size !== undefined) return state.failWith(tooLarge(request.message, request.size));
-        return state.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: request.message });
-      case "service":
-        if (request.name === "fetch" && settings.allowNetwork && request.seq !== undefined) {
-          return handleCall(state, {
-            type: "call",
-            seq: request.seq,
-            connector: "codemode",
-            method: "fetch",
-            args: request.args,
-          });
-        }
-        return answerService(context, request.name, request.args);
-    }
-  };
+  const answer = (request: SandboxRequest): Promise<HostReply> =>
+    routeRequest(request, settings.allowNetwork, {
+      call: (call) => handleCall(state, call),
+      step: (step) => handleStep(state, step),
+      // With a size, the sandbox kept a value over the durable limit to itself (R-DV-1).
+      invalid: (invalid) =>
+        invalid.size !== undefined
+          ? state.failWith(tooLarge(invalid.message, invalid.size))
+          : state.halt({ kind: "error", code: "NOT_SERIALIZABLE", message: invalid.message }),
+      service: (name, args) => answerService(context, name, args),
+    });
 
   const result = await runInSandbox(context, head, {
     code: input.code,
@@ -176,6 +164,46 @@ async function runWatchedPass(
         message: "the pass was halted without a reason",
         logs: result.logs,
       };
+  }
+}
+
+type Request<T extends SandboxRequest["type"]> = Extract<SandboxRequest, { type: T }>;
+
+/** What a pass (or a replay check) does with each kind of request its sandbox sends. */
+export interface RequestHandlers {
+  call(request: Request<"call">): Promise<HostReply> | HostReply;
+  step(request: Request<"step">): Promise<HostReply> | HostReply;
+  invalid(request: Request<"invalid">): Promise<HostReply> | HostReply;
+  service(name: string, args: string): Promise<HostReply> | HostReply;
+}
+
+/**
+ * The one dispatcher of a sandbox's requests: each goes to its handler, and the built-in `fetch`
+ * (a service the sandbox numbers like a call) is a call of `codemode.fetch` where the network is
+ * allowed, so it is logged and replayed as any call.
+ */
+export async function routeRequest(
+  request: SandboxRequest,
+  fetchIsCall: boolean,
+  handlers: RequestHandlers,
+): Promise<HostReply> {
+  switch (request.type) {
+    case "call":
+      return handlers.call(request);
+    case "step":
+      return handlers.step(request);
+    case "invalid":
+      return handlers.invalid(request);
+    case "service":
+      if (request.name === "fetch" && fetchIsCall && request.seq !== undefined)
+        return handlers.call({
+          type: "call",
+          seq: request.seq,
+          connector: "codemode",
+          method: "fetch",
+          args: request.args,
+        });
+      return handlers.service(request.name, request.args);
   }
 }
 
