@@ -12,7 +12,7 @@ import { postgresStorage } from "@codemode/storage/postgres";
 import { redisStorage } from "@codemode/storage/redis";
 import { sqliteStorage } from "@codemode/storage/sqlite";
 import { tcpUnreachable } from "@codemode/storage/testing";
-import { beforeAll } from "vitest";
+import { afterEach, beforeAll } from "vitest";
 
 const REDIS_URL = process.env.CODEMODE_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.CODEMODE_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -60,6 +60,18 @@ export function serviceCheck(store: Store): () => boolean {
     if (unavailable) console.warn(`${store.name}: story not run: ${unavailable}`);
     return unavailable !== undefined;
   };
+}
+
+/**
+ * What a test opened (runtimes, storages, anything with `close`), closed after each test, the last
+ * opened first; a close that fails is passed over.
+ */
+export function closedAfterEach(): Array<{ close(): Promise<unknown> }> {
+  const opened: Array<{ close(): Promise<unknown> }> = [];
+  afterEach(async () => {
+    for (const each of opened.splice(0).reverse()) await each.close().catch(() => undefined);
+  });
+  return opened;
 }
 
 export function expectStatus<S extends Outcome["status"]>(

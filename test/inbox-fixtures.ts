@@ -18,6 +18,12 @@ import { tickets } from "./cli-fixtures/tickets.ts";
 
 export const TOKEN = "test-token-0123456789abcdef";
 
+/** Two orders at once: the run pauses with both pending (R-AP-8); a denied one is caught. */
+export const TWO_ORDERS = `async () => {
+  const settled = await Promise.allSettled([shop.order({ sku: "mug", qty: 1 }), shop.order({ sku: "teapot", qty: 2 })]);
+  return settled.map((each) => each.status === "fulfilled" ? each.value.ordered : each.reason.name);
+}`;
+
 /** The anti-forgery value of a page's forms. */
 export const formToken = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
 

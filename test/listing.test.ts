@@ -95,7 +95,9 @@ describe("R-RT-4 listings", () => {
     await expect(runtime.pending({ cursor: Buffer.from("[1]").toString("base64url") })).rejects.toThrow(TypeError);
     await runtime.close();
   });
+});
 
+describe("R-RT-4 listings under concurrent and half-finished changes", () => {
   it("no lock and no key is shared by every execution: 64 executions, 16 at a time", async () => {
     const inner = createInProcessLock();
     const acquired = new Map<string, number>();

@@ -185,7 +185,9 @@ describe("R-CN-OA openApiConnector against a real HTTP API", () => {
       headers: { authorization: "Bearer secret-token", "x-team": "blue" },
     });
   });
+});
 
+describe("R-CN-OA openApiConnector's document: schemas, generated types and creation errors", () => {
   it("R-CN-OA a result that breaks the document's schema is an error the program catches", async () => {
     const { runtime } = tasksRuntime();
     const outcome = await runtime.execute({

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { createCodemodeRuntime, defineConnector } from "@codemode/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { expectStatus, STORES, serviceCheck } from "./four-stores-fixtures.ts";
+import { closedAfterEach, expectStatus, STORES, type Store, serviceCheck } from "./four-stores-fixtures.ts";
 
 /** The shop as it was when the runs paused, and as it is after a change; `calls` counts every real call. */
 function shopConnector(version: "before" | "renamed-field" | "renamed-method", calls: string[]) {
@@ -42,24 +42,29 @@ const PAUSING_CODE = `async () => {
   return shop.create_order({ sku: mug.sku, quantity: 2 });
 }`;
 
+/**
+ * Within a store's describe: what a test opened (`opened`), closed after it, and `runtimes` over
+ * one store per test.
+ */
+function useStoreRuntimes(store: Store) {
+  const opened = closedAfterEach();
+  /** One store, and runtimes over it as an application before and after a deploy would be. */
+  function runtimes() {
+    const storage = store.open(`codemode-replay-check-${randomUUID().slice(0, 8)}`);
+    opened.push(storage);
+    return (version: "before" | "renamed-field" | "renamed-method", calls: string[], deterministic = true) => {
+      const runtime = createCodemodeRuntime({ connectors: [shopConnector(version, calls)], storage, deterministic });
+      opened.unshift(runtime);
+      return runtime;
+    };
+  }
+  return { opened, runtimes };
+}
+
 for (const store of STORES) {
   describe(`runtime.replayCheck on ${store.name}`, () => {
     const cannotRun = serviceCheck(store);
-    const opened: Array<{ close(): Promise<unknown> }> = [];
-    afterEach(async () => {
-      for (const each of opened.splice(0).reverse()) await each.close().catch(() => undefined);
-    });
-
-    /** One store, and runtimes over it as an application before and after a deploy would be. */
-    function runtimes() {
-      const storage = store.open(`codemode-replay-check-${randomUUID().slice(0, 8)}`);
-      opened.push(storage);
-      return (version: "before" | "renamed-field" | "renamed-method", calls: string[], deterministic = true) => {
-        const runtime = createCodemodeRuntime({ connectors: [shopConnector(version, calls)], storage, deterministic });
-        opened.unshift(runtime);
-        return runtime;
-      };
-    }
+    const { runtimes } = useStoreRuntimes(store);
 
     it("R-RP-2: after a schema change, names each affected paused run with the schema's refusal; no tool is called and the store is unchanged", async () => {
       if (cannotRun()) return;
@@ -177,6 +182,11 @@ for (const store of STORES) {
       });
       expect((await runtime.execution(paused.executionId))?.divergence).toEqual(approved.divergence);
     });
+  });
+
+  describe(`runtime.fork on ${store.name}`, () => {
+    const cannotRun = serviceCheck(store);
+    const { opened, runtimes } = useStoreRuntimes(store);
 
     it("runtime.fork: a fork from seq 3 of a completed run replays seqs 0-2 and runs seq 3 on live; the original is untouched", async () => {
       if (cannotRun()) return;

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type ExecutionState } from "@codemode/core";
-import { afterEach, describe, expect, it } from "vitest";
-import { expectStatus, STORES, serviceCheck } from "./four-stores-fixtures.ts";
+import { describe, expect, it } from "vitest";
+import { closedAfterEach, expectStatus, STORES, serviceCheck } from "./four-stores-fixtures.ts";
 import { type Outage, withOutage } from "./outage-fixtures.ts";
 
 /** Three writes to a ledger. */
@@ -18,13 +18,22 @@ const PROGRAM = `async () => {
   return out;
 }`;
 
+/** A run of PROGRAM that the outage fails while its second call's result is stored. */
+async function failedByOutage(runtime: CodemodeRuntime, outage: Outage): Promise<string> {
+  outage.armAt = 1;
+  const outcome = await runtime.execute({ code: PROGRAM });
+  expect([outage.armAt, outage.refuseWrites]).toEqual([undefined, 0]);
+  expectStatus(outcome, "error");
+  expect(outcome.code).toBe("STORAGE_ERROR");
+  const state = await runtime.execution(outcome.executionId);
+  expect(state).toMatchObject({ status: "error", errorCode: "STORAGE_ERROR" });
+  return outcome.executionId;
+}
+
 for (const store of STORES) {
   describe(`runtime.rerun on ${store.name}`, () => {
     const cannotRun = serviceCheck(store);
-    const opened: Array<{ close(): Promise<unknown> }> = [];
-    afterEach(async () => {
-      for (const each of opened.splice(0).reverse()) await each.close().catch(() => undefined);
-    });
+    const opened = closedAfterEach();
 
     /** A runtime over a store with an outage switch; `calls` has every tool call's n and idempotency key. */
     function ledgerRuntime(options: { failOnce?: Set<number> } = {}) {
@@ -52,18 +61,6 @@ for (const store of STORES) {
       const runtime = createCodemodeRuntime({ connectors: [ledger], storage, logger: { warn() {} } });
       opened.unshift(runtime);
       return { runtime, outage, calls };
-    }
-
-    /** A run of PROGRAM that the outage fails while its second call's result is stored. */
-    async function failedByOutage(runtime: CodemodeRuntime, outage: Outage): Promise<string> {
-      outage.armAt = 1;
-      const outcome = await runtime.execute({ code: PROGRAM });
-      expect([outage.armAt, outage.refuseWrites]).toEqual([undefined, 0]);
-      expectStatus(outcome, "error");
-      expect(outcome.code).toBe("STORAGE_ERROR");
-      const state = await runtime.execution(outcome.executionId);
-      expect(state).toMatchObject({ status: "error", errorCode: "STORAGE_ERROR" });
-      return outcome.executionId;
     }
 
     it("a bulk rerun after a simulated outage brings every failed run to its end; a dry run first changes nothing", async () => {

@@ -185,6 +185,9 @@ describe("examples/web-chat in Chromium", () => {
       await imitation.close();
     }
   }, 120_000);
+});
+
+describe("examples/web-chat in Chromium: hardening", () => {
   it("hardening (finding 9): the operator API needs the operator's token, answers loopback Host names only (DNS rebinding in Chromium), and takes JSON only", async () => {
     await startServer({}, "web-chat-operator.sqlite");
     const rebinding = await chromium.launch({

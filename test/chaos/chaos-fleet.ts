@@ -19,9 +19,10 @@ import {
   openStorage,
   queueConnection,
 } from "../fleet-processes/shared.ts";
+import type { StoreServer } from "./managed-server.ts";
 import { type PendingApprover, startPendingApprover } from "./pending-approver.ts";
-import { type StoreServer, within } from "./servers.ts";
 import { Submitter } from "./submitter.ts";
+import { within } from "./timing.ts";
 import { WorkerFleet } from "./worker-fleet.ts";
 
 /** Leases of 2 s: a freeze of 6 s outlives them, and a store down 0–2 s sometimes does. */

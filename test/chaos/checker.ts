@@ -11,8 +11,8 @@ import { readFileLedger } from "../fleet-processes/file-ledger.ts";
 import type { ChaosFleet, RunWatcher } from "./chaos-fleet.ts";
 import type { ApproverFigures } from "./pending-approver.ts";
 import type { Restart } from "./restart-loop.ts";
-import { sleep } from "./servers.ts";
 import type { Submitter } from "./submitter.ts";
+import { sleep } from "./timing.ts";
 
 export const ACCEPTANCE = {
   completed: "every run ends completed (none left running, paused unseen or unlisted)",
@@ -56,6 +56,22 @@ export interface CheckReport {
 const CALLS = [0, 1, 2, 3, 4];
 const GATED_SEQ = 2;
 
+/** What the checks read once, when the fleet is done: the states, the listings, and how to describe a run. */
+interface Readings {
+  handedOut: string[];
+  accepted: Set<string>;
+  /** What each submit answered. */
+  answerOf: Map<string | undefined, string>;
+  states: Map<string, ExecutionState | null>;
+  listed: Array<{ id: string; status: ExecutionStatus }>;
+  /** `executionId:seq` of every action runtime.pending() lists. */
+  pendingListed: Set<string>;
+  pausedRows: Set<string>;
+  runningRows: Set<string>;
+  /** A run in full (state, log, listing, jobs), for the first 60 described; after that, its state alone. */
+  describe(id: string): Promise<string>;
+}
+
 export async function checkRuns(
   fleet: ChaosFleet,
   submitter: Submitter,
@@ -63,7 +79,6 @@ export async function checkRuns(
   watcher: RunWatcher,
   restarts: Restart[] = [],
 ): Promise<CheckReport> {
-  const { runtime, queue } = fleet;
   const problems: Record<AcceptanceLine, string[]> = {
     completed: [],
     effects: [],
@@ -73,6 +88,46 @@ export async function checkRuns(
     orphans: [],
     faults: [],
   };
+  const readings = await readRuns(fleet, submitter);
+  const { handedOut, accepted, states } = readings;
+  const unfinished = await checkCompleted(readings, problems);
+  const recorded: Recorded = await readFileLedger(fleet.config.ledgerDir as string);
+  checkEffects(states, recorded, problems);
+  const attemptsByKey = checkApprovals(readings, recorded, approver, problems);
+  for (const death of fleet.workers.deaths)
+    problems.deaths.push(
+      `${death.workerId} exited on its own (code ${death.code}, signal ${death.signal}) ${((death.at - death.startedAt) / 1000).toFixed(1)} s after it started, ${death.wasReady ? "after" : "before"} it was ready; started ${storeAt(restarts, death.startedAt)}, died ${storeAt(restarts, death.at)}; last stderr: ${death.stderr.join(" | ")}`,
+    );
+  const orphans = await checkOrphans(readings, problems);
+  const { attemptFailures, faulted, faultedCompleted } = await checkFaults(fleet, watcher, readings, problems);
+
+  const counts = await fleet.queue.bullmq.getJobCounts("waiting", "active", "delayed", "prioritized", "failed");
+  const jobsLeft = Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
+  const perKey = [...attemptsByKey.values()].map((attempts) => attempts.length);
+  return {
+    problems,
+    facts: {
+      handedOut: handedOut.length,
+      accepted: accepted.size,
+      completed: [...states.values()].filter((state) => state?.status === "completed").length,
+      absent: [...states.values()].filter((state) => state === null).length,
+      unfinished,
+      orphans,
+      faulted: faulted.size,
+      faultedCompleted,
+      attemptFailures,
+      jobsLeft,
+      attempts: recorded.attempts.length,
+      effects: recorded.effects.size,
+      effectTimes: [...recorded.effects.values()].map((effect) => effect.at).sort((a, b) => a - b),
+      repeatedCalls: perKey.filter((count) => count > 1).length,
+    },
+  };
+}
+
+/** Reads every id handed out, then the listings (pending() first), once the fleet is done. */
+async function readRuns(fleet: ChaosFleet, submitter: Submitter): Promise<Readings> {
+  const { runtime } = fleet;
   const handedOut = submitter.handedOut;
   const accepted = new Set(submitter.accepted);
   const answerOf = new Map(
@@ -112,8 +167,18 @@ export async function checkRuns(
     descriptions.set(id, description);
     return description;
   };
+  return { handedOut, accepted, answerOf, states, listed, pendingListed, pausedRows, runningRows, describe };
+}
 
-  // Every accepted run completed and is listed so; nothing is left listed running or paused.
+/**
+ * Every accepted run completed and is listed so; nothing is left listed running or paused.
+ * Returns how many of the ids handed out did not complete, by final status.
+ */
+async function checkCompleted(
+  readings: Readings,
+  problems: Record<AcceptanceLine, string[]>,
+): Promise<Record<string, number>> {
+  const { handedOut, accepted, states, listed, describe } = readings;
   const listedStatus = new Map(listed.map((summary) => [summary.id, summary.status]));
   const unfinished: Record<string, number> = {};
   for (const id of handedOut) {
@@ -131,9 +196,15 @@ export async function checkRuns(
   for (const summary of stillOpen)
     if (!states.has(summary.id))
       problems.completed.push(`${summary.id} (never handed out) is listed ${summary.status}`);
+  return unfinished;
+}
 
-  // Each effect once per key: every call of every completed run applied, nothing else.
-  const recorded: Recorded = await readFileLedger(fleet.config.ledgerDir as string);
+/** Each effect once per key: every call of every completed run applied, nothing else. */
+function checkEffects(
+  states: Map<string, ExecutionState | null>,
+  recorded: Recorded,
+  problems: Record<AcceptanceLine, string[]>,
+): void {
   const expected = new Set<string>();
   for (const [id, state] of states)
     if (state?.status === "completed") for (const seq of CALLS) expected.add(`${id}:${seq}`);
@@ -149,8 +220,19 @@ export async function checkRuns(
     const log = state.log.map((entry) => `${entry.seq}:${entry.state}`).join(" ");
     if (log !== CALLS.map((seq) => `${seq}:applied`).join(" ")) problems.effects.push(`${id}: log [${log}]`);
   }
+}
 
-  // Every approval applied once, by the approver, after the ledger recorded it; found through pending().
+/**
+ * Every approval applied once, by the approver, after the ledger recorded it; found through
+ * pending(). Returns the ledger's attempts by key.
+ */
+function checkApprovals(
+  readings: Readings,
+  recorded: Recorded,
+  approver: ApproverFigures,
+  problems: Record<AcceptanceLine, string[]>,
+): Map<string, Recorded["attempts"]> {
+  const { states, pendingListed, pausedRows, runningRows } = readings;
   const attemptsByKey = new Map<string, Recorded["attempts"]>();
   for (const attempt of recorded.attempts)
     attemptsByKey.set(attempt.key, [...(attemptsByKey.get(attempt.key) ?? []), attempt]);
@@ -181,13 +263,12 @@ export async function checkRuns(
   }
   for (const key of approver.notPaused)
     problems.approvals.push(`${key}: listed by pending() but queue.approve answered NOT_PAUSED`);
+  return attemptsByKey;
+}
 
-  for (const death of fleet.workers.deaths)
-    problems.deaths.push(
-      `${death.workerId} exited on its own (code ${death.code}, signal ${death.signal}) ${((death.at - death.startedAt) / 1000).toFixed(1)} s after it started, ${death.wasReady ? "after" : "before"} it was ready; started ${storeAt(restarts, death.startedAt)}, died ${storeAt(restarts, death.at)}; last stderr: ${death.stderr.join(" | ")}`,
-    );
-
-  // Orphans: an id handed out, present in the store, and not completed.
+/** Orphans: an id handed out, present in the store, and not completed. Returns how many. */
+async function checkOrphans(readings: Readings, problems: Record<AcceptanceLine, string[]>): Promise<number> {
+  const { handedOut, states, describe } = readings;
   let orphans = 0;
   for (const id of handedOut) {
     const state = states.get(id) ?? null;
@@ -195,8 +276,17 @@ export async function checkRuns(
     orphans++;
     problems.orphans.push(await describe(id));
   }
+  return orphans;
+}
 
-  // Runs that met a store fault completed on their own (nothing here calls requeue, recover or rerun).
+/** Runs that met a store fault completed on their own (nothing here calls requeue, recover or rerun). */
+async function checkFaults(
+  fleet: ChaosFleet,
+  watcher: RunWatcher,
+  readings: Readings,
+  problems: Record<AcceptanceLine, string[]>,
+): Promise<{ attemptFailures: Record<string, number>; faulted: Set<string>; faultedCompleted: number }> {
+  const { handedOut, answerOf, states, describe } = readings;
   const attemptFailures: Record<string, number> = {};
   const faulted = new Set<string>(watcher.sawError.keys());
   for (const failure of fleet.workers.messages("attempt-failed")) {
@@ -215,29 +305,7 @@ export async function checkRuns(
         `${await describe(id)}${watcher.sawError.has(id) ? `; seen error/${watcher.sawError.get(id)}` : ""}`,
       );
   }
-
-  const counts = await queue.bullmq.getJobCounts("waiting", "active", "delayed", "prioritized", "failed");
-  const jobsLeft = Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
-  const perKey = [...attemptsByKey.values()].map((attempts) => attempts.length);
-  return {
-    problems,
-    facts: {
-      handedOut: handedOut.length,
-      accepted: accepted.size,
-      completed: [...states.values()].filter((state) => state?.status === "completed").length,
-      absent: [...states.values()].filter((state) => state === null).length,
-      unfinished,
-      orphans,
-      faulted: faulted.size,
-      faultedCompleted,
-      attemptFailures,
-      jobsLeft,
-      attempts: recorded.attempts.length,
-      effects: recorded.effects.size,
-      effectTimes: [...recorded.effects.values()].map((effect) => effect.at).sort((a, b) => a - b),
-      repeatedCalls: perKey.filter((count) => count > 1).length,
-    },
-  };
+  return { attemptFailures, faulted, faultedCompleted };
 }
 
 /** Where the store stood at `time`: down (in which restart), or up since when. */

@@ -3,7 +3,8 @@
  * A server that cannot be started fails the block in CI; elsewhere its tests say why and pass.
  */
 import { afterAll, beforeAll } from "vitest";
-import { type StoreServer, serverUnavailable, startStoreServer } from "./servers.ts";
+import type { StoreServer } from "./managed-server.ts";
+import { serverUnavailable, startStoreServer } from "./servers.ts";
 
 export interface OwnServer {
   server?: StoreServer;

@@ -12,7 +12,7 @@
 import type { CodemodeQueue } from "@codemode/bullmq";
 import type { CodemodeRuntime, PendingAction } from "@codemode/core";
 import type { Ledger } from "../fleet-processes/shared.ts";
-import { within } from "./servers.ts";
+import { within } from "./timing.ts";
 
 /** An approve or a listing that has not answered by then is left (and counted as NO_ANSWER). */
 const ANSWER_MS = 30_000;

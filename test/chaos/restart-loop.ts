@@ -2,7 +2,8 @@
  * Restarts the store while the fleet runs: up for 5–10 s, then stopped — by kill (SIGKILL) and
  * cleanly (shutdown / `pg_ctl stop -m fast`) in turn — and started again after 0–2 s.
  */
-import { type StopMode, type StoreServer, sleep } from "./servers.ts";
+import type { StopMode, StoreServer } from "./managed-server.ts";
+import { sleep } from "./timing.ts";
 
 export interface Restart {
   mode: StopMode;

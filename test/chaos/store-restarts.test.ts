@@ -18,7 +18,7 @@ import { checkRuns, expectAcceptance } from "./checker.ts";
 import { details, TABLE_HEADER, tableRow } from "./figures.ts";
 import { ownServer, STORES } from "./own-server.ts";
 import { backToWork, type RestartLoop, startRestartLoop } from "./restart-loop.ts";
-import { sleep } from "./servers.ts";
+import { sleep } from "./timing.ts";
 
 const RUNS = Number(process.env.CODEMODE_CHAOS_RUNS ?? 1_000);
 const SUBMIT_EVERY_MS = Number(process.env.CODEMODE_CHAOS_SUBMIT_EVERY_MS ?? 65);

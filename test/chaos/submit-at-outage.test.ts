@@ -13,7 +13,7 @@ import { openChaosRun } from "./chaos-fleet.ts";
 import { checkRuns, expectAcceptance } from "./checker.ts";
 import { ownServer, STORES } from "./own-server.ts";
 import { type Restart, seconds } from "./restart-loop.ts";
-import { sleep, within } from "./servers.ts";
+import { sleep, within } from "./timing.ts";
 
 const OUTAGES = Number(process.env.CODEMODE_CHAOS_OUTAGES ?? 20);
 const SUBMIT_LOOPS = 3;

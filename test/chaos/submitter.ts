@@ -5,7 +5,7 @@
  */
 import type { CodemodeQueue } from "@codemode/bullmq";
 import { PROGRAM } from "../fleet-processes/shared.ts";
-import { sleep } from "./servers.ts";
+import { sleep } from "./timing.ts";
 
 export interface SubmitAnswer {
   executionId: string | undefined;

@@ -10,7 +10,7 @@ import { type CodemodeQueue, createCodemodeQueue } from "@codemode/bullmq";
 import type { CodemodeRuntime, LogEntry } from "@codemode/core";
 import type { CodemodeStorage } from "@codemode/storage";
 import { expect } from "vitest";
-import type { BackendCase } from "./backends.ts";
+import type { BackendCase, Recorded } from "./backends.ts";
 import { type Child, spawn } from "./children.ts";
 import {
   type FleetConfig,
@@ -69,30 +69,8 @@ export async function fleetUnderFire(backend: BackendCase): Promise<void> {
     for (let slot = 0; slot < 3; slot++) workers.push(spawn("worker", { ...config, workerId: `w${slot}.0` }));
     await Promise.all(workers.map((worker) => worker.message("ready")));
 
-    // Every ~2 s, round robin over the slots: kill a worker and start a new one in its place,
-    // or freeze one for three leases and wake it. A frozen worker keeps its slot; it is never
-    // killed while frozen (a slot's turn comes again only after the thaw).
-    let rounds = 0;
-    let kills = 0;
-    let freezes = 0;
-    chaos = setInterval(() => {
-      const slot = rounds % workers.length;
-      const victim = workers[slot] as Child;
-      if (Math.floor(rounds / workers.length) % 2 === 0) {
-        kills++;
-        victim.process.kill("SIGKILL");
-        workers[slot] = spawn("worker", { ...config, workerId: `w${slot}.${rounds + 1}` });
-      } else {
-        freezes++;
-        victim.process.kill("SIGSTOP");
-        const thaw = setTimeout(() => {
-          thaws.delete(thaw);
-          victim.process.kill("SIGCONT");
-        }, FREEZE_MS);
-        thaws.add(thaw);
-      }
-      rounds++;
-    }, KILL_EVERY_MS);
+    const fire = startChaos(workers, config, thaws);
+    chaos = fire.timer;
 
     const ids: string[] = [];
     for (let index = 0; index < EXECUTIONS; index++) {
@@ -103,41 +81,14 @@ export async function fleetUnderFire(backend: BackendCase): Promise<void> {
     }
 
     // Every run completes (the approver approves each pause; killed passes resume elsewhere).
-    const outcomes = new Map<string, Awaited<ReturnType<CodemodeRuntime["outcome"]>>>();
-    while (outcomes.size < ids.length && Date.now() - started < DEADLINE_MS) {
-      for (const id of ids) {
-        if (outcomes.has(id)) continue;
-        const outcome = await runtime.outcome(id);
-        if (outcome?.status === "completed") outcomes.set(id, outcome);
-      }
-      if (outcomes.size < ids.length) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const outcomes = await completedOutcomes(runtime, ids, started);
     clearInterval(chaos);
     for (const thaw of thaws) clearTimeout(thaw);
     for (const child of workers)
       if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGCONT");
     const unfinished = ids.filter((id) => !outcomes.has(id));
     // Where a run stuck: its record and the jobs of its id, with the processes' last words.
-    const whereStuck = await Promise.all(
-      unfinished.map(async (id) => {
-        const record = await runtime.execution(id);
-        const jobs = await queue.bullmq.getJobs([
-          "waiting",
-          "active",
-          "delayed",
-          "failed",
-          "completed",
-          "prioritized",
-          "waiting-children",
-        ]);
-        const own = await Promise.all(
-          jobs
-            .filter((job) => job.id?.includes(id))
-            .map(async (job) => `${job.id}:${await job.getState()}:${job.attemptsMade}:${job.failedReason ?? ""}`),
-        );
-        return `${id} ${record?.status} [${(record?.log ?? []).map((entry) => `${entry.seq}:${entry.state}`).join(" ")}] jobs ${own.join(", ") || "none"}`;
-      }),
-    );
+    const whereStuck = await Promise.all(unfinished.map((id) => describeStuck(runtime, queue, id)));
     const lastWords = [...workers, approver].flatMap((child) => child.stderr.slice(-3)).join(" | ");
     expect(
       unfinished,
@@ -152,45 +103,14 @@ export async function fleetUnderFire(backend: BackendCase): Promise<void> {
     // Nothing is left running or paused.
     expect((await runtime.executions({ status: ["running", "paused"] })).items).toEqual([]);
     const expectedKeys = ids.flatMap((id) => [0, 1, 2, 3, 4].map((seq) => `${id}:${seq}`));
-    for (const id of ids) {
-      const outcome = outcomes.get(id);
-      expect(outcome).toMatchObject({ status: "completed", result: [0, 1, 2, 3, 4].map((seq) => `${id}:${seq}`) });
-      // The gated call carries the approver's decision on the log.
-      const gated = (outcome?.calls ?? []).find((call: LogEntry) => call.seq === 2);
-      expect(gated).toMatchObject({
-        method: "pay",
-        state: "applied",
-        decision: { approved: true, by: "approver" },
-      });
-      // A woken worker overwrote nothing: the stored log is the five calls, every one applied.
-      const stored = await runtime.execution(id);
-      expect(stored?.log.map((entry) => `${entry.seq}:${entry.state}`)).toEqual([
-        "0:applied",
-        "1:applied",
-        "2:applied",
-        "3:applied",
-        "4:applied",
-      ]);
-    }
+    await expectRunsApplied(runtime, ids, outcomes);
 
     const recorded = await backend.read(space);
-    // Each effect happened exactly once per idempotency key, for every call of every run.
-    expect([...recorded.effects.keys()].sort()).toEqual([...expectedKeys].sort());
-    const attemptsPerKey = new Map<string, number>();
-    for (const attempt of recorded.attempts)
-      attemptsPerKey.set(attempt.key, (attemptsPerKey.get(attempt.key) ?? 0) + 1);
-    expect([...attemptsPerKey.keys()].sort()).toEqual([...expectedKeys].sort());
-    // No approved call ran without its approval: every attempt of a gated call came after the approver recorded it.
-    const gatedAttempts = recorded.attempts.filter((attempt) => attempt.gated);
-    expect(gatedAttempts.length).toBeGreaterThanOrEqual(EXECUTIONS);
-    for (const attempt of gatedAttempts) {
-      const approvedAt = recorded.approvals.get(attempt.key);
-      expect(approvedAt, `${attempt.key} ran without an approval`).toBeDefined();
-      expect(attempt.at).toBeGreaterThanOrEqual(approvedAt as number);
-    }
+    const attemptsPerKey = expectEffectsOnce(recorded, expectedKeys);
     // Every pause reached the approver as an event; the kills hit passes that then resumed elsewhere.
     expect(missed).toBe(0);
     expect(approvals).toBeGreaterThanOrEqual(EXECUTIONS);
+    const { kills, freezes } = fire.counts;
     expect(kills).toBeGreaterThanOrEqual(3);
     expect(freezes).toBeGreaterThanOrEqual(3);
     expect(stalled).toBeGreaterThan(0);
@@ -212,4 +132,117 @@ export async function fleetUnderFire(backend: BackendCase): Promise<void> {
     await ledger.close();
     await backend.cleanup(space);
   }
+}
+
+/**
+ * Every ~2 s, round robin over the slots: kill a worker and start a new one in its place,
+ * or freeze one for three leases and wake it. A frozen worker keeps its slot; it is never
+ * killed while frozen (a slot's turn comes again only after the thaw). `counts` grows as it goes.
+ */
+function startChaos(
+  workers: Child[],
+  config: FleetConfig,
+  thaws: Set<NodeJS.Timeout>,
+): { timer: NodeJS.Timeout; counts: { kills: number; freezes: number } } {
+  let rounds = 0;
+  const counts = { kills: 0, freezes: 0 };
+  const timer = setInterval(() => {
+    const slot = rounds % workers.length;
+    const victim = workers[slot] as Child;
+    if (Math.floor(rounds / workers.length) % 2 === 0) {
+      counts.kills++;
+      victim.process.kill("SIGKILL");
+      workers[slot] = spawn("worker", { ...config, workerId: `w${slot}.${rounds + 1}` });
+    } else {
+      counts.freezes++;
+      victim.process.kill("SIGSTOP");
+      const thaw = setTimeout(() => {
+        thaws.delete(thaw);
+        victim.process.kill("SIGCONT");
+      }, FREEZE_MS);
+      thaws.add(thaw);
+    }
+    rounds++;
+  }, KILL_EVERY_MS);
+  return { timer, counts };
+}
+
+type Outcomes = Map<string, Awaited<ReturnType<CodemodeRuntime["outcome"]>>>;
+
+/** The outcome of every run of `ids` that completed, read until all have or the deadline passed. */
+async function completedOutcomes(runtime: CodemodeRuntime, ids: string[], started: number): Promise<Outcomes> {
+  const outcomes: Outcomes = new Map();
+  while (outcomes.size < ids.length && Date.now() - started < DEADLINE_MS) {
+    for (const id of ids) {
+      if (outcomes.has(id)) continue;
+      const outcome = await runtime.outcome(id);
+      if (outcome?.status === "completed") outcomes.set(id, outcome);
+    }
+    if (outcomes.size < ids.length) await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return outcomes;
+}
+
+/** Where a run stuck: its record and the jobs of its id. */
+async function describeStuck(runtime: CodemodeRuntime, queue: CodemodeQueue, id: string): Promise<string> {
+  const record = await runtime.execution(id);
+  const jobs = await queue.bullmq.getJobs([
+    "waiting",
+    "active",
+    "delayed",
+    "failed",
+    "completed",
+    "prioritized",
+    "waiting-children",
+  ]);
+  const own = await Promise.all(
+    jobs
+      .filter((job) => job.id?.includes(id))
+      .map(async (job) => `${job.id}:${await job.getState()}:${job.attemptsMade}:${job.failedReason ?? ""}`),
+  );
+  return `${id} ${record?.status} [${(record?.log ?? []).map((entry) => `${entry.seq}:${entry.state}`).join(" ")}] jobs ${own.join(", ") || "none"}`;
+}
+
+/** Every run completed with its five results, its gated call approved by the approver, its stored log all applied. */
+async function expectRunsApplied(runtime: CodemodeRuntime, ids: string[], outcomes: Outcomes): Promise<void> {
+  for (const id of ids) {
+    const outcome = outcomes.get(id);
+    expect(outcome).toMatchObject({ status: "completed", result: [0, 1, 2, 3, 4].map((seq) => `${id}:${seq}`) });
+    // The gated call carries the approver's decision on the log.
+    const gated = (outcome?.calls ?? []).find((call: LogEntry) => call.seq === 2);
+    expect(gated).toMatchObject({
+      method: "pay",
+      state: "applied",
+      decision: { approved: true, by: "approver" },
+    });
+    // A woken worker overwrote nothing: the stored log is the five calls, every one applied.
+    const stored = await runtime.execution(id);
+    expect(stored?.log.map((entry) => `${entry.seq}:${entry.state}`)).toEqual([
+      "0:applied",
+      "1:applied",
+      "2:applied",
+      "3:applied",
+      "4:applied",
+    ]);
+  }
+}
+
+/**
+ * Each effect happened exactly once per idempotency key, for every call of every run, and no
+ * approved call ran without its approval. Returns the attempts per key.
+ */
+function expectEffectsOnce(recorded: Recorded, expectedKeys: string[]): Map<string, number> {
+  expect([...recorded.effects.keys()].sort()).toEqual([...expectedKeys].sort());
+  const attemptsPerKey = new Map<string, number>();
+  for (const attempt of recorded.attempts) attemptsPerKey.set(attempt.key, (attemptsPerKey.get(attempt.key) ?? 0) + 1);
+  expect([...attemptsPerKey.keys()].sort()).toEqual([...expectedKeys].sort());
+  // No approved call ran without its approval: every attempt of a gated call came after the approver recorded it.
+  const gatedAttempts = recorded.attempts.filter((attempt) => attempt.gated);
+  expect(gatedAttempts.length).toBeGreaterThanOrEqual(EXECUTIONS);
+  for (const attempt of gatedAttempts) {
+    const approvedAt = recorded.approvals.get(attempt.key);
+    expect(approvedAt, `${attempt.key} ran without an approval`).toBeDefined();
+    expect(attempt.at).toBeGreaterThanOrEqual(approvedAt as number);
+  }
+  return attemptsPerKey;
 }
