@@ -19,8 +19,13 @@ afterEach(async () => {
 /** A per-request timeout well under the tasks' work, so a plain tools/call would be cut. */
 const SHORT_TIMEOUT_MS = 100;
 
-async function jobsSetup(options: { withTasks?: boolean; taskTimeoutMs?: number; passTimeoutMs?: number } = {}) {
-  const jobsServer = createTaskServer({ withTasks: options.withTasks ?? true });
+async function jobsSetup(
+  options: { withTasks?: boolean; taskTimeoutMs?: number; passTimeoutMs?: number; workMs?: number } = {},
+) {
+  const jobsServer = createTaskServer({
+    withTasks: options.withTasks ?? true,
+    ...(options.workMs !== undefined ? { workMs: options.workMs } : {}),
+  });
   const client = await connectInMemory(jobsServer.server);
   clients.push(client);
   const jobs = await mcpConnector({
@@ -96,7 +101,8 @@ describe("mcpConnector: upstream tools run as tasks", () => {
   });
 
   it("the wait counts against the pass's time limit: at the pass's deadline the call ends and the upstream task is cancelled", async () => {
-    const { runtime, taskStatuses } = await jobsSetup({ passTimeoutMs: 150 });
+    // A deadline long enough for the task to exist on a loaded machine, and work that outlasts it.
+    const { runtime, taskStatuses } = await jobsSetup({ passTimeoutMs: 1_000, workMs: 5_000 });
     const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "late" })` });
     expect(outcome).toMatchObject({ status: "error", code: "TIMEOUT" });
     // The upstream wait ended with the pass: its task is cancelled, not left to complete later.

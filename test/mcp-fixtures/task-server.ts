@@ -38,7 +38,8 @@ function answer(name: string, text: string): CallToolResult {
 }
 
 /** `withTasks: false` leaves the tasks capability out, as a server that does not support them. */
-export function createTaskServer(options: { withTasks?: boolean } = {}): TaskServer {
+/** `workMs`: how long a task's work takes (default `TASK_WORK_MS`). */
+export function createTaskServer(options: { withTasks?: boolean; workMs?: number } = {}): TaskServer {
   const withTasks = options.withTasks !== false;
   const calls: TaskServer["calls"] = [];
   const taskStore = new InMemoryTaskStore();
@@ -61,11 +62,13 @@ export function createTaskServer(options: { withTasks?: boolean } = {}): TaskSer
     const created = await extra.taskStore.createTask({ ttl: task.ttl ?? null, pollInterval: 50 });
     const store = extra.taskStore;
     taskIds.push(created.taskId);
-    setTimeout(() => {
+    const working = setTimeout(() => {
       const result = answer(name, text);
       // A task cancelled meanwhile refuses a result; nothing is waiting for it.
       store.storeTaskResult(created.taskId, result.isError ? "failed" : "completed", result).catch(() => undefined);
-    }, TASK_WORK_MS);
+    }, options.workMs ?? TASK_WORK_MS);
+    // Work nobody waits for any more (a cancelled task) does not keep the test process alive.
+    working.unref();
     return { task: created };
   });
   const taskStatuses = async () =>
