@@ -3,21 +3,20 @@
  * but a failed write stops the pass with STORAGE_ERROR; a store that stays down, one that recovers
  * at once, and one that fails while recording a pause leave a record consistent with the effects.
  */
-import { createCodemodeRuntime, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime } from "@codemode/core";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { expectStatus } from "./four-stores-fixtures.ts";
 import {
   CountingStore,
   closeRuntimesAfterEach,
-  type Effect,
   expectLogConsistentWithEffects,
   inventoryConnector,
+  inventoryRuntime,
   LIMITS,
   readsProgram,
   readsThenReserveProgram,
-  track,
-  withUnhandledRejectionSpy,
+  withoutStrayRejections,
 } from "./storage-fixtures.ts";
 
 closeRuntimesAfterEach();
@@ -52,15 +51,7 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   it("a call's result reaches the program before it is stored, but if storing it fails nothing runs after it and the pass ends STORAGE_ERROR", async () => {
     // Fail exactly the write that carries the first call's `applied` entry, whichever way it is
     // written (alone, or in one batch with the next call's write-ahead).
-    const store = new CountingStore();
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime();
     const carriesFirstResult = (key: string, value: unknown) =>
       /:e:[^:]+:0$/.test(key) && String(value).includes('\\"state\\":\\"applied\\"');
     const set = store.set.bind(store);
@@ -84,22 +75,10 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   });
 
   it("the store goes down after 15 writes and stays down until the pass ended: STORAGE_ERROR, then the record is readable", async () => {
-    const store = new CountingStore();
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime();
     store.writesBeforeFailure = 15;
-    let outcome: Outcome | undefined;
-    const rejections = await withUnhandledRejectionSpy(async () => {
-      outcome = await runtime.execute({ code: readsProgram(20) });
-    });
-    expect(rejections).toEqual([]);
-    expectStatus(outcome!, "error");
+    const outcome = await withoutStrayRejections(() => runtime.execute({ code: readsProgram(20) }));
+    expectStatus(outcome, "error");
     expect(outcome.code).toBe("STORAGE_ERROR");
     expect(outcome.error).toMatch(/store/);
     expect(outcome.executionId).toEqual(expect.any(String));
@@ -116,23 +95,11 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   });
 
   it("one write fails and the store recovers at once: STORAGE_ERROR, recorded as the execution's error", async () => {
-    const store = new CountingStore();
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime();
     store.writesBeforeFailure = 12;
     store.failingWritesLeft = 1;
-    let outcome: Outcome | undefined;
-    const rejections = await withUnhandledRejectionSpy(async () => {
-      outcome = await runtime.execute({ code: readsProgram(20) });
-    });
-    expect(rejections).toEqual([]);
-    expectStatus(outcome!, "error");
+    const outcome = await withoutStrayRejections(() => runtime.execute({ code: readsProgram(20) }));
+    expectStatus(outcome, "error");
     expect(outcome.code).toBe("STORAGE_ERROR");
     expect(outcome.calls?.length).toBeGreaterThan(0);
 
@@ -148,24 +115,12 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   });
 
   it("the store fails while recording a pause: STORAGE_ERROR, not paused, and the gated call never ran", async () => {
-    const store = new CountingStore();
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime();
     // Fail from the write of the pending entry of `reserve` at seq 1 on: its position among the
     // keys written comes from a healthy run of the same program (listing writes move it).
     store.writesBeforeFailure = await keyPositionOfFirst(/\\"state\\":\\"pending\\"/, readsThenReserveProgram(1));
-    let outcome: Outcome | undefined;
-    const rejections = await withUnhandledRejectionSpy(async () => {
-      outcome = await runtime.execute({ code: readsThenReserveProgram(1) });
-    });
-    expect(rejections).toEqual([]);
-    expectStatus(outcome!, "error");
+    const outcome = await withoutStrayRejections(() => runtime.execute({ code: readsThenReserveProgram(1) }));
+    expectStatus(outcome, "error");
     expect(outcome.code).toBe("STORAGE_ERROR");
     expect(effects.map((effect) => effect.method)).toEqual(["read"]);
 

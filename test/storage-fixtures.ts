@@ -3,7 +3,8 @@
  * runtime asks of it, an "inventory" connector whose effects the stories compare with the log,
  * the programs they run, and runtimes closed after each test.
  */
-import { type CodemodeRuntime, defineConnector, type ExecutionState } from "@codemode/core";
+import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type ExecutionState } from "@codemode/core";
+import Keyv from "keyv";
 import { afterEach, expect } from "vitest";
 
 // ---------------------------------------------------------------------------------------------
@@ -207,6 +208,16 @@ export async function withUnhandledRejectionSpy(body: () => Promise<void>): Prom
   return rejections;
 }
 
+/** Runs `body` and expects no promise rejection to have gone unhandled meanwhile; answers what `body` answered. */
+export async function withoutStrayRejections<T>(body: () => Promise<T>): Promise<T> {
+  let answer: T | undefined;
+  const rejections = await withUnhandledRejectionSpy(async () => {
+    answer = await body();
+  });
+  expect(rejections).toEqual([]);
+  return answer as T;
+}
+
 const runtimes: CodemodeRuntime[] = [];
 
 /** Keeps `runtime` to be closed after the test. */
@@ -220,4 +231,16 @@ export function closeRuntimesAfterEach(): void {
   afterEach(async () => {
     for (const runtime of runtimes.splice(0)) await runtime.close();
   });
+}
+
+/**
+ * A runtime over `store` (a new counting store by default) with the inventory connector, closed
+ * after the test: the store, the effects that really ran, and the runtime.
+ */
+export function inventoryRuntime(store: CountingStore = new CountingStore(), keyv: Keyv = new Keyv({ store })) {
+  const effects: Effect[] = [];
+  const runtime = track(
+    createCodemodeRuntime({ connectors: [inventoryConnector(effects)], storage: keyv, limits: LIMITS }),
+  );
+  return { store, effects, runtime };
 }

@@ -3,7 +3,7 @@
  * an adapter without getMany whose reads of log entries fail, give STORAGE_ERROR, not NOT_FOUND,
  * and nothing runs again.
  */
-import { createCodemodeRuntime, type Outcome } from "@codemode/core";
+import { createCodemodeRuntime } from "@codemode/core";
 import Keyv from "keyv";
 import { describe, expect, it } from "vitest";
 import { expectStatus } from "./four-stores-fixtures.ts";
@@ -12,11 +12,12 @@ import {
   closeRuntimesAfterEach,
   type Effect,
   inventoryConnector,
+  inventoryRuntime,
   LIMITS,
   readsProgram,
   readsThenReserveProgram,
   track,
-  withUnhandledRejectionSpy,
+  withoutStrayRejections,
 } from "./storage-fixtures.ts";
 
 closeRuntimesAfterEach();
@@ -33,12 +34,8 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
     expectStatus(paused, "paused");
 
     store.failReadsOf = /./;
-    let outcome: Outcome | undefined;
-    const rejections = await withUnhandledRejectionSpy(async () => {
-      outcome = await runtime.approve({ executionId: paused.executionId });
-    });
-    expect(rejections).toEqual([]);
-    expectStatus(outcome!, "error");
+    const outcome = await withoutStrayRejections(() => runtime.approve({ executionId: paused.executionId }));
+    expectStatus(outcome, "error");
     expect(outcome.code).toBe("STORAGE_ERROR");
     expect(outcome.executionId).toBe(paused.executionId);
     expect(effects.map((effect) => effect.method)).toEqual(["read", "read"]);
@@ -55,15 +52,7 @@ describe("R-ST-5 a store that fails mid-pass gives STORAGE_ERROR and a consisten
   });
 
   it("an adapter without getMany whose reads of log entries fail: approve is STORAGE_ERROR and nothing runs again", async () => {
-    const store = new CountingStore(false);
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime(new CountingStore(false));
     const paused = await runtime.execute({ code: readsThenReserveProgram(3) });
     expectStatus(paused, "paused");
 

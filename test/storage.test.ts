@@ -12,6 +12,7 @@ import {
   closeRuntimesAfterEach,
   type Effect,
   inventoryConnector,
+  inventoryRuntime,
   LIMITS,
   readsProgram,
   readsThenReserveProgram,
@@ -22,15 +23,7 @@ closeRuntimesAfterEach();
 
 describe("R-ST-1 recording a call writes that entry, not the whole execution", () => {
   async function bytesPerCall(calls: number): Promise<number> {
-    const store = new CountingStore();
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime();
     const outcome = await runtime.execute({ code: readsProgram(calls) });
     expectStatus(outcome, "completed");
     expect(outcome.result).toBe(calls);
@@ -51,15 +44,7 @@ describe("R-ST-1 recording a call writes that entry, not the whole execution", (
 
 describe("R-ST-2 a pass reads the log in one batched read", () => {
   async function approvePassReads(reads: number) {
-    const store = new CountingStore();
-    const effects: Effect[] = [];
-    const runtime = track(
-      createCodemodeRuntime({
-        connectors: [inventoryConnector(effects)],
-        storage: new Keyv({ store }),
-        limits: LIMITS,
-      }),
-    );
+    const { store, effects, runtime } = inventoryRuntime();
     const paused = await runtime.execute({ code: readsThenReserveProgram(reads) });
     expectStatus(paused, "paused");
     expect(paused.pending[0]).toMatchObject({ seq: reads, connector: "inventory", method: "reserve" });
