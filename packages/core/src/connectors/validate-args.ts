@@ -53,6 +53,12 @@ export function createResultValidator(path: string, tool: Pick<ToolDefinition, "
 /** What a validator checks, and how its failures read. */
 interface Subject {
   schemaName: "inputSchema" | "outputSchema";
+  /**
+   * Whether `format` is checked. Arguments: yes, they are the program's. Results: no, a format is
+   * what the API documents, and real APIs stray from it (a date-time without a zone, a relative
+   * URI) in answers a program can use; the shape is what the generated types promise.
+   */
+  formats: boolean;
   /** How the checked value is named in problem paths (`args.title`, `result.id`). */
   root: string;
   invalid(path: string, lines: string[]): string;
@@ -61,6 +67,7 @@ interface Subject {
 
 const ARGUMENTS: Subject = {
   schemaName: "inputSchema",
+  formats: true,
   root: "args",
   invalid: invalidArgumentsMessage,
   unreadable: (path, error) => `Could not check the arguments of ${path}: ${errorMessage(error)}`,
@@ -71,6 +78,7 @@ export const TOOL_OUTPUT_INVALID = "TOOL_OUTPUT_INVALID";
 
 const RESULT: Subject = {
   schemaName: "outputSchema",
+  formats: false,
   root: "result",
   invalid: (path, lines) =>
     problemsMessage(`${TOOL_OUTPUT_INVALID}: the result of ${path} does not match its outputSchema`, lines),
@@ -101,7 +109,7 @@ export function schemaProblems(path: string, tool: Pick<ToolDefinition, "inputSc
       problems.push(`tool "${path}" has an ${name} that is neither a JSON Schema object nor a Standard Schema`);
       continue;
     }
-    const compiled = compileJsonSchema(schema);
+    const compiled = compileJsonSchema(schema, name === "inputSchema");
     if ("problem" in compiled)
       problems.push(`tool "${path}" has an ${name} that does not compile: ${compiled.problem}`);
   }
@@ -152,14 +160,17 @@ function standardPath(path: ReadonlyArray<PropertyKey | { readonly key: Property
 type CompiledSchema = { validate: ValidateFunction } | { problem: string };
 
 // Keyed by the schema object, so each tool's schema is compiled once however many validators exist.
-const compiledSchemas = new WeakMap<object, CompiledSchema>();
+const compiledSchemas = {
+  formats: new WeakMap<object, CompiledSchema>(),
+  lenient: new WeakMap<object, CompiledSchema>(),
+};
 
 /**
  * Compiled schemas by their JSON text, the newest last: an MCP server that lists the same tools
  * again (every `list_changed`) gets new objects with the same content, and must not make the host
  * compile and keep them again. Bounded, so a server sending new schemas cannot grow it for ever.
  */
-const compiledByContent = new Map<string, CompiledSchema>();
+const compiledByContent = new Map<string, CompiledSchema>(); // keyed by mode and JSON text
 const MAX_COMPILED_BY_CONTENT = 1_000;
 
 type Dialect = "draft-07" | "2019-09" | "2020-12";
@@ -168,7 +179,7 @@ type Dialect = "draft-07" | "2019-09" | "2020-12";
  * One ajv instance per dialect, replaced after `MAX_COMPILES_PER_INSTANCE` compiles: ajv keeps
  * each distinct pattern it has seen for the instance's life, so an instance is not kept for ever.
  */
-const sharedInstances = new Map<Dialect, { ajv: Ajv; compiles: number }>();
+const sharedInstances = new Map<string, { ajv: Ajv; compiles: number }>();
 const MAX_COMPILES_PER_INSTANCE = 1_000;
 
 // Keywords that only exist from 2019-09 on: a schema without `$schema` that uses them is modern.
@@ -184,7 +195,7 @@ const MODERN_KEYWORDS = new Set([
   "$anchor",
 ]);
 
-function createInstance(dialect: Dialect): Ajv {
+function createInstance(dialect: Dialect, formats: boolean): Ajv {
   // strict: false because real schemas (MCP servers, generators) carry vendor keywords;
   // verbose: true so errors carry the failing value and schema for readable messages;
   // a linear-time engine for `pattern`, whose input the model's program picks (R-SB-3).
@@ -193,6 +204,7 @@ function createInstance(dialect: Dialect): Ajv {
     strict: false,
     verbose: true,
     logger: false,
+    validateFormats: formats,
     code: { regExp: linearRegExp },
   } as const;
   const instance =
@@ -201,11 +213,12 @@ function createInstance(dialect: Dialect): Ajv {
   return instance;
 }
 
-function sharedInstance(dialect: Dialect): Ajv {
-  let shared = sharedInstances.get(dialect);
+function sharedInstance(dialect: Dialect, formats: boolean): Ajv {
+  const key = `${dialect}:${formats}`;
+  let shared = sharedInstances.get(key);
   if (!shared || shared.compiles >= MAX_COMPILES_PER_INSTANCE) {
-    shared = { ajv: createInstance(dialect), compiles: 0 };
-    sharedInstances.set(dialect, shared);
+    shared = { ajv: createInstance(dialect, formats), compiles: 0 };
+    sharedInstances.set(key, shared);
   }
   shared.compiles++;
   return shared.ajv;
@@ -228,27 +241,30 @@ function usesModernKeywords(value: unknown): boolean {
   return Object.entries(value).some(([key, child]) => MODERN_KEYWORDS.has(key) || usesModernKeywords(child));
 }
 
-function compileJsonSchema(schema: JsonSchema): CompiledSchema {
-  const cached = compiledSchemas.get(schema);
+function compileJsonSchema(schema: JsonSchema, formats = true): CompiledSchema {
+  const byObject = formats ? compiledSchemas.formats : compiledSchemas.lenient;
+  const cached = byObject.get(schema);
   if (cached) return cached;
-  const content = contentKey(schema);
+  const text = contentKey(schema);
+  const content = text === undefined ? undefined : `${formats ? "f" : "l"}${text}`;
   let compiled = content === undefined ? undefined : compiledByContent.get(content);
   if (compiled) compiledByContent.delete(content!);
-  else compiled = compileFresh(schema);
+  else compiled = compileFresh(schema, formats);
   if (content !== undefined) {
     compiledByContent.set(content, compiled);
     if (compiledByContent.size > MAX_COMPILED_BY_CONTENT)
       compiledByContent.delete(compiledByContent.keys().next().value!);
   }
-  compiledSchemas.set(schema, compiled);
+  byObject.set(schema, compiled);
   return compiled;
 }
 
-function compileFresh(schema: JsonSchema): CompiledSchema {
+function compileFresh(schema: JsonSchema, formats: boolean): CompiledSchema {
   try {
     const { dialect, schema: readable } = dialectOf(schema);
     // Ajv registers schemas by `$id`; two tools sharing an `$id` must not collide.
-    const instance = typeof readable.$id === "string" ? createInstance(dialect) : sharedInstance(dialect);
+    const instance =
+      typeof readable.$id === "string" ? createInstance(dialect, formats) : sharedInstance(dialect, formats);
     const validate = instance.compile(readable);
     // The validator keeps what it needs; ajv's own cache would keep the schema for the instance's life.
     instance.removeSchema(readable);
@@ -273,7 +289,7 @@ function validateJson(
   checked: unknown,
   subject: Subject,
 ): ArgsValidation | Promise<ArgsValidation> {
-  const compiled = compileJsonSchema(schema);
+  const compiled = compileJsonSchema(schema, subject.formats);
   if ("problem" in compiled)
     return {
       ok: false,

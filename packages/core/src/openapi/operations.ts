@@ -69,12 +69,16 @@ export function planOperations(facts: DocumentFacts, label: string): PlannedOper
       const input = new SchemaSession(document, facts.version, "input", where);
       const request = requestOf(facts, item.parameters, operation, input, where);
       const summary = typeof operation.summary === "string" ? operation.summary : undefined;
-      const outputSchema = successSchema(
-        facts,
-        operation.responses,
-        new SchemaSession(document, facts.version, "output", where),
-        where,
-      );
+      // A HEAD answer has no body whatever its response says: nothing to check.
+      const outputSchema =
+        upper === "HEAD"
+          ? undefined
+          : successSchema(
+              facts,
+              operation.responses,
+              new SchemaSession(document, facts.version, "output", where),
+              where,
+            );
       found.push({
         wanted: operationId ?? `${method}_${path.replace(/[{}]/g, "").replace(/^\/+/, "")}`,
         ...(operationId !== undefined ? { operationId } : {}),
@@ -90,8 +94,24 @@ export function planOperations(facts: DocumentFacts, label: string): PlannedOper
       });
     }
   }
-  const names = methodNamesFor(found.map(({ wanted }) => wanted));
-  return found.map(({ wanted, ...operation }) => ({ name: names.get(wanted)!, ...operation }));
+  const names = uniqueNames(found.map(({ wanted }) => wanted));
+  return found.map(({ wanted: _wanted, ...operation }, index) => ({ name: names[index]!, ...operation }));
+}
+
+/**
+ * A method name per operation, in the document's order: the wanted name as an identifier, and,
+ * when two operations would get the same one (an `operationId` written twice, `/users/{id}` and
+ * `/users/id`), the later ones numbered (`_2`, `_3`), so that no operation replaces another.
+ */
+function uniqueNames(wanted: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return wanted.map((name) => {
+    const base = methodNamesFor([name]).get(name)!;
+    let candidate = base;
+    for (let n = 2; taken.has(candidate); n++) candidate = `${base}_${n}`;
+    taken.add(candidate);
+    return candidate;
+  });
 }
 
 function describe(method: string, path: string, summary: string | undefined, description: unknown): string {
@@ -141,7 +161,8 @@ function requestOf(
   const body = bodyOf(facts, operation.requestBody, where);
   let bodyProperty: { property: string; mediaType: string } | undefined;
   if (body) {
-    const property = taken("body") ? "requestBody" : "body";
+    let property = "body";
+    for (let n = 2; taken(property); n++) property = n === 2 && !taken("requestBody") ? "requestBody" : `body_${n}`;
     properties[property] = session.convert(body.schema);
     if (body.required) required.push(property);
     bodyProperty = { property, mediaType: body.mediaType };
@@ -194,7 +215,8 @@ function bodyOf(
 
 /**
  * What a successful call answers: the JSON schema of its 2xx responses (several become `anyOf`).
- * None when no 2xx response has JSON content (204, a file download): then nothing is checked.
+ * None when no 2xx response has JSON content (204, a file download): then nothing is checked;
+ * when some have and some have not, null (what a bodiless answer gives) is one more alternative.
  */
 function successSchema(
   facts: DocumentFacts,
@@ -204,15 +226,19 @@ function successSchema(
 ): JsonSchema | undefined {
   if (!isObject(rawResponses)) return undefined;
   const schemas: Array<JsonSchema | boolean> = [];
+  let bodiless = false;
   for (const [status, raw] of Object.entries(rawResponses)) {
     if (!/^2(\d\d|XX)$/i.test(status)) continue;
     const response = dereference(facts.document, raw, where);
-    if (!isObject(response) || !isObject(response.content)) continue;
-    const mediaType = Object.keys(response.content).find((type) => /json\b/i.test(type));
-    const media = mediaType === undefined ? undefined : response.content[mediaType];
+    const content = isObject(response) && isObject(response.content) ? response.content : {};
+    const mediaType = Object.keys(content).find((type) => /json\b/i.test(type));
+    const media = mediaType === undefined ? undefined : content[mediaType];
     if (isObject(media) && media.schema !== undefined) schemas.push(session.convert(media.schema));
+    // A success without a JSON body (204 No Content) answers null, which must pass too.
+    else bodiless = true;
   }
   if (schemas.length === 0) return undefined;
+  if (bodiless) schemas.push({ type: "null" });
   const distinct = [...new Map(schemas.map((schema) => [JSON.stringify(schema), schema])).values()];
   const only = distinct.length === 1 ? distinct[0]! : { anyOf: distinct };
   return session.root(typeof only === "boolean" ? (only ? {} : { not: {} }) : only);

@@ -27,6 +27,8 @@ const ONE_SCHEMA = new Set([
 const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"]);
+/** Keywords that only annotate: beside a reference they can stay on it. */
+const ANNOTATIONS = new Set(["description", "title", "readOnly", "writeOnly", "deprecated", "default", "examples"]);
 /** OpenAPI's own keywords, which say nothing a JSON Schema validator or the generated types use. */
 const DROPPED = new Set(["nullable", "example", "xml", "externalDocs", "discriminator"]);
 
@@ -81,9 +83,8 @@ export class SchemaSession {
         );
       else out[key] = value;
     }
-    if (this.version === "3.0") rewrite30(schema, out);
     this.dropHiddenRequired(out);
-    return out;
+    return this.version === "3.0" ? rewrite30(schema, out) : out;
   }
 
   /** A root schema for a tool: the converted schema with the `$defs` it reaches and its dialect. */
@@ -96,6 +97,11 @@ export class SchemaSession {
   private reference(schema: { [key: string]: unknown }): JsonSchema | boolean {
     const ref = schema.$ref as string;
     const { $ref: _ref, ...siblings } = schema;
+    // 3.0 writes a nullable reference with `nullable` beside it: null, or what it references.
+    if (this.version === "3.0" && siblings.nullable === true) {
+      const { nullable: _nullable, ...rest } = siblings;
+      return { anyOf: [this.reference({ $ref: ref, ...rest }), { type: "null" }] };
+    }
     const component = COMPONENT_SCHEMA.exec(ref)?.[1];
     if (component !== undefined) {
       const key = this.defKey(decodeURIComponent(component).replaceAll("~1", "/").replaceAll("~0", "~"));
@@ -104,8 +110,13 @@ export class SchemaSession {
         this.defs.set(key, {});
         this.defs.set(key, this.convert(resolvePointer(this.document, ref, this.label)));
       }
-      const description = typeof siblings.description === "string" ? { description: siblings.description } : {};
-      return { $ref: `#/$defs/${key}`, ...description };
+      const reference = { $ref: `#/$defs/${key}` };
+      // Keywords beside the reference (3.1 allows them: `readOnly`, a description, `nullable` in
+      // 3.0 style) apply too, so they are kept beside it in an `allOf`.
+      const rest = this.convert(siblings);
+      if (typeof rest === "boolean" || Object.keys(rest).length === 0) return reference;
+      if (Object.keys(rest).every((keyword) => ANNOTATIONS.has(keyword))) return { ...reference, ...rest };
+      return { allOf: [reference], ...rest };
     }
     // Another place in the document (a property of a component, a path's schema): inlined.
     if (this.inlining.has(ref)) return {};
@@ -122,12 +133,10 @@ export class SchemaSession {
   private defKey(name: string): string {
     const known = this.keys.get(name);
     if (known !== undefined) return known;
-    let key = name.replace(/[^\w.-]/g, "_");
-    if (key !== name || key === "") {
-      const base = key || "Schema";
-      key = base;
-      for (let n = 2; [...this.keys.values()].includes(key); n++) key = `${base}_${n}`;
-    }
+    const base = name.replace(/[^\w.-]/g, "_") || "Schema";
+    const taken = new Set(this.keys.values());
+    let key = base;
+    for (let n = 2; taken.has(key); n++) key = `${base}_${n}`;
     this.keys.set(name, key);
     return key;
   }
@@ -138,7 +147,9 @@ export class SchemaSession {
     const hidden = this.direction === "input" ? "readOnly" : "writeOnly";
     const properties = out.properties;
     const kept = out.required.filter((name) => {
-      const property = this.dereferenced(properties[String(name)]);
+      const own = properties[String(name)];
+      if (isObject(own) && own[hidden] === true) return false;
+      const property = this.dereferenced(own);
       return !(isObject(property) && property[hidden] === true);
     });
     if (kept.length === out.required.length) return;
@@ -154,9 +165,10 @@ export class SchemaSession {
 }
 
 /** 3.0's `nullable` and boolean exclusive bounds, written as 2020-12 says them. */
-function rewrite30(source: { [key: string]: unknown }, out: JsonSchema): void {
+function rewrite30(source: { [key: string]: unknown }, out: JsonSchema): JsonSchema {
   if (source.nullable === true) {
     if (typeof out.type === "string") out.type = [out.type, "null"];
+    else if (Array.isArray(out.type) && !out.type.includes("null")) out.type = [...out.type, "null"];
     if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
   for (const [flag, bound] of [
@@ -169,4 +181,8 @@ function rewrite30(source: { [key: string]: unknown }, out: JsonSchema): void {
       delete out[bound];
     } else delete out[flag];
   }
+  // A nullable schema without a type (an `allOf` of a reference, as 3.0 writes a nullable
+  // reference): null is one more alternative.
+  if (source.nullable === true && out.type === undefined) return { anyOf: [out, { type: "null" }] };
+  return out;
 }

@@ -54,9 +54,15 @@ export async function sendRequest(
     else if (parameter.in === "header") headers.set(parameter.name, text(value));
     else cookies.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(text(value))}`);
   }
+  // The time limit counts from here: a headers function that refreshes a token is part of the call.
+  const signal = requestSignal(settings.timeoutMs, context);
   const given =
     typeof settings.headers === "function"
-      ? await settings.headers({ operation: publicView(operation), context })
+      ? await beforeAbort(
+          Promise.resolve(settings.headers({ operation: publicView(operation), context })),
+          signal,
+          () => new Error(`${label}: the headers function ${abortReason(context)}`),
+        )
       : settings.headers;
   applyCredentials(operation, settings.schemes, given, headers, url, cookies);
   if (cookies.length > 0) headers.set("cookie", cookies.join("; "));
@@ -68,7 +74,6 @@ export async function sendRequest(
   }
   if (url.origin !== settings.baseUrl.origin) throw new Error(`${label}: refused a request to ${url.origin}`);
 
-  const signal = requestSignal(settings.timeoutMs, context);
   let response: Response;
   try {
     response = await settings.fetch(url, {
@@ -117,17 +122,20 @@ function requestUrl(operation: PlannedOperation, base: URL, values: Record<strin
   });
   const url = new URL(base.href);
   url.pathname = `${base.pathname.replace(/\/+$/, "")}${path.startsWith("/") ? path : `/${path}`}`;
-  url.search = "";
+  // The base URL's own query (an `api-version`) goes with every request; the operation's follows it.
   url.hash = "";
   return url;
 }
 
 /**
- * One path segment, every reserved character encoded. `.` and `..` are refused: a URL reads them
- * (encoded or not) as steps up the path, to another operation of the API.
+ * One path segment, every reserved character encoded. An empty value is refused (`/items/` is
+ * another route than `/items/{id}`), and so is `.` or `..` anywhere between slashes: a URL reads
+ * them as steps up the path, and a server that decodes `%2F` before routing would too.
  */
 function segment(value: string, name: string): string {
-  if (value === "." || value === "..") throw new Error(`the path parameter ${name} cannot be ${JSON.stringify(value)}`);
+  if (value === "") throw new Error(`the path parameter ${name} cannot be empty`);
+  if (value.split(/[/\\]/).some((piece) => piece === "." || piece === ".."))
+    throw new Error(`the path parameter ${name} cannot step up the path (${JSON.stringify(value)})`);
   return encodeURIComponent(value);
 }
 
@@ -195,6 +203,16 @@ function requestSignal(timeoutMs: number, context: ToolContext): AbortSignal {
   const signals = [AbortSignal.timeout(Math.max(0, left))];
   if (context.signal) signals.push(context.signal);
   return AbortSignal.any(signals);
+}
+
+/** `work`, unless `signal` aborts first: then the error `aborted` makes. */
+function beforeAbort<T>(work: Promise<T>, signal: AbortSignal, aborted: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(aborted());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function abortReason(context: ToolContext): string {
