@@ -127,6 +127,44 @@ describe("R-CN-OA documents as APIs write them", () => {
     expect(refused).toMatchObject({ status: "completed", result: expect.stringContaining("args.since") });
   });
 
+  it("R-CN-OA query arrays and objects are written as their style says: form, delimited, deepObject", async () => {
+    const parameter = (name: string, schema: unknown, extra: Record<string, unknown> = {}) => ({
+      name,
+      in: "query",
+      schema,
+      ...extra,
+    });
+    const list = { type: "array", items: { type: "string" } };
+    const object = { type: "object", additionalProperties: { type: "string" } };
+    const { connector, sent } = connectorOver(
+      {
+        paths: {
+          "/search": {
+            get: {
+              operationId: "search",
+              parameters: [
+                parameter("tag", list),
+                parameter("ids", list, { explode: false }),
+                parameter("words", list, { style: "spaceDelimited" }),
+                parameter("filter", object, { style: "deepObject", explode: true }),
+                parameter("range", object, { explode: false }),
+              ],
+              responses: { 200: json({}) },
+            },
+          },
+        },
+      },
+      () => Response.json({}),
+    );
+    await run(
+      connector,
+      "async () => api.search({ tag: ['a', 'b'], ids: ['1', '2'], words: ['x', 'y'], filter: { status: 'open' }, range: { from: '1', to: '9' } })",
+    );
+    expect(decodeURIComponent(new URL(sent[0]!.url).search)).toBe(
+      "?api-version=7&tag=a&tag=b&ids=1,2&words=x+y&filter[status]=open&range=from,1,to,9",
+    );
+  });
+
   it("R-CN-OA a headers function that never answers is bounded by the call's time limit", async () => {
     const stuck = openApiConnector({
       name: "api",

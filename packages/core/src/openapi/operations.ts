@@ -27,7 +27,14 @@ export interface RequestParameter {
   in: "path" | "query" | "header" | "cookie";
   /** Its property in the method's one argument. */
   property: string;
-  /** Arrays in a query: repeated (`?tag=a&tag=b`, the default) or joined with commas. */
+  /**
+   * How a query value that is an array or an object is written (OpenAPI's `style` and `explode`):
+   * "form" (`?tag=a&tag=b`, or `tag=a,b` without explode; an object's properties as their own
+   * parameters, or `name=k,v,…`), "spaceDelimited", "pipeDelimited", or "deepObject"
+   * (`filter[status]=open`).
+   */
+  style: "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
+  /** Arrays repeated and objects spread (the default for form), or joined. */
   explode: boolean;
 }
 
@@ -156,7 +163,13 @@ function requestOf(
         ? { ...schema, description: parameter.description }
         : schema;
     if (parameter.required === true || place === "path") required.push(property);
-    parameters.push({ name, in: place, property, explode: parameter.explode !== false });
+    const style =
+      parameter.style === "spaceDelimited" || parameter.style === "pipeDelimited" || parameter.style === "deepObject"
+        ? parameter.style
+        : "form";
+    // OpenAPI's default: explode for form, not for the others.
+    const explode = typeof parameter.explode === "boolean" ? parameter.explode : style === "form";
+    parameters.push({ name, in: place, property, style, explode });
   }
   const body = bodyOf(facts, operation.requestBody, where);
   let bodyProperty: { property: string; mediaType: string } | undefined;

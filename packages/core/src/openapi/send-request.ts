@@ -1,5 +1,5 @@
 import type { ToolContext } from "../connectors/define-connector.js";
-import type { OpenApiOperation, PlannedOperation } from "./operations.js";
+import type { OpenApiOperation, PlannedOperation, RequestParameter } from "./operations.js";
 
 /** Header values for a request, by header name. */
 export type HeaderValues = Record<string, string>;
@@ -50,7 +50,7 @@ export async function sendRequest(
   for (const parameter of operation.parameters) {
     const value = values[parameter.property];
     if (value === undefined || parameter.in === "path") continue;
-    if (parameter.in === "query") appendQuery(url, parameter.name, value, parameter.explode);
+    if (parameter.in === "query") appendQuery(url, parameter, value);
     else if (parameter.in === "header") headers.set(parameter.name, text(value));
     else cookies.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(text(value))}`);
   }
@@ -139,11 +139,19 @@ function segment(value: string, name: string): string {
   return encodeURIComponent(value);
 }
 
-function appendQuery(url: URL, name: string, value: unknown, explode: boolean): void {
+/** A query value, written as its parameter's `style` and `explode` say (OpenAPI 3 serialization). */
+function appendQuery(url: URL, parameter: RequestParameter, value: unknown): void {
+  const { name, style, explode } = parameter;
+  const add = (key: string, item: unknown) => url.searchParams.append(key, text(item));
   if (Array.isArray(value)) {
-    if (explode) for (const item of value) url.searchParams.append(name, text(item));
-    else url.searchParams.append(name, value.map(text).join(","));
-  } else url.searchParams.append(name, text(value));
+    if (explode) for (const item of value) add(name, item);
+    else add(name, value.map(text).join(style === "spaceDelimited" ? " " : style === "pipeDelimited" ? "|" : ","));
+  } else if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+    if (style === "deepObject") for (const [key, item] of entries) add(`${name}[${key}]`, item);
+    else if (explode) for (const [key, item] of entries) add(key, item);
+    else add(name, entries.flatMap(([key, item]) => [key, text(item)]).join(","));
+  } else add(name, value);
 }
 
 function text(value: unknown): string {
