@@ -126,7 +126,9 @@ describe("R-CN-OA documents as APIs write them", () => {
     );
     expect(refused).toMatchObject({ status: "completed", result: expect.stringContaining("args.since") });
   });
+});
 
+describe("R-CN-OA requests as documents describe them", () => {
   it("R-CN-OA query arrays and objects are written as their style says: form, delimited, deepObject", async () => {
     const parameter = (name: string, schema: unknown, extra: Record<string, unknown> = {}) => ({
       name,
