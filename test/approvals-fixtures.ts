@@ -3,15 +3,9 @@
  * `mail` connector that record every call, and a runtime over an in-memory Keyv store closed after
  * each test. The checks that narrow an outcome are in outcome-fixtures.ts.
  */
-import {
-  type CodemodeRuntime,
-  type CodemodeRuntimeOptions,
-  createCodemodeRuntime,
-  defineConnector,
-  type ToolContext,
-} from "@codemode/core";
+import { type CodemodeRuntimeOptions, createCodemodeRuntime, defineConnector, type ToolContext } from "@codemode/core";
 import Keyv from "keyv";
-import { afterEach } from "vitest";
+import { closeKeptRuntimesAfterEach, keep } from "./runtime-fixtures.ts";
 
 export type Call = { args: unknown; context: ToolContext };
 
@@ -90,20 +84,11 @@ export function makeConnectors() {
   return { shop, mail, calls, reverts, count };
 }
 
-const runtimes: CodemodeRuntime[] = [];
-
-/** Closes, after each test of the file, every runtime `track` (and so `setup`) made. */
-export function closeRuntimesAfterEach(): void {
-  afterEach(async () => {
-    await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-  });
-}
+/** Closes, after each test of the file, every runtime `track` (and so `setup`) kept. */
+export const closeRuntimesAfterEach = closeKeptRuntimesAfterEach;
 
 /** Keeps `runtime` to be closed after the test. */
-export function track(runtime: CodemodeRuntime): CodemodeRuntime {
-  runtimes.push(runtime);
-  return runtime;
-}
+export const track = keep;
 
 /** The connectors and a runtime with both over a fresh in-memory Keyv store (`options` override). */
 export function setup(options: Partial<CodemodeRuntimeOptions> = {}) {

@@ -14,22 +14,19 @@ import {
 } from "@codemode/core";
 import type { LockProvider } from "@codemode/core/store";
 import { afterEach, expect, vi } from "vitest";
-
-const runtimes: CodemodeRuntime[] = [];
+import { closeKeptRuntimesAfterEach, keep } from "./runtime-fixtures.ts";
 
 /** After each test of the file: mocks restored, and every runtime `runtimeWith` made closed. */
 export function closeRuntimesAfterEach(): void {
-  afterEach(async () => {
+  afterEach(() => {
     vi.restoreAllMocks();
-    await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
   });
+  closeKeptRuntimesAfterEach();
 }
 
 /** A runtime closed after the test. */
 export function runtimeWith(options: CodemodeRuntimeOptions): CodemodeRuntime {
-  const runtime = createCodemodeRuntime(options);
-  runtimes.push(runtime);
-  return runtime;
+  return keep(createCodemodeRuntime(options));
 }
 
 /** One hook call as a connector saw it: "shop.onPassEnd(paused)". */

@@ -3,15 +3,10 @@
  * an in-memory Keyv store closed after each test, and a way to rewrite a stored log entry as a
  * host that died would have left it.
  */
-import {
-  type CodemodeRuntime,
-  type CodemodeRuntimeOptions,
-  createCodemodeRuntime,
-  defineConnector,
-  type ToolContext,
-} from "@codemode/core";
+import { type CodemodeRuntimeOptions, createCodemodeRuntime, defineConnector, type ToolContext } from "@codemode/core";
 import Keyv from "keyv";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
+import { closeKeptRuntimesAfterEach, keep } from "./runtime-fixtures.ts";
 
 export type Call = { args: unknown; context: ToolContext };
 
@@ -128,26 +123,16 @@ export function makeShop() {
   return { connector, calls, count };
 }
 
-const runtimes: CodemodeRuntime[] = [];
-
 /** Closes, after each test of the file, every runtime `setup` made. */
-export function closeRuntimesAfterEach(): void {
-  afterEach(async () => {
-    await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));
-  });
-}
+export const closeRuntimesAfterEach = closeKeptRuntimesAfterEach;
 
 /** The shop and a runtime over a fresh in-memory Keyv store (`options` override). */
 export function setup(options: Partial<CodemodeRuntimeOptions> = {}) {
   const shop = makeShop();
   const keyv = new Keyv();
-  const runtime = createCodemodeRuntime({
-    connectors: [shop.connector],
-    storage: keyv,
-    limits: { timeoutMs: 5_000 },
-    ...options,
-  });
-  runtimes.push(runtime);
+  const runtime = keep(
+    createCodemodeRuntime({ connectors: [shop.connector], storage: keyv, limits: { timeoutMs: 5_000 }, ...options }),
+  );
   return { ...shop, runtime, keyv };
 }
 

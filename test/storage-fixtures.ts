@@ -3,9 +3,10 @@
  * runtime asks of it, an "inventory" connector whose effects the stories compare with the log,
  * the programs they run, and runtimes closed after each test.
  */
-import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type ExecutionState } from "@codemode/core";
+import { createCodemodeRuntime, defineConnector, type ExecutionState } from "@codemode/core";
 import Keyv from "keyv";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
+import { closeKeptRuntimesAfterEach, keep } from "./runtime-fixtures.ts";
 
 // ---------------------------------------------------------------------------------------------
 // A Map-like Keyv adapter that counts what the runtime asks of it.
@@ -218,20 +219,11 @@ export async function withoutStrayRejections<T>(body: () => Promise<T>): Promise
   return answer as T;
 }
 
-const runtimes: CodemodeRuntime[] = [];
-
 /** Keeps `runtime` to be closed after the test. */
-export function track(runtime: CodemodeRuntime): CodemodeRuntime {
-  runtimes.push(runtime);
-  return runtime;
-}
+export const track = keep;
 
 /** Closes, after each test of the file, every runtime `track` kept. */
-export function closeRuntimesAfterEach(): void {
-  afterEach(async () => {
-    for (const runtime of runtimes.splice(0)) await runtime.close();
-  });
-}
+export const closeRuntimesAfterEach = closeKeptRuntimesAfterEach;
 
 /**
  * A runtime over `store` (a new counting store by default) with the inventory connector, closed
