@@ -14,6 +14,7 @@ import {
   listExecutions,
   listPending,
   listSnippets,
+  type ModelTool,
   modelTools,
   pruneExecutions,
   readExecution,
@@ -41,10 +42,11 @@ import type { CodemodeRuntime } from "./interface.js";
  */
 export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): CodemodeRuntime {
   const context = createRuntimeContext(options);
+  let listedModelTools: ModelTool[] | undefined;
   const handle: CodemodeRuntime = {
     execute: (input) => execute(context, input),
     callTool: (input) => callTool(context, input),
-    modelTools: () => modelTools(context),
+    modelTools: () => [...(listedModelTools ??= modelTools(context))],
     submit: (input) => submit(context, input),
     approve: (input) => approve(context, input),
     decide: (input) => decide(context, input),

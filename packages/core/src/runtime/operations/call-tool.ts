@@ -4,6 +4,7 @@ import { jsonSchemaOf } from "../../connectors/standard-json-schema.js";
 import { errorMessage } from "../../error-message.js";
 import { errorOutcome, type Outcome } from "../../outcome.js";
 import type { RuntimeContext } from "../context/index.js";
+import { passTools, splitToolPath } from "../passes/index.js";
 import { execute } from "./execute.js";
 
 /** What `runtime.callTool` takes: the tool, its one argument, and who asked. */
@@ -39,27 +40,21 @@ export interface ModelTool {
  */
 export async function callTool(context: RuntimeContext, input: ToolCallInput): Promise<Outcome> {
   const path: unknown = (input as { tool?: unknown } | undefined)?.tool;
-  const found = typeof path === "string" ? toolAt(context, path) : undefined;
-  if (!found || !modelMayCall(found.tool)) {
-    const reason = !found
+  const names = typeof path === "string" ? splitToolPath(path) : undefined;
+  const tool = names && passTools(context)(names.connector, names.method);
+  if (!tool || !modelMayCall(tool)) {
+    const reason = !tool
       ? `there is no tool ${JSON.stringify(path)}; name one as "connector.method"`
       : `${path as string} is not called by the model directly: give it callers: ["model"] (or ["code", "model"])`;
     return errorOutcome(randomUUID(), "NOT_FOUND", `callTool: ${reason}`, { calls: [] });
   }
-  let argsText: string;
+  let code: string;
   try {
-    argsText = input.args === undefined ? "" : (JSON.stringify(input.args) ?? "");
+    code = directCallCode(path as string, input.args);
   } catch (error) {
-    return errorOutcome(
-      randomUUID(),
-      "NOT_SERIALIZABLE",
-      `callTool: the arguments of ${path}: ${errorMessage(error)}`,
-      {
-        calls: [],
-      },
-    );
+    const message = `callTool: the arguments of ${path}: ${errorMessage(error)}`;
+    return errorOutcome(randomUUID(), "NOT_SERIALIZABLE", message, { calls: [] });
   }
-  const code = directCode(`${found.connector}.${found.method}`, argsText);
   return execute(context, { code, ...(input.by !== undefined ? { by: input.by } : {}) }, path as string);
 }
 
@@ -68,14 +63,13 @@ export async function callTool(context: RuntimeContext, input: ToolCallInput): P
  * it: adapters that hand a chat's answer back check that a run runs this very code.
  */
 export function directCallCode(tool: string, args: unknown): string {
-  return directCode(tool, args === undefined ? "" : (JSON.stringify(args) ?? ""));
+  return `async () => ${tool}(${args === undefined ? "" : (JSON.stringify(args) ?? "")})`;
 }
 
-function directCode(tool: string, argsText: string): string {
-  return `async () => ${tool}(${argsText})`;
-}
-
-/** The tools the model may call directly, in the connectors' order. */
+/**
+ * The tools the model may call directly, in the connectors' order. The connectors do not change
+ * after creation: the handle lists them once (their schemas converted once) and answers that list.
+ */
 export function modelTools(context: RuntimeContext): ModelTool[] {
   const listed: ModelTool[] = [];
   for (const connector of context.connectors.values()) {
@@ -95,14 +89,4 @@ export function modelTools(context: RuntimeContext): ModelTool[] {
     }
   }
   return listed;
-}
-
-function toolAt(context: RuntimeContext, path: string) {
-  const dot = path.indexOf(".");
-  if (dot <= 0) return undefined;
-  const connector = path.slice(0, dot);
-  const method = path.slice(dot + 1);
-  const tools = context.connectors.get(connector)?.tools;
-  const tool = tools && Object.hasOwn(tools, method) ? tools[method] : undefined;
-  return tool ? { connector, method, tool } : undefined;
 }

@@ -9,5 +9,5 @@ export { toRecordedCall } from "./handle-call.js";
 export { newSecretSeed, type SeededHead } from "./pass-randomness.js";
 export { pendingActionOf } from "./pending-view.js";
 export { protoKeyMessage, protoKeyPath } from "./proto-keys.js";
-export { answerService, passTools, routeRequest, runInSandbox } from "./run-pass.js";
+export { answerService, passTools, routeRequest, runInSandbox, splitToolPath } from "./run-pass.js";
 export { runLeasedPass, transformForModel } from "./settle-pass.js";

@@ -261,7 +261,7 @@ function sandboxGlobals(context: RuntimeContext, head: ExecutionHead): Record<st
   const globals = Object.fromEntries(
     [...context.codeConnectors].map(([name, connector]) => [name, Object.keys(connector.tools)]),
   );
-  const direct = head.direct === undefined ? undefined : splitPath(head.direct);
+  const direct = head.direct === undefined ? undefined : splitToolPath(head.direct);
   if (direct && context.connectors.get(direct.connector)?.tools[direct.method]) {
     const methods = globals[direct.connector] ?? [];
     if (!methods.includes(direct.method)) globals[direct.connector] = [...methods, direct.method];
@@ -269,7 +269,8 @@ function sandboxGlobals(context: RuntimeContext, head: ExecutionHead): Record<st
   return globals;
 }
 
-function splitPath(path: string): { connector: string; method: string } | undefined {
+/** "connector.method" as its two names; undefined for a path without a connector. */
+export function splitToolPath(path: string): { connector: string; method: string } | undefined {
   const dot = path.indexOf(".");
   return dot <= 0 ? undefined : { connector: path.slice(0, dot), method: path.slice(dot + 1) };
 }
