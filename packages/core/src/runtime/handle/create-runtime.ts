@@ -46,7 +46,10 @@ export function createCodemodeRuntime(options: CodemodeRuntimeOptions = {}): Cod
   const handle: CodemodeRuntime = {
     execute: (input) => execute(context, input),
     callTool: (input) => callTool(context, input),
-    modelTools: () => [...(listedModelTools ??= modelTools(context))],
+    modelTools: () => {
+      listedModelTools ??= modelTools(context);
+      return [...listedModelTools];
+    },
     submit: (input) => submit(context, input),
     approve: (input) => approve(context, input),
     decide: (input) => decide(context, input),
