@@ -5,7 +5,7 @@
  */
 import type { Connector, ToolCaller, ToolContext, ToolDefinition } from "../connectors/define-connector.js";
 import { defineConnector } from "../connectors/define-connector.js";
-import { type OpenApiOperation, type PlannedOperation, planOperations } from "./operations.js";
+import { type OpenApiOperation, operationView, type PlannedOperation, planOperations } from "./operations.js";
 import { isObject, type OpenApiDocument, OpenApiDocumentError, readDocument } from "./read-document.js";
 import { type HeaderValues, type RequestSettings, type SecurityScheme, sendRequest } from "./send-request.js";
 
@@ -105,16 +105,7 @@ function toolOf(
   settings: RequestSettings,
   approval: OpenApiConnectorOptions["approval"],
 ): { view: OpenApiOperation; definition: ToolDefinition } {
-  const view: OpenApiOperation = {
-    name: operation.name,
-    ...(operation.operationId !== undefined ? { operationId: operation.operationId } : {}),
-    method: operation.method,
-    path: operation.path,
-    ...(operation.summary !== undefined ? { summary: operation.summary } : {}),
-    tags: operation.tags,
-    readOnly: operation.readOnly,
-    security: operation.security,
-  };
+  const view = operationView(operation);
   const pauses =
     typeof approval === "function"
       ? approval(view) !== false
@@ -125,7 +116,7 @@ function toolOf(
     ...(operation.outputSchema ? { outputSchema: operation.outputSchema } : {}),
     ...(operation.readOnly ? { readOnly: true } : {}),
     ...(pauses ? { requiresApproval: true } : {}),
-    execute: (args: unknown, context: ToolContext) => sendRequest(operation, settings, args, context),
+    execute: (args: unknown, context: ToolContext) => sendRequest(operation, view, settings, args, context),
   };
   return { view, definition };
 }
@@ -163,7 +154,7 @@ function chosen(
   label: string,
 ): PlannedOperation[] {
   if (filter === undefined) return planned;
-  if (typeof filter === "function") return planned.filter((operation) => filter(operation));
+  if (typeof filter === "function") return planned.filter((operation) => filter(operationView(operation)));
   const wanted = new Set(filter);
   const unknown = [...wanted].filter(
     (name) => !planned.some((operation) => operation.name === name || operation.operationId === name),

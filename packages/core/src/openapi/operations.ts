@@ -20,6 +20,12 @@ export interface OpenApiOperation {
   security: string[][];
 }
 
+/** What `approval`, `operations`, `callers` and `headers` functions are shown of a planned operation. */
+export function operationView(operation: PlannedOperation): OpenApiOperation {
+  const { description: _d, parameters: _p, body: _b, inputSchema: _i, outputSchema: _o, ...view } = operation;
+  return view;
+}
+
 /** Where an argument of the generated method goes in the request. */
 export interface RequestParameter {
   /** The parameter's name in the request. */

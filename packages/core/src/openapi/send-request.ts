@@ -33,6 +33,7 @@ const ERROR_BODY_CHARS = 1_000;
  */
 export async function sendRequest(
   operation: PlannedOperation,
+  view: OpenApiOperation,
   settings: RequestSettings,
   args: unknown,
   context: ToolContext,
@@ -59,7 +60,7 @@ export async function sendRequest(
   const given =
     typeof settings.headers === "function"
       ? await beforeAbort(
-          Promise.resolve(settings.headers({ operation: publicView(operation), context })),
+          Promise.resolve(settings.headers({ operation: view, context })),
           signal,
           () => new Error(`${label}: the headers function ${abortReason(context)}`),
         )
@@ -106,11 +107,6 @@ export async function sendRequest(
   } catch {
     throw new Error(`${label}: the response says ${type} but its body is not JSON`);
   }
-}
-
-function publicView(operation: PlannedOperation): OpenApiOperation {
-  const { description: _d, parameters: _p, body: _b, inputSchema: _i, outputSchema: _o, ...view } = operation;
-  return view;
 }
 
 /** The base URL's path, then the operation's, with each path value encoded as one segment. */
