@@ -59,6 +59,11 @@ export class PassServer {
     private readonly options: PassServerOptions,
   ) {}
 
+  /** Whether one pass runs here and waits for the answer to a request of its own (a process may spin for it). */
+  get waitingAlone(): boolean {
+    return this.aborts.size === 1 && this.awaitingReply.size > 0;
+  }
+
   receive(message: ToSandboxHost): void {
     switch (message.type) {
       case "pass":

@@ -1,8 +1,10 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import { errorMessage } from "../../error-message.js";
 import type { HostReply, PassRequest, PassResult } from "../executor.js";
 import { abortReason } from "../pass/abort-reason.js";
-import { hostEntry } from "./host-entry.js";
+import { forkSandboxProcess } from "./fork-sandbox-process.js";
+import { FRAMES_FD, FramedPipe } from "./frame-channel.js";
 import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
 import { memoryCapBytes, residentBytes } from "./process-memory.js";
 import { exitedBefore, type KillReason, passEndOnExit, settledBy, stillRunning } from "./process-pass-end.js";
@@ -38,13 +40,6 @@ const STATS_WITHIN_MS = 250;
 const STDERR_TAIL_CHARS = 4_000;
 
 /**
- * Environment variables a sandbox process gets from its parent: its settings, the time zone and
- * locale. Nothing else: a program that escaped its engine would find no secrets of the host's
- * (API keys, database URLs) in this process.
- */
-const PASSED_ENVIRONMENT = /^(CODEMODE_[A-Z_]+|TZ|LANG|LC_[A-Z]+)$/;
-
-/**
  * One child process that runs passes of its parent's executor (process-host.ts): it is started
  * with the engine's settings, takes passes and answers their requests over the IPC channel, and
  * is ended (SIGKILL) when a pass in it outlives its deadline by `graceMs`, does not stop when
@@ -53,6 +48,8 @@ const PASSED_ENVIRONMENT = /^(CODEMODE_[A-Z_]+|TZ|LANG|LC_[A-Z]+)$/;
  */
 export class SandboxProcess {
   readonly child: ChildProcess;
+  /** The pipe messages go over (frame-channel.ts); undefined where the IPC channel carries them (Bun, Deno). */
+  private readonly pipe: FramedPipe | undefined;
   /** Resolves once the process has loaded its engine: undefined, or why it could not. */
   readonly ready: Promise<string | undefined>;
   /** Passes sent to this process in all (for recycling). */
@@ -87,20 +84,20 @@ export class SandboxProcess {
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
     });
-    this.child = fork(hostEntry("hosts/sandbox-process.js"), [], {
-      // A small young generation: the main heap of a sandbox process holds only messages in flight.
-      execArgv: ["--no-node-snapshot", "--max-semi-space-size=4"],
-      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => PASSED_ENVIRONMENT.test(name))),
-      // Its standard output is nobody's (a parent speaking MCP over stdio owns its own); its
-      // standard error is kept in part, to say why it ended.
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      serialization: "advanced",
-    });
+    const { child, frames } = forkSandboxProcess();
+    this.child = child;
+    this.pipe = frames
+      ? new FramedPipe(
+          frames,
+          (message) => this.receive(message as FromSandboxHost),
+          (error) => this.kill({ kind: "failed", message: errorMessage(error) }),
+        )
+      : undefined;
     this.child.stderr?.setEncoding("utf8");
     this.child.stderr?.on("data", (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
     });
-    this.child.on("message", (message: FromSandboxHost) => this.receive(message));
+    if (!this.pipe) this.child.on("message", (message: FromSandboxHost) => this.receive(message));
     this.child.on("error", (error) => {
       // A message written to a process that has just died (it crashed): its exit follows and says
       // how it ended (a signal, an abort), which is what its passes are told, not "write EPIPE".
@@ -372,7 +369,8 @@ export class SandboxProcess {
   private post(message: ToSandboxHost): void {
     if (this.exited || !this.child.connected) return;
     try {
-      this.child.send(message);
+      if (this.pipe) this.pipe.send(message);
+      else this.child.send(message);
     } catch {
       // The channel closed: the exit follows.
     }
@@ -383,6 +381,7 @@ export class SandboxProcess {
     this.child.ref();
     // Bun's and Deno's IPC channels have no ref() or unref(): the child's own ref holds there.
     (this.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
+    (this.child.stdio[FRAMES_FD] as Socket | null | undefined)?.ref();
   }
 
   private unrefWhenIdle(): void {
@@ -390,5 +389,6 @@ export class SandboxProcess {
     this.child.unref();
     (this.child.channel as { unref?: () => void } | null | undefined)?.unref?.();
     (this.child.stderr as { unref?: () => void } | null)?.unref?.();
+    (this.child.stdio[FRAMES_FD] as Socket | null | undefined)?.unref();
   }
 }

@@ -106,7 +106,8 @@ export async function runEnginePass(
     try {
       // A pass often starts from a completion of another pass: its sandbox work starts from the
       // loop's next check phase, so that passes cannot starve the loop's timers (event-loop-turn.ts).
-      await nextTurn();
+      // A pass alone in its sandbox process has no other pass to make room for.
+      if (request.ownsThread?.() !== true) await nextTurn();
       sandbox = await engine.open(request, pass);
     } catch (error) {
       return failed("SANDBOX_ERROR", `the sandbox could not be created: ${errorMessage(error)}`, pass.logs);

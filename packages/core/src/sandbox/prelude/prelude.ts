@@ -18,7 +18,7 @@ import { createUtcDates, createUtcTimeZone } from "./install-time-zone.js";
 import { installTimers } from "./install-timers.js";
 import { createSandboxBridge } from "./sandbox-bridge.js";
 import { captureSandboxIntrinsics } from "./sandbox-intrinsics.js";
-import { type SandboxParts, sandboxSetup } from "./sandbox-setup.js";
+import { type SandboxParts, sandboxPrepare, sandboxSetup } from "./sandbox-setup.js";
 import { composeValueCodec } from "./value-codec.js";
 import { createBase64 } from "./value-codec-base64.js";
 import { createDecoder } from "./value-codec-decoder.js";
@@ -58,8 +58,10 @@ const PARTS: SandboxParts = {
 };
 
 /**
- * Source text run in every fresh context before the model's code. It evaluates to a function
- * that takes the host callbacks and the config and returns the deliver function.
+ * Source text run in every fresh context before the model's code. Evaluating it prepares the
+ * context (`sandboxPrepare`: built-ins captured and guarded, which no pass changes) and gives a
+ * function that takes the pass's host callbacks and config and returns the deliver function: a
+ * context made ahead of its pass has the first half done by then.
  *
  * Every piece is an ordinary, type-checked function of this package that references nothing
  * outside itself; their compiled text is what runs in the sandbox, so host and sandbox share one
@@ -74,8 +76,10 @@ ${Object.entries(PARTS)
   .map(([name, part]) => `    ${name}: (${part.toString()}),`)
   .join("\n")}
   };
+  const sandboxPrepare = (${sandboxPrepare.toString()});
   const sandboxSetup = (${sandboxSetup.toString()});
+  const prepared = sandboxPrepare(parts);
   return function setup(submit, log, randomBytes, finish, configText) {
-    return sandboxSetup(parts, submit, log, randomBytes, finish, configText);
+    return sandboxSetup(parts, prepared, submit, log, randomBytes, finish, configText);
   };
 })()`;

@@ -80,17 +80,61 @@ export interface SandboxParts extends ValueCodecParts {
   installStart: typeof installStart;
 }
 
+/** What `sandboxPrepare` made of a fresh context, for the `sandboxSetup` of the pass that gets it. */
+export interface PreparedSandbox {
+  intrinsics: ReturnType<typeof captureSandboxIntrinsics>;
+  codec: ReturnType<typeof composeValueCodec>;
+}
+
+/**
+ * Runs INSIDE the sandbox when its context is made, before the pass that will use it is known
+ * (see prelude.ts): captures the built-ins while nothing has touched them, then removes and
+ * guards the built-ins no program may use as they are. None of it depends on the pass, so a
+ * context prepared ahead of need (a warm isolate's next one) has it done before its pass comes.
+ */
+export function sandboxPrepare(parts: SandboxParts): PreparedSandbox {
+  "use strict";
+  // First: the built-ins every installer uses, captured while no program has touched them.
+  const intrinsics = parts.captureSandboxIntrinsics();
+  const global = globalThis as Record<string, unknown>;
+  const codec = parts.composeValueCodec(parts);
+  // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
+  delete global.WebAssembly;
+  // Their callbacks run when V8 schedules them, not when the pass runs: a cleanup callback or an
+  // async wait's reaction could run after the pass ended, with no watchdog, in an isolate kept
+  // warm for the next pass (docs/security.md). No program needs them.
+  delete global.FinalizationRegistry;
+  delete (global.Atomics as { waitAsync?: unknown } | undefined)?.waitAsync;
+  parts.installBufferGuards(intrinsics, global);
+  // After the intrinsics were captured: the prelude's own code keeps the built-ins themselves.
+  const arrayGuardTools = parts.createArrayGuardTools(parts.installProxyRegistry());
+  parts.installArrayGuard(arrayGuardTools);
+  parts.installConcatGuard(arrayGuardTools);
+  parts.installFlatGuard(arrayGuardTools);
+  // String searches the built-ins would run in native code for longer than a deadline (R-SB-8).
+  // V8 searches in linear time and stops at the deadline, but for `lastIndexOf` (naive, and deaf
+  // to termination); quickjs-ng searches naively and polls no interrupt in any of them. QuickJS is
+  // told by its missing Intl (an engine without one), and pays the wrappers' cost on every call.
+  const stringGuardTools = parts.createStringGuardTools(parts.createTwoWaySearch());
+  const naiveSearches = typeof (global as { Intl?: unknown }).Intl === "undefined";
+  parts.installStringSearchGuard(stringGuardTools, naiveSearches ? undefined : ["lastIndexOf"]);
+  if (naiveSearches) parts.installStringReplaceGuard(stringGuardTools);
+  return { intrinsics, codec };
+}
+
 /**
  * Runs INSIDE the sandbox, before any model code, from its source text (see prelude.ts): it may
  * reference nothing outside itself and `parts`. It installs the globals of R-SB-1 (connectors,
  * `codemode`, `console`, timers, replay-stable `Date`/`Math.random`/`crypto`), keeps the host
  * callbacks in closures (never on a global), numbers calls at the call site (R-RP-1) and answers
- * recorded calls from the preloaded log without a bridge trip (R-ST-2). The host checks
- * everything it is sent: this code makes the sandbox pleasant and fast, not safe — the isolate
- * boundary does that. Returns the function the host delivers replies through.
+ * recorded calls from the preloaded log without a bridge trip (R-ST-2), in a context that
+ * `sandboxPrepare` has prepared. The host checks everything it is sent: this code makes the
+ * sandbox pleasant and fast, not safe — the isolate boundary does that. Returns the function the
+ * host delivers replies through.
  */
 export function sandboxSetup(
   parts: SandboxParts,
+  prepared: PreparedSandbox,
   submit: (id: number, text: string, args: string | undefined) => void,
   log: (level: string, text: string) => void,
   randomBytes: (count: number) => string,
@@ -98,10 +142,8 @@ export function sandboxSetup(
   configText: string,
 ): (id: number, kind: number, text: string) => void {
   "use strict";
-  // First: the built-ins every installer uses, captured while no program has touched them.
-  const intrinsics = parts.captureSandboxIntrinsics();
+  const { intrinsics, codec } = prepared;
   const global = globalThis as Record<string, unknown>;
-  const codec = parts.composeValueCodec(parts);
   const config = JSON.parse(configText) as SandboxConfig;
 
   const limits = config.limits;
@@ -132,27 +174,6 @@ export function sandboxSetup(
     intrinsics.onFirstRead(global, "Date", timeZone.patchDates);
   }
   parts.installRandom(global, deterministic, codec, randomBytes);
-  // Not ECMAScript, and its memory lives outside the heap limit; so do the things guarded here.
-  delete global.WebAssembly;
-  // Their callbacks run when V8 schedules them, not when the pass runs: a cleanup callback or an
-  // async wait's reaction could run after the pass ended, with no watchdog, in an isolate kept
-  // warm for the next pass (docs/security.md). No program needs them.
-  delete global.FinalizationRegistry;
-  delete (global.Atomics as { waitAsync?: unknown } | undefined)?.waitAsync;
-  parts.installBufferGuards(intrinsics, global);
-  // After the intrinsics were captured: the prelude's own code keeps the built-ins themselves.
-  const arrayGuardTools = parts.createArrayGuardTools(parts.installProxyRegistry());
-  parts.installArrayGuard(arrayGuardTools);
-  parts.installConcatGuard(arrayGuardTools);
-  parts.installFlatGuard(arrayGuardTools);
-  // String searches the built-ins would run in native code for longer than a deadline (R-SB-8).
-  // V8 searches in linear time and stops at the deadline, but for `lastIndexOf` (naive, and deaf
-  // to termination); quickjs-ng searches naively and polls no interrupt in any of them. QuickJS is
-  // told by its missing Intl (an engine without one), and pays the wrappers' cost on every call.
-  const stringGuardTools = parts.createStringGuardTools(parts.createTwoWaySearch());
-  const naiveSearches = typeof (global as { Intl?: unknown }).Intl === "undefined";
-  parts.installStringSearchGuard(stringGuardTools, naiveSearches ? undefined : ["lastIndexOf"]);
-  if (naiveSearches) parts.installStringReplaceGuard(stringGuardTools);
   parts.installIntlGuard(intrinsics, global, limits.maxIntlObjects, timeZone?.patchIntl);
   parts.installStart(
     intrinsics,
