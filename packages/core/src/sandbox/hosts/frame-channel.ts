@@ -108,6 +108,15 @@ export class FramedPipe {
     socket.on("readable", () => this.drainSocket());
   }
 
+  /** Keeps the event loop alive for the pipe (a pass is running), or lets it go (idle). */
+  ref(): void {
+    this.socket.ref();
+  }
+
+  unref(): void {
+    this.socket.unref();
+  }
+
   send(message: unknown): void {
     if (this.socket.destroyed || !this.socket.writable) return;
     this.socket.write(encodeFrame(message));

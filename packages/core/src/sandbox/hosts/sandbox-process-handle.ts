@@ -1,10 +1,9 @@
 import type { ChildProcess } from "node:child_process";
-import type { Socket } from "node:net";
 import { errorMessage } from "../../error-message.js";
 import type { HostReply, PassRequest, PassResult } from "../executor.js";
 import { abortReason } from "../pass/abort-reason.js";
 import { forkSandboxProcess } from "./fork-sandbox-process.js";
-import { FRAMES_FD, FramedPipe } from "./frame-channel.js";
+import { FramedPipe } from "./frame-channel.js";
 import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
 import { memoryCapBytes, residentBytes } from "./process-memory.js";
 import { exitedBefore, type KillReason, passEndOnExit, settledBy, stillRunning } from "./process-pass-end.js";
@@ -381,7 +380,7 @@ export class SandboxProcess {
     this.child.ref();
     // Bun's and Deno's IPC channels have no ref() or unref(): the child's own ref holds there.
     (this.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
-    (this.child.stdio[FRAMES_FD] as Socket | null | undefined)?.ref();
+    this.pipe?.ref();
   }
 
   private unrefWhenIdle(): void {
@@ -389,6 +388,6 @@ export class SandboxProcess {
     this.child.unref();
     (this.child.channel as { unref?: () => void } | null | undefined)?.unref?.();
     (this.child.stderr as { unref?: () => void } | null)?.unref?.();
-    (this.child.stdio[FRAMES_FD] as Socket | null | undefined)?.unref();
+    this.pipe?.unref();
   }
 }
