@@ -5,6 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ModelOutputOptions } from "../adapters/model-output.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { type HttpListenOptions, listenStreamableHttp, type McpHttpListener } from "./http-listener.js";
+import { createProgressFollowers, type ProgressFollowersOptions } from "./progress-followers.js";
 import { createRuntimeTaskStore } from "./runtime-task-store.js";
 import { outcomeResult, registerCodemodeTools, type ServerToolSettings } from "./server-tools.js";
 
@@ -42,6 +43,16 @@ export interface CodemodeMcpServerOptions {
   taskTtlMs?: number;
   /** How often a client should poll `tasks/get`, in ms. Default 2,000. */
   pollIntervalMs?: number;
+  /**
+   * Bounds on the progress of tasks (for clients that send a progress token): runs followed per
+   * session (default 32) and per server (default 1,000), and reads of paused runs per second over
+   * the whole server (default 2), each paused run read less often the longer it waits (up to
+   * `maxPausedPollMs`, default 60 s).
+   */
+  taskProgress?: Pick<
+    ProgressFollowersOptions,
+    "maxFollowers" | "maxFollowersPerOwner" | "pausedReadsPerSecond" | "maxPausedPollMs"
+  >;
 }
 
 /** Code Mode served over MCP: one SDK `Server` per connection, all over one runtime. */
@@ -84,7 +95,7 @@ export function createCodemodeMcpServer(
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
     modelOutput: options.modelOutput ?? {},
   };
-  const tasks = options.tasks === false ? undefined : taskSettings(options);
+  const tasks = options.tasks === false ? undefined : taskSettings(runtime, options);
   if (tasks) settings.tasks = tasks;
   // One store for every connection: its truth is the runtime's, so it holds no state of its own.
   const taskStore = tasks
@@ -98,7 +109,7 @@ export function createCodemodeMcpServer(
     return closable;
   };
   const createServer = () => {
-    const server = new Server(serverInfo, {
+    const server: Server = new Server(serverInfo, {
       capabilities: {
         tools: { listChanged: false },
         // No `list`: task ids are execution ids, and a listing would hand them to any client.
@@ -108,12 +119,18 @@ export function createCodemodeMcpServer(
       ...(taskStore ? { taskStore } : {}),
     });
     registerCodemodeTools(server, runtime, settings);
+    // A session that ends takes its progress followers with it.
+    server.onclose = () => tasks?.followers.release(server);
     return server;
   };
   const connect = async (transport: Transport) => {
     const server = createServer();
     track(server, (handler) => {
-      server.onclose = handler;
+      const released = server.onclose;
+      server.onclose = () => {
+        released?.();
+        handler();
+      };
     });
     await server.connect(transport);
     return server;
@@ -126,6 +143,7 @@ export function createCodemodeMcpServer(
     async close() {
       const closing = [...open];
       open.clear();
+      tasks?.followers.close();
       await Promise.allSettled(closing.map((closable) => closable.close()));
     },
   };
@@ -133,11 +151,16 @@ export function createCodemodeMcpServer(
 
 const DEFAULT_TASK_TTL_MS = 7 * 24 * 60 * 60_000;
 
-function taskSettings(options: CodemodeMcpServerOptions): NonNullable<ServerToolSettings["tasks"]> {
+function taskSettings(
+  runtime: CodemodeRuntime,
+  options: CodemodeMcpServerOptions,
+): NonNullable<ServerToolSettings["tasks"]> {
+  const pollIntervalMs = options.pollIntervalMs ?? 2_000;
   return {
     afterMs: options.taskAfterMs ?? 0,
     ttlMs: options.taskTtlMs ?? DEFAULT_TASK_TTL_MS,
-    pollIntervalMs: options.pollIntervalMs ?? 2_000,
+    pollIntervalMs,
+    followers: createProgressFollowers({ ...options.taskProgress, runtime, pausedPollMs: pollIntervalMs }),
   };
 }
 

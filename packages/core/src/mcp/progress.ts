@@ -46,18 +46,11 @@ const ENDED = new Set(["applied", "error", "denied", "reverted"]);
  */
 export function startProgress(options: StartProgressOptions): () => Promise<void> {
   const pollMs = options.pollMs ?? 150;
-  const maxConsoleLines = options.maxConsoleLines ?? 50;
-  const maxLineLength = options.maxLineLength ?? 200;
-  const started = new Set<number>();
-  const ended = new Set<number>();
-  let consoleSeen = 0;
-  let consoleSent = 0;
-  let consoleCut = false;
+  const reporter = new RunReporter(options);
   let progress = 0;
   let done = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reading: Promise<void> = Promise.resolve();
-  let lastPause = "";
   let paused = false;
   const follow = options.followPausedMs !== undefined;
   const followUntil = Date.now() + (options.maxFollowMs ?? 24 * 60 * 60_000);
@@ -72,35 +65,6 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
     }
   };
 
-  const report = async (state: ExecutionState) => {
-    for (const entry of [...state.log].sort((a, b) => a.seq - b.seq)) {
-      const name = `${clean(entry.connector, 80)}.${clean(entry.method, 80)}`;
-      if (!started.has(entry.seq)) {
-        started.add(entry.seq);
-        await send(`call started: ${name} (seq ${entry.seq})`);
-      }
-      if (ENDED.has(entry.state) && !ended.has(entry.seq)) {
-        ended.add(entry.seq);
-        await send(`call ended: ${name} (seq ${entry.seq}, ${entry.state})`);
-      }
-    }
-    const lines = state.logs ?? [];
-    for (; consoleSeen < lines.length; consoleSeen++) {
-      if (consoleSent >= maxConsoleLines) {
-        if (!consoleCut) await send("console: further lines are not sent as progress");
-        consoleCut = true;
-        consoleSeen = lines.length;
-        break;
-      }
-      consoleSent += 1;
-      await send(`console: ${clean(String(lines[consoleSeen]), maxLineLength)}`);
-    }
-    // Once per pause: a run followed past its pauses is read many times while it waits.
-    const pause = state.status === "paused" ? pendingCalls(state.log) : "";
-    if (pause && pause !== lastPause) await send(`paused: waiting for ${pause}`);
-    lastPause = pause;
-  };
-
   const readOnce = async () => {
     if (done) return;
     try {
@@ -109,7 +73,7 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
         done = true;
         return;
       }
-      await report(state);
+      for (const message of reporter.notes(state)) await send(message);
       paused = state.status === "paused";
       if (state.status !== "running" && !(follow && paused)) done = true;
       if (follow && Date.now() > followUntil) done = true;
@@ -136,6 +100,59 @@ export function startProgress(options: StartProgressOptions): () => Promise<void
     await readOnce();
     done = true;
   };
+}
+
+/**
+ * What a run's progress says, read after read: each call's start and end once, console lines up
+ * to a bound, and each pause once. It keeps only what it has said (seqs and a line count), so
+ * following a run costs the same memory after an hour as after a second.
+ */
+export class RunReporter {
+  readonly #maxConsoleLines: number;
+  readonly #maxLineLength: number;
+  readonly #started = new Set<number>();
+  readonly #ended = new Set<number>();
+  #consoleSeen = 0;
+  #consoleSent = 0;
+  #consoleCut = false;
+  #lastPause = "";
+
+  constructor(options: { maxConsoleLines?: number; maxLineLength?: number } = {}) {
+    this.#maxConsoleLines = options.maxConsoleLines ?? 50;
+    this.#maxLineLength = options.maxLineLength ?? 200;
+  }
+
+  /** The messages this read of the run adds to what earlier reads said. */
+  notes(state: ExecutionState): string[] {
+    const messages: string[] = [];
+    for (const entry of [...state.log].sort((a, b) => a.seq - b.seq)) {
+      const name = `${clean(entry.connector, 80)}.${clean(entry.method, 80)}`;
+      if (!this.#started.has(entry.seq)) {
+        this.#started.add(entry.seq);
+        messages.push(`call started: ${name} (seq ${entry.seq})`);
+      }
+      if (ENDED.has(entry.state) && !this.#ended.has(entry.seq)) {
+        this.#ended.add(entry.seq);
+        messages.push(`call ended: ${name} (seq ${entry.seq}, ${entry.state})`);
+      }
+    }
+    const lines = state.logs ?? [];
+    for (; this.#consoleSeen < lines.length; this.#consoleSeen++) {
+      if (this.#consoleSent >= this.#maxConsoleLines) {
+        if (!this.#consoleCut) messages.push("console: further lines are not sent as progress");
+        this.#consoleCut = true;
+        this.#consoleSeen = lines.length;
+        break;
+      }
+      this.#consoleSent += 1;
+      messages.push(`console: ${clean(String(lines[this.#consoleSeen]), this.#maxLineLength)}`);
+    }
+    // Once per pause: a run followed past its pauses is read many times while it waits.
+    const pause = state.status === "paused" ? pendingCalls(state.log) : "";
+    if (pause && pause !== this.#lastPause) messages.push(`paused: waiting for ${pause}`);
+    this.#lastPause = pause;
+    return messages;
+  }
 }
 
 /**

@@ -22,7 +22,8 @@ import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import type { Decision } from "../runtime/operations/index.js";
 import { askForApprovals, canElicit } from "./elicit-approval.js";
 import { modelToolNamed } from "./model-tools.js";
-import { executeWithProgress, type ProgressNote, startProgress } from "./progress.js";
+import { executeWithProgress, type ProgressNote } from "./progress.js";
+import type { ProgressFollowers } from "./progress-followers.js";
 import * as schemas from "./server-schemas.js";
 import { toolList } from "./tool-list.js";
 
@@ -42,6 +43,8 @@ export interface TaskSettings {
   afterMs: number;
   ttlMs: number;
   pollIntervalMs: number;
+  /** Who reports a task's progress while it goes on, bounded over the whole server. */
+  followers: ProgressFollowers;
 }
 
 type Args = Record<string, unknown>;
@@ -75,7 +78,13 @@ export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, 
             if (request.params.task && settings.tasks && extra.taskStore) {
               // After a CreateTaskResult the request's stream may be gone (Streamable HTTP): no related request id.
               const send = token === undefined ? undefined : progressSender(token, (note) => server.notification(note));
-              return await executeAsTask(runtime, run, extra.taskStore, settings.tasks, send);
+              return await executeAsTask(
+                runtime,
+                run,
+                extra.taskStore,
+                settings.tasks,
+                send && { send, owner: server },
+              );
             }
             // Without a token the run goes as it always did; with one, its id is needed before it starts.
             const outcome: DecisionOutcome =
@@ -159,16 +168,15 @@ async function executeAsTask(
   program: { code: string; by: string },
   taskStore: RequestTaskStore,
   tasks: TaskSettings,
-  send?: (note: ProgressNote) => Promise<void>,
+  progress?: { send: (note: ProgressNote) => Promise<void>; owner: object },
 ): Promise<CreateTaskResult> {
   const submitted = await runtime.submit(program);
   // A refused program is no task: the SDK shows the client a protocol error with the reason.
   if ("status" in submitted) throw new McpError(ErrorCode.InvalidParams, submitted.error);
   const { executionId } = submitted;
   // A task's progress follows the run past its pauses: approved in any process, the rest of the
-  // run is reported too, until it ends (or the connection goes).
-  if (send)
-    startProgress({ runtime, executionId, send, followPausedMs: tasks.pollIntervalMs, maxFollowMs: tasks.ttlMs });
+  // run is reported too, until it ends or the connection goes (bounded per connection and server).
+  if (progress) tasks.followers.follow({ executionId, ...progress, maxFollowMs: tasks.ttlMs });
   // The outcome is recorded in the store; a failure there is the run's to report, not this answer's.
   const run = runtime.recover({ executionId }).catch(() => []);
   if (tasks.afterMs > 0) {
