@@ -173,25 +173,14 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
     watches.delete(watch.executionId);
   };
 
-  let ticker: ReturnType<typeof setInterval> | undefined;
-  const tick = () => {
-    let next: Watch | undefined;
-    const now = Date.now();
-    for (const watch of watches.values()) {
-      if (watch.paused && !watch.reading && watch.due <= now && (!next || watch.due < next.due)) next = watch;
-    }
+  const ticker = budgetTicker(readsPerSecond, () => {
+    const next = duePausedWatch(watches.values());
     if (next) void read(next);
-  };
+  });
   const startTicker = () => {
-    if (ticker || closed) return;
-    ticker = setInterval(tick, 1000 / readsPerSecond);
-    // Runs that wait for a person keep no process alive.
-    ticker.unref();
+    if (!closed) ticker.start();
   };
-  const stopTicker = () => {
-    clearInterval(ticker);
-    ticker = undefined;
-  };
+  const stopTicker = () => ticker.stop();
 
   return {
     follow(request) {
@@ -210,16 +199,7 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
         return false;
       }
       const existing = watches.get(request.executionId);
-      const watch: Watch = existing ?? {
-        executionId: request.executionId,
-        reporter: new RunReporter(options),
-        followers: new Set(),
-        paused: false,
-        due: 0,
-        backoffMs: 0,
-        timer: undefined,
-        reading: false,
-      };
+      const watch = existing ?? newWatch(request.executionId, options);
       const follower: Follower = {
         owner: request.owner,
         watch,
@@ -248,5 +228,44 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
       stopTicker();
       for (const watch of [...watches.values()]) drop(watch);
     },
+  };
+}
+
+/** The paused run waiting longest past its due time, if any is due. */
+function duePausedWatch(watches: Iterable<Watch>): Watch | undefined {
+  let next: Watch | undefined;
+  const now = Date.now();
+  for (const watch of watches) {
+    if (watch.paused && !watch.reading && watch.due <= now && (!next || watch.due < next.due)) next = watch;
+  }
+  return next;
+}
+
+/** Calls `onTick` `perSecond` times a second while started; it keeps no process alive (runs that wait for a person). */
+function budgetTicker(perSecond: number, onTick: () => void): { start(): void; stop(): void } {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    start() {
+      if (timer) return;
+      timer = setInterval(onTick, 1000 / perSecond);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+function newWatch(executionId: string, options: ProgressFollowersOptions): Watch {
+  return {
+    executionId,
+    reporter: new RunReporter(options),
+    followers: new Set(),
+    paused: false,
+    due: 0,
+    backoffMs: 0,
+    timer: undefined,
+    reading: false,
   };
 }
