@@ -21,8 +21,19 @@ export interface HttpListenOptions {
   allowRemote?: boolean;
   /** The largest request body accepted. Default 8 MB (programs may be up to 1,000,000 characters). */
   maxBodyBytes?: number;
-  /** Sessions open at once; an `initialize` beyond them is refused (503) once idle ones are closed. Default 100. */
+  /**
+   * Sessions open at once. An `initialize` beyond them closes the least recently used session that
+   * has no request running (its client re-initializes when it comes back, as the protocol says),
+   * and is refused (503) only when every session is busy. Default 100.
+   */
   maxSessions?: number;
+  /**
+   * Sessions open at once from one client address, evicted the same way: a client that opens
+   * session after session closes its own oldest, not other clients'. Default `maxSessions` on a
+   * loopback address (every local client has the same one), 10 otherwise. Behind a proxy every
+   * client has the proxy's address: cap them there.
+   */
+  maxSessionsPerClient?: number;
   /** A session with no request for this long, and none running, is closed. Default 30 minutes. */
   sessionIdleMs?: number;
   /**
@@ -45,7 +56,14 @@ export interface McpHttpListener {
   close(): Promise<void>;
 }
 
-type Session = { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; running: number };
+type Session = {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  /** The client's address, for the cap per client. */
+  address: string;
+  lastSeen: number;
+  running: number;
+};
 type EventStoreSettings = Omit<KeyvEventStoreOptions, "prefix"> & { keyv: EventKeyv };
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -73,6 +91,9 @@ export async function listenStreamableHttp(
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   if (!Number.isInteger(maxSessions) || maxSessions < 1)
     throw new TypeError("listen: maxSessions must be a whole number of at least 1");
+  const maxPerClient = options.maxSessionsPerClient ?? (loopback ? maxSessions : Math.min(10, maxSessions));
+  if (!Number.isInteger(maxPerClient) || maxPerClient < 1)
+    throw new TypeError("listen: maxSessionsPerClient must be a whole number of at least 1");
   if (!Number.isFinite(idleMs) || idleMs <= 0) throw new TypeError("listen: sessionIdleMs must be a positive number");
   /** Closes the sessions idle for `idleMs` (nothing running, no request since). */
   const closeIdle = () => {
@@ -83,8 +104,28 @@ export async function listenStreamableHttp(
       void session.server.close().catch(() => undefined);
     }
   };
+  /** Closes the least recently used session with nothing running among `candidates`; false when all are busy. */
+  const evictLeastRecent = (candidates: Iterable<[string, Session]>): boolean => {
+    let oldest: [string, Session] | undefined;
+    for (const entry of candidates) {
+      if (entry[1].running === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
+    }
+    if (!oldest) return false;
+    sessions.delete(oldest[0]);
+    void oldest[1].server.close().catch(() => undefined);
+    return true;
+  };
+  /** Room for one more session from `address`: the idle ones closed, then the least recently used evicted. */
+  const makeRoom = (address: string): boolean => {
+    const fromClient = () => [...sessions].filter(([, session]) => session.address === address);
+    if (fromClient().length + openingFrom(address) >= maxPerClient && !evictLeastRecent(fromClient())) return false;
+    if (sessions.size + opening.size >= maxSessions) closeIdle();
+    return sessions.size + opening.size < maxSessions || evictLeastRecent(sessions);
+  };
   const events = eventStoreSettings(options.eventStore);
-  let opening = 0;
+  /** Sessions being opened, by client address: concurrent initializes must not pass the caps together. */
+  const opening = new Map<symbol, string>();
+  const openingFrom = (address: string) => [...opening.values()].filter((from) => from === address).length;
   const sweeper = setInterval(closeIdle, Math.max(1_000, Math.min(60_000, idleMs / 4)));
   sweeper.unref();
 
@@ -100,6 +141,9 @@ export async function listenStreamableHttp(
       const session = sessions.get(sessionId);
       if (!session) return reply(response, 404, -32001, "Session not found");
       session.lastSeen = Date.now();
+      // A GET is the standby stream a client keeps open for as long as it likes: it does not make
+      // the session busy, or one open stream would keep an abandoned session forever.
+      if (request.method === "GET") return await session.transport.handleRequest(request, response, body?.value);
       session.running++;
       try {
         return await session.transport.handleRequest(request, response, body?.value);
@@ -110,10 +154,17 @@ export async function listenStreamableHttp(
     }
     if (request.method !== "POST" || !isInitializeRequest(body?.value))
       return reply(response, 400, -32000, "Bad Request: no valid session ID provided");
-    if (sessions.size + opening >= maxSessions) closeIdle();
-    if (sessions.size + opening >= maxSessions)
-      return reply(response, 503, -32000, `Too many sessions: ${maxSessions} are open; close one or try again later`);
+    const address = request.socket.remoteAddress ?? "";
+    if (!makeRoom(address))
+      return reply(
+        response,
+        503,
+        -32000,
+        `Too many sessions: ${maxSessions} are open (at most ${maxPerClient} per client), each busy with a request; try again later`,
+      );
     const server = createServer();
+    // Counted from now: concurrent initializes must not pass the caps together.
+    const ticket = Symbol(address);
     // Chosen first: the event store is per session (its stream ids repeat across sessions).
     const newSessionId = randomUUID();
     const eventStore = events && new KeyvEventStore(events.keyv, newSessionId, events);
@@ -121,7 +172,9 @@ export async function listenStreamableHttp(
       sessionIdGenerator: () => newSessionId,
       eventStore,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, lastSeen: Date.now(), running: 0 });
+        // Counted as open from here, not twice while its initialize is answered.
+        opening.delete(ticket);
+        sessions.set(id, { transport, server, address, lastSeen: Date.now(), running: 1 });
       },
     });
     // Set before connect: the server chains its own close handler after this one.
@@ -129,13 +182,17 @@ export async function listenStreamableHttp(
       if (transport.sessionId) sessions.delete(transport.sessionId);
       void eventStore?.clear().catch(() => undefined);
     };
-    // Counted from now: concurrent initializes must not pass the cap together.
-    opening++;
+    opening.set(ticket, address);
     try {
       await server.connect(transport);
       await transport.handleRequest(request, response, body?.value);
     } finally {
-      opening--;
+      opening.delete(ticket);
+      const opened = transport.sessionId ? sessions.get(transport.sessionId) : undefined;
+      if (opened) {
+        opened.running--;
+        opened.lastSeen = Date.now();
+      }
     }
   };
 
