@@ -1,13 +1,16 @@
 import { createRequire } from "node:module";
+import { toNodeHandler } from "@modelcontextprotocol/node";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ModelOutputOptions } from "../adapters/model-output.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { type HttpListenOptions, listenStreamableHttp, type McpHttpListener } from "./http-listener.js";
+import { createModernHttpHandler, type ModernServerSetup } from "./modern-server.js";
 import { createProgressFollowers, type ProgressFollowersOptions } from "./progress-followers.js";
 import { createRuntimeTaskStore } from "./runtime-task-store.js";
 import { outcomeResult, registerCodemodeTools, type ServerToolSettings } from "./server-tools.js";
+import { serveStdioEitherProtocol } from "./stdio-either-protocol.js";
 
 export interface CodemodeMcpServerOptions {
   /** The name and version the server gives in `initialize`. Default `codemode` and this package's version. */
@@ -61,9 +64,16 @@ export interface CodemodeMcpServer {
   createServer(): Server;
   /** Connects a new server to `transport` (in-memory, stdio, Streamable HTTP…); `close()` closes it. */
   connect(transport: Transport): Promise<Server>;
-  /** Serves this process's stdin/stdout, for clients that launch it as a command. */
-  serveStdio(): Promise<Server>;
-  /** Serves Streamable HTTP on 127.0.0.1 (by default), one session per client. */
+  /**
+   * Serves this process's stdin/stdout, for clients that launch it as a command: the client's
+   * first message says which protocol it speaks (an `initialize` for 2025-11-25, a request that
+   * claims 2026-07-28, or `server/discover`), and the connection keeps it.
+   */
+  serveStdio(): Promise<{ close(): Promise<void> }>;
+  /**
+   * Serves Streamable HTTP on 127.0.0.1 (by default): a 2025-11-25 client gets a session, a
+   * 2026-07-28 client is answered request by request on the same endpoint.
+   */
   listen(options?: HttpListenOptions): Promise<McpHttpListener>;
   /** Closes every connection and listener it opened. The runtime stays open: it is yours. */
   close(): Promise<void>;
@@ -108,10 +118,13 @@ export function createCodemodeMcpServer(
     onclose?.(() => open.delete(closable));
     return closable;
   };
+  const modernSetup: ModernServerSetup = { runtime, settings, serverInfo, instructions: INSTRUCTIONS };
   const createServer = () => {
     const server: Server = new Server(serverInfo, {
       capabilities: {
         tools: { listChanged: false },
+        // `logging/setLevel`: a run's console lines and calls as log messages (run-log.ts).
+        logging: {},
         // No `list`: task ids are execution ids, and a listing would hand them to any client.
         ...(taskStore ? { tasks: { cancel: {}, requests: { tools: { call: {} } } } } : {}),
       },
@@ -138,8 +151,28 @@ export function createCodemodeMcpServer(
   return {
     createServer,
     connect,
-    serveStdio: () => connect(new StdioServerTransport()),
-    listen: async (listenOptions) => track(await listenStreamableHttp(createServer, listenOptions)),
+    serveStdio: async () =>
+      track(
+        await serveStdioEitherProtocol({
+          legacy: (input, output) => connect(new StdioServerTransport(input, output)),
+          modern: modernSetup,
+        }),
+      ),
+    listen: async (listenOptions) => {
+      const modern = createModernHttpHandler(modernSetup);
+      const answerModern = toNodeHandler(modern);
+      const listener = await listenStreamableHttp(createServer, listenOptions, (request, response, body) =>
+        answerModern(request, response, body),
+      );
+      return track({
+        url: listener.url,
+        sessions: listener.sessions,
+        async close() {
+          await listener.close();
+          await modern.close();
+        },
+      });
+    },
     async close() {
       const closing = [...open];
       open.clear();

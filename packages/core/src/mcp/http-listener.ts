@@ -56,6 +56,9 @@ export interface McpHttpListener {
   close(): Promise<void>;
 }
 
+/** Answers one request of the 2026-07-28 protocol (no session: each request says who the client is). */
+export type ModernRequestHandler = (request: IncomingMessage, response: ServerResponse, body: unknown) => Promise<void>;
+
 type Session = {
   transport: StreamableHTTPServerTransport;
   server: Server;
@@ -76,6 +79,7 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 export async function listenStreamableHttp(
   createServer: () => Server,
   options: HttpListenOptions = {},
+  modern?: ModernRequestHandler,
 ): Promise<McpHttpListener> {
   const host = options.host ?? "127.0.0.1";
   const loopback = isLoopbackAddress(host);
@@ -137,6 +141,8 @@ export async function listenStreamableHttp(
     const sessionId = request.headers["mcp-session-id"];
     const body = request.method === "POST" ? await readJson(request, maxBodyBytes) : undefined;
     if (body && "failure" in body) return reply(response, body.failure.status, body.failure.code, body.failure.message);
+    if (modern && request.method === "POST" && speaksModern(request, body?.value))
+      return await modern(request, response, body?.value);
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return reply(response, 404, -32001, "Session not found");
@@ -218,6 +224,22 @@ export async function listenStreamableHttp(
       });
     },
   };
+}
+
+/** The request's claim of the protocol revision it speaks, where 2026-07-28 clients make it. */
+const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+
+/**
+ * Whether a POST speaks the 2026-07-28 protocol: its params carry the per-request claim of a
+ * revision, or its header names one newer than 2025's (the modern handler answers what it does
+ * not support). Everything else, `initialize` first, goes to the 2025 sessions.
+ */
+function speaksModern(request: IncomingMessage, body: unknown): boolean {
+  const header = request.headers["mcp-protocol-version"];
+  if (typeof header === "string" && header >= "2026") return true;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  return typeof meta === "object" && meta !== null && meta[PROTOCOL_VERSION_META] !== undefined;
 }
 
 function eventStoreSettings(option: HttpListenOptions["eventStore"]): EventStoreSettings | undefined {

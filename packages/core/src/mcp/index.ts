@@ -1,5 +1,6 @@
-// @codemode/core/mcp: MCP in and out (R-CON-5). Needs `@modelcontextprotocol/sdk` (an optional
-// peer dependency); nothing else in @codemode/core imports it.
+// @codemode/core/mcp: MCP in and out (R-CON-5). Needs `@modelcontextprotocol/sdk` (1.x, the
+// 2025-11-25 protocol) and `@modelcontextprotocol/server`, `/client` and `/node` (2.x, the
+// 2026-07-28 protocol), optional peer dependencies; nothing else in @codemode/core imports them.
 
 export {
   type CodemodeMcpServer,

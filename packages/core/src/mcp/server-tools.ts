@@ -7,6 +7,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type DecisionOutcome,
@@ -24,6 +25,7 @@ import { askForApprovals, canElicit } from "./elicit-approval.js";
 import { modelToolNamed } from "./model-tools.js";
 import { executeWithProgress, type ProgressNote } from "./progress.js";
 import type { ProgressFollowers } from "./progress-followers.js";
+import { atLeast, type LogLevel, runLogMessage } from "./run-log.js";
 import * as schemas from "./server-schemas.js";
 import { toolList } from "./tool-list.js";
 
@@ -58,76 +60,116 @@ class ToolInputError extends Error {}
  */
 export function registerCodemodeTools(server: Server, runtime: CodemodeRuntime, settings: ServerToolSettings): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(runtime, settings) }));
+  // The level this connection asked for: its runs' notes are sent as log messages from it up.
+  // Nothing is logged to a client that never asked (it would see every console line twice).
+  let logLevel: LogLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
   server.setRequestHandler(
     CallToolRequestSchema,
     async (request, extra): Promise<CallToolResult | CreateTaskResult> => {
       const { name } = request.params;
-      const args: Args = request.params.arguments ?? {};
-      const known = toolList(runtime, settings).some((tool) => tool.name === name);
-      if (!known) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-      try {
-        switch (name) {
-          case "search":
-            return structured(await runtime.search(text(args, "query")));
-          case "describe":
-            return structured(await runtime.describe(text(args, "target")));
-          case "execute": {
-            // Who asked, as the inbox and `codemode show` say it: the client's own claim of its name.
-            const run = { code: text(args, "code"), by: `an MCP client that calls itself ${clientClaim(server)}` };
-            const token = request.params._meta?.progressToken;
-            if (request.params.task && settings.tasks && extra.taskStore) {
-              // After a CreateTaskResult the request's stream may be gone (Streamable HTTP): no related request id.
-              const send = token === undefined ? undefined : progressSender(token, (note) => server.notification(note));
-              return await executeAsTask(
-                runtime,
-                run,
-                extra.taskStore,
-                settings.tasks,
-                send && { send, owner: server },
-              );
-            }
-            // Without a token the run goes as it always did; with one, its id is needed before it starts.
-            const outcome: DecisionOutcome =
-              token === undefined
-                ? await runtime.execute(run)
-                : await executeWithProgress(runtime, run, {
-                    send: progressSender(token, (note) => extra.sendNotification(note)),
-                  });
-            return await answerRun(server, runtime, outcome, settings, extra);
+      const client = clientClaim(server.getClientVersion()?.name);
+      const answered = await answerToolCall(runtime, settings, name, request.params.arguments ?? {}, {
+        client,
+        isProtocolError: (error) => error instanceof McpError,
+        answerOutcome: (outcome) => answerRun(server, runtime, outcome, settings, extra),
+        async execute(run) {
+          const token = request.params._meta?.progressToken;
+          if (request.params.task && settings.tasks && extra.taskStore) {
+            // After a CreateTaskResult the request's stream may be gone (Streamable HTTP): no related request id.
+            const send = token === undefined ? undefined : progressSender(token, (note) => server.notification(note));
+            return await executeAsTask(runtime, run, extra.taskStore, settings.tasks, send && { send, owner: server });
           }
-          case "pending": {
-            const executionId = optionalText(args, "executionId");
-            const cursor = optionalText(args, "cursor");
-            return structured(
-              await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }),
-            );
-          }
-          case "approve":
-            return outcomeResult(await runtime.approve(operatorDecision(server, args, "approve")), settings);
-          case "reject": {
-            const decision = { ...operatorDecision(server, args, "reject"), approved: false };
-            return outcomeResult(await decidePendingAction(runtime, decision), settings);
-          }
-          case "decide":
-            return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(server, args)), settings);
-          default: {
-            // A tool the model calls directly: its one-call run, answered as execute answers a program's.
-            const direct = modelToolNamed(runtime, name);
-            if (!direct) break;
-            const by = `an MCP client that calls itself ${clientClaim(server)}`;
-            const outcome = await runtime.callTool({ tool: direct.tool, args, by });
-            return await answerRun(server, runtime, outcome, settings, extra);
-          }
-        }
-      } catch (error) {
-        if (error instanceof McpError) throw error;
-        // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
-        // are results the agent can read, not protocol failures.
-        return { isError: true, content: [{ type: "text", text: errorMessage(error) }] };
-      }
-      throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+          // Without a token or a log level the run goes as it always did; with one, its id is needed before it starts.
+          const progress =
+            token === undefined ? undefined : progressSender(token, (note) => extra.sendNotification(note));
+          const threshold = logLevel;
+          const outcome: DecisionOutcome =
+            progress === undefined && threshold === undefined
+              ? await runtime.execute(run)
+              : await executeWithProgress(runtime, run, {
+                  async send(note) {
+                    if (progress) await progress(note);
+                    const message = runLogMessage(note.message);
+                    if (threshold !== undefined && atLeast(message.level, threshold))
+                      await extra.sendNotification({ method: "notifications/message", params: { ...message } });
+                  },
+                });
+          return await answerRun(server, runtime, outcome, settings, extra);
+        },
+      });
+      if (answered === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      return answered;
     },
   );
+}
+
+/** How one protocol's server runs `execute` and answers a run's outcome; the rest of a call is the same for all. */
+export interface ToolCallSurface<Answer> {
+  /** The client's claim of its name, quoted (`clientClaim`). */
+  client: string;
+  /** Errors the protocol answers as such (a tool that is not there); every other failure is an `isError` result. */
+  isProtocolError(error: unknown): boolean;
+  execute(run: { code: string; by: string }): Promise<Answer>;
+  answerOutcome(outcome: DecisionOutcome): Promise<CallToolResult>;
+}
+
+/**
+ * One `tools/call` of a Code Mode server, whatever the protocol: `search`, `describe`, `execute`,
+ * a tool the model calls directly, and with `operatorTools` `pending`, `approve`, `reject` and
+ * `decide`. Undefined for a tool this server does not have.
+ */
+export async function answerToolCall<Answer>(
+  runtime: CodemodeRuntime,
+  settings: ServerToolSettings,
+  name: string,
+  args: Args,
+  surface: ToolCallSurface<Answer>,
+): Promise<Answer | CallToolResult | undefined> {
+  const known = toolList(runtime, settings).some((tool) => tool.name === name);
+  if (!known) return undefined;
+  const by = `an MCP client that calls itself ${surface.client}`;
+  const operator = `operator via an MCP client that calls itself ${surface.client}`;
+  try {
+    switch (name) {
+      case "search":
+        return structured(await runtime.search(text(args, "query")));
+      case "describe":
+        return structured(await runtime.describe(text(args, "target")));
+      case "execute":
+        // Who asked, as the inbox and `codemode show` say it: the client's own claim of its name.
+        return await surface.execute({ code: text(args, "code"), by });
+      case "pending": {
+        const executionId = optionalText(args, "executionId");
+        const cursor = optionalText(args, "cursor");
+        return structured(
+          await runtime.pending({ ...(executionId ? { executionId } : {}), ...(cursor ? { cursor } : {}) }),
+        );
+      }
+      case "approve":
+        return outcomeResult(await runtime.approve(operatorDecision(operator, args, "approve")), settings);
+      case "reject": {
+        const decision = { ...operatorDecision(operator, args, "reject"), approved: false };
+        return outcomeResult(await decidePendingAction(runtime, decision), settings);
+      }
+      case "decide":
+        return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(operator, args)), settings);
+      default: {
+        // A tool the model calls directly: its one-call run, answered as execute answers a program's.
+        const direct = modelToolNamed(runtime, name);
+        if (!direct) return undefined;
+        return await surface.answerOutcome(await runtime.callTool({ tool: direct.tool, args, by }));
+      }
+    }
+  } catch (error) {
+    if (surface.isProtocolError(error)) throw error;
+    // Reads reject with CodemodeError (STORAGE_ERROR, BUSY) and inputs with ToolInputError: both
+    // are results the agent can read, not protocol failures.
+    return { isError: true, content: [{ type: "text", text: errorMessage(error) }] };
+  }
 }
 
 /**
@@ -144,7 +186,7 @@ async function answerRun(
   if (outcome.status !== "paused" || !settings.elicitApproval || !canElicit(server))
     return outcomeResult(outcome, settings);
   // The client names itself; recorded as its claim, not as a verified person (R-AP-7).
-  const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server)}`;
+  const by = `elicitation, answered in an MCP client that calls itself ${clientClaim(server.getClientVersion()?.name)}`;
   const asked = await askForApprovals(server, runtime, outcome, {
     relatedRequestId: extra.requestId,
     signal: extra.signal,
@@ -251,14 +293,14 @@ function structured(value: unknown, isError = false): CallToolResult {
  * never "whatever is pending now"), who decided (the client's claimed name) and why.
  */
 function operatorDecision(
-  server: Server,
+  by: string,
   args: Args,
   tool: "approve" | "reject",
 ): { executionId: string; seq: number; by: string; reason?: string } {
   const seq = optionalSeq(args);
   if (seq === undefined) throw new ToolInputError(`${tool} needs seq: the pending action's number (see pending)`);
   const reason = optionalText(args, "reason");
-  return { executionId: text(args, "executionId"), seq, by: operatorClaim(server), ...(reason ? { reason } : {}) };
+  return { executionId: text(args, "executionId"), seq, by, ...(reason ? { reason } : {}) };
 }
 
 /** The decide tool's input, checked against its schema before the runtime checks it again. */
@@ -266,7 +308,7 @@ const checkDecideInput = createArgsValidator("decide", { inputSchema: schemas.de
 
 /** An operator's decisions from the decide tool: refused whole when the input does not fit its schema. */
 async function operatorDecisions(
-  server: Server,
+  by: string,
   args: Args,
 ): Promise<{ executionId: string; decisions: Decision[]; by: string; reason?: string }> {
   const checked = await checkDecideInput(args);
@@ -275,13 +317,9 @@ async function operatorDecisions(
   return {
     executionId: text(args, "executionId"),
     decisions: args.decisions as Decision[],
-    by: operatorClaim(server),
+    by,
     ...(reason ? { reason } : {}),
   };
-}
-
-function operatorClaim(server: Server): string {
-  return `operator via an MCP client that calls itself ${clientClaim(server)}`;
 }
 
 function text(args: Args, key: string): string {
@@ -305,9 +343,8 @@ function optionalSeq(args: Args): number | undefined {
   return value;
 }
 
-/** The name the client gave in `initialize`, quoted, on one line and cut: it is the client's claim, kept in the audit log. */
-function clientClaim(server: Server): string {
-  const name = server.getClientVersion()?.name;
+/** The name the client gave (in `initialize`, or with each request), quoted, on one line and cut: it is the client's claim, kept in the audit log. */
+export function clientClaim(name: unknown): string {
   if (typeof name !== "string" || name.trim() === "") return "nothing";
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
   const clean = name.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, "").slice(0, 80);
