@@ -33,7 +33,8 @@ const ALONE = [
 
 /**
  * The crash stories: real child processes killed and exited at every step of a run, over each
- * store (`npm run test:slow`, which .ci/run and the README's suite command run after `npm test`).
+ * store, and stories that wait out a long idle window (`npm run test:slow`, which .ci/run and the
+ * README's suite command run after `npm test`).
  * Each file takes 25–50 s, mostly waiting on children; apart, `npm test` stays within five minutes
  * on a 2-core machine.
  */
@@ -41,6 +42,8 @@ const SLOW = [
   "test/recover-{sqlite,redis,postgres}.test.ts",
   "test/storage-processes-{sqlite,redis,postgres}.test.ts",
   "packages/storage/src/postgres/postgres-schema.test.ts",
+  // 250 paused MCP tasks, then 12 s of an idle client over memory and over Redis (about 60 s, waiting).
+  "test/mcp-bounded-followers.test.ts",
 ];
 
 export default defineConfig({

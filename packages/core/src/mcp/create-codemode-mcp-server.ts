@@ -49,7 +49,7 @@ export interface CodemodeMcpServerOptions {
   /**
    * Bounds on the progress of tasks (for clients that send a progress token): runs followed per
    * session (default 32) and per server (default 1,000), and reads of paused runs per second over
-   * the whole server (default 2), each paused run read less often the longer it waits (up to
+   * the whole server (default 1), each paused run read less often the longer it waits (up to
    * `maxPausedPollMs`, default 60 s).
    */
   taskProgress?: Pick<

@@ -13,7 +13,8 @@ export interface ProgressFollowersOptions {
   maxPausedPollMs?: number;
   /**
    * Reads of paused runs per second, at most, over every follower of this server: a thousand
-   * paused tasks cost the store no more than this. Default 2.
+   * paused tasks cost the store no more than this (a read of a run is three store calls: its
+   * record, its code and log, its result). Default 1.
    */
   pausedReadsPerSecond?: number;
   /** Runs followed at once by the whole server; a task beyond them gets no progress (tasks/get still answers). Default 1,000. */
@@ -43,6 +44,12 @@ export interface ProgressFollowers {
   follow(request: FollowRequest): boolean;
   /** Ends every follower of a connection (it closed). */
   release(owner: object): void;
+  /**
+   * A run was just decided in this process: read it now rather than when the budget comes to it,
+   * so that its followers hear the rest of it at once. Approvals elsewhere are seen at the next
+   * budgeted read.
+   */
+  nudge(executionId: string): void;
   /** Followers at present. */
   followers(): number;
   /** Runs read at present (one watch per run, however many follow it). */
@@ -92,7 +99,7 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
   const pollMs = options.pollMs ?? 150;
   const pausedPollMs = options.pausedPollMs ?? 2_000;
   const maxPausedPollMs = Math.max(pausedPollMs, options.maxPausedPollMs ?? 60_000);
-  const readsPerSecond = options.pausedReadsPerSecond ?? 2;
+  const readsPerSecond = options.pausedReadsPerSecond ?? 1;
   const maxFollowers = options.maxFollowers ?? 1_000;
   const maxPerOwner = options.maxFollowersPerOwner ?? 32;
   if (!(readsPerSecond > 0)) throw new TypeError("pausedReadsPerSecond must be a positive number");
@@ -220,6 +227,10 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
     },
     release(owner) {
       for (const follower of [...(perOwner.get(owner) ?? [])]) detach(follower);
+    },
+    nudge(executionId) {
+      const watch = watches.get(executionId);
+      if (watch?.paused) void read(watch);
     },
     followers: () => count,
     watches: () => watches.size,

@@ -131,6 +131,15 @@ export async function answerToolCall<Answer>(
 ): Promise<Answer | CallToolResult | undefined> {
   const known = toolList(runtime, settings).some((tool) => tool.name === name);
   if (!known) return undefined;
+  /** A decision made here: the run's task followers read it at once, not when the budget comes to it. */
+  const nudged = <T>(deciding: Promise<T>): Promise<T> => {
+    const executionId = typeof args.executionId === "string" ? args.executionId : undefined;
+    if (!executionId || !settings.tasks) return deciding;
+    const { followers } = settings.tasks;
+    // Once the decision is recorded (soon), and again when the resumed run has answered.
+    setTimeout(() => followers.nudge(executionId), 50).unref();
+    return deciding.finally(() => followers.nudge(executionId));
+  };
   const by = `an MCP client that calls itself ${surface.client}`;
   const operator = `operator via an MCP client that calls itself ${surface.client}`;
   try {
@@ -150,13 +159,16 @@ export async function answerToolCall<Answer>(
         );
       }
       case "approve":
-        return outcomeResult(await runtime.approve(operatorDecision(operator, args, "approve")), settings);
+        return outcomeResult(await nudged(runtime.approve(operatorDecision(operator, args, "approve"))), settings);
       case "reject": {
         const decision = { ...operatorDecision(operator, args, "reject"), approved: false };
-        return outcomeResult(await decidePendingAction(runtime, decision), settings);
+        return outcomeResult(await nudged(decidePendingAction(runtime, decision)), settings);
       }
       case "decide":
-        return outcomeResult(await decidePendingActions(runtime, await operatorDecisions(operator, args)), settings);
+        return outcomeResult(
+          await nudged(decidePendingActions(runtime, await operatorDecisions(operator, args))),
+          settings,
+        );
       default: {
         // A tool the model calls directly: its one-call run, answered as execute answers a program's.
         const direct = modelToolNamed(runtime, name);
