@@ -195,6 +195,45 @@ describe("issue 43: a 2026-07-28 client decides a paused task with tasks/update 
   });
 });
 
+describe("issue 43: stateless discovery", () => {
+  it("server/discover, raw: the 2026 revision, the tasks extension and logging, with no session opened", async () => {
+    const served = await serveHttp();
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const answer = await fetch(served.listener.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: envelope } }),
+    });
+    expect(answer.status).toBe(200);
+    const body = (await answer.json()) as { result: Record<string, unknown> };
+    expect(body.result).toMatchObject({
+      supportedVersions: ["2026-07-28"],
+      capabilities: { logging: {}, extensions: { "io.modelcontextprotocol/tasks": {} } },
+    });
+    expect(served.listener.sessions()).toBe(0);
+    // A 2026 request without the header that names its task is refused by the revision's rules.
+    const unnamed = await fetch(served.listener.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tasks/get",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tasks/get", params: { taskId: "x", _meta: envelope } }),
+    });
+    expect(unnamed.status).toBe(400);
+  });
+});
+
 describe("issue 43: the 2025-11-25 protocol on the same endpoint, with logging/setLevel", () => {
   it("an SDK 1.32 client gets a session; after setLevel it hears the program's console lines as log messages, not before", async () => {
     const served = await serveHttp();
