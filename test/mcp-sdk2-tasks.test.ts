@@ -74,7 +74,7 @@ function questionOf(task: ModernTask): { key: string; properties: string[]; mess
   return { key, properties: Object.keys(schema.properties), message: String(request.params.message) };
 }
 
-describe("issue 43: a 2026-07-28 client decides a paused task with tasks/update (Streamable HTTP)", () => {
+describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tasks/update (Streamable HTTP)", () => {
   it("R-AP-8: execute is a task in input_required; one approved, one denied; the task completes with both facts", async () => {
     const served = await serveHttp();
     const client = await served.connect("sdk2-agent", true);
@@ -259,7 +259,7 @@ describe("issue 43: the 2025-11-25 protocol on the same endpoint, with logging/s
   });
 });
 
-describe("issue 43: a 2026-07-28 client over stdio (the codemode-mcp bin)", () => {
+describe("issue 43, R-MCP-T2: a 2026-07-28 client over stdio (the codemode-mcp bin)", () => {
   it(
     "R-AP-8: the task pauses, one create approved and one denied through tasks/update, and it completes with both",
     async () => {

@@ -6,7 +6,8 @@
 import { Client } from "@modelcontextprotocol/client";
 import * as z from "zod";
 
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+import { TASKS_EXTENSION } from "./extension-task-server.ts";
+
 const IS_TASK = "test/is-task";
 
 type Message = { result?: Record<string, unknown> } & Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type Connector, connectorProblems, type ToolDefinition } from "../connectors/define-connector.js";
 import { schemaProblems } from "../connectors/validate-args.js";
 import { CLIP_NOTE_CHARS, clipText } from "../sandbox/sandbox-limits.js";
@@ -10,12 +10,27 @@ import {
   mcpToolDefinition,
   mcpToolInfo,
 } from "./mcp-tool-definition.js";
-import { DEFAULT_TASK_TIMEOUT_MS } from "./upstream-task.js";
+import { isSdk2Client } from "./sdk2-client.js";
+import { DEFAULT_TASK_TIMEOUT_MS } from "./task-deadline.js";
+import { watchToolList } from "./watch-tool-list.js";
 
 export interface McpConnectorOptions {
   /** The global the model's code sees (`notes` → `notes.add_note(…)`): a JavaScript identifier. */
   name: string;
-  /** A connected `Client` of `@modelcontextprotocol/sdk`, over any transport. */
+  /**
+   * A connected MCP client, over any transport: a `Client` of `@modelcontextprotocol/sdk` (SDK 1,
+   * protocol 2025-11-25) or of `@modelcontextprotocol/client` (SDK 2, which also speaks 2026-07-28
+   * when created with `versionNegotiation: { mode: "auto" }`). Both behave alike: same listing
+   * bounds, timeouts, approvals, idempotency key and results.
+   *
+   * Tasks with SDK 2 on a 2026-07-28 connection (the tasks extension, `io.modelcontextprotocol/tasks`):
+   * SDK 2.4 refuses a `resultType: "task"` answer, so the connector hooks the client's transport
+   * (its `send` and `onmessage`) the first time it calls a tool: its own `tools/call` requests
+   * declare the extension in their per-request capabilities, and their task answers are taken
+   * aside and polled with `tasks/get`. Nothing else on the client changes: your own calls through
+   * it declare nothing, so the server never answers them with a task. Nothing to set up; a client
+   * that reconnects is hooked again on the next call.
+   */
   client: McpClient;
   /** Told to the model in the Code Mode tool description. Default: the server's own instructions. */
   instructions?: string;
@@ -31,7 +46,11 @@ export interface McpConnectorOptions {
   tool?: (name: string, definition: ToolDefinition, info: McpToolInfo) => ToolDefinition | null | undefined;
   /** Which tools pause for approval by default, from their annotations. Default "unless-read-only": the MCP specification's defaults. */
   approval?: McpApprovalDefault;
-  /** Follow `notifications/tools/list_changed`: the tool set is listed again for later passes. Default true. */
+  /**
+   * Follow `notifications/tools/list_changed`: the tool set is listed again for later passes.
+   * Default true. On a 2026-07-28 connection (SDK 2) these notifications only come through a
+   * `subscriptions/listen` stream: create the client with its `listChanged` option, which opens it.
+   */
   watch?: boolean;
   /**
    * Least time between two refreshes that notifications start: a server that sends them in a
@@ -82,16 +101,26 @@ const MAX_PAGES = 1_000;
  * When the server sends `notifications/tools/list_changed`, the tools are listed again and the
  * set is replaced in place: later passes (and `search`/`describe`) see the new tools.
  *
- * A tool the server runs as a task (MCP tasks: the server's `tasks.requests.tools.call`
- * capability and the tool's `execution.taskSupport` "optional" or "required") is called as a task
- * and polled to its end, so a long upstream job is not cut by the per-request timeout; the wait is
- * bounded by `taskTimeoutMs` and by the pass's own time limit.
+ * A tool the server runs as a task is called as a task and polled to its end, so a long upstream
+ * job is not cut by the per-request timeout; the wait is bounded by `taskTimeoutMs` and by the
+ * pass's own time limit, and the task is cancelled upstream when the wait ends first. On
+ * 2025-11-25 that is the server's `tasks.requests.tools.call` capability with the tool's
+ * `execution.taskSupport` "optional" or "required"; on 2026-07-28 (an SDK 2 client), the tasks
+ * extension the server offers, where the server decides per call.
+ *
+ * The client may come from either SDK (`@modelcontextprotocol/sdk` or `@modelcontextprotocol/client`).
  *
  * @example
  * const client = new Client({ name: "my-app", version: "1.0.0" });
  * await client.connect(new StdioClientTransport({ command: "node", args: ["notes-server.js"] }));
  * const notes = await mcpConnector({ name: "notes", client });
  * const runtime = createCodemodeRuntime({ connectors: [notes] });
+ *
+ * @example
+ * // SDK 2, speaking 2026-07-28 to servers that do and 2025-11-25 to the others
+ * const client = new Client({ name: "my-app", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+ * await client.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp")));
+ * const builds = await mcpConnector({ name: "builds", client });
  */
 export async function mcpConnector(options: McpConnectorOptions): Promise<McpConnector> {
   checkOptions(options);
@@ -184,7 +213,7 @@ async function listAllTools(client: McpClient, name: string): Promise<Tool[]> {
   const cursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
+    const listed = await listPage(client, cursor);
     tools.push(...listed.tools);
     cursor = listed.nextCursor;
     if (cursor === undefined) return tools;
@@ -199,21 +228,17 @@ async function listAllTools(client: McpClient, name: string): Promise<Tool[]> {
 }
 
 /**
- * Refreshes on `notifications/tools/list_changed`. A handler already set on the client for it
- * (the SDK's own `listChanged` option, or the application's) keeps being called: the SDK keeps
- * one handler per method, so the earlier one is chained rather than replaced.
+ * One page of `tools/list`. SDK 2's `listTools()` without a cursor walks every page itself, up to
+ * its own bound, so with SDK 2 each page is asked for as a request of its own: the connector's
+ * bounds (MAX_PAGES, no cursor twice) hold whichever SDK the client comes from.
  */
-function watchToolList(client: McpClient, refresh: () => Promise<void>, onError: (error: Error) => void): void {
-  const method = "notifications/tools/list_changed";
-  const handlers: unknown = (client as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
-  const earlier =
-    handlers instanceof Map
-      ? (handlers.get(method) as ((notification: unknown) => Promise<void>) | undefined)
-      : undefined;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async (notification) => {
-    refresh().catch((error: unknown) => onError(error instanceof Error ? error : new Error(String(error))));
-    await earlier?.(notification);
-  });
+async function listPage(
+  client: McpClient,
+  cursor: string | undefined,
+): Promise<{ tools: Tool[]; nextCursor?: string }> {
+  if (!isSdk2Client(client)) return client.listTools(cursor === undefined ? undefined : { cursor });
+  const page = await client.request({ method: "tools/list", ...(cursor === undefined ? {} : { params: { cursor } }) });
+  return page as { tools: Tool[]; nextCursor?: string };
 }
 
 const DEFAULT_REFRESH_INTERVAL_MS = 1_000;
@@ -273,7 +298,7 @@ function checkOptions(options: McpConnectorOptions): void {
   const client = options.client as Partial<McpClient> | undefined;
   if (typeof client?.listTools !== "function" || typeof client.callTool !== "function") {
     throw new TypeError(
-      `mcpConnector("${String(options.name)}"): client must be a connected Client from @modelcontextprotocol/sdk`,
+      `mcpConnector("${String(options.name)}"): client must be a connected Client from @modelcontextprotocol/sdk or @modelcontextprotocol/client`,
     );
   }
   if (options.tool !== undefined && typeof options.tool !== "function")

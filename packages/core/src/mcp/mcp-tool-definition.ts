@@ -1,12 +1,20 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolDefinition } from "../connectors/define-connector.js";
+import { isSdk2Client, type McpClientSdk2 } from "./sdk2-client.js";
+import { callToolWithSdk2 } from "./sdk2-tool-call.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
 import { callToolAsTask, type McpTaskClient, runsAsTask } from "./upstream-task.js";
 
-/** The parts of an SDK `Client` a connector uses (the task parts only for servers that run tools as tasks). */
-export type McpClient = Pick<Client, "listTools" | "callTool" | "setNotificationHandler" | "getInstructions"> &
+/** The parts of an SDK 1 `Client` (`@modelcontextprotocol/sdk`) a connector uses (the task parts only for servers that run tools as tasks). */
+export type McpClientSdk1 = Pick<Client, "listTools" | "callTool" | "setNotificationHandler" | "getInstructions"> &
   McpTaskClient;
+
+/**
+ * A connected MCP client: a `Client` of `@modelcontextprotocol/sdk` (SDK 1) or of
+ * `@modelcontextprotocol/client` (SDK 2), told apart by what they have, not by their class.
+ */
+export type McpClient = McpClientSdk1 | McpClientSdk2;
 
 /**
  * Which MCP tools pause for approval unless the `tool` option says otherwise:
@@ -79,9 +87,10 @@ export function approvalByDefault(info: McpToolInfo, rule: McpApprovalDefault): 
  * types and arguments are checked before a call can pause), its description, approval from the
  * annotations, and an `execute` that calls the tool and unwraps the result. The call carries the
  * idempotency key in `_meta["codemode/idempotencyKey"]`, the same on every attempt, for servers
- * that dedupe. A tool the server runs as a task (`execution.taskSupport` "optional" or
- * "required", with the server's tasks capability) is called as one and polled to its end, so the
- * per-request timeout does not cut a long job.
+ * that dedupe. A tool the server runs as a task is called as one and polled to its end, so the
+ * per-request timeout does not cut a long job: on 2025-11-25, when its `execution.taskSupport` is
+ * "optional" or "required" and the server has the tasks capability; on 2026-07-28 (SDK 2), when
+ * the server offers the tasks extension and answers the call with a task.
  */
 export function mcpToolDefinition(
   client: McpClient,
@@ -99,13 +108,14 @@ export function mcpToolDefinition(
         arguments: args ?? {},
         _meta: { [IDEMPOTENCY_KEY_META]: context.idempotencyKey },
       };
+      const wait = {
+        ...options,
+        ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
+        ...(context.signal ? { signal: context.signal } : {}),
+      };
       // Decided per call: the server's capabilities are known once connected, whatever the order.
-      if (runsAsTask(client, tool))
-        return callToolAsTask(client, params, label, {
-          ...options,
-          ...(context.deadline === undefined ? {} : { deadline: context.deadline }),
-          ...(context.signal ? { signal: context.signal } : {}),
-        });
+      if (isSdk2Client(client)) return callToolWithSdk2(client, tool, params, label, wait);
+      if (runsAsTask(client, tool)) return callToolAsTask(client, params, label, wait);
       return unwrapToolResult(await client.callTool(params, undefined, requestOptions), label);
     },
   };

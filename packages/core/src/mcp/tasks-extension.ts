@@ -6,8 +6,7 @@ import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { type ApprovalForm, approvalForm, MAX_FORM_ACTIONS, readFormAnswer } from "./elicit-approval.js";
 import { outcomeResult, type ServerToolSettings } from "./server-tools.js";
 
-/** The tasks extension of the 2026-07-28 protocol (SEP-2663), as clients and servers name it. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export { TASKS_EXTENSION } from "./task-result-hook.js";
 
 /** A task as `tools/call` creates it and `tasks/get` answers it (SEP-2663's `DetailedTask`). */
 export interface ExtensionTask {

@@ -1,12 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CallToolResultSchema, type Task, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { taskDeadline, type UpstreamTaskOptions } from "./task-deadline.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
 
 /** The parts of an SDK `Client` that calling a tool as a task needs; a client without them calls as today. */
 export type McpTaskClient = Partial<Pick<Client, "getServerCapabilities" | "experimental">>;
-
-/** How long a call run as an upstream task is awaited in all, unless `taskTimeoutMs` says otherwise. */
-export const DEFAULT_TASK_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Whether a tool is called as an upstream task: the server declares task-augmented `tools/call`
@@ -19,17 +17,6 @@ export function runsAsTask(client: McpTaskClient, tool: Tool): boolean {
   if (typeof client.experimental?.tasks?.callToolStream !== "function") return false;
   const capabilities = client.getServerCapabilities?.();
   return capabilities?.tasks?.requests?.tools?.call !== undefined;
-}
-
-export interface UpstreamTaskOptions {
-  /** Per request (`tools/call`, each `tasks/get`, `tasks/result`): the connector's `timeoutMs`. */
-  timeoutMs?: number;
-  /** The whole wait for the task, polls included. */
-  taskTimeoutMs: number;
-  /** The calling pass's time limit (epoch ms): the wait counts against it, whichever ends first. */
-  deadline?: number;
-  /** The run was cancelled: stop waiting and cancel the upstream task. */
-  signal?: AbortSignal;
 }
 
 /**
@@ -49,19 +36,7 @@ export async function callToolAsTask(
   options: UpstreamTaskOptions,
 ): Promise<unknown> {
   const tasks = client.experimental!.tasks;
-  const deadline = new AbortController();
-  const passLeft = options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline - Date.now();
-  const why =
-    passLeft < options.taskTimeoutMs
-      ? `${label}: the pass's time limit ran out while the upstream task ran`
-      : `${label}: the upstream task took longer than ${options.taskTimeoutMs} ms`;
-  const timer = setTimeout(
-    () => deadline.abort(new Error(why)),
-    Math.max(0, Math.min(passLeft, options.taskTimeoutMs)),
-  );
-  const cancelled = () => deadline.abort(new Error(`${label}: the run was cancelled while the upstream task ran`));
-  if (options.signal?.aborted) cancelled();
-  options.signal?.addEventListener("abort", cancelled, { once: true });
+  const deadline = taskDeadline(label, options);
   let last: Task | undefined;
   try {
     const stream = tasks.callToolStream(params, CallToolResultSchema, {
@@ -77,8 +52,7 @@ export async function callToolAsTask(
     }
     throw new Error(`${label}: the upstream task ended without a result`);
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", cancelled);
+    deadline.dispose();
   }
 }
 
