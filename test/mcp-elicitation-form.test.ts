@@ -98,4 +98,34 @@ describe("reading an answer", () => {
     expect(refused("approve")).toBe(true);
     expect(readFormAnswer(form, { seq_9: "approve" })).toEqual({ refused: '"seq_9" was not asked' });
   });
+
+  it("R-AP-9: a form without edit refuses edit and an args field; a form with edit (tasks/update) reads them as hostile input", () => {
+    expect("refused" in readFormAnswer(form, { seq_2: "edit", seq_3: "approve" })).toBe(true);
+    expect("refused" in readFormAnswer(form, { seq_2: "approve", seq_3: "approve", args_2: "{}" })).toBe(true);
+    const editing = approvalForm(
+      "run-1",
+      [order(2, { sku: "a" }), order(3, { sku: "b" })],
+      { operatorOnly: 0, later: 0 },
+      { edit: true },
+    );
+    expect(editing.requestedSchema.properties.seq_2?.enum).toEqual(["approve", "deny", "edit"]);
+    expect(editing.requestedSchema.properties.args_2).toMatchObject({ type: "string", default: '{"sku":"a"}' });
+    expect(editing.requestedSchema.required).toEqual(["seq_2", "seq_3"]);
+    expect(readFormAnswer(editing, { seq_2: "edit", args_2: '{"sku":"c"}', seq_3: "deny" })).toMatchObject({
+      decisions: [
+        { seq: 2, decision: "edit", args: { sku: "c" } },
+        { seq: 3, decision: "deny", reason: "denied when asked" },
+      ],
+    });
+    const refusal = (content: unknown) => (readFormAnswer(editing, content) as { refused?: string }).refused;
+    expect(refusal({ seq_2: "edit", seq_3: "approve" })).toBe("seq_2 is edit without args_2");
+    expect(refusal({ seq_2: "approve", args_2: '{"sku":"c"}', seq_3: "approve" })).toBe("args_2 is only for edit");
+    expect(refusal({ seq_2: "edit", args_2: "[1]", seq_3: "approve" })).toBe("args_2 must be a JSON object");
+    expect(refusal({ seq_2: "edit", args_2: "{not json", seq_3: "approve" })).toBe("args_2 must be a JSON object");
+    expect(refusal({ seq_2: "edit", args_2: { sku: "c" }, seq_3: "approve" })).toMatch(
+      /args_2 must be the arguments as JSON text/,
+    );
+    expect(refusal({ seq_2: "edit", args_2: `"${"x".repeat(100_001)}"`, seq_3: "approve" })).toMatch(/at most 100000/);
+    expect(refusal({ seq_2: "approve", seq_3: "approve", args_9: "{}" })).toBe('"args_9" was not asked');
+  });
 });

@@ -82,7 +82,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     const created = await executeAsTask(client, DELETE_BOTH);
     const paused = await waitForTask(client, created.taskId, ["input_required"]);
     const question = questionOf(paused);
-    expect(question.properties).toEqual(["seq_2", "seq_3", "reason"]);
+    expect(question.properties).toEqual(["seq_2", "args_2", "seq_3", "args_3", "reason"]);
     expect(question.message).toContain("notes.delete_note");
     await updateTask(client, created.taskId, {
       [question.key]: { action: "accept", content: { seq_2: "approve", seq_3: "deny", reason: "keep the second" } },
@@ -115,7 +115,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     for (let wait = 0; wait < 100 && questionOf(second).key === first.key; wait++)
       second = await waitForTask(client, created.taskId, ["input_required"]);
     expect(questionOf(second).key).not.toBe(first.key);
-    expect(questionOf(second).properties).toEqual(["seq_3", "reason"]);
+    expect(questionOf(second).properties).toEqual(["seq_3", "args_3", "reason"]);
     // The first answer again, or a made-up answer for the first question's key: refused.
     await expect(
       updateTask(client, created.taskId, { [first.key]: { action: "accept", content: { seq_3: "approve" } } }),
@@ -133,6 +133,38 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     });
     const done = await waitForTask(client, created.taskId, ["completed"]);
     expect((done.result as { structuredContent: { result: unknown } }).structuredContent.result).toBe(0);
+  });
+
+  it("R-AP-9: edit runs the call with the arguments the client gives; arguments the tool's schema refuses decide nothing", async () => {
+    const served = await serveHttp();
+    const client = await served.connect("sdk2-agent", true);
+    const created = await executeAsTask(
+      client,
+      `async () => {
+        const one = await notes.add_note({ title: "one" });
+        await notes.add_note({ title: "two" });
+        await notes.delete_note({ id: one.id });
+        return (await notes.list_notes()).map((note) => note.title);
+      }`,
+    );
+    const question = questionOf(await waitForTask(client, created.taskId, ["input_required"]));
+    await expect(
+      updateTask(client, created.taskId, {
+        [question.key]: { action: "accept", content: { seq_2: "edit", args_2: '{"id":"two"}' } },
+      }),
+    ).rejects.toThrow(/Nothing was decided/);
+    await expect(
+      updateTask(client, created.taskId, { [question.key]: { action: "accept", content: { seq_2: "edit" } } }),
+    ).rejects.toThrow(/edit without args_2/);
+    expect((await getTask(client, created.taskId)).status).toBe("input_required");
+    await updateTask(client, created.taskId, {
+      [question.key]: { action: "accept", content: { seq_2: "edit", args_2: '{"id":2}', reason: "the other one" } },
+    });
+    const done = await waitForTask(client, created.taskId, ["completed"]);
+    const structured = (done.result as { structuredContent: Record<string, unknown> }).structuredContent;
+    expect(structured.result).toEqual(["one"]);
+    expect(structured.decided).toMatchObject([{ seq: 2, decision: "edited", outcome: "ran" }]);
+    expect(served.calls.filter((call) => call.name === "delete-note").map((call) => call.args)).toEqual([{ id: 2 }]);
   });
 
   it("R-AP-11: a client that may not decide is asked nothing, is told who decides, and its tasks/update is refused", async () => {
@@ -285,7 +317,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client over stdio (the codemode-mcp b
         }`,
       );
       const question = questionOf(await waitForTask(client, created.taskId, ["input_required"]));
-      expect(question.properties).toEqual(["seq_0", "seq_1", "reason"]);
+      expect(question.properties).toEqual(["seq_0", "args_0", "seq_1", "args_1", "reason"]);
       await updateTask(client, created.taskId, {
         [question.key]: { action: "accept", content: { seq_0: "approve", seq_1: "deny" } },
       });

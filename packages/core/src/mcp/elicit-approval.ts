@@ -43,11 +43,17 @@ const TITLE_CHARS = 240;
 const DESCRIPTION_CHARS = 300;
 
 const CHOICES = ["approve", "deny"] as const;
-type Choice = (typeof CHOICES)[number];
+/** With `edit`: the action runs with other arguments, given as JSON in its `args_<n>` property. */
+const EDIT_CHOICES = ["approve", "deny", "edit"] as const;
+type Choice = (typeof EDIT_CHOICES)[number];
+/** The largest edited arguments an answer may carry, as JSON text. */
+const MAX_EDIT_CHARS = 100_000;
 
 /** One question about a paused run: the actions it offers, by the form property that decides each. */
 export interface ApprovalForm {
   offered: ReadonlyMap<string, PendingAction>;
+  /** Whether "edit" is offered (each action's `args_<n>` then carries the arguments that run instead). */
+  edit: boolean;
   message: string;
   requestedSchema: {
     type: "object";
@@ -69,7 +75,9 @@ export function approvalForm(
   executionId: string,
   offered: readonly PendingAction[],
   left: { operatorOnly: number; later: number },
+  options: { edit?: boolean } = {},
 ): ApprovalForm {
+  const edit = options.edit === true;
   const byProperty = new Map(offered.map((action) => [`seq_${action.seq}`, action]));
   const properties: ApprovalForm["requestedSchema"]["properties"] = {};
   for (const [property, action] of byProperty) {
@@ -78,9 +86,17 @@ export function approvalForm(
       type: "string",
       title: oneLine(describePendingAction(action, 160), TITLE_CHARS),
       ...(description ? { description } : {}),
-      enum: [...CHOICES],
+      enum: edit ? [...EDIT_CHOICES] : [...CHOICES],
       default: "approve",
     };
+    const asked = JSON.stringify(action.args ?? {});
+    if (edit)
+      properties[`args_${action.seq}`] = {
+        type: "string",
+        title: `Arguments for call ${action.seq}, with edit`,
+        description: "Only with edit: the arguments that run instead, as a JSON object; the tool's schema checks them.",
+        ...(asked.length <= MAX_EDIT_CHARS ? { default: asked } : {}),
+      };
   }
   properties.reason = {
     type: "string",
@@ -97,12 +113,15 @@ export function approvalForm(
   const message = [
     `Code Mode paused execution ${executionId} before ${offered.length === 1 ? "this call" : `these ${offered.length} calls`}:`,
     ...lines,
-    "Choose approve or deny for each, then accept: a denied call does not run and the program is told so. Decline stops the program: nothing pending runs.",
+    edit
+      ? "Choose approve, deny or edit for each (edit runs the call with the arguments in its args field), then accept: a denied call does not run and the program is told so. Decline stops the program: nothing pending runs."
+      : "Choose approve or deny for each, then accept: a denied call does not run and the program is told so. Decline stops the program: nothing pending runs.",
     ...more,
   ].join("\n");
   // Every choice is required: an answer that leaves one out decides nothing (never a silent approve).
   return {
     offered: byProperty,
+    edit,
     message,
     requestedSchema: { type: "object", properties, required: [...byProperty.keys()] },
   };
@@ -126,20 +145,29 @@ export function readFormAnswer(form: ApprovalForm, content: unknown): FormAnswer
     return { refused: "the answer is not an object" };
   const fields = answer as Record<string, unknown>;
   const choices = new Map<string, Choice>();
+  const edited = new Map<string, unknown>();
   let reason: string | undefined;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     if (key === "reason") {
       if (typeof value !== "string") return { refused: "reason must be a string" };
       reason = value.trim() || undefined;
+    } else if (form.edit && key.startsWith("args_") && form.offered.has(`seq_${key.slice(5)}`)) {
+      const args = editedArgs(key, value);
+      if ("refused" in args) return args;
+      edited.set(`seq_${key.slice(5)}`, args.value);
     } else if (!form.offered.has(key)) {
       return { refused: `${JSON.stringify(oneLine(key, 40))} was not asked` };
-    } else if (value !== "approve" && value !== "deny") {
-      return { refused: `${key} must be "approve" or "deny"` };
+    } else if (value !== "approve" && value !== "deny" && !(form.edit && value === "edit")) {
+      return { refused: `${key} must be ${form.edit ? '"approve", "deny" or "edit"' : '"approve" or "deny"'}` };
     } else choices.set(key, value);
   }
   const missing = [...form.offered.keys()].find((property) => !choices.has(property));
   if (missing !== undefined) return { refused: `${missing} was not answered` };
+  const unused = [...edited.keys()].find((property) => choices.get(property) !== "edit");
+  if (unused !== undefined) return { refused: `args_${unused.slice(4)} is only for edit` };
+  const noArgs = [...choices].find(([property, choice]) => choice === "edit" && !edited.has(property));
+  if (noArgs) return { refused: `${noArgs[0]} is edit without args_${noArgs[0].slice(4)}` };
   const decisions = [...form.offered].map(([property, action]): Decision => {
     const decision = choices.get(property) as Choice;
     const why = reason ?? (decision === "deny" ? "denied when asked" : undefined);
@@ -147,11 +175,25 @@ export function readFormAnswer(form: ApprovalForm, content: unknown): FormAnswer
     return {
       seq: action.seq,
       decision,
+      ...(decision === "edit" ? { args: edited.get(property) } : {}),
       ...(why ? { reason: why } : {}),
       ...(action.pauseId ? { pauseId: action.pauseId } : {}),
     };
   });
   return { decisions };
+}
+
+/** An `args_<n>` answer: a JSON object, bounded; the tool's schema checks it when it is decided. */
+function editedArgs(key: string, value: unknown): { value: unknown } | { refused: string } {
+  if (typeof value !== "string" || value.length > MAX_EDIT_CHARS)
+    return { refused: `${key} must be the arguments as JSON text of at most ${MAX_EDIT_CHARS} characters` };
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return { value: parsed };
+  } catch {
+    // Refused below, as any other text that is not an object.
+  }
+  return { refused: `${key} must be a JSON object` };
 }
 
 /**

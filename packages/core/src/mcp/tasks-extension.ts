@@ -53,10 +53,12 @@ export function approvalQuestion(
   const decidable = pending.filter((action) => chatMayDecide(runtime, action));
   if (decidable.length === 0) return undefined;
   const offered = decidable.slice(0, MAX_FORM_ACTIONS);
-  const form = approvalForm(execution.id, offered, {
-    operatorOnly: pending.length - decidable.length,
-    later: decidable.length - offered.length,
-  });
+  const form = approvalForm(
+    execution.id,
+    offered,
+    { operatorOnly: pending.length - decidable.length, later: decidable.length - offered.length },
+    { edit: true },
+  );
   const bound = offered.map((action) => `${action.seq}:${action.pauseId ?? ""}`).join(",");
   const digest = createHash("sha256").update(`${execution.id}\n${bound}`).digest("hex").slice(0, 24);
   return { key: `${KEY_PREFIX}${digest}`, form };
@@ -114,8 +116,8 @@ export async function extensionTask(
 const REFUSAL_WAIT_MS = 250;
 
 /**
- * `tasks/update`: the client's answers to the current pause's question (R-AP-8, as with
- * elicitation): accept applies each approve or deny in one `runtime.decide`, decline rejects the
+ * `tasks/update`: the client's answers to the current pause's question (R-AP-8, R-AP-9): accept
+ * applies each approve, deny or edit (with the arguments of `args_<n>`) in one `runtime.decide`, decline rejects the
  * run, cancel leaves it paused. The run then goes on in this process, and `tasks/get` follows it.
  * Refused, with nothing decided: a client that may not decide; an answer bound to a pause that no
  * longer waits (answered already, or asked again since); an answer the form did not ask. Keys
