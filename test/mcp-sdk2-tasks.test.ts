@@ -135,38 +135,6 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     expect((done.result as { structuredContent: { result: unknown } }).structuredContent.result).toBe(0);
   });
 
-  it("R-AP-9: edit runs the call with the arguments the client gives; arguments the tool's schema refuses decide nothing", async () => {
-    const served = await serveHttp();
-    const client = await served.connect("sdk2-agent", true);
-    const created = await executeAsTask(
-      client,
-      `async () => {
-        const one = await notes.add_note({ title: "one" });
-        await notes.add_note({ title: "two" });
-        await notes.delete_note({ id: one.id });
-        return (await notes.list_notes()).map((note) => note.title);
-      }`,
-    );
-    const question = questionOf(await waitForTask(client, created.taskId, ["input_required"]));
-    await expect(
-      updateTask(client, created.taskId, {
-        [question.key]: { action: "accept", content: { seq_2: "edit", args_2: '{"id":"two"}' } },
-      }),
-    ).rejects.toThrow(/Nothing was decided/);
-    await expect(
-      updateTask(client, created.taskId, { [question.key]: { action: "accept", content: { seq_2: "edit" } } }),
-    ).rejects.toThrow(/edit without args_2/);
-    expect((await getTask(client, created.taskId)).status).toBe("input_required");
-    await updateTask(client, created.taskId, {
-      [question.key]: { action: "accept", content: { seq_2: "edit", args_2: '{"id":2}', reason: "the other one" } },
-    });
-    const done = await waitForTask(client, created.taskId, ["completed"]);
-    const structured = (done.result as { structuredContent: Record<string, unknown> }).structuredContent;
-    expect(structured.result).toEqual(["one"]);
-    expect(structured.decided).toMatchObject([{ seq: 2, decision: "edited", outcome: "ran" }]);
-    expect(served.calls.filter((call) => call.name === "delete-note").map((call) => call.args)).toEqual([{ id: 2 }]);
-  });
-
   it("R-AP-11: a client that may not decide is asked nothing, is told who decides, and its tasks/update is refused", async () => {
     const served = await serveHttp();
     const client = await served.connect("no-forms", false);
@@ -224,6 +192,40 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     expect(logged).toContainEqual({ level: "info", logger: "console", data: "hello from the program" });
     // debug (each call's start and end) is below the asked level.
     expect(logged.some((entry) => (entry as { level: string }).level === "debug")).toBe(false);
+  });
+});
+
+describe("issue 43, R-MCP-T2: edit inside the task", () => {
+  it("R-AP-9: edit runs the call with the arguments the client gives; arguments the tool's schema refuses decide nothing", async () => {
+    const served = await serveHttp();
+    const client = await served.connect("sdk2-agent", true);
+    const created = await executeAsTask(
+      client,
+      `async () => {
+        const one = await notes.add_note({ title: "one" });
+        await notes.add_note({ title: "two" });
+        await notes.delete_note({ id: one.id });
+        return (await notes.list_notes()).map((note) => note.title);
+      }`,
+    );
+    const question = questionOf(await waitForTask(client, created.taskId, ["input_required"]));
+    await expect(
+      updateTask(client, created.taskId, {
+        [question.key]: { action: "accept", content: { seq_2: "edit", args_2: '{"id":"two"}' } },
+      }),
+    ).rejects.toThrow(/Nothing was decided/);
+    await expect(
+      updateTask(client, created.taskId, { [question.key]: { action: "accept", content: { seq_2: "edit" } } }),
+    ).rejects.toThrow(/edit without args_2/);
+    expect((await getTask(client, created.taskId)).status).toBe("input_required");
+    await updateTask(client, created.taskId, {
+      [question.key]: { action: "accept", content: { seq_2: "edit", args_2: '{"id":2}', reason: "the other one" } },
+    });
+    const done = await waitForTask(client, created.taskId, ["completed"]);
+    const structured = (done.result as { structuredContent: Record<string, unknown> }).structuredContent;
+    expect(structured.result).toEqual(["one"]);
+    expect(structured.decided).toMatchObject([{ seq: 2, decision: "edited", outcome: "ran" }]);
+    expect(served.calls.filter((call) => call.name === "delete-note").map((call) => call.args)).toEqual([{ id: 2 }]);
   });
 });
 
