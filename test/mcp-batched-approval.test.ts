@@ -9,21 +9,20 @@ import { type CodemodeMcpServerOptions, createCodemodeMcpServer, mcpConnector } 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Answer, acceptAll, agentClient, notesRuntime, structuredOf } from "./mcp-fixtures/codemode-setup.ts";
+import {
+  type Answer,
+  acceptAll,
+  agentClient,
+  DELETE_BOTH,
+  notesRuntime,
+  structuredOf,
+} from "./mcp-fixtures/codemode-setup.ts";
 import { connectInMemory, createNotesServer } from "./mcp-fixtures/notes-server.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Two deletes waited on together (seqs 2 and 3); the program reports what each became. */
-const DELETE_BOTH = `async () => {
-  const one = await notes.add_note({ title: "one" });
-  const two = await notes.add_note({ title: "two" });
-  const settled = await Promise.allSettled([notes.delete_note({ id: one.id }), notes.delete_note({ id: two.id })]);
-  return settled.map((each) => each.status === "fulfilled" ? each.value : each.reason.name + ": " + each.reason.message);
-}`;
 
 /** A delete and an archive waited on together (seqs 1 and 2). */
 const DELETE_AND_ARCHIVE = `async () => {

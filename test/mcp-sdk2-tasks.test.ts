@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcont
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { scratchDirectory, TIMEOUT } from "./cli-fixtures/run-cli.ts";
-import { notesRuntime } from "./mcp-fixtures/codemode-setup.ts";
+import { DELETE_BOTH, notesRuntime } from "./mcp-fixtures/codemode-setup.ts";
 import {
   executeAsTask,
   getTask,
@@ -33,14 +33,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Two deletes waited on together (seqs 2 and 3); the program reports what each became. */
-const DELETE_BOTH = `async () => {
-  const one = await notes.add_note({ title: "one" });
-  const two = await notes.add_note({ title: "two" });
-  const settled = await Promise.allSettled([notes.delete_note({ id: one.id }), notes.delete_note({ id: two.id })]);
-  return settled.map((each) => each.status === "fulfilled" ? each.value : each.reason.name + ": " + each.reason.message);
-}`;
 
 /** Two deletes one after the other: two pauses. */
 const DELETE_IN_TURN = `async () => {

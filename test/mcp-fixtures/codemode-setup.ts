@@ -72,3 +72,11 @@ export const DELETE_TWO = `async () => {
   await notes.delete_note({ id: second.id });
   return (await notes.list_notes()).length;
 }`;
+
+/** Two deletes waited on together (seqs 2 and 3); the program reports what each became. */
+export const DELETE_BOTH = `async () => {
+  const one = await notes.add_note({ title: "one" });
+  const two = await notes.add_note({ title: "two" });
+  const settled = await Promise.allSettled([notes.delete_note({ id: one.id }), notes.delete_note({ id: two.id })]);
+  return settled.map((each) => each.status === "fulfilled" ? each.value : each.reason.name + ": " + each.reason.message);
+}`;

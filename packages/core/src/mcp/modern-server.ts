@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { DecisionOutcome } from "../adapters/decide-pending-action.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
+import { answerInsideCall, askInsideCall } from "./ask-inside-call.js";
 import { executeWithProgress, type ProgressNote } from "./progress.js";
 import { atLeast, isLogLevel, runLogMessage } from "./run-log.js";
 import { answerToolCall, clientClaim, outcomeResult, type ServerToolSettings } from "./server-tools.js";
@@ -58,13 +59,24 @@ export function createModernServer(setup: ModernServerSetup): Server {
       isProtocolError: (error) => error instanceof ProtocolError,
       answerOutcome: async (outcome) => outcomeResult(outcome, settings),
       async execute(run) {
-        if (tasks && declaresTasks(envelope))
-          return await startTask(runtime, run, settings, tasks, asker(settings, envelope));
+        const who = asker(settings, envelope);
+        if (tasks && declaresTasks(envelope)) return await startTask(runtime, run, settings, tasks, who);
+        // A retry of a call that was asked for input: its answers, then the run as it now stands.
+        const state = context.mcpReq.requestState<unknown>();
+        if (who.mayDecide && typeof state === "string") {
+          const responses = (context.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
+          const by = `input_required answered in ${who.by}`;
+          return await askInsideCall(
+            runtime,
+            settings,
+            await answerInsideCall(runtime, state, run.code, responses, by),
+          );
+        }
         const notes = runNotes(request.params._meta, context);
         const outcome: DecisionOutcome = notes
           ? await executeWithProgress(runtime, run, { send: notes })
           : await runtime.execute(run);
-        return outcomeResult(outcome, settings);
+        return who.mayDecide ? await askInsideCall(runtime, settings, { outcome }) : outcomeResult(outcome, settings);
       },
     });
     if (answered === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);

@@ -153,25 +153,8 @@ async function answer(
   response: unknown,
   asker: TaskAsker,
 ): Promise<void> {
-  const result = (typeof response === "object" && response !== null ? response : {}) as {
-    action?: unknown;
-    content?: Record<string, unknown>;
-  };
-  const by = `tasks/update from ${asker.by}`;
-  let deciding: Promise<DecisionOutcome>;
-  if (result.action === "cancel") return;
-  if (result.action === "decline") {
-    const given = result.content?.reason;
-    const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : "declined when asked";
-    const seq = [...form.offered.values()][0]?.seq ?? 0;
-    deciding = decidePendingAction(runtime, { executionId, seq, approved: false, by, reason });
-  } else if (result.action === "accept") {
-    const read = readFormAnswer(form, result.content);
-    if ("refused" in read) throw new TaskRequestError(`The answer was refused (${read.refused}); nothing was decided.`);
-    deciding = decidePendingActions(runtime, { executionId, decisions: read.decisions, by });
-  } else {
-    throw new TaskRequestError('An answer is an elicitation result: action "accept", "decline" or "cancel".');
-  }
+  const deciding = applyAnswer(runtime, executionId, form, response, `tasks/update from ${asker.by}`);
+  if (deciding === "cancel") return;
   // The run goes on after the decision, maybe for long: wait only to tell a refusal from a start.
   const settled = deciding.then(
     (outcome) => outcome,
@@ -185,8 +168,44 @@ async function answer(
     }),
   ]);
   clearTimeout(timer);
-  if (early && early !== "going" && early.status === "error" && REFUSALS.has(early.code))
-    throw new TaskRequestError(`${early.error} Nothing was decided.`);
+  if (early && early !== "going" && isRefusal(early))
+    throw new TaskRequestError(`${early.status === "error" ? early.error : ""} Nothing was decided.`);
+}
+
+/**
+ * One answer to an approval form, as elicitation results come (R-AP-8, R-AP-9): accept applies
+ * each choice in one `runtime.decide`, decline rejects the run, cancel decides nothing. Resolves
+ * with the outcome once the resumed run stops again; an answer the form did not ask throws
+ * `TaskRequestError` before anything is decided.
+ */
+export function applyAnswer(
+  runtime: CodemodeRuntime,
+  executionId: string,
+  form: ApprovalForm,
+  response: unknown,
+  by: string,
+): Promise<DecisionOutcome> | "cancel" {
+  const result = (typeof response === "object" && response !== null ? response : {}) as {
+    action?: unknown;
+    content?: Record<string, unknown>;
+  };
+  if (result.action === "cancel") return "cancel";
+  if (result.action === "decline") {
+    const given = result.content?.reason;
+    const reason = typeof given === "string" && given.trim() !== "" ? given.trim() : "declined when asked";
+    const seq = [...form.offered.values()][0]?.seq ?? 0;
+    return decidePendingAction(runtime, { executionId, seq, approved: false, by, reason });
+  }
+  if (result.action !== "accept")
+    throw new TaskRequestError('An answer is an elicitation result: action "accept", "decline" or "cancel".');
+  const read = readFormAnswer(form, result.content);
+  if ("refused" in read) throw new TaskRequestError(`The answer was refused (${read.refused}); nothing was decided.`);
+  return decidePendingActions(runtime, { executionId, decisions: read.decisions, by });
+}
+
+/** Whether the runtime refused a decision before deciding anything (the run is as it was). */
+export function isRefusal(outcome: DecisionOutcome): boolean {
+  return outcome.status === "error" && REFUSALS.has(outcome.code);
 }
 
 /** Error codes with which the runtime refuses decisions before deciding anything. */
