@@ -198,3 +198,21 @@ describe("issue 43: progress followers share their reads and are bounded", () =>
     expect(kept.messages()).toEqual(["call started: shop.order (seq 0)"]);
   });
 });
+
+describe("issue 43: a running run's reads back off while it waits", () => {
+  it("a running run waiting on a slow call is read less and less often, and at once again once it moves", async () => {
+    const states = new Map<string, ExecutionState | Error>([["s", run("s", "running", [call(0, "executing")])]]);
+    const store = countingRuntime(states);
+    followers = createProgressFollowers({ runtime: store.runtime, pollMs: 10, maxRunningPollMs: 80 });
+    const heard = listener();
+    followers.follow({ executionId: "s", owner: {}, send: heard.send, maxFollowMs: 60_000 });
+    await sleep(400);
+    // At a steady 10 ms it would be 40 reads; backing off 10, 20, 40, 80, 80… it is about 8.
+    const slow = store.reads.get("s") ?? 0;
+    expect(slow).toBeGreaterThanOrEqual(4);
+    expect(slow).toBeLessThanOrEqual(12);
+    states.set("s", run("s", "completed", [call(0, "applied")]));
+    for (let wait = 0; wait < 50 && followers.followers() > 0; wait++) await sleep(10);
+    expect(heard.messages()).toEqual(["call started: shop.order (seq 0)", "call ended: shop.order (seq 0, applied)"]);
+  });
+});

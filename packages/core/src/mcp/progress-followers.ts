@@ -5,8 +5,12 @@ import { type ProgressNote, RunReporter } from "./progress.js";
 export interface ProgressFollowersOptions {
   /** Read for each followed run; any store, so a run approved and resumed in another process is followed too. */
   runtime: Pick<CodemodeRuntime, "execution">;
-  /** How often a running run is read. Default 150 ms. */
+  /**
+   * How often a running run is read while it moves. Default 150 ms. A read that finds nothing new
+   * (a call that takes its time) doubles the wait, up to `maxRunningPollMs` (default 2 s).
+   */
   pollMs?: number;
+  maxRunningPollMs?: number;
   /** The first wait before a paused run is read again; it doubles while the run stays paused. Default 2 s. */
   pausedPollMs?: number;
   /** The longest wait between two reads of a run that stays paused. Default 60 s. */
@@ -78,13 +82,16 @@ type Watch = {
   /** When a paused run is due to be read again, and how long it waited last. */
   due: number;
   backoffMs: number;
+  /** How long a running run waits for its next read (`pollMs`, doubled while nothing changes). */
+  runningWaitMs: number;
   timer: ReturnType<typeof setTimeout> | undefined;
   reading: boolean;
 };
 
 /**
  * Progress for MCP tasks, bounded (issue 43): a run has one watch however many follow it; a
- * running run is read every `pollMs`; a paused run is read on a shared budget of
+ * running run is read every `pollMs` while it moves (less and less often while it waits on a slow
+ * call); a paused run is read on a shared budget of
  * `pausedReadsPerSecond`, each less often the longer it stays paused (2 s, 4 s, … 60 s), because
  * an idle client may leave hundreds of paused tasks behind and each read brings the whole
  * execution; followers are capped per connection and per server. A store error is not the end of
@@ -97,6 +104,7 @@ type Watch = {
  */
 export function createProgressFollowers(options: ProgressFollowersOptions): ProgressFollowers {
   const pollMs = options.pollMs ?? 150;
+  const maxRunningPollMs = Math.max(pollMs, options.maxRunningPollMs ?? 2_000);
   const pausedPollMs = options.pausedPollMs ?? 2_000;
   const maxPausedPollMs = Math.max(pausedPollMs, options.maxPausedPollMs ?? 60_000);
   const readsPerSecond = options.pausedReadsPerSecond ?? 1;
@@ -166,10 +174,18 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
     watch.reading = false;
     if (watches.get(watch.executionId) !== watch) return;
     if (!state) return drop(watch);
-    deliver(watch, watch.reporter.notes(state));
+    const messages = watch.reporter.notes(state);
+    deliver(watch, messages);
     if (watch.followers.size === 0) return;
     if (state.status === "running") {
-      watch.timer = setTimeout(() => void read(watch), pollMs);
+      // A run that moves is read often; one waiting on a slow call less and less often.
+      watch.runningWaitMs = runningWait(
+        watch.runningWaitMs,
+        messages.length > 0 || wasPaused,
+        pollMs,
+        maxRunningPollMs,
+      );
+      watch.timer = setTimeout(() => void read(watch), watch.runningWaitMs);
       return;
     }
     if (state.status === "paused") return waitPaused(watch, !wasPaused);
@@ -192,13 +208,7 @@ export function createProgressFollowers(options: ProgressFollowersOptions): Prog
   return {
     follow(request) {
       if (closed) return false;
-      const owned = perOwner.get(request.owner)?.size ?? 0;
-      const full =
-        owned >= maxPerOwner
-          ? `this connection follows ${owned} runs`
-          : count >= maxFollowers
-            ? `this server follows ${count} runs`
-            : "";
+      const full = capReached(perOwner.get(request.owner)?.size ?? 0, maxPerOwner, count, maxFollowers);
       if (full) {
         void request
           .send({ progress: 1, message: `progress: not followed (${full}, the most it may); poll tasks/get` })
@@ -276,7 +286,19 @@ function newWatch(executionId: string, options: ProgressFollowersOptions): Watch
     paused: false,
     due: 0,
     backoffMs: 0,
+    runningWaitMs: 0,
     timer: undefined,
     reading: false,
   };
+}
+
+/** The next wait of a running run: `pollMs` when it moved, else twice the last, up to `maxMs`. */
+function runningWait(lastMs: number, moved: boolean, pollMs: number, maxMs: number): number {
+  return moved ? pollMs : Math.min(maxMs, Math.max(pollMs, lastMs * 2));
+}
+
+/** Why one more follower is refused (a cap is reached), or "" when it is not. */
+function capReached(owned: number, maxPerOwner: number, count: number, maxFollowers: number): string {
+  if (owned >= maxPerOwner) return `this connection follows ${owned} runs`;
+  return count >= maxFollowers ? `this server follows ${count} runs` : "";
 }
