@@ -8,7 +8,7 @@
 import { createCodemodeMcpServer } from "@codemode/core/mcp";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { DELETE_BOTH, notesRuntime } from "./mcp-fixtures/codemode-setup.ts";
+import { DELETE_BOTH, DELETE_TWO, notesRuntime } from "./mcp-fixtures/codemode-setup.ts";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -34,6 +34,36 @@ async function serve(answer: Answer) {
   await client.connect(new StreamableHTTPClientTransport(listener.url));
   cleanups.push(() => client.close());
   return { ...setup, calls: setup.calls, listener, client, asked };
+}
+
+/** A `tools/call` of `execute` as a 2026 client that may decide sends it, by hand; its result. */
+async function rawCall(url: URL, code: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  };
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "execute",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "execute", arguments: { code }, _meta: envelope, ...params },
+    }),
+  });
+  const text = await response.text();
+  const json = text.startsWith("{")
+    ? text
+    : (text.split("\n").find((line) => line.startsWith('data: {"result"')) ?? "").slice(6);
+  return (JSON.parse(json) as { result: Record<string, unknown> }).result;
 }
 
 describe("issue 43, R-MCP-T2: a 2026-07-28 client without tasks is asked inside the call", () => {
@@ -70,34 +100,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client without tasks is asked inside 
 
   it("R-AP-11, R-AP-12: a request state altered on the way (another set of actions) decides nothing", async () => {
     const served = await serve(() => ({ action: "cancel" }));
-    const envelope = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-    };
-    const call = async (params: Record<string, unknown>) => {
-      const response = await fetch(served.listener.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "execute",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "execute", arguments: { code: DELETE_BOTH }, _meta: envelope, ...params },
-        }),
-      });
-      const text = await response.text();
-      const json = text.startsWith("{")
-        ? text
-        : (text.split("\n").find((line) => line.startsWith('data: {"result"')) ?? "").slice(6);
-      return (JSON.parse(json) as { result: Record<string, unknown> }).result;
-    };
+    const call = (params: Record<string, unknown>) => rawCall(served.listener.url, DELETE_BOTH, params);
     const first = await call({});
     expect(first.resultType).toBe("input_required");
     const key = Object.keys(first.inputRequests as object)[0] as string;
@@ -112,5 +115,26 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client without tasks is asked inside 
     // The state as the server made it, with the answer: both deletes run.
     const done = await call({ requestState: first.requestState, inputResponses: answers });
     expect(done.structuredContent).toMatchObject({ status: "completed", result: ["deleted 1", "deleted 2"] });
+  });
+
+  it("R-AP-12: a signed state kept from an earlier pause decides nothing at the next one", async () => {
+    const served = await serve(() => ({ action: "cancel" }));
+    const call = (params: Record<string, unknown>) => rawCall(served.listener.url, DELETE_TWO, params);
+    const first = await call({});
+    const firstKey = Object.keys(first.inputRequests as object)[0] as string;
+    const second = await call({
+      requestState: first.requestState,
+      inputResponses: { [firstKey]: { action: "accept", content: { seq_2: "approve" } } },
+    });
+    expect(second.resultType).toBe("input_required");
+    const secondKey = Object.keys(second.inputRequests as object)[0] as string;
+    expect(secondKey).not.toBe(firstKey);
+    // The first state again, with an answer under the second question's key: nothing is decided.
+    const stale = await call({
+      requestState: first.requestState,
+      inputResponses: { [secondKey]: { action: "accept", content: { seq_3: "approve" } } },
+    });
+    expect(JSON.stringify(stale)).toMatch(/no longer waits; nothing was decided/);
+    expect(served.calls.filter((call) => call.name === "delete-note").map((call) => call.args)).toEqual([{ id: 1 }]);
   });
 });

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport as LegacyHttpTransport } from "@modelcont
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { scratchDirectory, TIMEOUT } from "./cli-fixtures/run-cli.ts";
-import { DELETE_BOTH, notesRuntime } from "./mcp-fixtures/codemode-setup.ts";
+import { DELETE_BOTH, DELETE_TWO, notesRuntime } from "./mcp-fixtures/codemode-setup.ts";
 import {
   executeAsTask,
   getTask,
@@ -34,15 +34,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Two deletes one after the other: two pauses. */
-const DELETE_IN_TURN = `async () => {
-  const one = await notes.add_note({ title: "one" });
-  const two = await notes.add_note({ title: "two" });
-  await notes.delete_note({ id: one.id });
-  await notes.delete_note({ id: two.id });
-  return (await notes.list_notes()).length;
-}`;
-
 async function serveHttp(options: CodemodeMcpServerOptions = { elicitApproval: true }) {
   const setup = await notesRuntime();
   const mcp = createCodemodeMcpServer(setup.runtime, options);
@@ -54,6 +45,11 @@ async function serveHttp(options: CodemodeMcpServerOptions = { elicitApproval: t
     return client;
   };
   return { runtime: setup.runtime, calls: setup.calls, mcp, listener, connect };
+}
+
+/** The execution a task id names: the server signs it after a dot (only the id it gave decides). */
+function executionIdOf(taskId: string): string {
+  return taskId.split(".")[0] as string;
 }
 
 /** The one question of an `input_required` task: its key and the form's properties. */
@@ -92,7 +88,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     ]);
     expect(served.calls.filter((call) => call.name === "delete-note").map((call) => call.args)).toEqual([{ id: 1 }]);
     // Recorded as the client's claim, through tasks/update (R-AP-7).
-    const execution = await served.runtime.execution(created.taskId);
+    const execution = await served.runtime.execution(executionIdOf(created.taskId));
     const decided = execution?.log.find((entry) => entry.seq === 2);
     expect(JSON.stringify(decided)).toContain('tasks/update from an MCP client that calls itself \\"sdk2-agent\\"');
   });
@@ -100,7 +96,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
   it("R-AP-9: an answer bound to an earlier pause is refused and decides nothing; the current question still waits", async () => {
     const served = await serveHttp();
     const client = await served.connect("sdk2-agent", true);
-    const created = await executeAsTask(client, DELETE_IN_TURN);
+    const created = await executeAsTask(client, DELETE_TWO);
     const first = questionOf(await waitForTask(client, created.taskId, ["input_required"]));
     await updateTask(client, created.taskId, { [first.key]: { action: "accept", content: { seq_2: "approve" } } });
     let second = await waitForTask(client, created.taskId, ["input_required"]);
@@ -130,7 +126,7 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
   it("R-AP-11: a client that may not decide is asked nothing, is told who decides, and its tasks/update is refused", async () => {
     const served = await serveHttp();
     const client = await served.connect("no-forms", false);
-    const created = await executeAsTask(client, DELETE_IN_TURN);
+    const created = await executeAsTask(client, DELETE_TWO);
     let task = await getTask(client, created.taskId);
     for (let wait = 0; wait < 200 && !task.statusMessage; wait++) task = await getTask(client, created.taskId);
     expect(task.status).toBe("working");
@@ -142,21 +138,48 @@ describe("issue 43, R-MCP-T2: a 2026-07-28 client decides a paused task with tas
     // A deciding client of a server that does not trust clients with approvals is not asked either.
     const strict = await serveHttp({ elicitApproval: false });
     const decider = await strict.connect("sdk2-agent", true);
-    const other = await executeAsTask(decider, DELETE_IN_TURN);
+    const other = await executeAsTask(decider, DELETE_TWO);
     let seen = await getTask(decider, other.taskId);
     for (let wait = 0; wait < 200 && !seen.statusMessage; wait++) seen = await getTask(decider, other.taskId);
     expect(seen.status).toBe("working");
     expect(strict.calls.filter((call) => call.name === "delete-note")).toHaveLength(0);
     // The operator decides as always, and the task follows.
-    await strict.runtime.approve({ executionId: other.taskId, by: "operator" });
-    await strict.runtime.approve({ executionId: other.taskId, by: "operator" });
+    await strict.runtime.approve({ executionId: executionIdOf(other.taskId), by: "operator" });
+    await strict.runtime.approve({ executionId: executionIdOf(other.taskId), by: "operator" });
     expect((await waitForTask(decider, other.taskId, ["completed"])).status).toBe("completed");
+  });
+
+  it("R-AP-11: an execution id alone (a run started elsewhere, or another client's) reads the run but decides nothing", async () => {
+    const served = await serveHttp();
+    const client = await served.connect("sdk2-agent", true);
+    const started = await served.runtime.execute({ code: DELETE_BOTH });
+    expect(started.status).toBe("paused");
+    const task = await getTask(client, started.executionId);
+    expect(task.status).toBe("working");
+    expect(task.inputRequests).toBeUndefined();
+    expect(task.statusMessage).toMatch(/operator/);
+    // A task of its own, and the same question's key on the bare id: refused.
+    const own = await executeAsTask(client, DELETE_BOTH);
+    expect(own.taskId.startsWith(`${executionIdOf(own.taskId)}.`)).toBe(true);
+    const question = questionOf(await waitForTask(client, own.taskId, ["input_required"]));
+    await expect(
+      updateTask(client, executionIdOf(own.taskId), {
+        [question.key]: { action: "accept", content: { seq_2: "approve", seq_3: "approve" } },
+      }),
+    ).rejects.toThrow(/Only the task id this server gave/);
+    await expect(
+      updateTask(client, `${executionIdOf(own.taskId)}.${"A".repeat(43)}`, {
+        [question.key]: { action: "accept", content: { seq_2: "approve", seq_3: "approve" } },
+      }),
+    ).rejects.toThrow(/Only the task id this server gave/);
+    expect(served.calls.filter((call) => call.name === "delete-note")).toEqual([]);
+    expect((await served.runtime.execution(started.executionId))?.status).toBe("paused");
   });
 
   it("tasks/cancel ends a paused task as cancelled; an unknown task is an error", async () => {
     const served = await serveHttp();
     const client = await served.connect("sdk2-agent", true);
-    const created = await executeAsTask(client, DELETE_IN_TURN);
+    const created = await executeAsTask(client, DELETE_TWO);
     await waitForTask(client, created.taskId, ["input_required"]);
     await client.request(
       { method: "tasks/cancel", params: { taskId: created.taskId } } as never,

@@ -2,6 +2,7 @@
  * R-CON-5 over real transports: the `codemode-mcp` bin as a child process over stdio (it imports
  * the BUILT packages: run `npm run build` first, as CI does), and Streamable HTTP on 127.0.0.1.
  */
+import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { createCodemodeMcpServer } from "@codemode/core/mcp";
@@ -75,6 +76,20 @@ describe("codemode-mcp over stdio (a child process)", () => {
     // The SDK's transport ends stdin, waits 2 s, then sends SIGTERM: a quick close means the bin left by itself.
     expect(Date.now() - started).toBeLessThan(1_900);
     expect(isAlive(pid)).toBe(false);
+  });
+});
+
+describe("the codemode-mcp bin's first message (issue 43: it decides the protocol)", () => {
+  it("R-RT-5: a client that closes stdin before sending anything leaves no server behind", async () => {
+    const child = spawn(process.execPath, [BIN, "--config", CONFIG], { stdio: ["pipe", "ignore", "ignore"] });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.stdin.end();
+    const code = await Promise.race([
+      exited,
+      new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 20_000)),
+    ]);
+    if (code === "hung") child.kill("SIGKILL");
+    expect(code).toBe(0);
   });
 });
 

@@ -25,6 +25,15 @@ export function signPauseApproval(runtime: object, claim: ChatClaim, code: strin
 }
 
 /**
+ * Whether `signature` is this runtime's `signPauseApproval` of `claim` and `code` (with its
+ * `approvalSecret`, or the secret of this process when it has none). False for a runtime
+ * `createCodemodeRuntime` did not make.
+ */
+export function verifyPauseApproval(runtime: object, claim: ChatClaim, code: string, signature: string): boolean {
+  return approvalAuthorityOf(runtime)?.verify(claim, code, signature) ?? false;
+}
+
+/**
  * Whether a chat may approve or deny `action` in this runtime: its `chatApprovals` choice and the
  * tool's `approvers`. An adapter asks before it offers a chat the decision at all.
  */

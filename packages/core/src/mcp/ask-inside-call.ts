@@ -3,10 +3,10 @@ import { checkChatDecision, signPauseApproval } from "../adapters/chat-decision.
 import type { DecisionOutcome } from "../adapters/decide-pending-action.js";
 import { errorOutcome } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
+import { applyAnswer, approvalQuestion, TaskRequestError } from "./serve-tasks-extension.js";
 import { outcomeResult, type ServerToolSettings } from "./server-tools.js";
-import { applyAnswer, approvalQuestion, TaskRequestError } from "./tasks-extension.js";
 
-/** The tool call a signed in-call question names (R-AP-11's claim): this server's `execute`. */
+/** Marks a signed claim as an in-call question of `execute` (the signature covers the execution, its actions, their pauses and the code). */
 const TOOL_CALL = "mcp:execute:input_required";
 /** The longest request state read back: a signature and a pause of up to `MAX_FORM_ACTIONS` actions fit well within. */
 const MAX_STATE_CHARS = 16_000;
@@ -40,7 +40,8 @@ export async function askInsideCall(
     return outcomeResult(
       outcome,
       settings,
-      answered.stillPending ?? "these actions are reserved to an operator's approval.",
+      answered.stillPending ??
+        (execution?.status === "paused" ? "these actions are reserved to an operator's approval." : undefined),
     );
   if (answered.stillPending) return outcomeResult(outcome, settings, answered.stillPending);
   const offered = [...question.form.offered.values()];
@@ -89,7 +90,13 @@ export async function answerInsideCall(
     (await runtime.outcome(claim.executionId)) ?? errorOutcome(claim.executionId, "NOT_FOUND", "the execution is gone");
   const pending = execution?.status === "paused" ? (await runtime.pending({ executionId: execution.id })).items : [];
   const question = execution && approvalQuestion(runtime, execution, pending);
-  const response = question ? responses[question.key] : undefined;
+  // The state answers exactly the actions and pauses it was signed for: the run's current
+  // question must be that one, or a state kept from an earlier pause would decide a later one.
+  const offered = question ? [...question.form.offered.values()] : [];
+  const same =
+    offered.map((action) => action.seq).join(",") === claim.seqs.join(",") &&
+    offered.map((action) => action.pauseId ?? "").join(",") === claim.pauses.join(",");
+  const response = question && same ? responses[question.key] : undefined;
   if (!question || response === undefined)
     return { outcome: current, stillPending: "the answer was for a pause that no longer waits; nothing was decided." };
   try {

@@ -73,10 +73,11 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`codemode-mcp: serving ${listener.url}\n`);
     return;
   }
-  await mcp.serveStdio();
-  // The client closing our stdin is how a launched server is told to go.
+  // The client closing our stdin is how a launched server is told to go: listened for before the
+  // first message is read, which may be the end already.
   process.stdin.once("end", () => void stop());
   process.stdin.once("close", () => void stop());
+  await mcp.serveStdio();
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

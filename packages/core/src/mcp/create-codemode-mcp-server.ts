@@ -21,12 +21,14 @@ export interface CodemodeMcpServerOptions {
    */
   operatorTools?: boolean;
   /**
-   * When a run pauses and the client supports elicitation, ask the person through
-   * `elicitation/create` and resume (accept) or reject (decline) in the same `execute` call.
-   * This trusts the client: whoever drives it (the agent itself, if it answers its own questions)
-   * can accept. Turn it on only for clients that show the question to a person. The audit log
-   * records the name the client gave as its claim. Default false: `execute` answers the pause,
-   * and an operator decides.
+   * When a run pauses and the client supports (form) elicitation, ask the person there: a
+   * 2025-11-25 client through `elicitation/create` in the same `execute` call; a 2026-07-28 client
+   * inside its task (`input_required`, answered with `tasks/update`) or, without tasks, inside the
+   * call (`input_required` and a signed request state). Accept applies each approve, deny (and,
+   * for 2026 clients, edit); decline rejects the run. This trusts the client: whoever drives it
+   * (the agent itself, if it answers its own questions) can accept. Turn it on only for clients
+   * that show the question to a person. The audit log records the name the client gave as its
+   * claim. Default false: `execute` answers the pause, and an operator decides.
    */
   elicitApproval?: boolean;
   /** How long one approval question waits for the person. Default 10 minutes. */
@@ -34,10 +36,12 @@ export interface CodemodeMcpServerOptions {
   /** Bounds on the console output the agent sees. */
   modelOutput?: ModelOutputOptions;
   /**
-   * Serve MCP tasks (experimental in the protocol): a client that asks may run `execute` as a
-   * task whose id is the execution id, and read its status (`tasks/get`), its outcome
-   * (`tasks/result`) and cancel a paused run (`tasks/cancel`) from any server process over the
-   * same store. Default true; clients that do not ask keep the plain answer.
+   * Serve MCP tasks: a client that asks may run `execute` as a task and read it from any server
+   * process over the same store. 2025-11-25 clients (experimental tasks): the task id is the
+   * execution id; `tasks/get`, `tasks/result`, `tasks/cancel`. 2026-07-28 clients (the tasks
+   * extension): the task id is the execution id signed by the runtime; `tasks/get` (with the
+   * result), `tasks/update` (answers to a pause), `tasks/cancel`. `tasks/cancel` cancels the run
+   * wherever it stands. Default true; clients that do not ask keep the plain answer.
    */
   tasks?: boolean;
   /** How long `execute` waits for a task's run before answering it, so a quick run's task has ended. Default 0. */
@@ -54,7 +58,7 @@ export interface CodemodeMcpServerOptions {
    */
   taskProgress?: Pick<
     ProgressFollowersOptions,
-    "maxFollowers" | "maxFollowersPerOwner" | "pausedReadsPerSecond" | "maxPausedPollMs"
+    "maxFollowers" | "maxFollowersPerOwner" | "pausedReadsPerSecond" | "maxPausedPollMs" | "maxRunningPollMs"
   >;
 }
 

@@ -46,11 +46,11 @@ export interface HttpListenOptions {
   eventStore?: false | (Omit<KeyvEventStoreOptions, "prefix"> & { keyv?: EventKeyv });
 }
 
-/** A Streamable HTTP endpoint serving one MCP session per client. */
+/** A Streamable HTTP endpoint: a session per 2025-11-25 client, request by request for 2026-07-28 clients. */
 export interface McpHttpListener {
   /** Where clients connect, e.g. http://127.0.0.1:3333/mcp. */
   readonly url: URL;
-  /** How many sessions are open. */
+  /** How many 2025-11-25 sessions are open (2026-07-28 requests keep none). */
   sessions(): number;
   /** Ends every session and stops listening. */
   close(): Promise<void>;
@@ -72,9 +72,10 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /**
  * Serves MCP over Streamable HTTP with Node's `http`: an `initialize` POST opens a session with a
- * new server from `createServer`; later requests name it in `Mcp-Session-Id`. On loopback, requests
+ * new server from `createServer`; later requests name it in `Mcp-Session-Id`. A POST that claims
+ * the 2026-07-28 revision goes to `modern` instead, when given (no session). On loopback, requests
  * whose `Host` or `Origin` is not loopback are refused (a web page must not reach the local server
- * by DNS rebinding).
+ * by DNS rebinding), whichever protocol they speak.
  */
 export async function listenStreamableHttp(
   createServer: () => Server,

@@ -11,12 +11,20 @@ import {
   type StandardSchemaV1,
 } from "@modelcontextprotocol/server";
 import type { DecisionOutcome } from "../adapters/decide-pending-action.js";
+import { errorOutcome } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { answerInsideCall, askInsideCall } from "./ask-inside-call.js";
 import { executeWithProgress, type ProgressNote } from "./progress.js";
 import { atLeast, isLogLevel, runLogMessage } from "./run-log.js";
+import {
+  extensionTask,
+  readTask,
+  signedTaskId,
+  TaskRequestError,
+  updateExtensionTask,
+} from "./serve-tasks-extension.js";
 import { answerToolCall, clientClaim, outcomeResult, type ServerToolSettings } from "./server-tools.js";
-import { extensionTask, TASKS_EXTENSION, TaskRequestError, updateExtensionTask } from "./tasks-extension.js";
+import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 import { toolList } from "./tool-list.js";
 
 /** What a server of the 2026-07-28 protocol is made of: the same runtime and settings as the 2025 one. */
@@ -60,10 +68,11 @@ export function createModernServer(setup: ModernServerSetup): Server {
       answerOutcome: async (outcome) => outcomeResult(outcome, settings),
       async execute(run) {
         const who = asker(settings, envelope);
-        if (tasks && declaresTasks(envelope)) return await startTask(runtime, run, settings, tasks, who);
         // A retry of a call that was asked for input: its answers, then the run as it now stands.
+        // It never runs the code again, whoever sends it.
         const state = context.mcpReq.requestState<unknown>();
-        if (who.mayDecide && typeof state === "string") {
+        if (state !== undefined) {
+          if (!who.mayDecide || typeof state !== "string") return outcomeResult(refusedRetry(who.mayDecide), settings);
           const responses = (context.mcpReq.inputResponses ?? {}) as Record<string, unknown>;
           const by = `input_required answered in ${who.by}`;
           return await askInsideCall(
@@ -72,6 +81,7 @@ export function createModernServer(setup: ModernServerSetup): Server {
             await answerInsideCall(runtime, state, run.code, responses, by),
           );
         }
+        if (tasks && declaresTasks(envelope)) return await startTask(runtime, run, settings, tasks, who);
         const notes = runNotes(request.params._meta, context);
         const outcome: DecisionOutcome = notes
           ? await executeWithProgress(runtime, run, { send: notes })
@@ -84,6 +94,17 @@ export function createModernServer(setup: ModernServerSetup): Server {
   });
   if (tasks) registerTaskMethods(server, runtime, { ...settings, tasks });
   return server;
+}
+
+/** A retried call whose request state this client may not bring back (or that is not one at all): nothing runs. */
+function refusedRetry(mayDecide: boolean) {
+  return errorOutcome(
+    "",
+    "NOT_FOUND",
+    mayDecide
+      ? "The request state is not one this server made: nothing ran and nothing was decided."
+      : "This client may not decide approvals, so it has no answer to bring back: nothing ran and nothing was decided.",
+  );
 }
 
 /** `tasks/get`, `tasks/update` and `tasks/cancel` of the tasks extension, over the runtime's store. */
@@ -110,7 +131,7 @@ function registerTaskMethods(
   });
   server.setRequestHandler("tasks/cancel", byTaskId, async ({ taskId }) => {
     const report = await runtime.cancel({
-      executionId: taskId,
+      executionId: (await readTask(runtime, taskId)).executionId,
       by: "MCP client (tasks/cancel)",
       reason: "The MCP client cancelled the task.",
     });
@@ -142,7 +163,8 @@ async function startTask(
     await Promise.race([run, new Promise((resolve) => (timer = setTimeout(resolve, tasks.afterMs)))]);
     clearTimeout(timer);
   }
-  const task = await extensionTask(runtime, executionId, { ...settings, tasks }, who);
+  const taskId = signedTaskId(runtime, executionId, program.code);
+  const task = await extensionTask(runtime, taskId, { ...settings, tasks }, who);
   if (!task) throw new ProtocolError(ProtocolErrorCode.InternalError, `Execution ${executionId} is gone`);
   // A created task carries no result or questions: tasks/get gives them.
   const { result: _result, inputRequests: _questions, ...created } = task;

@@ -2,12 +2,8 @@
 // same requests SDK 1's `callToolStream` sends, with the connector's own result schemas.
 
 import { anyObject, type McpClientSdk2, objectOf, requestOptions, type Sdk2RequestOptions } from "./sdk2-client.js";
-import { deadlineError, pause, taskDeadline, type UpstreamTaskOptions } from "./task-deadline.js";
+import { deadlineError, pause, pollIntervalOf, taskDeadline, type UpstreamTaskOptions } from "./task-deadline.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
-
-/** Between two polls when the task suggests no `pollInterval`: SDK 1's default. */
-const DEFAULT_POLL_INTERVAL_MS = 1_000;
-const MIN_POLL_INTERVAL_MS = 10;
 
 /**
  * Whether an SDK 2 client on a 2025-11-25 connection calls the tool as a task: as with SDK 1, the
@@ -59,14 +55,16 @@ export async function callLegacyTaskWithSdk2(
     if (typeof seed.taskId !== "string") throw new Error(`${label}: the server created a task without a taskId`);
     task = seed as Task;
     while (!ENDS.has(String(task.status))) {
-      await pause(pollInterval(task), deadline.signal);
+      await pause(pollIntervalOf(task.pollInterval), deadline.signal);
       deadline.signal.throwIfAborted();
       task = { ...((await get(client, "tasks/get", task.taskId, perRequest(deadline.signal))) as Task) };
     }
     return await ended(client, task, label, perRequest(deadline.signal));
   } catch (error) {
+    // Whatever ended the wait (the deadline, a poll that failed), the task must not go on upstream unseen.
+    const unfinished = task !== undefined && !ENDS.has(String(task.status));
+    if (unfinished) await get(client, "tasks/cancel", (task as Task).taskId, perRequest()).catch(() => undefined);
     if (!deadline.signal.aborted) throw error;
-    if (task) await get(client, "tasks/cancel", task.taskId, perRequest()).catch(() => undefined);
     throw deadlineError(deadline.signal, error);
   } finally {
     deadline.dispose();
@@ -93,10 +91,4 @@ async function ended(client: McpClientSdk2, task: Task, label: string, options: 
 
 function get(client: McpClientSdk2, method: string, taskId: string, options: Sdk2RequestOptions): Promise<unknown> {
   return client.request({ method, params: { taskId } }, anyObject, options);
-}
-
-function pollInterval(task: Task): number {
-  const suggested = task.pollInterval;
-  const ms = typeof suggested === "number" && Number.isFinite(suggested) ? suggested : DEFAULT_POLL_INTERVAL_MS;
-  return Math.max(MIN_POLL_INTERVAL_MS, ms);
 }

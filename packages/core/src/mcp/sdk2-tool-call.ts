@@ -1,8 +1,8 @@
-import { callToolWithExtensionTasks, offersExtensionTasks } from "./extension-task.js";
 import { type McpClientSdk2, requestOptions } from "./sdk2-client.js";
 import { callLegacyTaskWithSdk2, runsAsLegacyTask } from "./sdk2-legacy-task.js";
 import type { UpstreamTaskOptions } from "./task-deadline.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
+import { callToolWithExtensionTasks, offersExtensionTasks } from "./upstream-extension-task.js";
 
 type CallParams = { name: string; arguments: Record<string, unknown>; _meta: Record<string, unknown> };
 

@@ -22,6 +22,7 @@ const MAX_FIRST_MESSAGE_BYTES = 8 * 1024 * 1024;
  * one. The first message is read, not consumed: the chosen server reads it again.
  *
  * @example
+ * // `StdioServerTransport` of @modelcontextprotocol/sdk (1.x) for the 2025 side
  * await serveStdioEitherProtocol({ legacy: (input, output) => connect(new StdioServerTransport(input, output)), modern });
  */
 export async function serveStdioEitherProtocol(
@@ -34,6 +35,8 @@ export async function serveStdioEitherProtocol(
   replay.write(first.buffered);
   if (first.ended) replay.end();
   else input.pipe(replay);
+  // A failing stdin reaches the transport, which listens on the replay, as it would on stdin.
+  input.on("error", (error) => replay.destroy(error));
   if (!opensModern(first.line)) return await options.legacy(replay, output);
   const handle = serveStdio(() => createModernServer(options.modern), {
     transport: new StdioServerTransport(replay, output),

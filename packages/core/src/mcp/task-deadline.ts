@@ -37,7 +37,8 @@ export function taskDeadline(label: string, options: UpstreamTaskOptions): TaskD
       : `${label}: the upstream task took longer than ${options.taskTimeoutMs} ms`;
   const timer = setTimeout(
     () => controller.abort(new Error(why)),
-    Math.max(0, Math.min(passLeft, options.taskTimeoutMs)),
+    // Node fires a timer of more than 2^31-1 ms at once: a wait that long is "never" here.
+    Math.max(0, Math.min(passLeft, options.taskTimeoutMs, MAX_TIMER_MS)),
   );
   const cancelled = () => controller.abort(new Error(`${label}: the run was cancelled while the upstream task ran`));
   if (options.signal?.aborted) cancelled();
@@ -55,6 +56,15 @@ export function taskDeadline(label: string, options: UpstreamTaskOptions): TaskD
 export function deadlineError(signal: AbortSignal, fallback: unknown): Error {
   if (signal.reason instanceof Error) return signal.reason;
   return fallback instanceof Error ? fallback : new Error(String(fallback));
+}
+
+/** The longest delay a Node timer takes as it is (a longer one fires after 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Between two polls of an upstream task: what the server suggests, kept between 10 ms and a minute (1 s when it suggests nothing usable). */
+export function pollIntervalOf(suggested: unknown): number {
+  if (typeof suggested !== "number" || !Number.isFinite(suggested)) return 1_000;
+  return Math.min(60_000, Math.max(10, suggested));
 }
 
 /** Waits `ms`, or less when `signal` aborts first (then resolves too: the caller checks the signal). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expectTaskAnswer, TASKS_EXTENSION } from "./task-result-hook.js";
+import { expectTaskAnswer } from "./task-result-hook.js";
+import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 
 const CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 

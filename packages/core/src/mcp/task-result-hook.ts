@@ -11,9 +11,7 @@
 // so the server never returns a task to a caller that cannot take one.
 
 import { objectOf } from "./sdk2-client.js";
-
-/** The tasks extension of the 2026-07-28 protocol (SEP-2663), as clients and servers declare it. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 
 /** Where a 2026-07-28 request carries its client's capabilities. */
 const CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";

@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
-import { chatMayDecide } from "../adapters/chat-decision.js";
+import { chatMayDecide, signPauseApproval, verifyPauseApproval } from "../adapters/chat-decision.js";
 import { type DecisionOutcome, decidePendingAction, decidePendingActions } from "../adapters/decide-pending-action.js";
 import type { ExecutionState, PendingAction } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { type ApprovalForm, approvalForm, MAX_FORM_ACTIONS, readFormAnswer } from "./elicit-approval.js";
 import { outcomeResult, type ServerToolSettings } from "./server-tools.js";
-
-export { TASKS_EXTENSION } from "./task-result-hook.js";
 
 /** A task as `tools/call` creates it and `tasks/get` answers it (SEP-2663's `DetailedTask`). */
 export interface ExtensionTask {
@@ -73,14 +71,15 @@ export function approvalQuestion(
  */
 export async function extensionTask(
   runtime: CodemodeRuntime,
-  executionId: string,
+  taskId: string,
   settings: ServerToolSettings & { tasks: NonNullable<ServerToolSettings["tasks"]> },
   asker: Pick<TaskAsker, "mayDecide">,
 ): Promise<ExtensionTask | null> {
-  const execution = await runtime.execution(executionId);
+  const { execution, signed } = await readTask(runtime, taskId);
   if (!execution) return null;
+  const executionId = execution.id;
   const task: ExtensionTask = {
-    taskId: execution.id,
+    taskId,
     status: "working",
     createdAt: new Date(execution.createdAt).toISOString(),
     lastUpdatedAt: new Date(execution.updatedAt).toISOString(),
@@ -90,8 +89,10 @@ export async function extensionTask(
   if (execution.status === "running") return task;
   if (execution.status === "paused") {
     const pending = (await runtime.pending({ executionId })).items;
-    const question = asker.mayDecide ? approvalQuestion(runtime, execution, pending) : undefined;
-    if (!question) return { ...task, statusMessage: operatorMessage(execution.id, pending, asker.mayDecide) };
+    // Only the holder of the task this server gave is asked: an execution id alone (an inbox's,
+    // a pause message's) reads the run, as with 2025 tasks, but decides nothing.
+    const question = asker.mayDecide && signed ? approvalQuestion(runtime, execution, pending) : undefined;
+    if (!question) return { ...task, statusMessage: operatorMessage(executionId, pending, asker.mayDecide) };
     const { form } = question;
     return {
       ...task,
@@ -112,8 +113,33 @@ export async function extensionTask(
   return { ...task, status: "completed", result: outcomeResult(outcome, settings) as Record<string, unknown> };
 }
 
-/** How long `tasks/update` waits to see whether the runtime refused the decisions at once. */
-const REFUSAL_WAIT_MS = 250;
+/** What a signed task id's signature covers: this server's task for this execution and code. */
+const TASK_CLAIM = "mcp:tasks-extension";
+
+/**
+ * The id of the task `execute` started for `executionId`: the execution id and this runtime's
+ * signature over it and its code (as a chat's approval request is signed, R-AP-11), so that only
+ * the client given the task may decide its pauses; the bare execution id reads it. Without a
+ * runtime of `createCodemodeRuntime`, the bare execution id.
+ */
+export function signedTaskId(runtime: CodemodeRuntime, executionId: string, code: string): string {
+  const signature = signPauseApproval(runtime, { executionId, seq: 0, toolCallId: TASK_CLAIM }, code);
+  return signature ? `${executionId}.${signature}` : executionId;
+}
+
+/** The execution a task id names, and whether the id is the signed one this runtime gave. */
+export async function readTask(
+  runtime: CodemodeRuntime,
+  taskId: string,
+): Promise<{ execution: ExecutionState | null; executionId: string; signed: boolean }> {
+  const dot = taskId.indexOf(".");
+  const executionId = dot < 0 ? taskId : taskId.slice(0, dot);
+  const execution = await runtime.execution(executionId);
+  const claim = { executionId, seq: 0, toolCallId: TASK_CLAIM };
+  const signed =
+    execution !== null && dot >= 0 && verifyPauseApproval(runtime, claim, execution.code, taskId.slice(dot + 1));
+  return { execution, executionId, signed };
+}
 
 /**
  * `tasks/update`: the client's answers to the current pause's question (R-AP-8, R-AP-9): accept
@@ -125,51 +151,80 @@ const REFUSAL_WAIT_MS = 250;
  */
 export async function updateExtensionTask(
   runtime: CodemodeRuntime,
-  executionId: string,
+  taskId: string,
   inputResponses: Record<string, unknown>,
   asker: TaskAsker,
 ): Promise<void> {
-  const execution = await runtime.execution(executionId);
-  if (!execution) throw new TaskRequestError(`Task not found: ${executionId}`);
+  const { execution, executionId, signed } = await readTask(runtime, taskId);
+  if (!execution) throw new TaskRequestError(`Task not found: ${taskId.slice(0, 200)}`);
   const pending = execution.status === "paused" ? (await runtime.pending({ executionId })).items : [];
   if (!asker.mayDecide)
     throw new TaskRequestError(
       `This client may not decide the run's approvals: ${operatorMessage(executionId, pending, false)} Nothing was decided.`,
     );
+  if (!signed)
+    throw new TaskRequestError(
+      "Only the task id this server gave when it started the task decides its pauses (an execution id alone, or a task id signed with another approvalSecret, does not): nothing was decided.",
+    );
   const question = execution.status === "paused" ? approvalQuestion(runtime, execution, pending) : undefined;
-  for (const [key, response] of Object.entries(inputResponses)) {
-    if (question && key === question.key) return await answer(runtime, executionId, question.form, response, asker);
-    if (key.startsWith(KEY_PREFIX))
-      throw new TaskRequestError(
-        `The answer ${JSON.stringify(key.slice(0, 64))} is for a pause that no longer waits (answered already, or asked again since): it decides nothing. tasks/get shows what waits now.`,
-      );
-  }
+  // The current question's answer first, wherever it stands among the keys.
+  if (question && question.key in inputResponses)
+    return await answer(runtime, execution, question, inputResponses[question.key], asker);
+  const stale = Object.keys(inputResponses).find((key) => key.startsWith(KEY_PREFIX));
+  if (stale !== undefined)
+    throw new TaskRequestError(
+      `The answer ${JSON.stringify(stale.slice(0, 64))} is for a pause that no longer waits (answered already, or asked again since): it decides nothing. tasks/get shows what waits now.`,
+    );
 }
 
 async function answer(
   runtime: CodemodeRuntime,
-  executionId: string,
-  form: ApprovalForm,
+  execution: ExecutionState,
+  question: { key: string; form: ApprovalForm },
   response: unknown,
   asker: TaskAsker,
 ): Promise<void> {
-  const deciding = applyAnswer(runtime, executionId, form, response, `tasks/update from ${asker.by}`);
+  const deciding = applyAnswer(runtime, execution.id, question.form, response, `tasks/update from ${asker.by}`);
   if (deciding === "cancel") return;
-  // The run goes on after the decision, maybe for long: wait only to tell a refusal from a start.
-  const settled = deciding.then(
-    (outcome) => outcome,
-    () => undefined,
+  let settled: DecisionOutcome | undefined;
+  let failed = false;
+  const done = deciding.then(
+    (outcome) => {
+      settled = outcome;
+    },
+    () => {
+      failed = true;
+    },
   );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const early = await Promise.race([
-    settled,
-    new Promise<"going">((resolve) => {
-      timer = setTimeout(() => resolve("going"), REFUSAL_WAIT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (early && early !== "going" && isRefusal(early))
-    throw new TaskRequestError(`${early.status === "error" ? early.error : ""} Nothing was decided.`);
+  // The run goes on after the decision, maybe for long: wait until the decision is recorded (the
+  // run has left this pause) or refused (BUSY after the runtime's lock wait, INVALID_DECISION…).
+  const until = Date.now() + RECORD_WAIT_MS;
+  while (settled === undefined && !failed && Date.now() < until) {
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS))]);
+    if (settled !== undefined || failed) break;
+    const now = await runtime.execution(execution.id).catch(() => null);
+    if (now && !stillAsking(runtime, now, question.key, await pendingOf(runtime, now))) return;
+  }
+  if (settled !== undefined && isRefusal(settled))
+    throw new TaskRequestError(`${(settled as { error?: string }).error ?? "Refused."} Nothing was decided.`);
+}
+
+/** How long `tasks/update` waits for its decision to be recorded, and how often it looks. */
+const RECORD_WAIT_MS = 15_000;
+const RECORD_POLL_MS = 25;
+
+async function pendingOf(runtime: CodemodeRuntime, execution: ExecutionState): Promise<PendingAction[]> {
+  return execution.status === "paused" ? (await runtime.pending({ executionId: execution.id })).items : [];
+}
+
+/** Whether the run still waits in the pause the question `key` asked about. */
+function stillAsking(
+  runtime: CodemodeRuntime,
+  execution: ExecutionState,
+  key: string,
+  pending: readonly PendingAction[],
+): boolean {
+  return execution.status === "paused" && approvalQuestion(runtime, execution, pending)?.key === key;
 }
 
 /**

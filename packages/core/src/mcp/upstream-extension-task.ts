@@ -1,13 +1,8 @@
 import { anyObject, type McpClientSdk2, objectOf, requestOptions, type Sdk2RequestOptions } from "./sdk2-client.js";
-import { deadlineError, pause, taskDeadline, type UpstreamTaskOptions } from "./task-deadline.js";
-import { expectTaskAnswer, TASKS_EXTENSION } from "./task-result-hook.js";
+import { deadlineError, pause, pollIntervalOf, taskDeadline, type UpstreamTaskOptions } from "./task-deadline.js";
+import { expectTaskAnswer } from "./task-result-hook.js";
+import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
-
-/** Between two polls when the server suggests no interval, as SDK 1 does for 2025-11-25 tasks. */
-const DEFAULT_POLL_INTERVAL_MS = 1_000;
-
-/** The least time between two polls, whatever the server suggests: `pollIntervalMs: 0` would spin. */
-const MIN_POLL_INTERVAL_MS = 10;
 
 /** Whether the server of a 2026-07-28 connection offers the tasks extension (in its `server/discover` capabilities). */
 export function offersExtensionTasks(client: McpClientSdk2): boolean {
@@ -101,7 +96,7 @@ async function awaitTask(
       if (end.error) throw end.error;
       return unwrapToolResult(task.result, label);
     }
-    await pause(pollInterval(task), deadline);
+    await pause(pollIntervalOf(task.pollIntervalMs), deadline);
     if (!deadline.aborted) {
       try {
         task = (await client.request(
@@ -111,7 +106,11 @@ async function awaitTask(
         )) as Record<string, unknown>;
         continue;
       } catch (error) {
-        if (!deadline.aborted) throw error;
+        // A poll that failed ends the call: the task must not go on upstream unseen.
+        if (!deadline.aborted) {
+          await cancelTask(client, taskId, perRequest());
+          throw error;
+        }
       }
     }
     await cancelTask(client, taskId, perRequest());
@@ -148,12 +147,6 @@ function taskEnd(task: Record<string, unknown>, label: string): TaskEnd {
     default:
       return { done: false };
   }
-}
-
-function pollInterval(task: Record<string, unknown>): number {
-  const suggested = task.pollIntervalMs;
-  const ms = typeof suggested === "number" && Number.isFinite(suggested) ? suggested : DEFAULT_POLL_INTERVAL_MS;
-  return Math.max(MIN_POLL_INTERVAL_MS, ms);
 }
 
 /** `tasks/cancel`, best effort: the call rejects with its own reason either way. */
