@@ -54,7 +54,7 @@ async function serve(listenOptions: Parameters<ReturnType<typeof createCodemodeM
     () => mcp.close(),
     () => listener.close(),
   );
-  return listener;
+  return Object.assign(listener, { runtime: setup.runtime });
 }
 
 async function sdkClient(url: URL): Promise<Client> {
@@ -128,9 +128,15 @@ describe("issue 43: the HTTP listener evicts its least recently used idle sessio
     // A program that waits keeps its request running while the next client knocks.
     const running = client.callTool({
       name: "execute",
-      arguments: { code: "async () => { await new Promise((resolve) => setTimeout(resolve, 1500)); return 1; }" },
+      arguments: { code: "async () => { await new Promise((resolve) => setTimeout(resolve, 3000)); return 1; }" },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Knocks once the run has started (its request is then running), however loaded the machine.
+    for (
+      let wait = 0;
+      wait < 200 && (await listener.runtime.executions({ status: "running" })).items.length === 0;
+      wait++
+    )
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await initialize(listener.url)).toMatchObject({ status: 503 });
     await running;
     expect(await initialize(listener.url)).toMatchObject({ status: 200 });

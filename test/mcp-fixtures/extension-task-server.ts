@@ -21,7 +21,7 @@ import * as z from "zod/v4";
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** How long a task-run tool works before its task ends. */
-export const EXTENSION_TASK_WORK_MS = 300;
+export const EXTENSION_TASK_WORK_MS = 2_000;
 
 type ToolResult = {
   content: Array<{ type: "text"; text: string }>;
