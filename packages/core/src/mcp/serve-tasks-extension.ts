@@ -188,12 +188,14 @@ async function answer(
   if (deciding === "cancel") return;
   let settled: DecisionOutcome | undefined;
   let failed = false;
+  let failure: unknown;
   const done = deciding.then(
     (outcome) => {
       settled = outcome;
     },
-    () => {
+    (error: unknown) => {
       failed = true;
+      failure = error;
     },
   );
   // The run goes on after the decision, maybe for long: wait until the decision is recorded (the
@@ -205,6 +207,8 @@ async function answer(
     const now = await runtime.execution(execution.id).catch(() => null);
     if (now && !stillAsking(runtime, now, question.key, await pendingOf(runtime, now))) return;
   }
+  // A store that failed is no answer at all: the client hears so, not that its answer was taken.
+  if (failed) throw failure;
   if (settled !== undefined && isRefusal(settled))
     throw new TaskRequestError(`${(settled as { error?: string }).error ?? "Refused."} Nothing was decided.`);
 }
