@@ -3,7 +3,7 @@ import { checkChatDecision, signPauseApproval } from "../adapters/chat-decision.
 import type { DecisionOutcome } from "../adapters/decide-pending-action.js";
 import { errorOutcome } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
-import { applyAnswer, approvalQuestion, TaskRequestError } from "./serve-tasks-extension.js";
+import { applyAnswer, pausedQuestion, TaskRequestError } from "./serve-tasks-extension.js";
 import { outcomeResult, type ServerToolSettings } from "./server-tools.js";
 
 /** Marks a signed claim as an in-call question of `execute` (the signature covers the execution, its actions, their pauses and the code). */
@@ -34,8 +34,7 @@ export async function askInsideCall(
   const { outcome } = answered;
   if (outcome.status !== "paused") return outcomeResult(outcome, settings);
   const execution = await runtime.execution(outcome.executionId);
-  const pending = execution?.status === "paused" ? (await runtime.pending({ executionId: execution.id })).items : [];
-  const question = execution && approvalQuestion(runtime, execution, pending);
+  const { question } = await pausedQuestion(runtime, execution);
   if (!execution || !question)
     return outcomeResult(
       outcome,
@@ -88,8 +87,7 @@ export async function answerInsideCall(
   const execution = await runtime.execution(claim.executionId);
   const current =
     (await runtime.outcome(claim.executionId)) ?? errorOutcome(claim.executionId, "NOT_FOUND", "the execution is gone");
-  const pending = execution?.status === "paused" ? (await runtime.pending({ executionId: execution.id })).items : [];
-  const question = execution && approvalQuestion(runtime, execution, pending);
+  const { question } = await pausedQuestion(runtime, execution);
   // The state answers exactly the actions and pauses it was signed for: the run's current
   // question must be that one, or a state kept from an earlier pause would decide a later one.
   const offered = question ? [...question.form.offered.values()] : [];

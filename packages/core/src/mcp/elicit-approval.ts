@@ -30,10 +30,14 @@ export interface ElicitedOutcome {
 
 /** Whether the connected client takes `elicitation/create` in form mode. */
 export function canElicit(server: Server): boolean {
-  const elicitation = server.getClientCapabilities()?.elicitation;
+  return takesFormElicitation(server.getClientCapabilities()?.elicitation);
+}
+
+/** Whether a client's `elicitation` capability (of `initialize`, or of a 2026-07-28 request) takes form mode. */
+export function takesFormElicitation(elicitation: object | undefined): boolean {
   if (elicitation === undefined) return false;
   // An empty capability object means form mode (protocol versions before URL mode).
-  return elicitation.form !== undefined || Object.keys(elicitation).length === 0;
+  return (elicitation as { form?: unknown }).form !== undefined || Object.keys(elicitation).length === 0;
 }
 
 /** The most actions one form offers: a person cannot weigh more at once; the rest are asked next. */

@@ -6,6 +6,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import Keyv from "keyv";
 import { listenOn } from "../adapters/listen.js";
 import { type EventKeyv, eventStoreBounds, KeyvEventStore, type KeyvEventStoreOptions } from "./kv-event-store.js";
+import { claimsRevision } from "./protocol-names.js";
 
 export interface HttpListenOptions {
   /** The port. Default 0: a free one, read it from the listener's `url`. */
@@ -227,20 +228,14 @@ export async function listenStreamableHttp(
   };
 }
 
-/** The request's claim of the protocol revision it speaks, where 2026-07-28 clients make it. */
-const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
-
 /**
- * Whether a POST speaks the 2026-07-28 protocol: its params carry the per-request claim of a
- * revision, or its header names one newer than 2025's (the modern handler answers what it does
- * not support). Everything else, `initialize` first, goes to the 2025 sessions.
+ * Whether a POST speaks the 2026-07-28 protocol: it claims a revision in its params, or its header
+ * names one newer than 2025's (the modern handler answers what it does not support). Everything
+ * else, `initialize` first, goes to the 2025 sessions.
  */
 function speaksModern(request: IncomingMessage, body: unknown): boolean {
   const header = request.headers["mcp-protocol-version"];
-  if (typeof header === "string" && header >= "2026") return true;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
-  return typeof meta === "object" && meta !== null && meta[PROTOCOL_VERSION_META] !== undefined;
+  return (typeof header === "string" && header >= "2026") || claimsRevision(body);
 }
 
 function eventStoreSettings(option: HttpListenOptions["eventStore"]): EventStoreSettings | undefined {

@@ -14,7 +14,9 @@ import type { DecisionOutcome } from "../adapters/decide-pending-action.js";
 import { errorOutcome } from "../outcome.js";
 import type { CodemodeRuntime } from "../runtime/handle/index.js";
 import { answerInsideCall, askInsideCall } from "./ask-inside-call.js";
+import { takesFormElicitation } from "./elicit-approval.js";
 import { executeWithProgress, type ProgressNote } from "./progress.js";
+import { TASKS_EXTENSION } from "./protocol-names.js";
 import { atLeast, isLogLevel, runLogMessage } from "./run-log.js";
 import {
   extensionTask,
@@ -24,7 +26,6 @@ import {
   updateExtensionTask,
 } from "./serve-tasks-extension.js";
 import { answerToolCall, clientClaim, outcomeResult, type ServerToolSettings } from "./server-tools.js";
-import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 import { toolList } from "./tool-list.js";
 
 /** What a server of the 2026-07-28 protocol is made of: the same runtime and settings as the 2025 one. */
@@ -206,13 +207,9 @@ function declaresTasks(envelope: Envelope): boolean {
  * clients with approvals (`elicitApproval`) and this one takes form elicitation.
  */
 function asker(settings: ServerToolSettings, envelope: Envelope): { mayDecide: boolean; by: string } {
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
-    | { elicitation?: Record<string, unknown> }
-    | undefined;
-  const elicitation = capabilities?.elicitation;
-  const form = elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: object } | undefined;
   return {
-    mayDecide: settings.elicitApproval && form,
+    mayDecide: settings.elicitApproval && takesFormElicitation(capabilities?.elicitation),
     by: `an MCP client that calls itself ${clientClaim(clientInfoOf(envelope)?.name)}`,
   };
 }

@@ -62,6 +62,17 @@ export function approvalQuestion(
   return { key: `${KEY_PREFIX}${digest}`, form };
 }
 
+/** A run's pending actions, and the question they put to a client that may decide; none unless it is paused. */
+export async function pausedQuestion(
+  runtime: CodemodeRuntime,
+  execution: ExecutionState | null,
+): Promise<{ pending: PendingAction[]; question?: { key: string; form: ApprovalForm } }> {
+  if (execution?.status !== "paused") return { pending: [] };
+  const pending = (await runtime.pending({ executionId: execution.id })).items;
+  const question = approvalQuestion(runtime, execution, pending);
+  return question ? { pending, question } : { pending };
+}
+
 /**
  * An execution as a task of the tasks extension: running is `working`; a pause is
  * `input_required`, with the approval form, for a client that may decide, and `working` with a
@@ -88,10 +99,10 @@ export async function extensionTask(
   };
   if (execution.status === "running") return task;
   if (execution.status === "paused") {
-    const pending = (await runtime.pending({ executionId })).items;
+    const { pending, question: asked } = await pausedQuestion(runtime, execution);
     // Only the holder of the task this server gave is asked: an execution id alone (an inbox's,
     // a pause message's) reads the run, as with 2025 tasks, but decides nothing.
-    const question = asker.mayDecide && signed ? approvalQuestion(runtime, execution, pending) : undefined;
+    const question = asker.mayDecide && signed ? asked : undefined;
     if (!question) return { ...task, statusMessage: operatorMessage(executionId, pending, asker.mayDecide) };
     const { form } = question;
     return {
@@ -157,7 +168,7 @@ export async function updateExtensionTask(
 ): Promise<void> {
   const { execution, executionId, signed } = await readTask(runtime, taskId);
   if (!execution) throw new TaskRequestError(`Task not found: ${taskId.slice(0, 200)}`);
-  const pending = execution.status === "paused" ? (await runtime.pending({ executionId })).items : [];
+  const { pending, question } = await pausedQuestion(runtime, execution);
   if (!asker.mayDecide)
     throw new TaskRequestError(
       `This client may not decide the run's approvals: ${operatorMessage(executionId, pending, false)} Nothing was decided.`,
@@ -166,7 +177,6 @@ export async function updateExtensionTask(
     throw new TaskRequestError(
       "Only the task id this server gave when it started the task decides its pauses (an execution id alone, or a task id signed with another approvalSecret, does not): nothing was decided.",
     );
-  const question = execution.status === "paused" ? approvalQuestion(runtime, execution, pending) : undefined;
   // The current question's answer first, wherever it stands among the keys.
   if (question && question.key in inputResponses)
     return await answer(runtime, execution, question, inputResponses[question.key], asker);
@@ -205,7 +215,8 @@ async function answer(
     await Promise.race([done, new Promise((resolve) => setTimeout(resolve, RECORD_POLL_MS))]);
     if (settled !== undefined || failed) break;
     const now = await runtime.execution(execution.id).catch(() => null);
-    if (now && !stillAsking(runtime, now, question.key, await pendingOf(runtime, now))) return;
+    // Recorded: the run no longer waits in the pause this question asked about.
+    if (now && (await pausedQuestion(runtime, now)).question?.key !== question.key) return;
   }
   // A store that failed is no answer at all: the client hears so, not that its answer was taken.
   if (failed) throw failure;
@@ -216,20 +227,6 @@ async function answer(
 /** How long `tasks/update` waits for its decision to be recorded, and how often it looks. */
 const RECORD_WAIT_MS = 15_000;
 const RECORD_POLL_MS = 25;
-
-async function pendingOf(runtime: CodemodeRuntime, execution: ExecutionState): Promise<PendingAction[]> {
-  return execution.status === "paused" ? (await runtime.pending({ executionId: execution.id })).items : [];
-}
-
-/** Whether the run still waits in the pause the question `key` asked about. */
-function stillAsking(
-  runtime: CodemodeRuntime,
-  execution: ExecutionState,
-  key: string,
-  pending: readonly PendingAction[],
-): boolean {
-  return execution.status === "paused" && approvalQuestion(runtime, execution, pending)?.key === key;
-}
 
 /**
  * One answer to an approval form, as elicitation results come (R-AP-8, R-AP-9): accept applies

@@ -1,6 +1,7 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createModernServer, type ModernServerSetup } from "./modern-server.js";
+import { claimsRevision } from "./protocol-names.js";
 
 export interface StdioEitherProtocolOptions {
   /** Serves a 2025-11-25 client (it opened with `initialize`) over these streams. */
@@ -44,7 +45,7 @@ export async function serveStdioEitherProtocol(
   return { close: () => handle.close() };
 }
 
-/** Whether a client's first message opens the 2026-07-28 protocol. */
+/** Whether a client's first message opens the 2026-07-28 protocol: it claims a revision, or finds the server out. */
 function opensModern(line: string): boolean {
   let message: unknown;
   try {
@@ -52,11 +53,7 @@ function opensModern(line: string): boolean {
   } catch {
     return false;
   }
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
-  const { method, params } = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } };
-  if (method === "server/discover") return true;
-  const meta = params?._meta;
-  return typeof meta === "object" && meta !== null && meta["io.modelcontextprotocol/protocolVersion"] !== undefined;
+  return (message as { method?: unknown } | null)?.method === "server/discover" || claimsRevision(message);
 }
 
 /** Reads until the first newline (or the end, or the size bound); what was read is kept to be read again. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { TASKS_EXTENSION } from "./protocol-names.js";
 import { expectTaskAnswer } from "./task-result-hook.js";
-import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 
 const CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 

@@ -10,8 +10,8 @@
 // Every other message (the application's own calls on the same client included) passes untouched,
 // so the server never returns a task to a caller that cannot take one.
 
+import { TASKS_EXTENSION } from "./protocol-names.js";
 import { objectOf } from "./sdk2-client.js";
-import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 
 /** Where a 2026-07-28 request carries its client's capabilities. */
 const CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";

@@ -1,7 +1,7 @@
+import { TASKS_EXTENSION } from "./protocol-names.js";
 import { anyObject, type McpClientSdk2, objectOf, requestOptions, type Sdk2RequestOptions } from "./sdk2-client.js";
 import { deadlineError, pause, pollIntervalOf, taskDeadline, type UpstreamTaskOptions } from "./task-deadline.js";
 import { expectTaskAnswer } from "./task-result-hook.js";
-import { TASKS_EXTENSION } from "./tasks-extension-name.js";
 import { unwrapToolResult } from "./unwrap-tool-result.js";
 
 /** Whether the server of a 2026-07-28 connection offers the tasks extension (in its `server/discover` capabilities). */
