@@ -22,7 +22,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connectInMemory, createNotesServer } from "./mcp-fixtures/notes-server.ts";
 import { createPagedServer, echoTool } from "./mcp-fixtures/paged-server.ts";
 import { type Sdk1HttpServer, serveSdk1OverHttp } from "./mcp-fixtures/sdk1-http.ts";
-import { createTaskServer, TASK_WORK_MS } from "./mcp-fixtures/task-server.ts";
+import { createTaskServer, expectSlowReportAsTask } from "./mcp-fixtures/task-server.ts";
 
 const runtimes: CodemodeRuntime[] = [];
 const clients: Array<{ close(): Promise<void> }> = [];
@@ -173,17 +173,7 @@ describe("issue 43, R-CON-5: an SDK 2 client calls a 2025-11-25 server's tools a
 
   it("awaits a task that outlasts the per-request timeout, and the program gets its result", async () => {
     const { runtime, calls } = await jobsSetup();
-    const started = Date.now();
-    const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "quarterly" })` });
-    expect(outcome).toMatchObject({ status: "completed", result: { tool: "slow-report", text: "quarterly" } });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(TASK_WORK_MS - 20);
-    expect(calls).toEqual([
-      {
-        name: "slow-report",
-        asTask: true,
-        meta: expect.objectContaining({ [IDEMPOTENCY_KEY_META]: `${outcome.executionId}:0` }),
-      },
-    ]);
+    await expectSlowReportAsTask(runtime, calls);
   });
 
   it("rejects the program's call with the failed task's message, and calls a tool without taskSupport plainly", async () => {

@@ -3,11 +3,11 @@
  * a program awaits a long upstream job without the per-request timeout cutting the call.
  */
 import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
-import { IDEMPOTENCY_KEY_META, mcpConnector } from "@codemode/core/mcp";
+import { mcpConnector } from "@codemode/core/mcp";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectInMemory } from "./mcp-fixtures/notes-server.ts";
-import { createTaskServer, TASK_WORK_MS } from "./mcp-fixtures/task-server.ts";
+import { createTaskServer, expectSlowReportAsTask } from "./mcp-fixtures/task-server.ts";
 
 const runtimes: CodemodeRuntime[] = [];
 const clients: Client[] = [];
@@ -46,17 +46,7 @@ async function jobsSetup(
 describe("mcpConnector: upstream tools run as tasks", () => {
   it("awaits a task that outlasts the per-request timeout, and the program gets its result", async () => {
     const { runtime, calls } = await jobsSetup();
-    const started = Date.now();
-    const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "quarterly" })` });
-    expect(outcome).toMatchObject({ status: "completed", result: { tool: "slow-report", text: "quarterly" } });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(TASK_WORK_MS - 20);
-    expect(calls).toEqual([
-      {
-        name: "slow-report",
-        asTask: true,
-        meta: expect.objectContaining({ [IDEMPOTENCY_KEY_META]: `${outcome.executionId}:0` }),
-      },
-    ]);
+    await expectSlowReportAsTask(runtime, calls);
   });
 
   it("calls a tool whose taskSupport is required as a task", async () => {

@@ -57,6 +57,20 @@ async function serve(listenOptions: Parameters<ReturnType<typeof createCodemodeM
   return Object.assign(listener, { runtime: setup.runtime });
 }
 
+/** A POST in the session `sessionId` names, as a 2025 client sends it after `initialize`. */
+function postInSession(url: URL, sessionId: string | undefined, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId ?? "",
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 async function sdkClient(url: URL): Promise<Client> {
   const client = new Client({ name: "newcomer", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(url));
@@ -85,14 +99,11 @@ describe("issue 43: the HTTP listener evicts its least recently used idle sessio
     const first = await initialize(listener.url);
     await initialize(listener.url);
     await initialize(listener.url);
-    const answer = await fetch(listener.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-session-id": first.sessionId ?? "",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
+    const answer = await postInSession(listener.url, first.sessionId, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+      params: {},
     });
     expect(answer.status).toBe(404);
     expect(listener.sessions()).toBe(2);
@@ -106,16 +117,12 @@ describe("issue 43: the HTTP listener evicts its least recently used idle sessio
     for (let index = 0; index < 200; index++) expect((await initialize(listener.url, "127.0.0.3")).status).toBe(200);
     expect(listener.sessions()).toBe(5);
     for (const session of kept) {
-      const answer = await fetch(listener.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-session-id": session.sessionId ?? "",
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-      });
+      const answer = await postInSession(
+        listener.url,
+        session.sessionId,
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { "mcp-protocol-version": "2025-11-25" },
+      );
       expect(answer.status).toBe(202);
     }
   });

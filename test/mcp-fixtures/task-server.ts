@@ -2,6 +2,8 @@
  * A low-level SDK `Server` that runs tools as MCP tasks (an InMemoryTaskStore, the tasks
  * capability for tools/call), for the tests of mcpConnector calling long upstream tools as tasks.
  */
+import type { CodemodeRuntime } from "@codemode/core";
+import { IDEMPOTENCY_KEY_META } from "@codemode/core/mcp";
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -10,6 +12,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { expect } from "vitest";
 
 export interface TaskServer {
   server: Server;
@@ -74,4 +77,22 @@ export function createTaskServer(options: { withTasks?: boolean; workMs?: number
   const taskStatuses = async () =>
     Promise.all(taskIds.map(async (taskId) => (await taskStore.getTask(taskId))?.status ?? "gone"));
   return { server, calls, taskStatuses };
+}
+
+/**
+ * The story both clients tell (SDK 1 and SDK 2): `jobs.slow_report` outlasts the per-request
+ * timeout, runs as a task, and the program gets its result; the one call carried the idempotency key.
+ */
+export async function expectSlowReportAsTask(runtime: CodemodeRuntime, calls: TaskServer["calls"]): Promise<void> {
+  const started = Date.now();
+  const outcome = await runtime.execute({ code: `async () => jobs.slow_report({ text: "quarterly" })` });
+  expect(outcome).toMatchObject({ status: "completed", result: { tool: "slow-report", text: "quarterly" } });
+  expect(Date.now() - started).toBeGreaterThanOrEqual(TASK_WORK_MS - 20);
+  expect(calls).toEqual([
+    {
+      name: "slow-report",
+      asTask: true,
+      meta: expect.objectContaining({ [IDEMPOTENCY_KEY_META]: `${outcome.executionId}:0` }),
+    },
+  ]);
 }
