@@ -11,7 +11,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector, type Outcome } from "@codemode/core";
-import { type Benchmark, type BenchRow, check, stats } from "./harness.ts";
+import { type Benchmark, type BenchRow, check, roundOrder, stats } from "./harness.ts";
 
 const REFUNDS = 20;
 const WARMUP = 3;
@@ -64,10 +64,10 @@ export const approvalsBenchmark: Benchmark = {
     const samples: Record<Way, number[]> = { "one by one": [], batch: [], grant: [] };
     const passes: Record<Way, number> = { "one by one": 0, batch: 0, grant: 0 };
     try {
+      const order = roundOrder(ways);
       for (let round = 0; round < ROUNDS; round++) {
-        // Interleaved, in an order that rotates: drift on a shared machine hits every way alike.
-        for (let index = 0; index < ways.length; index++) {
-          const way = ways[(round + index) % ways.length]!;
+        // Interleaved, in a shuffled order: drift on a shared machine hits every way alike.
+        for (const way of order()) {
           const run = await approveAll(runtime, way);
           passes[way] = run.passes;
           if (round >= WARMUP) samples[way].push(run.ms);

@@ -108,8 +108,13 @@ export function perCallCost(
 }
 
 /**
- * Times several tasks interleaved: each round runs every task once, in an order that rotates
- * from round to round, so drift (thermal, GC, noisy neighbours) hits all of them alike.
+ * Times several tasks interleaved: each round runs every task once, so drift (thermal, GC, noisy
+ * neighbours) hits all of them alike, in an order shuffled afresh each round (the same orders on
+ * every run), so that each task follows each other task as often. A fixed order, even one rotated
+ * from round to round, gives each task the same predecessor in all but one round in n, and what a
+ * task leaves behind (warm caches, a sandbox process or thread still busy) then always favours or
+ * burdens the same next one: with the host modes, the inline host always followed the thread
+ * host, whose pass leaves the runtime's code warm, and the process host followed bare isolated-vm.
  * Returns wall-clock milliseconds per task, warm-up rounds dropped.
  */
 export async function sampleInterleaved<K extends string>(
@@ -118,9 +123,9 @@ export async function sampleInterleaved<K extends string>(
 ): Promise<Record<K, number[]>> {
   const names = Object.keys(tasks) as K[];
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const order = roundOrder(names);
   for (let round = 0; round < options.warmup + options.iterations; round++) {
-    for (let offset = 0; offset < names.length; offset++) {
-      const name = names[(round + offset) % names.length]!;
+    for (const name of order()) {
       const started = performance.now();
       await tasks[name]();
       const elapsed = performance.now() - started;
@@ -128,6 +133,34 @@ export async function sampleInterleaved<K extends string>(
     }
   }
   return samples;
+}
+
+/** A fixed sequence of numbers in [0, 1) (mulberry32): every run of a benchmark runs its tasks in the same orders. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/**
+ * The order of `items` for each round of an interleaved benchmark (see `sampleInterleaved`): each
+ * call answers them shuffled afresh (Fisher–Yates), in the same sequence of orders on every run.
+ */
+export function roundOrder<T>(items: readonly T[]): () => T[] {
+  const random = seededRandom(0x5eed);
+  return () => {
+    const order = [...items];
+    for (let index = order.length - 1; index > 0; index--) {
+      const other = Math.floor(random() * (index + 1));
+      [order[index], order[other]] = [order[other]!, order[index]!];
+    }
+    return order;
+  };
 }
 
 /**

@@ -3,7 +3,8 @@
  * and A (bare isolated-vm), runs in a child process of its own (this file, `--child <subject>`),
  * so that the RSS read at the end of each level (that process's plus its sandbox processes')
  * belongs to that mode alone; the children wait for their turn, and every round runs them one
- * after another in an order that rotates, so drift on a shared machine hits them all alike.
+ * after another in an order that rotates, so drift on a shared machine hits them all alike (each in a
+ * process of its own, they leave nothing behind for the next, as subjects of one process do).
  *
  * A round keeps `level` executions in flight for a window (a closed loop: each finished pass
  * starts the next until the window ends, and at least `level` and 8 passes start), then waits for

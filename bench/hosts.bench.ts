@@ -22,7 +22,16 @@
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
 import { createProcessExecutor } from "@codemode/core/sandbox";
-import { type Benchmark, type BenchRow, check, perCallCost, type Stats, sampleInterleaved, stats } from "./harness.ts";
+import {
+  type Benchmark,
+  type BenchRow,
+  check,
+  perCallCost,
+  roundOrder,
+  type Stats,
+  sampleInterleaved,
+  stats,
+} from "./harness.ts";
 import {
   CALLS_IN_FLIGHT,
   type InFlightFigures,
@@ -219,15 +228,15 @@ async function perCall(): Promise<{ rows: BenchRow[]; medians: Record<Subject, n
 const REPLAY_WARMUP = 3;
 const REPLAY_ROUNDS = REPLAY_WARMUP + 15;
 
-/** Approve after 0 and after REPLAYED recorded calls, every host and length in a rotating order. */
+/** Approve after 0 and after REPLAYED recorded calls, every host and length in a shuffled order (harness.ts `roundOrder`). */
 async function replays(aCallsPerSecond: number): Promise<{ rows: BenchRow[]; rates: Record<HostMode, number> }> {
   const runtimes = runtimesFor([replayConnector], { maxExecutions: 10 });
   const tasks = MODES.flatMap((mode) => [0, REPLAYED].map((length) => ({ mode, length })));
   const samples = new Map(tasks.map((task) => [`${task.mode}:${task.length}`, [] as number[]]));
   try {
+    const order = roundOrder(tasks);
     for (let round = 0; round < REPLAY_ROUNDS; round++) {
-      for (let offset = 0; offset < tasks.length; offset++) {
-        const { mode, length } = tasks[(round + offset) % tasks.length]!;
+      for (const { mode, length } of order()) {
         const elapsed = await approveAfter(runtimes[mode], length);
         if (round >= REPLAY_WARMUP) samples.get(`${mode}:${length}`)!.push(elapsed);
       }

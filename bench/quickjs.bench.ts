@@ -20,7 +20,16 @@
  * median of all.
  */
 import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "@codemode/core";
-import { type Benchmark, type BenchRow, check, perCallCost, type Stats, sampleInterleaved, stats } from "./harness.ts";
+import {
+  type Benchmark,
+  type BenchRow,
+  check,
+  perCallCost,
+  roundOrder,
+  type Stats,
+  sampleInterleaved,
+  stats,
+} from "./harness.ts";
 import { peerRatios } from "./peers.bench.ts";
 import { fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
 import { approveAfter, bench as replayConnector } from "./replay.bench.ts";
@@ -170,15 +179,15 @@ async function perCall(): Promise<BenchRow[]> {
 const WARMUP_ROUNDS = 3;
 const ROUNDS = WARMUP_ROUNDS + 20;
 
-/** Approve after 0 and after REPLAYED recorded calls, every runtime and length in a rotating order. */
+/** Approve after 0 and after REPLAYED recorded calls, every runtime and length in a shuffled order (harness.ts `roundOrder`). */
 async function replays(): Promise<BenchRow[]> {
   const runtimes = runtimesFor([replayConnector], { maxExecutions: 10 });
   const tasks = NAMES.flatMap((name) => [0, REPLAYED].map((length) => ({ name, length })));
   const samples = new Map(tasks.map((task) => [`${task.name}:${task.length}`, [] as number[]]));
   try {
+    const order = roundOrder(tasks);
     for (let round = 0; round < ROUNDS; round++) {
-      for (let offset = 0; offset < tasks.length; offset++) {
-        const { name, length } = tasks[(round + offset) % tasks.length]!;
+      for (const { name, length } of order()) {
         const elapsed = await approveAfter(runtimes[name], length);
         if (round >= WARMUP_ROUNDS) samples.get(`${name}:${length}`)!.push(elapsed);
       }
