@@ -48,7 +48,8 @@ export interface SandboxHostStats {
 export type ToSandboxHost =
   /** Processes only, first of all: what to run passes with. */
   | { type: "start"; data: SandboxHostData }
-  | { type: "pass"; pass: number; request: PassData }
+  /** `sentAt` (processes only, epoch ms): when the pass was sent, to tell how long it waited for the process's thread. */
+  | { type: "pass"; pass: number; request: PassData; sentAt?: number }
   /** The answer to request `request` (numbered by the host). */
   | { type: "reply"; request: number; reply: HostReply }
   /** Pass `pass` was aborted (its run was cancelled): end it now. */
@@ -70,5 +71,10 @@ export type FromSandboxHost =
   | { type: "unusable"; message: string }
   | { type: "request"; pass: number; request: number; body: SandboxRequest }
   | { type: "result"; pass: number; result: PassResult }
+  /**
+   * Processes only: pass `pass` reached the process's thread `waitedMs` after it was sent (a pass
+   * before it held the thread): its time counts from then, its deadline `waitedMs` later.
+   */
+  | { type: "late"; pass: number; waitedMs: number }
   | { type: "warm"; warm: number }
   | { type: "stats"; stats: number; value: SandboxHostStats };

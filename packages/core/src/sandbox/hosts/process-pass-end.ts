@@ -1,4 +1,24 @@
-import type { PassResult, SandboxCrash } from "../executor.js";
+import type { PassRequest, PassResult, SandboxCrash } from "../executor.js";
+
+/** A pass running in a sandbox process, as its parent follows it. */
+export interface PassHere {
+  onRequest: PassRequest["onRequest"];
+  /** Told when the pass's time began, again if the process took it up late. */
+  started: PassRequest["started"];
+  /** The host's answers still being worked out (tool calls running here). */
+  inFlight: Set<Promise<void>>;
+  resolve: (result: PassResult) => void;
+  /** When the pass's time runs out (epoch ms). */
+  deadline: number;
+  timeoutMs: number;
+  memoryMb: number;
+  /** The highest seq the pass asked about. */
+  lastSeq: number | undefined;
+  /** Ends the process when the pass is still running `graceMs` past its deadline. */
+  overdue: NodeJS.Timeout;
+  abortTimer: NodeJS.Timeout | undefined;
+  unlisten: () => void;
+}
 
 /** Why the parent ended a sandbox process (SIGKILL), kept to tell each of its passes how it ended. */
 export type KillReason =
@@ -157,4 +177,16 @@ export function stillRunning(result: Extract<PassResult, { status: "failed" }>):
     logs: result.logs,
     crash,
   };
+}
+
+/**
+ * Answers a pass of a process that ended. R-RP-7: calls the program started finish, and are
+ * recorded, before the pass answers. One still running at the deadline is the pass's own
+ * timeout, whoever ended the process.
+ */
+export function answerAtExit(pass: PassHere, atExit: PassAtExit): void {
+  const result = passEndOnExit(atExit);
+  void settledBy(pass.inFlight, pass.deadline).then((settled) =>
+    pass.resolve(settled || result.status !== "failed" || !result.crash?.retry ? result : stillRunning(result)),
+  );
 }

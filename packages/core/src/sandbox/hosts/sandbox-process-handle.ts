@@ -2,29 +2,12 @@ import type { ChildProcess } from "node:child_process";
 import { errorMessage } from "../../error-message.js";
 import type { HostReply, PassRequest, PassResult } from "../executor.js";
 import { abortReason } from "../pass/abort-reason.js";
+import { CallLoopPoll } from "./call-loop-poll.js";
 import { forkSandboxProcess } from "./fork-sandbox-process.js";
 import { FramedPipe } from "./frame-channel.js";
 import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
 import { memoryCapBytes, residentBytes } from "./process-memory.js";
-import { exitedBefore, type KillReason, passEndOnExit, settledBy, stillRunning } from "./process-pass-end.js";
-
-/** A pass running in a sandbox process, as its parent follows it. */
-interface PassHere {
-  onRequest: PassRequest["onRequest"];
-  /** The host's answers still being worked out (tool calls running here). */
-  inFlight: Set<Promise<void>>;
-  resolve: (result: PassResult) => void;
-  /** When the pass's time runs out (epoch ms). */
-  deadline: number;
-  timeoutMs: number;
-  memoryMb: number;
-  /** The highest seq the pass asked about. */
-  lastSeq: number | undefined;
-  /** Ends the process when the pass is still running `graceMs` past its deadline. */
-  overdue: NodeJS.Timeout;
-  abortTimer: NodeJS.Timeout | undefined;
-  unlisten: () => void;
-}
+import { answerAtExit, exitedBefore, type KillReason, type PassHere } from "./process-pass-end.js";
 
 /** How long a pass that was aborted may take to end before its process is ended. */
 export const ABORT_GRACE_MS = 250;
@@ -72,6 +55,8 @@ export class SandboxProcess {
   private stderrTail = "";
   private resolveReady!: (problem: string | undefined) => void;
   private readonly exitListeners: Array<() => void> = [];
+  /** Polls for the next call of a pass that calls in a loop (call-loop-poll.ts). */
+  private readonly callLoop = new CallLoopPoll();
   private readonly idleListeners: Array<() => void> = [];
 
   constructor(
@@ -83,7 +68,7 @@ export class SandboxProcess {
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
     });
-    const { child, frames } = forkSandboxProcess();
+    const { child, frames } = forkSandboxProcess(data.engine !== "quickjs");
     this.child = child;
     this.pipe = frames
       ? new FramedPipe(
@@ -134,8 +119,7 @@ export class SandboxProcess {
     this.passesSent++;
     return new Promise<PassResult>((resolve) => {
       const deadline = (data.startedAt as number) + timeoutMs;
-      const overdue = setTimeout(() => this.endOverdue(), Math.max(0, deadline - Date.now()) + this.settings.graceMs);
-      overdue.unref();
+      const overdue = this.overdueTimer(deadline);
       const abort = () => {
         this.post({ type: "abort", pass, reason: abortReason(signal) });
         const here = this.passes.get(pass);
@@ -148,6 +132,7 @@ export class SandboxProcess {
       signal?.addEventListener("abort", abort, { once: true });
       this.passes.set(pass, {
         onRequest,
+        started: request.started,
         inFlight: new Set(),
         resolve,
         deadline,
@@ -163,7 +148,7 @@ export class SandboxProcess {
         this.onExit(null, null);
         return;
       }
-      this.post({ type: "pass", pass, request: data });
+      this.post({ type: "pass", pass, request: data, sentAt: Date.now() });
       if (signal?.aborted) abort();
     });
   }
@@ -256,6 +241,7 @@ export class SandboxProcess {
   }
 
   private receive(message: FromSandboxHost): void {
+    this.callLoop.message(message.type);
     switch (message.type) {
       case "ready":
         this.isReady = true;
@@ -269,6 +255,9 @@ export class SandboxProcess {
         return;
       case "result":
         this.settle(message.pass, message.result);
+        return;
+      case "late":
+        this.startedLate(message.pass, message.waitedMs);
         return;
       case "warm":
         this.waiting.get(message.warm)?.(true);
@@ -294,9 +283,22 @@ export class SandboxProcess {
     }
     const answered = reply
       .catch((error: unknown): HostReply => ({ kind: "error", message: errorMessage(error) }))
-      .then((answer) => this.post({ type: "reply", request, reply: answer }));
+      .then((answer) => {
+        this.post({ type: "reply", request, reply: answer });
+        this.callLoop.answered(this.passes.size === 1, () => !this.exited && this.killed === undefined);
+      });
     pass.inFlight.add(answered);
     void answered.finally(() => pass.inFlight.delete(answered));
+  }
+
+  /** The process took pass `passNumber` up `waitedMs` after it was sent: its deadline moves as far. */
+  private startedLate(passNumber: number, waitedMs: number): void {
+    const pass = this.passes.get(passNumber);
+    if (!pass || !(waitedMs > 0)) return;
+    pass.deadline += waitedMs;
+    clearTimeout(pass.overdue);
+    pass.overdue = this.overdueTimer(pass.deadline);
+    pass.started?.(pass.deadline - pass.timeoutMs);
   }
 
   private settle(passNumber: number, result: PassResult): void {
@@ -309,6 +311,13 @@ export class SandboxProcess {
     this.unrefWhenIdle();
     pass.resolve(result);
     if (this.passes.size === 0) for (const listener of this.idleListeners.splice(0)) listener();
+  }
+
+  /** A timer that ends the process if a pass is still running `graceMs` past `deadline`. */
+  private overdueTimer(deadline: number): NodeJS.Timeout {
+    const overdue = setTimeout(() => this.endOverdue(), Math.max(0, deadline - Date.now()) + this.settings.graceMs);
+    overdue.unref();
+    return overdue;
   }
 
   /** Ends the process for the passes that outlived their deadline by the grace (each ends TIMEOUT). */
@@ -333,7 +342,7 @@ export class SandboxProcess {
       clearTimeout(pass.overdue);
       clearTimeout(pass.abortTimer);
       pass.unlisten();
-      const result = passEndOnExit({
+      answerAtExit(pass, {
         pass: number,
         killed: this.killed,
         shared,
@@ -343,11 +352,6 @@ export class SandboxProcess {
         timeoutMs: pass.timeoutMs,
         stderrTail: this.stderrTail,
       });
-      // R-RP-7: calls the program started finish, and are recorded, before the pass answers. One
-      // still running at the deadline is the pass's own timeout, whoever ended the process.
-      void settledBy(pass.inFlight, pass.deadline).then((settled) =>
-        pass.resolve(settled || result.status !== "failed" || !result.crash?.retry ? result : stillRunning(result)),
-      );
     }
     for (const resolve of this.waiting.values()) resolve(undefined);
     this.waiting.clear();

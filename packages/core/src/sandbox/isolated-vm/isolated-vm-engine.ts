@@ -4,6 +4,7 @@ import type { PassRequest } from "../executor.js";
 import type { LogCollector } from "../pass/log-collector.js";
 import type { Engine, EngineSandbox, StartFailure } from "../pass/pass-lifecycle.js";
 import type { PassLimitsInForce } from "../pass/pass-result.js";
+import { LARGE_PROGRAM_CHARS } from "../pass/reading-gate.js";
 import { IsolateBridge } from "./isolate-bridge.js";
 import type { IsolatePool } from "./isolate-pool.js";
 import { IsolateWatchdog } from "./isolate-watchdog.js";
@@ -36,7 +37,7 @@ class IsolatedVmSandbox implements EngineSandbox {
   constructor(
     private readonly prepared: PreparedIsolate,
     private readonly pool: IsolatePool,
-    request: PassRequest,
+    private readonly request: PassRequest,
     private readonly limits: PassLimitsInForce,
     private readonly deadline: number,
     logs: LogCollector,
@@ -48,28 +49,34 @@ class IsolatedVmSandbox implements EngineSandbox {
   async setUp(configText: string): Promise<void> {
     const { setup } = this.prepared;
     const bridge = this.bridge;
-    bridge.deliver = (await setup.apply(
-      undefined,
-      [
-        bridge.submitCallback(),
-        bridge.logCallback(),
-        bridge.randomBytesCallback(),
-        bridge.finishCallback(),
-        configText,
-      ],
-      { result: { reference: true }, timeout: this.limits.timeoutMs },
-    )) as ivm.Reference<(id: number, kind: number, text: string) => void>;
+    const args = [
+      bridge.submitCallback(),
+      bridge.logCallback(),
+      bridge.randomBytesCallback(),
+      bridge.finishCallback(),
+      configText,
+    ];
+    const options = { result: { reference: true }, timeout: this.limits.timeoutMs } as const;
+    bridge.deliver = (
+      this.ownsThread() ? setup.applySync(undefined, args, options) : await setup.apply(undefined, args, options)
+    ) as ivm.Reference<(id: number, kind: number, text: string) => void>;
     setup.release();
   }
 
   async start(body: string, lineOffset: number, compiled: () => void): Promise<StartFailure | undefined> {
     const { isolate, context } = this.prepared;
+    // Alone in a sandbox process, a program of the usual size compiles and starts on this thread,
+    // without two hops to isolated-vm's thread and back (PassRequest.ownsThread). A pass sent to
+    // the process meanwhile waits for the thread, and its time counts from when it gets it
+    // (sandbox-process.ts).
+    const here = this.ownsThread() && body.length <= LARGE_PROGRAM_CHARS;
     try {
       // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
       // `__codemode_start` returns nothing: the end comes through `finish`.
-      this.script = await isolate.compileScript(`__codemode_start(async (input) => {\n${body}\n})`, {
+      this.script = await compileProgram(isolate, `__codemode_start(async (input) => {\n${body}\n})`, {
         filename: "codemode.js",
         lineOffset: lineOffset - 1,
+        here,
       });
     } catch (error) {
       // The isolate went away while compiling (close(), the deadline): that is not the code's fault.
@@ -79,12 +86,19 @@ class IsolatedVmSandbox implements EngineSandbox {
       return { code: "SYNTAX_ERROR", message: errorMessage(error) };
     }
     try {
-      await this.script.run(context, { timeout: Math.max(1, this.deadline - Date.now()) });
+      const timeout = Math.max(1, this.deadline - Date.now());
+      if (here) this.script.runSync(context, { timeout });
+      else await this.script.run(context, { timeout });
     } finally {
       // V8 compiles the program's function when it first runs: from here, the next may read.
       compiled();
     }
     return undefined;
+  }
+
+  /** Whether the pass runs alone on this thread, which nothing else needs meanwhile (a sandbox process). */
+  private ownsThread(): boolean {
+    return this.request.ownsThread?.() === true;
   }
 
   async release(reusable: boolean): Promise<void> {
@@ -106,6 +120,32 @@ class IsolatedVmSandbox implements EngineSandbox {
     // keep thousands of dead isolates (R-SB-3).
     this.pool.release(this.prepared, reusable);
   }
+}
+
+/**
+ * Compiles a program: on this thread when `here`, else on isolated-vm's. This thread's stack may
+ * be shallower than isolated-vm's threads' (V8's default on a process's main thread, about 1 MB):
+ * a program whose compilation needs more (a long run of declarations, deep nesting) is compiled
+ * there after all, so that where a pass runs never decides whether its program compiles.
+ */
+export async function compileProgram(
+  isolate: ivm.Isolate,
+  source: string,
+  options: { filename: string; lineOffset: number; here: boolean },
+): Promise<ivm.Script> {
+  const { here, ...origin } = options;
+  if (here) {
+    try {
+      return isolate.compileScriptSync(source, origin);
+    } catch (error) {
+      if (!isStackOverflow(error)) throw error;
+    }
+  }
+  return await isolate.compileScript(source, origin);
+}
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError || /Maximum call stack size exceeded/.test(errorMessage(error));
 }
 
 /** Releases a handle into an isolate unless it is gone already (released, or its isolate disposed). */

@@ -1,0 +1,76 @@
+/**
+ * Where a pass runs does not decide how deep its program may recurse or whether it compiles
+ * (R-SB-8). A pass alone in its sandbox process is set up, compiled and answered on the process's
+ * main thread, whose stack V8 limits to about 1 MB unless told otherwise, while isolated-vm's own
+ * threads (where the in-process host runs programs) have the whole stack limit, 8 MB on Linux.
+ */
+import ivm from "isolated-vm";
+import { afterEach, describe, expect, it } from "vitest";
+import type { PassRequest } from "../executor.js";
+import { compileProgram } from "../isolated-vm/isolated-vm-engine.js";
+import { createIsolatedVmExecutor } from "../isolated-vm/isolated-vm-executor.js";
+import { mainThreadStackKb } from "./fork-sandbox-process.js";
+import { createProcessExecutor, type ProcessExecutor } from "./process-host.js";
+
+/** Recursion 40,000 frames deep: about three times what V8's default stack holds, a third of an 8 MB one. */
+const DEPTH = 40_000;
+const recursing = (before: string) =>
+  `async () => { ${before} function f(n) { return n === 0 ? 0 : f(n - 1) + 1; } return f(${DEPTH}); }`;
+const PROGRAMS = {
+  "at its start": recursing(""),
+  "after an await": recursing("await null;"),
+  "after a tool call": recursing("await math.add({ a: 1, b: 2 });"),
+};
+
+const request = (code: string): PassRequest => ({
+  code,
+  connectors: { math: ["add"] },
+  onRequest: async () => ({ kind: "value", value: JSON.stringify({ sum: 3 }) }),
+  timeoutMs: 10_000,
+});
+
+let executor: ProcessExecutor | undefined;
+afterEach(async () => {
+  await executor?.close();
+  executor = undefined;
+});
+
+describe("a sandbox process's stack (isolated-vm)", () => {
+  it(`R-SB-8: a program recurses ${DEPTH} frames deep in a sandbox process, as in this one: at its start, after an await, after a call`, async () => {
+    executor = createProcessExecutor({ engine: "isolated-vm", processes: 1 });
+    const inProcess = createIsolatedVmExecutor();
+    try {
+      for (const [when, code] of Object.entries(PROGRAMS)) {
+        const expected = { status: "returned", value: String(DEPTH) };
+        expect(await inProcess.runPass(request(code)), `in this process, ${when}`).toMatchObject(expected);
+        expect(await executor.runPass(request(code)), `in a sandbox process, ${when}`).toMatchObject(expected);
+      }
+    } finally {
+      await inProcess.close();
+    }
+  });
+
+  it("R-SB-8: V8 gets the stack limit less a megabyte, at most 32 MB; an unknown or small limit leaves V8's default", () => {
+    const limits = (soft: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units     \nMax stack size            ${soft}              unlimited            bytes     \n`;
+    expect(mainThreadStackKb(limits("8388608"))).toBe(7_168);
+    expect(mainThreadStackKb(limits("unlimited"))).toBe(7_168);
+    expect(mainThreadStackKb(limits(String(1024 ** 3)))).toBe(32_768);
+    expect(mainThreadStackKb(limits(String(1024 * 1024)))).toBeUndefined();
+    expect(mainThreadStackKb("Max open files 1024 1024 files\n")).toBeUndefined();
+  });
+
+  it("R-SB-8: a program too deep to compile on a thread with V8's default stack is compiled on isolated-vm's thread instead", async () => {
+    // 5,000 nested array literals: V8's parser recurses for each. Test workers run with V8's default stack.
+    const source = `let d = 0; for (let a = ${"[".repeat(5_000)}${"]".repeat(5_000)}; a.length > 0; a = a[0]) d++; d`;
+    const isolate = new ivm.Isolate({ memoryLimit: 64 });
+    try {
+      expect(() => isolate.compileScriptSync(source)).toThrow(RangeError);
+      const script = await compileProgram(isolate, source, { filename: "deep.js", lineOffset: 0, here: true });
+      const context = await isolate.createContext();
+      expect(await script.run(context)).toBe(4_999);
+    } finally {
+      isolate.dispose();
+    }
+  });
+});
