@@ -182,6 +182,13 @@ export interface PassRequest {
    */
   ownsThread?: () => boolean;
   /**
+   * With `ownsThread`, the program's first run may also happen on that thread (isolated-vm:
+   * `runSync` rather than a hop to isolated-vm's thread). Set by a process host when the pass is
+   * alone in its process and another process of the pool is idle for the next pass: a program
+   * that loops from its start then holds a thread no other pass waits for.
+   */
+  startInPlace?: boolean;
+  /**
    * Run this pass in a sandbox host no other pass shares (a process host starts one for it): the
    * pass is run again after a host it shared ended, and must show whether it was the cause.
    */

@@ -9,6 +9,7 @@
 import type { HostReply, PassRequest, PassResult, SandboxRequest } from "../executor.js";
 import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
+import { replayText } from "../sandbox-config.js";
 
 /** A pass as it crosses to a sandbox host: everything but the callbacks and the signal. */
 export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "ownsThread" | "replay"> & {
@@ -17,6 +18,21 @@ export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "o
   /** The preload as JSON text (sandbox-config.ts `replayText`): one string to copy, not an object per entry. */
   replayText?: string;
 };
+
+/** A pass as it crosses to a process: the preload as one JSON text, no callbacks. */
+export function passData(request: PassRequest): PassData {
+  const {
+    onRequest: _onRequest,
+    signal: _signal,
+    aborted: _aborted,
+    ownsThread: _ownsThread,
+    replay,
+    alone: _alone,
+    started: _started,
+    ...rest
+  } = request;
+  return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };
+}
 
 /** The sandbox a host runs passes in. */
 export type EngineName = "isolated-vm" | "quickjs";
@@ -48,8 +64,7 @@ export interface SandboxHostStats {
 export type ToSandboxHost =
   /** Processes only, first of all: what to run passes with. */
   | { type: "start"; data: SandboxHostData }
-  /** `sentAt` (processes only, epoch ms): when the pass was sent, to tell how long it waited for the process's thread. */
-  | { type: "pass"; pass: number; request: PassData; sentAt?: number }
+  | { type: "pass"; pass: number; request: PassData }
   /** The answer to request `request` (numbered by the host). */
   | { type: "reply"; request: number; reply: HostReply }
   /** Pass `pass` was aborted (its run was cancelled): end it now. */
@@ -71,10 +86,5 @@ export type FromSandboxHost =
   | { type: "unusable"; message: string }
   | { type: "request"; pass: number; request: number; body: SandboxRequest }
   | { type: "result"; pass: number; result: PassResult }
-  /**
-   * Processes only: pass `pass` reached the process's thread `waitedMs` after it was sent (a pass
-   * before it held the thread): its time counts from then, its deadline `waitedMs` later.
-   */
-  | { type: "late"; pass: number; waitedMs: number }
   | { type: "warm"; warm: number }
   | { type: "stats"; stats: number; value: SandboxHostStats };

@@ -2,8 +2,9 @@ import type { Executor, PassRequest, PassResult } from "../executor.js";
 import { DEFAULT_ISOLATE_REUSE, type IsolateReuse, isolateReuseFromEnvironment } from "../isolated-vm/isolate-reuse.js";
 import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
-import { DEFAULT_TIMEOUT_MS, replayText } from "../sandbox-config.js";
-import type { EngineName, PassData, SandboxHostData } from "./host-protocol.js";
+import { DEFAULT_TIMEOUT_MS } from "../sandbox-config.js";
+import { type EngineName, type PassData, passData, type SandboxHostData } from "./host-protocol.js";
+import { byDeadline, LATE, timedOutWaiting } from "./process-pass-end.js";
 import { SandboxProcess } from "./sandbox-process-handle.js";
 
 export interface ProcessExecutorOptions extends IsolatedVmExecutorOptions, QuickJsExecutorOptions {
@@ -230,10 +231,27 @@ class ProcessPool {
   /** Sends the pass to a process that is ready; its passes count it at once. */
   private send(sandbox: SandboxProcess, request: PassRequest, data: PassData, timeoutMs: number): Promise<PassResult> {
     this.watchMemory();
-    const result = sandbox.runPass(request, data, timeoutMs);
+    const inPlace = this.mayStartInPlace(sandbox);
+    const result = sandbox.runPass(request, { ...data, startInPlace: inPlace }, timeoutMs);
+    if (inPlace) {
+      sandbox.startedInPlace++;
+      void result.finally(() => sandbox.startedInPlace--);
+    }
     // Its last pass is under way: a fresh process takes its slot, and it ends once that pass has.
     if (sandbox.passesSent >= this.settings.passesPerProcess) this.retire(sandbox);
     return result;
+  }
+
+  /**
+   * Whether a pass sent to `sandbox` now may start on the process's own thread, where a program
+   * that loops from its start holds it: when the process is the pass's alone, or runs no other
+   * pass and the next pass has somewhere else to go (an idle process, or a slot to start one in).
+   */
+  private mayStartInPlace(sandbox: SandboxProcess): boolean {
+    if (sandbox.alone) return true;
+    const free = (other: SandboxProcess | undefined) =>
+      !other || (!other.exited && !other.retiring && other.passCount === 0);
+    return sandbox.passCount === 0 && this.slots.some((other) => other !== sandbox && free(other));
   }
 
   /**
@@ -275,11 +293,16 @@ class ProcessPool {
   /**
    * The least busy of the slots' processes (passes waiting for one that starts count as its own).
    * A process still starting counts as `STARTING_WEIGHT` passes more: a pass should not wait for
-   * a process to start while another is ready and not much busier.
+   * a process to start while another is ready and not much busier. One running a pass started in
+   * place counts as more still: its thread may be held by a loop, and the pass goes to a process
+   * that starts rather than wait behind it.
    */
   private least(): SandboxProcess | undefined {
     let least: SandboxProcess | undefined;
-    const load = (sandbox: SandboxProcess) => sandbox.passCount + (sandbox.isReady ? 0 : STARTING_WEIGHT);
+    const load = (sandbox: SandboxProcess) =>
+      sandbox.passCount +
+      (sandbox.isReady ? 0 : STARTING_WEIGHT) +
+      (sandbox.startedInPlace > 0 ? STARTING_WEIGHT + 1 : 0);
     for (const sandbox of this.slots) {
       if (!sandbox || sandbox.exited) continue;
       if (!least || load(sandbox) < load(least)) least = sandbox;
@@ -351,46 +374,6 @@ class ProcessPool {
     }, MEMORY_CHECK_MS);
     this.memoryTimer.unref();
   }
-}
-
-/** A pass as it crosses to a process: the preload as one JSON text, no callbacks. */
-function passData(request: PassRequest): PassData {
-  const {
-    onRequest: _onRequest,
-    signal: _signal,
-    aborted: _aborted,
-    ownsThread: _ownsThread,
-    replay,
-    alone: _alone,
-    started: _started,
-    ...rest
-  } = request;
-  return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };
-}
-
-const LATE = Symbol("late");
-
-/** What `work` resolves to, or LATE when `deadline` (epoch ms) comes first; `work` itself without one. */
-async function byDeadline<T>(work: Promise<T>, deadline: number | undefined): Promise<T | typeof LATE> {
-  if (deadline === undefined) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<typeof LATE>((resolve) => {
-    timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - Date.now()));
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function timedOutWaiting(timeoutMs: number): PassResult {
-  return {
-    status: "failed",
-    code: "TIMEOUT",
-    error: `the ${timeoutMs} ms limit ran out while the pass waited to run again in a sandbox process of its own`,
-    logs: [],
-  };
 }
 
 function sandboxError(error: string): PassResult {

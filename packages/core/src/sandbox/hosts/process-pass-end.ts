@@ -3,8 +3,6 @@ import type { PassRequest, PassResult, SandboxCrash } from "../executor.js";
 /** A pass running in a sandbox process, as its parent follows it. */
 export interface PassHere {
   onRequest: PassRequest["onRequest"];
-  /** Told when the pass's time began, again if the process took it up late. */
-  started: PassRequest["started"];
   /** The host's answers still being worked out (tool calls running here). */
   inFlight: Set<Promise<void>>;
   resolve: (result: PassResult) => void;
@@ -189,4 +187,31 @@ export function answerAtExit(pass: PassHere, atExit: PassAtExit): void {
   void settledBy(pass.inFlight, pass.deadline).then((settled) =>
     pass.resolve(settled || result.status !== "failed" || !result.crash?.retry ? result : stillRunning(result)),
   );
+}
+
+/** What `byDeadline` answers when the deadline came first. */
+export const LATE = Symbol("late");
+
+/** What `work` resolves to, or LATE when `deadline` (epoch ms) comes first; `work` itself without one. */
+export async function byDeadline<T>(work: Promise<T>, deadline: number | undefined): Promise<T | typeof LATE> {
+  if (deadline === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A pass that waited for a process of its own past its deadline (process-host.ts `runAlone`). */
+export function timedOutWaiting(timeoutMs: number): PassResult {
+  return {
+    status: "failed",
+    code: "TIMEOUT",
+    error: `the ${timeoutMs} ms limit ran out while the pass waited to run again in a sandbox process of its own`,
+    logs: [],
+  };
 }

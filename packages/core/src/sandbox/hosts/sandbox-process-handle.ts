@@ -42,6 +42,8 @@ export class SandboxProcess {
   isReady = false;
   /** Passes waiting for the process to be ready, to be sent to it then. */
   waitingPasses = 0;
+  /** Its passes running now that started on its own thread (process-host.ts, `startInPlace`). */
+  startedInPlace = 0;
   /** The sandboxes the process last said it had alive. */
   private sandboxesSeen = 0;
   exited = false;
@@ -132,7 +134,6 @@ export class SandboxProcess {
       signal?.addEventListener("abort", abort, { once: true });
       this.passes.set(pass, {
         onRequest,
-        started: request.started,
         inFlight: new Set(),
         resolve,
         deadline,
@@ -148,7 +149,7 @@ export class SandboxProcess {
         this.onExit(null, null);
         return;
       }
-      this.post({ type: "pass", pass, request: data, sentAt: Date.now() });
+      this.post({ type: "pass", pass, request: data });
       if (signal?.aborted) abort();
     });
   }
@@ -256,9 +257,6 @@ export class SandboxProcess {
       case "result":
         this.settle(message.pass, message.result);
         return;
-      case "late":
-        this.startedLate(message.pass, message.waitedMs);
-        return;
       case "warm":
         this.waiting.get(message.warm)?.(true);
         this.waiting.delete(message.warm);
@@ -289,16 +287,6 @@ export class SandboxProcess {
       });
     pass.inFlight.add(answered);
     void answered.finally(() => pass.inFlight.delete(answered));
-  }
-
-  /** The process took pass `passNumber` up `waitedMs` after it was sent: its deadline moves as far. */
-  private startedLate(passNumber: number, waitedMs: number): void {
-    const pass = this.passes.get(passNumber);
-    if (!pass || !(waitedMs > 0)) return;
-    pass.deadline += waitedMs;
-    clearTimeout(pass.overdue);
-    pass.overdue = this.overdueTimer(pass.deadline);
-    pass.started?.(pass.deadline - pass.timeoutMs);
   }
 
   private settle(passNumber: number, result: PassResult): void {

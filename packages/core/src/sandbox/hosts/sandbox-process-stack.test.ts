@@ -74,3 +74,48 @@ describe("a sandbox process's stack (isolated-vm)", () => {
     }
   });
 });
+
+describe("where a pass alone in a sandbox process starts (isolated-vm)", () => {
+  const LOOP_AT_START = "async () => { for (;;) {} }";
+  const ADD = "async () => (await math.add({ a: 1, b: 2 })).sum";
+
+  it("R-SB-8: with no other process idle, a program that loops from its start leaves the process's thread to the next pass", async () => {
+    executor = createProcessExecutor({ engine: "isolated-vm", processes: 1 });
+    await executor.warm();
+    const looping = executor.runPass({ ...request(LOOP_AT_START), timeoutMs: 3_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = performance.now();
+    expect(await executor.runPass(request(ADD))).toMatchObject({ status: "returned", value: "3" });
+    // Answered while the loop still runs: it runs on isolated-vm's thread, not the process's.
+    expect(performance.now() - sent).toBeLessThan(1_500);
+    expect(await looping).toMatchObject({ status: "failed", code: "TIMEOUT" });
+  });
+
+  it("R-SB-8: with a slot free, it starts on the process's thread, and the next pass goes to a process started for it rather than wait behind the loop", async () => {
+    executor = createProcessExecutor({ engine: "isolated-vm", processes: 2 });
+    const looping = executor.runPass({ ...request(LOOP_AT_START), timeoutMs: 4_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await executor.stats()).processes).toBe(1);
+    const sent = performance.now();
+    expect(await executor.runPass(request(ADD))).toMatchObject({ status: "returned", value: "3" });
+    // A process start (a quarter of a second here), not the 3.7 s left of the loop.
+    expect(performance.now() - sent).toBeLessThan(2_500);
+    expect((await executor.stats()).processes).toBe(2);
+    expect(await looping).toMatchObject({ status: "failed", code: "TIMEOUT" });
+  });
+
+  it("R-SB-8: with another process idle, it starts on the process's thread: a cancel ends that process, the pass ends at once, the next runs", async () => {
+    executor = createProcessExecutor({ engine: "isolated-vm", processes: 2 });
+    await executor.warm();
+    const controller = new AbortController();
+    const looping = executor.runPass({ ...request(LOOP_AT_START), timeoutMs: 20_000, signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const aborted = performance.now();
+    controller.abort("cancelled by ops");
+    expect(await looping).toMatchObject({ status: "failed", code: "SANDBOX_ERROR" });
+    expect(performance.now() - aborted).toBeLessThan(2_000);
+    // The process whose thread the loop held could not read the abort: it was ended (and replaced).
+    expect((await executor.stats()).processesLost).toBe(1);
+    expect(await executor.runPass(request(ADD))).toMatchObject({ status: "returned", value: "3" });
+  });
+});

@@ -20,8 +20,6 @@ if (typeof process.send !== "function")
  * (frame-channel.ts `SpinPolicy`): a call answered from memory comes back well within it.
  */
 const SPIN_BUDGET_MS = 0.25;
-/** A pass that reaches this thread this long after it was sent has its time counted from then. */
-const LATE_AFTER_MS = 50;
 
 // A parent that died or closed the channel leaves no sandbox process behind.
 process.on("disconnect", () => process.exit(0));
@@ -47,7 +45,6 @@ let server: PassServer | undefined;
 let early: ToSandboxHost[] | undefined = [];
 
 function receive(message: ToSandboxHost): void {
-  if (message.type === "pass") countFromArrival(message);
   if (server) {
     if (message.type === "reply") spin.replied(performance.now() - requestSentAt);
     server.receive(message);
@@ -78,19 +75,6 @@ function receive(message: ToSandboxHost): void {
         process.disconnect();
       },
     );
-}
-
-/**
- * A pass that reached this thread long after it was sent waited for a pass before it, which held
- * the thread (a pass alone in the process is set up, compiled, started and answered on it): the
- * wait is not its own, so its time counts from now, and the parent is told to count so too.
- */
-function countFromArrival(message: Extract<ToSandboxHost, { type: "pass" }>): void {
-  if (message.sentAt === undefined || message.request.startedAt === undefined) return;
-  const waitedMs = Date.now() - message.sentAt;
-  if (waitedMs < LATE_AFTER_MS) return;
-  message.request.startedAt += waitedMs;
-  send({ type: "late", pass: message.pass, waitedMs });
 }
 
 /**

@@ -65,10 +65,9 @@ class IsolatedVmSandbox implements EngineSandbox {
 
   async start(body: string, lineOffset: number, compiled: () => void): Promise<StartFailure | undefined> {
     const { isolate, context } = this.prepared;
-    // Alone in a sandbox process, a program of the usual size compiles and starts on this thread,
-    // without two hops to isolated-vm's thread and back (PassRequest.ownsThread). A pass sent to
-    // the process meanwhile waits for the thread, and its time counts from when it gets it
-    // (sandbox-process.ts).
+    // Alone in a sandbox process, a program of the usual size compiles on this thread, without a
+    // hop to isolated-vm's thread and back (PassRequest.ownsThread); it starts there too when no
+    // other pass will be sent here meanwhile (PassRequest.startInPlace).
     const here = this.ownsThread() && body.length <= LARGE_PROGRAM_CHARS;
     try {
       // `input` is undefined for a program; `codemode.run` gives a snippet's body its input.
@@ -87,7 +86,7 @@ class IsolatedVmSandbox implements EngineSandbox {
     }
     try {
       const timeout = Math.max(1, this.deadline - Date.now());
-      if (here) this.script.runSync(context, { timeout });
+      if (here && this.request.startInPlace === true) this.script.runSync(context, { timeout });
       else await this.script.run(context, { timeout });
     } finally {
       // V8 compiles the program's function when it first runs: from here, the next may read.
