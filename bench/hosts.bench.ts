@@ -22,16 +22,7 @@
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, createCodemodeRuntime } from "@codemode/core";
 import { createProcessExecutor } from "@codemode/core/sandbox";
-import {
-  type Benchmark,
-  type BenchRow,
-  check,
-  perCallCost,
-  roundOrder,
-  type Stats,
-  sampleInterleaved,
-  stats,
-} from "./harness.ts";
+import { type Benchmark, type BenchRow, check, perCallCost, type Stats, sampleInterleaved, stats } from "./harness.ts";
 import {
   CALLS_IN_FLIGHT,
   type InFlightFigures,
@@ -52,7 +43,7 @@ import {
   MODES,
 } from "./hosts-modes.ts";
 import { fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
-import { approveAfter, bench as replayConnector } from "./replay.bench.ts";
+import { bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
 import { bare, connectorsFor, throughRuntime } from "./runtime.bench.ts";
 
 const CALLS = 1_000;
@@ -226,29 +217,22 @@ async function perCall(): Promise<{ rows: BenchRow[]; medians: Record<Subject, n
 }
 
 const REPLAY_WARMUP = 3;
-const REPLAY_ROUNDS = REPLAY_WARMUP + 15;
+const REPLAY_MEASURED = 15;
 
-/** Approve after 0 and after REPLAYED recorded calls, every host and length in a shuffled order (harness.ts `roundOrder`). */
+/** Approve after 0 and after REPLAYED recorded calls, every host and length in a shuffled order. */
 async function replays(aCallsPerSecond: number): Promise<{ rows: BenchRow[]; rates: Record<HostMode, number> }> {
   const runtimes = runtimesFor([replayConnector], { maxExecutions: 10 });
-  const tasks = MODES.flatMap((mode) => [0, REPLAYED].map((length) => ({ mode, length })));
-  const samples = new Map(tasks.map((task) => [`${task.mode}:${task.length}`, [] as number[]]));
+  let samples: Record<HostMode, { empty: number[]; full: number[] }>;
   try {
-    const order = roundOrder(tasks);
-    for (let round = 0; round < REPLAY_ROUNDS; round++) {
-      for (const { mode, length } of order()) {
-        const elapsed = await approveAfter(runtimes[mode], length);
-        if (round >= REPLAY_WARMUP) samples.get(`${mode}:${length}`)!.push(elapsed);
-      }
-    }
+    samples = await sampleApprovesAfter(runtimes, REPLAYED, { warmup: REPLAY_WARMUP, measured: REPLAY_MEASURED });
     checkHosts(runtimes);
   } finally {
     await closeAll(runtimes);
   }
   const rates = {} as Record<HostMode, number>;
   const rows = MODES.map((mode): BenchRow => {
-    const empty = stats(samples.get(`${mode}:0`)!);
-    const full = stats(samples.get(`${mode}:${REPLAYED}`)!);
+    const empty = stats(samples[mode].empty);
+    const full = stats(samples[mode].full);
     // As replay.bench.ts: floored at 1 µs, so that a difference lost in the noise gives a huge rate.
     const perSecond = (milliseconds: number) => (REPLAYED / Math.max(0.001, milliseconds - empty.median)) * 1_000;
     rates[mode] = perSecond(full.median);

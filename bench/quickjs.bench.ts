@@ -20,19 +20,10 @@
  * median of all.
  */
 import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntime } from "@codemode/core";
-import {
-  type Benchmark,
-  type BenchRow,
-  check,
-  perCallCost,
-  roundOrder,
-  type Stats,
-  sampleInterleaved,
-  stats,
-} from "./harness.ts";
+import { type Benchmark, type BenchRow, check, perCallCost, type Stats, sampleInterleaved, stats } from "./harness.ts";
 import { peerRatios } from "./peers.bench.ts";
 import { fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
-import { approveAfter, bench as replayConnector } from "./replay.bench.ts";
+import { bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
 import { bare, connectorsFor, throughRuntime } from "./runtime.bench.ts";
 
 const CALLS = 1_000;
@@ -177,21 +168,14 @@ async function perCall(): Promise<BenchRow[]> {
 }
 
 const WARMUP_ROUNDS = 3;
-const ROUNDS = WARMUP_ROUNDS + 20;
+const MEASURED_ROUNDS = 20;
 
-/** Approve after 0 and after REPLAYED recorded calls, every runtime and length in a shuffled order (harness.ts `roundOrder`). */
+/** Approve after 0 and after REPLAYED recorded calls, every runtime and length in a shuffled order. */
 async function replays(): Promise<BenchRow[]> {
   const runtimes = runtimesFor([replayConnector], { maxExecutions: 10 });
-  const tasks = NAMES.flatMap((name) => [0, REPLAYED].map((length) => ({ name, length })));
-  const samples = new Map(tasks.map((task) => [`${task.name}:${task.length}`, [] as number[]]));
+  let samples: Record<Sandbox, { empty: number[]; full: number[] }>;
   try {
-    const order = roundOrder(tasks);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const { name, length } of order()) {
-        const elapsed = await approveAfter(runtimes[name], length);
-        if (round >= WARMUP_ROUNDS) samples.get(`${name}:${length}`)!.push(elapsed);
-      }
-    }
+    samples = await sampleApprovesAfter(runtimes, REPLAYED, { warmup: WARMUP_ROUNDS, measured: MEASURED_ROUNDS });
     checkSandboxes(runtimes);
   } finally {
     await closeAll(runtimes);
@@ -199,8 +183,8 @@ async function replays(): Promise<BenchRow[]> {
   // As replay.bench.ts: floored at 1 µs, so that a difference lost in the noise gives a huge rate.
   const rates = Object.fromEntries(
     NAMES.map((name) => {
-      const empty = stats(samples.get(`${name}:0`)!);
-      const full = stats(samples.get(`${name}:${REPLAYED}`)!);
+      const empty = stats(samples[name].empty);
+      const full = stats(samples[name].full);
       const perSecond = (milliseconds: number) => (REPLAYED / Math.max(0.001, milliseconds - empty.median)) * 1_000;
       return [name, { median: perSecond(full.median), p90: perSecond(full.p90), n: full.n, empty, full }];
     }),

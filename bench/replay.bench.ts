@@ -17,7 +17,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { type CodemodeRuntime, createCodemodeRuntime, defineConnector } from "@codemode/core";
-import { type Benchmark, type BenchRow, check, type Stats, stats } from "./harness.ts";
+import { type Benchmark, type BenchRow, check, roundOrder, type Stats, stats } from "./harness.ts";
 
 /** Recorded calls before the gated one; 0 is the baseline the others are measured against. */
 const LENGTHS = [0, 10, 100, 1_000, 10_000] as const;
@@ -58,6 +58,31 @@ export async function approveAfter(runtime: CodemodeRuntime, count: number): Pro
     `approve after ${count} calls did not complete with ${expected}: ${JSON.stringify(done).slice(0, 300)}`,
   );
   return elapsed;
+}
+
+/**
+ * `approveAfter` on each runtime after 0 and after `length` recorded calls, every runtime and
+ * length in a shuffled order each round (harness.ts `roundOrder`): the approve times of each
+ * runtime, `warmup` rounds dropped (bench/hosts.bench.ts and bench/quickjs.bench.ts).
+ */
+export async function sampleApprovesAfter<K extends string>(
+  runtimes: Readonly<Record<K, CodemodeRuntime>>,
+  length: number,
+  rounds: { warmup: number; measured: number },
+): Promise<Record<K, { empty: number[]; full: number[] }>> {
+  const names = Object.keys(runtimes) as K[];
+  const samples = Object.fromEntries(names.map((name) => [name, { empty: [], full: [] }])) as Record<
+    K,
+    { empty: number[]; full: number[] }
+  >;
+  const order = roundOrder(names.flatMap((name) => [0, length].map((count) => ({ name, count }))));
+  for (let round = 0; round < rounds.warmup + rounds.measured; round++) {
+    for (const { name, count } of order()) {
+      const elapsed = await approveAfter(runtimes[name], count);
+      if (round >= rounds.warmup) samples[name][count === 0 ? "empty" : "full"].push(elapsed);
+    }
+  }
+  return samples;
 }
 
 async function sampleApproves(): Promise<Record<Length, number[]>> {

@@ -184,8 +184,9 @@ export interface PassRequest {
   /**
    * With `ownsThread`, the program's first run may also happen on that thread (isolated-vm:
    * `runSync` rather than a hop to isolated-vm's thread). Set by a process host when the pass is
-   * alone in its process and another process of the pool is idle for the next pass: a program
-   * that loops from its start then holds a thread no other pass waits for.
+   * alone in its process and the next pass has somewhere else to go (another idle process, or a
+   * slot to start one in): a program that loops from its start then holds a thread no other pass
+   * waits for.
    */
   startInPlace?: boolean;
   /**
