@@ -71,9 +71,10 @@ export async function sampleApprovesAfter<K extends string>(
   rounds: { warmup: number; measured: number },
 ): Promise<Record<K, { empty: number[]; full: number[] }>> {
   const names = Object.keys(runtimes) as K[];
-  const samples = Object.fromEntries(names.map((name) => [name, { empty: [], full: [] }])) as Record<
+  type Samples = { empty: number[]; full: number[] };
+  const samples = Object.fromEntries(names.map((name): [K, Samples] => [name, { empty: [], full: [] }])) as Record<
     K,
-    { empty: number[]; full: number[] }
+    Samples
   >;
   const order = roundOrder(names.flatMap((name) => [0, length].map((count) => ({ name, count }))));
   for (let round = 0; round < rounds.warmup + rounds.measured; round++) {
