@@ -3,6 +3,7 @@
  * durable runtime owns every decision (replay, execute, pause, diverge) and answers the
  * sandbox's requests through `onRequest`. Values cross as wire text of the value codec.
  */
+import type { NormalizedCode } from "./code/normalize-code.js";
 
 /** What the sandbox asks of the host while a pass runs. Every field was checked by the executor. */
 export type SandboxRequest =
@@ -194,6 +195,12 @@ export interface PassRequest {
    * pass is run again after a host it shared ended, and must show whether it was the cause.
    */
   alone?: boolean;
+  /**
+   * The program as the sandbox host read it before the pass came (`Executor.anticipate`): set by
+   * the host's side that read it, and only for a pass whose `code` is the very text it read; the
+   * pass then does not read it again.
+   */
+  readAhead?: NormalizedCode;
 }
 
 export type SandboxFailureCode =
@@ -237,6 +244,13 @@ export type PassResult =
 /** Runs passes. Implementations hold no per-execution state between passes. */
 export interface Executor {
   runPass(request: PassRequest): Promise<PassResult>;
+  /**
+   * A pass of `code` is about to be asked for (a new execution is being stored, a decided one is
+   * about to resume). A host that runs passes elsewhere (a sandbox process or thread) may start
+   * reading the program there now, while the runtime does its own work before the pass. A hint:
+   * the pass is run the same way whether it came, and nothing waits for it.
+   */
+  anticipate?(code: string): void;
   /** Releases whatever the executor keeps warm. */
   close(): Promise<void>;
 }

@@ -50,11 +50,14 @@ export function chooseExecutor(name: ExecutorName | undefined, settings: Executo
   const host = hostOf(settings);
   let loading: Promise<Executor> | undefined;
   let loaded: ExecutorName | undefined;
+  /** The executor once loaded, for what must not wait for it (`anticipate`). */
+  let ready: Executor | undefined;
   let closed = false;
   const load = (): Promise<Executor> => {
     loading ??= (chosen ? build(chosen, host, settings) : buildWhicheverLoads(host, settings)).then(
       ({ name, executor }) => {
         loaded = name;
+        ready = executor;
         // Closed while loading: the executor is closed as soon as it exists.
         if (closed) void executor.close();
         return executor;
@@ -71,6 +74,9 @@ export function chooseExecutor(name: ExecutorName | undefined, settings: Executo
       return decided;
     },
     host,
+    anticipate(code: string): void {
+      if (!closed) ready?.anticipate?.(code);
+    },
     async runPass(request: PassRequest): Promise<PassResult> {
       if (closed) return sandboxError("the executor was closed");
       let executor: Executor;
@@ -243,6 +249,9 @@ async function withThreadFallback(
     return threads;
   };
   return {
+    anticipate(code) {
+      (threads ?? processes).anticipate?.(code);
+    },
     async runPass(request) {
       if (threads) return threads.runPass(request);
       const result = await processes.runPass(request);

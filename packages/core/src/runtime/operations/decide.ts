@@ -68,6 +68,8 @@ function applyDecisions(
     const decisions = choose(head, log);
     const refused = checkDecidable(context, head, log, decisions, verb);
     if (refused) return refused;
+    // Its sandbox host may read the program while the decisions are written.
+    context.executor.anticipate?.(code);
     const decided: StoredEntry[] = [];
     for (const decision of decisions) {
       const entry = await decidedEntry(context, log.get(decision.seq) as StoredEntry, decision, checked);

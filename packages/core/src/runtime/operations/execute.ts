@@ -34,6 +34,8 @@ export async function execute(context: RuntimeContext, input: NewRunInput, direc
   const code: unknown = (input as { code?: unknown } | undefined)?.code;
   const refused = checkCode(executionId, code, direct === undefined ? "execute" : "callTool");
   if (refused) return refused;
+  // Its sandbox host may read the program while the new execution is stored.
+  context.executor.anticipate?.(code as string);
   const head = newHead(context, executionId, code as string, requesterOf(input));
   // A direct call's run (`callTool`) may call its one tool even when only the model may.
   if (direct !== undefined) head.direct = direct;

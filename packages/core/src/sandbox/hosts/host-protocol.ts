@@ -12,12 +12,23 @@ import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
 import { replayText } from "../sandbox-config.js";
 
 /** A pass as it crosses to a sandbox host: everything but the callbacks and the signal. */
-export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "ownsThread" | "replay"> & {
+export type PassData = Omit<PassRequest, "onRequest" | "signal" | "aborted" | "ownsThread" | "replay" | "readAhead"> & {
   /** Its slot on the thread's abort board, when it got one (see `SandboxHostData.abortBoard`). */
   abortSlot?: number;
   /** The preload as JSON text (sandbox-config.ts `replayText`): one string to copy, not an object per entry. */
   replayText?: string;
 };
+
+/**
+ * The longest program a host reads ahead (`Executor.anticipate`): a usual program takes well
+ * under a millisecond to read, and a host never spends long on a pass that may not come.
+ */
+export const READ_AHEAD_MAX_CHARS = 32_768;
+
+/** Whether a host reads `code` ahead of its pass. */
+export function readsAhead(code: string): boolean {
+  return code.length <= READ_AHEAD_MAX_CHARS;
+}
 
 /** A pass as it crosses to a process: the preload as one JSON text, no callbacks. */
 export function passData(request: PassRequest): PassData {
@@ -29,6 +40,7 @@ export function passData(request: PassRequest): PassData {
     replay,
     alone: _alone,
     started: _started,
+    readAhead: _readAhead,
     ...rest
   } = request;
   return { ...rest, ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}) };
@@ -58,12 +70,19 @@ export interface SandboxHostStats {
   passesRunning: number;
   /** isolated-vm isolates or QuickJS module instances not yet disposed. */
   sandboxesLive: number;
+  /** Passes whose program the host had read before they came (`Executor.anticipate`). */
+  passesReadAhead?: number;
 }
 
 /** From the executor to a sandbox host. */
 export type ToSandboxHost =
   /** Processes only, first of all: what to run passes with. */
   | { type: "start"; data: SandboxHostData }
+  /**
+   * A pass of this program is about to come (`Executor.anticipate`): read it now, while the
+   * runtime does its own work before the pass. Sent only to a host running no pass.
+   */
+  | { type: "expect"; code: string }
   | { type: "pass"; pass: number; request: PassData }
   /** The answer to request `request` (numbered by the host). */
   | { type: "reply"; request: number; reply: HostReply }

@@ -6,8 +6,16 @@
  * host-protocol.ts for the messages.
  */
 import { errorMessage } from "../../error-message.js";
+import { type NormalizedCode, normalizeCode } from "../code/normalize-code.js";
 import type { Executor, HostReply, PassResult } from "../executor.js";
-import type { FromSandboxHost, PassData, SandboxHostData, SandboxHostStats, ToSandboxHost } from "./host-protocol.js";
+import {
+  type FromSandboxHost,
+  type PassData,
+  readsAhead,
+  type SandboxHostData,
+  type SandboxHostStats,
+  type ToSandboxHost,
+} from "./host-protocol.js";
 
 /** An executor of either engine, as a host runs it. */
 export interface HostedExecutor extends Executor {
@@ -52,6 +60,9 @@ export class PassServer {
   /** The abort of each pass running here, by number. */
   private readonly aborts = new Map<number, AbortController>();
   private nextRequest = 0;
+  /** The program a pass is expected for, read ahead of it, until the next pass comes. */
+  private expected: { code: string; read: NormalizedCode } | undefined;
+  private passesReadAhead = 0;
 
   constructor(
     private readonly executor: HostedExecutor,
@@ -66,6 +77,12 @@ export class PassServer {
 
   receive(message: ToSandboxHost): void {
     switch (message.type) {
+      case "expect":
+        // Sent to a host running no pass; the next pass takes it, whatever its program.
+        this.expected = readsAhead(message.code)
+          ? { code: message.code, read: normalizeCode(message.code) }
+          : undefined;
+        return;
       case "pass":
         this.runPass(message.pass, message.request);
         return;
@@ -101,6 +118,7 @@ export class PassServer {
     return {
       passesRunning: counts?.passesRunning ?? this.passesRunning.size,
       sandboxesLive: counts?.isolatesLive ?? counts?.modulesLive ?? 0,
+      passesReadAhead: this.passesReadAhead,
     };
   }
 
@@ -108,11 +126,16 @@ export class PassServer {
     const abort = new AbortController();
     this.aborts.set(pass, abort);
     const { abortSlot, ...request } = data;
+    const expected = this.expected;
+    this.expected = undefined;
+    const readAhead = expected?.code === request.code ? expected.read : undefined;
+    if (readAhead) this.passesReadAhead++;
     const board = this.options.abortBoard;
     const slot = board && abortSlot !== undefined ? abortSlot : undefined;
     const ran = this.executor
       .runPass({
         ...request,
+        ...(readAhead ? { readAhead } : {}),
         signal: abort.signal,
         ...(slot === undefined ? {} : { aborted: () => Atomics.load(board as Int32Array, slot) !== 0 }),
         ...(this.options.aloneOwnsThread ? { ownsThread: () => this.aborts.size === 1 } : {}),

@@ -3,7 +3,7 @@ import { DEFAULT_ISOLATE_REUSE, type IsolateReuse, isolateReuseFromEnvironment }
 import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-executor.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
 import { DEFAULT_TIMEOUT_MS } from "../sandbox-config.js";
-import { type EngineName, type PassData, passData, type SandboxHostData } from "./host-protocol.js";
+import { type EngineName, type PassData, passData, readsAhead, type SandboxHostData } from "./host-protocol.js";
 import { byDeadline, LATE, timedOutWaiting } from "./process-pass-end.js";
 import { SandboxProcess } from "./sandbox-process-handle.js";
 
@@ -33,6 +33,7 @@ export interface ProcessExecutorOptions extends IsolatedVmExecutorOptions, Quick
 
 /** The process executor: `warm()` starts the processes and resolves once they are ready. */
 export interface ProcessExecutor extends Executor {
+  anticipate(code: string): void;
   warm(): Promise<void>;
   /** Why sandbox processes cannot be used here (several in a row ended before they were ready), or undefined. */
   readonly unusable: string | undefined;
@@ -50,6 +51,8 @@ export interface ProcessExecutorStats {
   rssBytes: number;
   /** Sandbox processes that ended while passes ran in them (crashed, or ended for a limit). */
   processesLost: number;
+  /** Passes whose program their process had read before they came (`anticipate`). */
+  passesReadAhead: number;
   /** The same, each process on its own. */
   perProcess: Array<{ pid: number; passesRunning: number; sandboxesLive: number; rssBytes: number }>;
 }
@@ -103,6 +106,7 @@ export function createProcessExecutor(options: ProcessExecutorOptions = {}): Pro
       return pool.unusable;
     },
     runPass: (request) => pool.runPass(request, request.timeoutMs ?? timeoutMs),
+    anticipate: (code) => pool.anticipate(code),
     warm: () => pool.warm(),
     stats: () => pool.stats(),
     close: () => pool.close(),
@@ -180,6 +184,13 @@ class ProcessPool {
     }
   }
 
+  /** A pass of `code` is about to come: the process it would be sent to now reads it, if it runs no pass. */
+  anticipate(code: string): void {
+    if (this.closed || this.unusable || !readsAhead(code)) return;
+    const chosen = this.least();
+    if (chosen?.isReady && chosen.passCount === 0) chosen.expect(code);
+  }
+
   async warm(): Promise<void> {
     this.used = true;
     this.fillSlots(true);
@@ -196,6 +207,7 @@ class ProcessPool {
     );
     const counts = await Promise.all(live.map((sandbox) => sandbox.stats()));
     const total = { processes: 0, pids: [] as number[], passesRunning: 0, sandboxesLive: 0, rssBytes: 0 };
+    let passesReadAhead = 0;
     const perProcess: ProcessExecutorStats["perProcess"] = [];
     for (const [index, count] of counts.entries()) {
       if (!count) continue;
@@ -213,8 +225,9 @@ class ProcessPool {
       total.passesRunning += count.passesRunning;
       total.sandboxesLive += count.sandboxesLive;
       total.rssBytes += count.rssBytes ?? 0;
+      passesReadAhead += count.passesReadAhead ?? 0;
     }
-    return { ...total, processesLost: this.processesLost, perProcess };
+    return { ...total, processesLost: this.processesLost, passesReadAhead, perProcess };
   }
 
   async close(): Promise<void> {

@@ -165,6 +165,11 @@ export class SandboxProcess {
    * `STATS_WITHIN_MS` the counts are this side's (passes sent and not answered, the sandboxes it
    * last reported).
    */
+  /** A pass of `code` is about to come here (`Executor.anticipate`): the process reads it now. */
+  expect(code: string): void {
+    this.post({ type: "expect", code });
+  }
+
   async stats(): Promise<(SandboxHostStats & { rssBytes: number | undefined }) | undefined> {
     if (this.exited) return undefined;
     let timer: NodeJS.Timeout | undefined;

@@ -48,6 +48,9 @@ export function sharedProcessExecutor(options: ProcessExecutorOptions): SharedPr
       return mine.executor.unusable;
     },
     warm: () => mine.executor.warm(),
+    anticipate(code: string): void {
+      if (!closed) mine.executor.anticipate(code);
+    },
     async runPass(request: PassRequest): Promise<PassResult> {
       if (closed) return { status: "failed", code: "SANDBOX_ERROR", error: "the executor was closed", logs: [] };
       const ending = new AbortController();

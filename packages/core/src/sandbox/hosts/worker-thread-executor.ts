@@ -5,9 +5,16 @@ import type { IsolatedVmExecutorOptions } from "../isolated-vm/isolated-vm-execu
 import { abortReason } from "../pass/abort-reason.js";
 import { LARGE_PROGRAM_CHARS, readingGateBuffer } from "../pass/reading-gate.js";
 import type { QuickJsExecutorOptions } from "../quickjs/quickjs-executor.js";
-import { DEFAULT_TIMEOUT_MS, replayText } from "../sandbox-config.js";
+import { DEFAULT_TIMEOUT_MS } from "../sandbox-config.js";
 import { hostEntry } from "./host-entry.js";
-import type { FromSandboxHost, PassData, SandboxHostData, ToSandboxHost } from "./host-protocol.js";
+import {
+  type FromSandboxHost,
+  type PassData,
+  passData,
+  readsAhead,
+  type SandboxHostData,
+  type ToSandboxHost,
+} from "./host-protocol.js";
 
 export interface WorkerThreadExecutorOptions extends IsolatedVmExecutorOptions, QuickJsExecutorOptions {
   /**
@@ -68,15 +75,19 @@ export function createWorkerThreadExecutor(options: WorkerThreadExecutorOptions 
       }),
   );
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Large programs all go to the first thread: the garbage of reading them stays in one heap
+  // (each thread has its own), and they take turns anyway (reading-gate.ts).
+  const threadFor = (code: string) =>
+    code.length > LARGE_PROGRAM_CHARS
+      ? threads[0]!
+      : threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
   return {
     runPass(request) {
-      // Large programs all go to the first thread: the garbage of reading them stays in one heap
-      // (each thread has its own), and they take turns anyway (reading-gate.ts).
-      const thread =
-        request.code.length > LARGE_PROGRAM_CHARS
-          ? threads[0]!
-          : threads.reduce((least, candidate) => (candidate.passCount < least.passCount ? candidate : least));
-      return thread.runPass(request, request.timeoutMs ?? timeoutMs);
+      return threadFor(request.code).runPass(request, request.timeoutMs ?? timeoutMs);
+    },
+    anticipate(code) {
+      // Where the pass will go, if no other pass comes first.
+      if (readsAhead(code)) threadFor(code).expect(code);
     },
     warm: async () => {
       await Promise.all(threads.map((thread) => thread.warm()));
@@ -122,17 +133,12 @@ class SandboxThread {
   runPass(request: PassRequest, timeoutMs: number): Promise<PassResult> {
     // The signal stays here (it cannot cross a thread): an abort crosses as a message, and on the
     // abort board, which a thread whose program loops still reads.
-    const { onRequest, signal, aborted: _aborted, ownsThread: _ownsThread, replay, started, ...request_ } = request;
+    const { onRequest, signal, started } = request;
     const slot = this.freeSlots.pop();
     // The thread counts the pass's time from now, as this side does: both see the same deadline.
-    const startedAt = request_.startedAt ?? Date.now();
+    const startedAt = request.startedAt ?? Date.now();
     started?.(startedAt);
-    const passData: PassData = {
-      ...request_,
-      startedAt,
-      ...(replay && replay.length > 0 ? { replayText: replayText(replay) } : {}),
-      ...(slot === undefined ? {} : { abortSlot: slot }),
-    };
+    const data: PassData = { ...passData(request), startedAt, ...(slot === undefined ? {} : { abortSlot: slot }) };
     let worker: Worker;
     try {
       worker = this.started();
@@ -158,12 +164,17 @@ class SandboxThread {
       // A running pass keeps the process alive, as the isolate of the default executor does.
       if (this.passes.size === 1) worker.ref();
       try {
-        this.post(worker, { type: "pass", pass, request: passData });
+        this.post(worker, { type: "pass", pass, request: data });
         if (signal?.aborted) abort();
       } catch (error) {
         this.settle(pass, sandboxError(`the pass could not be sent to its sandbox thread: ${errorMessage(error)}`));
       }
     });
+  }
+
+  /** A pass of `code` is about to come (Executor.anticipate): a started thread with no pass reads it now. */
+  expect(code: string): void {
+    if (this.worker && this.passes.size === 0) this.postQuietly(this.worker, { type: "expect", code });
   }
 
   async warm(): Promise<void> {

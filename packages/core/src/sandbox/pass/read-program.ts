@@ -26,7 +26,8 @@ const noTurn = (): void => undefined;
  * The start every executor's pass shares: the pass's limits and console, the code's size, a
  * turn to read a large program (reading-gate.ts: the process reads few at once, whatever the
  * threads or the engine), normalizing the code on this thread (which counts against the pass's
- * time), then `run`. A program that cannot be read is answered here, as data.
+ * time) unless its host read it ahead (`PassRequest.readAhead`), then `run`. A program that
+ * cannot be read is answered here, as data.
  */
 export async function readProgram(
   request: PassRequest,
@@ -59,7 +60,7 @@ export async function readProgram(
       logs,
     );
   try {
-    const normalized = normalizeCode(request.code);
+    const normalized = request.readAhead ?? normalizeCode(request.code);
     if (!normalized.ok) {
       return failed(
         "SYNTAX_ERROR",
