@@ -38,10 +38,15 @@ import { bare, connectorsFor } from "./runtime.bench.ts";
 export const LEVELS = [1, 16, 100] as const;
 export type Level = (typeof LEVELS)[number];
 /** How long a measured round keeps starting passes, by executions in flight (a warm-up round: half). */
-const WINDOW_MS: Record<Level, number> = { 1: 400, 16: 400, 100: 600 };
+const WINDOW_MS: Record<Level, number> = { 1: 200, 16: 400, 100: 600 };
 /** Before a level's first workload only: the others find the sandboxes it made for that many passes. */
 const WARMUP_ROUNDS = 1;
-const ROUNDS = 2;
+/**
+ * Measured rounds per workload, by level. One at a time, a round is short and a subject's figure
+ * is its passes' median over all its rounds: six short rounds spread over the level, rather than
+ * two long ones, keep the machine's drift from one window to the next out of the ratios.
+ */
+const ROUNDS: Record<Level, number> = { 1: 6, 16: 2, 100: 2 };
 /** Passes a round starts at the least, window or not (and one per execution in flight). */
 const MIN_PASSES = 8;
 /** Calls of the passes the per-call cost under load is measured with. */
@@ -106,7 +111,7 @@ export async function measureInFlight(): Promise<InFlightFigures> {
     for (const level of LEVELS) {
       for (const workload of WORKLOADS) {
         const warmup = workload === WORKLOADS[0] ? WARMUP_ROUNDS : 0;
-        for (let round = 0; round < warmup + ROUNDS; round++) {
+        for (let round = 0; round < warmup + ROUNDS[level]; round++) {
           const windowMs = round < warmup ? WINDOW_MS[level] / 2 : WINDOW_MS[level];
           for (let offset = 0; offset < SUBJECTS.length; offset++) {
             const subject = SUBJECTS[(round + offset) % SUBJECTS.length]!;
