@@ -10,8 +10,13 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-/** Tests of isolated-vm's own machinery (its isolate pool, warm isolates): nothing of QuickJS's. */
-const ISOLATED_VM_ONLY = new Set(["dispose-at-once", "isolate-reuse", "prewarm"].map((name) => `${name}.test.ts`));
+/**
+ * Tests of isolated-vm's own machinery (its isolate pool, warm isolates, the stack its programs
+ * get on a sandbox process's main thread): nothing of QuickJS's.
+ */
+const ISOLATED_VM_ONLY = new Set(
+  ["dispose-at-once", "isolate-reuse", "prewarm", "sandbox-process-stack"].map((name) => `${name}.test.ts`),
+);
 
 /** The test files under a folder, but isolated-vm's own (the files are named: vitest's own excludes are per project). */
 function testFilesUnder(folder) {
