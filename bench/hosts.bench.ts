@@ -43,7 +43,7 @@ import {
   MODES,
 } from "./hosts-modes.ts";
 import { fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
-import { bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
+import { type ApproveSamples, bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
 import { bare, connectorsFor, throughRuntime } from "./runtime.bench.ts";
 
 const CALLS = 1_000;
@@ -222,7 +222,7 @@ const REPLAY_MEASURED = 15;
 /** Approve after 0 and after REPLAYED recorded calls, every host and length in a shuffled order. */
 async function replays(aCallsPerSecond: number): Promise<{ rows: BenchRow[]; rates: Record<HostMode, number> }> {
   const runtimes = runtimesFor([replayConnector], { maxExecutions: 10 });
-  let samples: Record<HostMode, { empty: number[]; full: number[] }>;
+  let samples: Record<HostMode, ApproveSamples>;
   try {
     samples = await sampleApprovesAfter(runtimes, REPLAYED, { warmup: REPLAY_WARMUP, measured: REPLAY_MEASURED });
     checkHosts(runtimes);

@@ -23,7 +23,7 @@ import { type CodemodeRuntime, type CodemodeRuntimeOptions, createCodemodeRuntim
 import { type Benchmark, type BenchRow, check, perCallCost, type Stats, sampleInterleaved, stats } from "./harness.ts";
 import { peerRatios } from "./peers.bench.ts";
 import { fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
-import { bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
+import { type ApproveSamples, bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
 import { bare, connectorsFor, throughRuntime } from "./runtime.bench.ts";
 
 const CALLS = 1_000;
@@ -173,7 +173,7 @@ const MEASURED_ROUNDS = 20;
 /** Approve after 0 and after REPLAYED recorded calls, every runtime and length in a shuffled order. */
 async function replays(): Promise<BenchRow[]> {
   const runtimes = runtimesFor([replayConnector], { maxExecutions: 10 });
-  let samples: Record<Sandbox, { empty: number[]; full: number[] }>;
+  let samples: Record<Sandbox, ApproveSamples>;
   try {
     samples = await sampleApprovesAfter(runtimes, REPLAYED, { warmup: WARMUP_ROUNDS, measured: MEASURED_ROUNDS });
     checkSandboxes(runtimes);

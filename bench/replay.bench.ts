@@ -60,6 +60,9 @@ export async function approveAfter(runtime: CodemodeRuntime, count: number): Pro
   return elapsed;
 }
 
+/** One runtime's approve times after 0 recorded calls (`empty`) and after the length asked for (`full`). */
+export type ApproveSamples = { empty: number[]; full: number[] };
+
 /**
  * `approveAfter` on each runtime after 0 and after `length` recorded calls, every runtime and
  * length in a shuffled order each round (harness.ts `roundOrder`): the approve times of each
@@ -69,13 +72,11 @@ export async function sampleApprovesAfter<K extends string>(
   runtimes: Readonly<Record<K, CodemodeRuntime>>,
   length: number,
   rounds: { warmup: number; measured: number },
-): Promise<Record<K, { empty: number[]; full: number[] }>> {
+): Promise<Record<K, ApproveSamples>> {
   const names = Object.keys(runtimes) as K[];
-  type Samples = { empty: number[]; full: number[] };
-  const samples = Object.fromEntries(names.map((name): [K, Samples] => [name, { empty: [], full: [] }])) as Record<
-    K,
-    Samples
-  >;
+  const samples = Object.fromEntries(
+    names.map((name): [K, ApproveSamples] => [name, { empty: [], full: [] }]),
+  ) as Record<K, ApproveSamples>;
   const order = roundOrder(names.flatMap((name) => [0, length].map((count) => ({ name, count }))));
   for (let round = 0; round < rounds.warmup + rounds.measured; round++) {
     for (const { name, count } of order()) {

@@ -30,7 +30,7 @@ export function readsAhead(code: string): boolean {
   return code.length <= READ_AHEAD_MAX_CHARS;
 }
 
-/** A pass as it crosses to a process: the preload as one JSON text, no callbacks. */
+/** A pass as it crosses to a sandbox host (a process or a thread): the preload as one JSON text, no callbacks. */
 export function passData(request: PassRequest): PassData {
   const {
     onRequest: _onRequest,

@@ -159,17 +159,17 @@ export class SandboxProcess {
     await this.ask((wait) => ({ type: "warm", warm: wait }));
   }
 
+  /** A pass of `code` is about to come here (`Executor.anticipate`): the process reads it now. */
+  expect(code: string): void {
+    this.post({ type: "expect", code });
+  }
+
   /**
    * The process's own counts and resident memory; undefined once it has ended. A process whose
    * thread a program holds (QuickJS runs on it) answers nothing until the program stops: after
    * `STATS_WITHIN_MS` the counts are this side's (passes sent and not answered, the sandboxes it
    * last reported).
    */
-  /** A pass of `code` is about to come here (`Executor.anticipate`): the process reads it now. */
-  expect(code: string): void {
-    this.post({ type: "expect", code });
-  }
-
   async stats(): Promise<(SandboxHostStats & { rssBytes: number | undefined }) | undefined> {
     if (this.exited) return undefined;
     let timer: NodeJS.Timeout | undefined;
