@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import type { Socket } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { encodeFrame, FramedPipe, FrameReader, SpinPolicy } from "./frame-channel.js";
 import { hostEntry } from "./host-entry.js";
 
@@ -28,6 +28,43 @@ describe("frames between a sandbox process and its parent", () => {
     const cut = bytes.length - 3;
     expect(reader.push(bytes.subarray(0, cut))).toEqual(["one", "two"]);
     expect(reader.push(bytes.subarray(cut))).toEqual([{ three: 3 }]);
+  });
+
+  it("R-SB-8: a frame of megabytes read in pipe-sized parts from one reused buffer is joined once, whole", () => {
+    const value = JSON.stringify("0:".padEnd(3_000_000, "x"));
+    const bytes = Buffer.concat([
+      encodeFrame({ type: "pass", pass: 1, request: { replayText: value } }),
+      encodeFrame("next"),
+    ]);
+    const reader = new FrameReader();
+    const scratch = Buffer.alloc(65_536);
+    const concat = vi.spyOn(Buffer, "concat");
+    const read: unknown[] = [];
+    try {
+      for (let offset = 0; offset < bytes.length; offset += scratch.length) {
+        const count = bytes.copy(scratch, 0, offset, offset + scratch.length);
+        read.push(...reader.push(scratch.subarray(0, count)));
+        scratch.fill(0); // as the next read would overwrite it
+      }
+      // The pass's frame spans about 46 parts: one join for it, one for the tail's frame at most.
+      expect(concat.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      concat.mockRestore();
+    }
+    expect(read).toEqual([{ type: "pass", pass: 1, request: { replayText: value } }, "next"]);
+  });
+
+  it("R-SB-8: a long value reply crosses as its text, unescaped; short ones and lone surrogates as JSON", () => {
+    const long = { type: "reply", request: 7, reply: { kind: "value", value: JSON.stringify("é".repeat(5_000)) } };
+    const short = { type: "reply", request: 8, reply: { kind: "value", value: '"ok"' } };
+    // Not wire text (JSON escapes lone surrogates), but a reply is never cut to fit UTF-8.
+    const lone = { type: "reply", request: 9, reply: { kind: "value", value: `${"z".repeat(5_000)}\ud800` } };
+    const frames = [long, short, lone].map(encodeFrame);
+    expect(frames.map((frame) => frame[4])).toEqual([2, 1, 1]);
+    // The value's bytes follow the request number as they are: no escaping, no quotes added.
+    expect(frames[0]!.length).toBe(5 + 4 + Buffer.byteLength(long.reply.value));
+    const reader = new FrameReader();
+    expect(reader.push(Buffer.concat(frames))).toEqual([long, short, lone]);
   });
 
   it("R-SB-8: a length no writer makes is refused as a pipe out of step, not read as a message", () => {

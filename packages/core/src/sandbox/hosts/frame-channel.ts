@@ -18,6 +18,14 @@ import { deserialize, serialize } from "node:v8";
 const HEADER_BYTES = 5;
 const FORMAT_V8 = 0;
 const FORMAT_JSON = 1;
+/**
+ * A tool call's reply with a long value: the request's number (4 bytes), then the value's text
+ * as UTF-8. The value is already wire text (JSON); wrapped in a JSON frame it would be escaped by
+ * one side and unescaped by the other, two passes over a result that may be megabytes long.
+ */
+const FORMAT_VALUE_REPLY = 2;
+/** Values at least this long take FORMAT_VALUE_REPLY; shorter ones cost as little as JSON. */
+const RAW_VALUE_CHARS = 4_096;
 /** Messages sent as JSON: a tool call's request and reply, on the path every call takes. */
 const JSON_TYPES = new Set(["request", "reply"]);
 /** A frame longer than this is a broken pipe, not a message (results are bounded far below it). */
@@ -36,6 +44,10 @@ export function framesSupported(): boolean {
 /** One message as the bytes of its frame. */
 export function encodeFrame(message: unknown): Buffer {
   const type = (message as { type?: unknown } | null)?.type;
+  if (type === "reply") {
+    const frame = encodeValueReply(message as { request?: unknown; reply?: unknown });
+    if (frame) return frame;
+  }
   if (typeof type === "string" && JSON_TYPES.has(type)) {
     const text = JSON.stringify(message);
     const length = Buffer.byteLength(text);
@@ -53,33 +65,71 @@ export function encodeFrame(message: unknown): Buffer {
   return frame;
 }
 
+/**
+ * A reply of exactly `{ type, request, reply: { kind: "value", value } }` whose value is long, as
+ * a FORMAT_VALUE_REPLY frame; undefined for any other (a lone surrogate would not survive UTF-8).
+ */
+function encodeValueReply(message: { request?: unknown; reply?: unknown }): Buffer | undefined {
+  const { request, reply } = message;
+  if (typeof reply !== "object" || reply === null || Object.keys(message).length !== 3) return undefined;
+  const { kind, value } = reply as { kind?: unknown; value?: unknown };
+  if (kind !== "value" || typeof value !== "string" || value.length < RAW_VALUE_CHARS) return undefined;
+  if (Object.keys(reply).length !== 2 || !Number.isInteger(request) || (request as number) < 0) return undefined;
+  if ((request as number) > 0xffff_ffff || !value.isWellFormed()) return undefined;
+  const length = 4 + Buffer.byteLength(value);
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
+  frame.writeUInt32BE(length, 0);
+  frame[4] = FORMAT_VALUE_REPLY;
+  frame.writeUInt32BE(request as number, HEADER_BYTES);
+  frame.write(value, HEADER_BYTES + 4);
+  return frame;
+}
+
 function decodeBody(format: number, body: Buffer): unknown {
   if (format === FORMAT_JSON) return JSON.parse(body.toString("utf8"));
   if (format === FORMAT_V8) return deserialize(body);
+  if (format === FORMAT_VALUE_REPLY && body.length >= 4)
+    return { type: "reply", request: body.readUInt32BE(0), reply: { kind: "value", value: body.toString("utf8", 4) } };
   throw new Error(`a frame of format ${format}: the pipe is out of step`);
 }
 
-/** Reads frames out of chunks however the pipe split them. */
+/**
+ * Reads frames out of chunks however the pipe split them. A large frame (a long result, a replay
+ * of a long log) arrives in many chunks: they are kept as they came and joined once, when the
+ * frame is whole, so a frame of n bytes costs O(n) copying, not a copy of all it has so far per chunk.
+ */
 export class FrameReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Bytes the first frame pending needs, header included: the header's own until its length is read. */
+  private needed = HEADER_BYTES;
 
   /** Takes a chunk; answers the messages it completed, in order. Throws on a frame no writer makes. */
   push(chunk: Buffer): unknown[] {
-    this.pending.push(chunk);
+    if (chunk.length === 0) return [];
     this.pendingBytes += chunk.length;
+    if (this.pendingBytes < this.needed) {
+      // Kept as a copy: the chunk may be a buffer its reader reuses (`spinFor`'s).
+      this.pending.push(Buffer.from(chunk));
+      return [];
+    }
+    this.pending.push(chunk);
     let bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
     const messages: unknown[] = [];
+    this.needed = HEADER_BYTES;
     for (;;) {
       if (bytes.length < HEADER_BYTES) break;
       const length = bytes.readUInt32BE(0);
       if (length > MAX_FRAME_BYTES) throw new Error(`a frame of ${length} bytes: the pipe is out of step`);
-      if (bytes.length < HEADER_BYTES + length) break;
+      if (bytes.length < HEADER_BYTES + length) {
+        this.needed = HEADER_BYTES + length;
+        break;
+      }
       messages.push(decodeBody(bytes[4]!, bytes.subarray(HEADER_BYTES, HEADER_BYTES + length)));
       bytes = bytes.subarray(HEADER_BYTES + length);
     }
-    // What is left is copied once: the chunk may be a buffer its reader reuses, and a kept tail
-    // must not hold a large chunk alive.
+    // What is left is copied for the same reason, and so that a kept tail does not hold a large
+    // chunk alive.
     this.pending = bytes.length === 0 ? [] : [Buffer.from(bytes)];
     this.pendingBytes = bytes.length;
     return messages;
