@@ -47,7 +47,11 @@ afterAll(async () => {
   await client.end();
 });
 
-/** Runs one agent process to its end (it must exit by itself) and returns the JSON line it printed. */
+/**
+ * Runs one agent process to its end (it must exit by itself) and returns the JSON line it printed.
+ * Each process loads LangChain and the store afresh (seconds on a busy machine): a test that runs
+ * three of them has a limit of three such processes' bound.
+ */
 function runAgent(step: "start" | "resume", config: AgentProcessConfig): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [AGENT, step, JSON.stringify(config)], { timeout: 60_000 }, (error, stdout, stderr) => {
@@ -94,7 +98,7 @@ describe("LangChain: pause, restart, resume from a persistent checkpointer (real
     // A second resume of the same thread says there is nothing to resume; nothing runs again.
     expect(await runAgent("resume", config)).toMatchObject({ code: "NO_INTERRUPT" });
     expect(readFileSync(effectsPath, "utf8").trim().split("\n")).toHaveLength(1);
-  });
+  }, 180_000);
 
   it("R-AP-8 R-AP-9 R-LC-2: an interrupt with two actions, resumed with approve and edit after a process restart from the persistent checkpointer", async () => {
     const effectsPath = join(directory, "two-orders.jsonl");
@@ -167,5 +171,5 @@ describe("LangChain: pause, restart, resume from a persistent checkpointer (real
     // Resuming again finds nothing to decide; no order is placed twice.
     expect(await runAgent("resume", config)).toMatchObject({ code: "NO_INTERRUPT" });
     expect(readFileSync(effectsPath, "utf8").trim().split("\n")).toHaveLength(2);
-  });
+  }, 180_000);
 });

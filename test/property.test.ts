@@ -191,5 +191,6 @@ describe("replay property: approvals up front and approvals by pausing agree", (
     );
     console.log(`replay property: ${runs} generated programs, ${pauses} pauses approved`);
     expect(runs).toBeGreaterThanOrEqual(200);
-  });
+    // 200 programs, each run twice and approved pause by pause: 13–25 s here, more with QuickJS.
+  }, 120_000);
 });
