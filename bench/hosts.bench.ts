@@ -10,7 +10,10 @@
  * 3. per connector call: passes of 1,000 sequential awaits minus passes of none;
  * 4. replays per second on resume: approve after 1,000 recorded calls minus approve after 0,
  *    against A's calls per second (1 / A's per-call cost of row 3);
- * 5. 1, 16 and 100 executions in flight, each host in a process of its own (hosts-in-flight.ts):
+ * 5. per call with a result of 900 KB: passes of LARGE_CALLS such calls minus passes of none
+ *    (the result encoded, recorded, sent to the sandbox and decoded there, then handed back in
+ *    the outcome's log), against the inline host;
+ * 6. 1, 16 and 100 executions in flight, each host in a process of its own (hosts-in-flight.ts):
  *    warm passes per second, their latency, the per-call cost under that load and the RSS at the
  *    end of each level, counting the sandbox processes.
  *
@@ -42,7 +45,7 @@ import {
   inSandboxProcesses,
   MODES,
 } from "./hosts-modes.ts";
-import { fiveReadsOneWrite, sequentialCalls } from "./programs.ts";
+import { type BenchProgram, fiveReadsOneWrite, LARGE_RESULT_CHARS, largeResults, sequentialCalls } from "./programs.ts";
 import { type ApproveSamples, bench as replayConnector, sampleApprovesAfter } from "./replay.bench.ts";
 import { bare, connectorsFor, throughRuntime } from "./runtime.bench.ts";
 
@@ -53,6 +56,8 @@ const MB = 1_000_000;
 const COLD = "host modes: cold pass, 5 reads + 1 write (fresh runtime, its host started for it)";
 const WARM = "host modes: warm pass, 5 reads + 1 write (in-memory store, runtime warmed)";
 const PER_CALL = `host modes: per connector call (${CALLS} sequential awaits, in-memory store)`;
+const LARGE_CALLS = 20;
+const LARGE = `host modes: per call with a ${LARGE_RESULT_CHARS / 1_000} KB string result (${LARGE_CALLS} sequential awaits, in-memory store)`;
 const REPLAY = `host modes: replayed calls per second on resume (approve after ${REPLAYED} recorded calls, minus after 0)`;
 const RATE = "host modes in flight: warm passes per second (5 reads + 1 write)";
 const LATENCY = "host modes in flight: latency of a warm pass (5 reads + 1 write)";
@@ -180,40 +185,75 @@ async function warmPass(): Promise<{ rows: BenchRow[]; medians: Record<Subject, 
   }
 }
 
-async function perCall(): Promise<{ rows: BenchRow[]; medians: Record<Subject, number> }> {
-  const many = sequentialCalls(CALLS);
-  const none = sequentialCalls(0);
+type CallCost = ReturnType<typeof perCallCost>;
+
+/**
+ * Per call of `many` (`calls` calls) on each host, from passes of it minus passes of `none`, all
+ * interleaved, on runtimes made for it; with `withA`, bare isolated-vm's too (as `bare`).
+ */
+async function callCosts(
+  many: BenchProgram,
+  none: BenchProgram,
+  calls: number,
+  rounds: { warmup: number; iterations: number },
+  withA: boolean,
+): Promise<Record<Subject, CallCost>> {
   const runtimes = runtimesFor(connectorsFor(many));
   try {
-    const tasks: Record<string, () => Promise<void>> = { bareMany: bare(many), bareNone: bare(none) };
+    const tasks: Record<string, () => Promise<void>> = withA ? { bareMany: bare(many), bareNone: bare(none) } : {};
     for (const mode of MODES) {
       tasks[`${mode}Many`] = throughRuntime(runtimes[mode], many);
       tasks[`${mode}None`] = throughRuntime(runtimes[mode], none);
     }
-    const samples = await sampleInterleaved(tasks, { warmup: 3, iterations: 20 });
+    const samples = await sampleInterleaved(tasks, rounds);
     checkHosts(runtimes);
-    const cost = Object.fromEntries(
-      SUBJECTS.map((subject) => [subject, perCallCost(samples[`${subject}Many`]!, samples[`${subject}None`]!, CALLS)]),
-    ) as Record<Subject, ReturnType<typeof perCallCost>>;
-    const a = cost.bare;
-    const rows: BenchRow[] = [
-      { benchmark: PER_CALL, subject: `${A_LABEL}: applySyncPromise round trip`, unit: "µs", ...figures(a) },
-    ];
-    for (const mode of MODES)
-      rows.push({
-        benchmark: PER_CALL,
-        subject: `${label(mode)}, readOnly tool`,
-        unit: "µs",
-        ...figures(cost[mode]),
-        ratio: cost[mode].median / a.median,
-        versus: "A",
-        ...target(mode, "call", cost[mode].median, cost[IN_PROCESS_HOST].median),
-      });
-    const medians = Object.fromEntries(SUBJECTS.map((subject) => [subject, cost[subject].median]));
-    return { rows, medians: medians as Record<Subject, number> };
+    const subjects: Subject[] = withA ? SUBJECTS : MODES;
+    return Object.fromEntries(
+      subjects.map((subject) => [subject, perCallCost(samples[`${subject}Many`]!, samples[`${subject}None`]!, calls)]),
+    ) as Record<Subject, CallCost>;
   } finally {
     await closeAll(runtimes);
   }
+}
+
+async function perCall(): Promise<{ rows: BenchRow[]; medians: Record<Subject, number> }> {
+  const cost = await callCosts(sequentialCalls(CALLS), sequentialCalls(0), CALLS, { warmup: 3, iterations: 20 }, true);
+  const a = cost.bare;
+  const rows: BenchRow[] = [
+    { benchmark: PER_CALL, subject: `${A_LABEL}: applySyncPromise round trip`, unit: "µs", ...figures(a) },
+  ];
+  for (const mode of MODES)
+    rows.push({
+      benchmark: PER_CALL,
+      subject: `${label(mode)}, readOnly tool`,
+      unit: "µs",
+      ...figures(cost[mode]),
+      ratio: cost[mode].median / a.median,
+      versus: "A",
+      ...target(mode, "call", cost[mode].median, cost[IN_PROCESS_HOST].median),
+    });
+  const medians = Object.fromEntries(SUBJECTS.map((subject) => [subject, cost[subject].median]));
+  return { rows, medians: medians as Record<Subject, number> };
+}
+
+/** Per call of a 900 KB result, each host against the inline host (A's bridge is not what is measured here). */
+async function largeResultCalls(): Promise<{ rows: BenchRow[]; medians: Record<HostMode, number> }> {
+  const rounds = { warmup: 2, iterations: 12 };
+  const cost = await callCosts(largeResults(LARGE_CALLS), largeResults(0), LARGE_CALLS, rounds, false);
+  const inline = cost[IN_PROCESS_HOST];
+  const rows = MODES.map(
+    (mode): BenchRow => ({
+      benchmark: LARGE,
+      subject: label(mode),
+      unit: "ms",
+      median: cost[mode].median / 1_000,
+      p90: cost[mode].p90 / 1_000,
+      samples: cost[mode].n,
+      ...(mode === IN_PROCESS_HOST ? {} : { ratio: cost[mode].median / inline.median, versus: "inline host" }),
+    }),
+  );
+  const medians = Object.fromEntries(MODES.map((mode) => [mode, cost[mode].median]));
+  return { rows, medians: medians as Record<HostMode, number> };
 }
 
 const REPLAY_WARMUP = 3;
@@ -337,6 +377,7 @@ function compare(
   warm: Record<Subject, number>,
   call: Record<Subject, number>,
   replay: Record<HostMode, number>,
+  large: Record<HostMode, number>,
   load: InFlightFigures,
 ): string {
   const others = MODES.filter((mode) => mode !== IN_PROCESS_HOST);
@@ -348,6 +389,9 @@ function compare(
     line("warm pass (one at a time)", (mode) => ratio(warm[mode], warm[IN_PROCESS_HOST])),
     line(`per call (${CALLS} sequential awaits)`, (mode) => ratio(call[mode], call[IN_PROCESS_HOST])),
     line("replays per second", (mode) => ratio(replay[mode], replay[IN_PROCESS_HOST])),
+    line(`per call with a ${LARGE_RESULT_CHARS / 1_000} KB result`, (mode) =>
+      ratio(large[mode], large[IN_PROCESS_HOST]),
+    ),
   ];
   for (const level of LEVELS) {
     const at = (mode: HostMode) => load[mode][level];
@@ -370,7 +414,7 @@ function compare(
 export const hostsBenchmark: Benchmark = {
   name: "hosts",
   description:
-    "sandbox processes, threads and the runtime's thread: cold and warm pass, per call, replays, 1/16/100 in flight and RSS, against A",
+    "sandbox processes, threads and the runtime's thread: cold and warm pass, per call, replays, megabyte results, 1/16/100 in flight and RSS, against A",
   section: "Host modes against the inline host (bench/hosts.bench.ts)",
   report: () => report,
   async run() {
@@ -378,8 +422,9 @@ export const hostsBenchmark: Benchmark = {
     const warm = await warmPass();
     const call = await perCall();
     const replay = await replays(1_000_000 / call.medians.bare);
+    const large = await largeResultCalls();
     const load = await measureInFlight();
-    report = compare(warm.medians, call.medians, replay.rates, load);
-    return [...cold, ...warm.rows, ...call.rows, ...replay.rows, ...inFlightRows(load)];
+    report = compare(warm.medians, call.medians, replay.rates, large.medians, load);
+    return [...cold, ...warm.rows, ...call.rows, ...replay.rows, ...large.rows, ...inFlightRows(load)];
   },
 };

@@ -67,3 +67,21 @@ export function sequentialCalls(count: number): BenchProgram {
     expected: JSON.stringify((count * (count - 1)) / 2),
   };
 }
+
+/** Characters of each result of `largeResults`: near a megabyte of text (a file or a page read whole), under the 1,000,000 a value kept for replay may take. */
+export const LARGE_RESULT_CHARS = 900_000;
+
+/** `count` sequential awaited calls whose result is a string of LARGE_RESULT_CHARS characters. */
+export function largeResults(count: number): BenchProgram {
+  return {
+    body: `
+  let total = 0;
+  for (let n = 0; n < ${count}; n++) total += (await files.read({ n })).length;
+  return total;`,
+    connectors: { files: ["read"] },
+    answer(_connector, _method, args) {
+      return `${(args as { n: number }).n}:`.padEnd(LARGE_RESULT_CHARS, "x");
+    },
+    expected: JSON.stringify(count * LARGE_RESULT_CHARS),
+  };
+}

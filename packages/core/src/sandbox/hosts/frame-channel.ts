@@ -71,11 +71,13 @@ export function encodeFrame(message: unknown): Buffer {
  */
 function encodeValueReply(message: { request?: unknown; reply?: unknown }): Buffer | undefined {
   const { request, reply } = message;
-  if (typeof reply !== "object" || reply === null || Object.keys(message).length !== 3) return undefined;
+  if (typeof reply !== "object" || reply === null) return undefined;
   const { kind, value } = reply as { kind?: unknown; value?: unknown };
-  if (kind !== "value" || typeof value !== "string" || value.length < RAW_VALUE_CHARS) return undefined;
-  if (Object.keys(reply).length !== 2 || !Number.isInteger(request) || (request as number) < 0) return undefined;
-  if ((request as number) > 0xffff_ffff || !value.isWellFormed()) return undefined;
+  // The length first: the short replies of the common path pay two property reads, no more.
+  if (typeof value !== "string" || value.length < RAW_VALUE_CHARS || kind !== "value") return undefined;
+  if (Object.keys(message).length !== 3 || Object.keys(reply).length !== 2) return undefined;
+  if (!Number.isInteger(request) || (request as number) < 0 || (request as number) > 0xffff_ffff) return undefined;
+  if (!value.isWellFormed()) return undefined;
   const length = 4 + Buffer.byteLength(value);
   const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
   frame.writeUInt32BE(length, 0);
