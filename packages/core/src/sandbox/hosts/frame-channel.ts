@@ -7,7 +7,8 @@ import { deserialize, serialize } from "node:v8";
  * The pipe a sandbox process and its parent speak over, beside Node's IPC channel: each message
  * is a frame (4-byte big-endian length, a format byte, then the message). A tool call's request
  * and its reply (strings and whole numbers only, host-protocol.ts) are JSON, a fifth of the cost
- * of V8's serializer for such small messages; every other message keeps V8's structured
+ * of V8's serializer for such small messages, except a reply with a long value, whose text
+ * crosses as it is (FORMAT_VALUE_REPLY); every other message keeps V8's structured
  * serialization, as Node's "advanced" IPC writes it. Node's IPC adds an envelope and an event per
  * message on each side; this pipe reads raw bytes, and lets the sandbox process read its reply
  * without returning to its event loop (`FramedPipe.spinFor`), which is where most of a tool
