@@ -17,10 +17,22 @@ const LYING_LENGTH =
 const ADD = "async () => (await math.add({ a: 1, b: 2 })).sum";
 
 let executor: ProcessExecutor | undefined;
+/** Calls the programs of a test have asked (math.add), answered or not. */
+let callsAsked = 0;
 afterEach(async () => {
   await executor?.close();
   executor = undefined;
+  callsAsked = 0;
 });
+
+/** Waits until the programs have asked `count` calls: a process may take seconds to start on a busy machine. */
+async function untilCallsAsked(count: number): Promise<void> {
+  const until = performance.now() + 30_000;
+  while (callsAsked < count) {
+    if (performance.now() > until) throw new Error(`waited for ${count} calls; ${callsAsked} were asked`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 function start(options: ProcessExecutorOptions = {}): ProcessExecutor {
   executor = createProcessExecutor({ engine, timeoutMs: 3_000, memoryMb: 64, ...options });
@@ -38,6 +50,7 @@ async function run(
     code,
     connectors: { math: ["add"] },
     onRequest: async () => {
+      callsAsked++;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       return { kind: "value", value: JSON.stringify({ sum: 3 }) };
     },
@@ -95,7 +108,7 @@ describe(`sandbox processes (${engine})`, () => {
     await start({ processes: 1 }).warm();
     const first = run(ADD, { delayMs: 2_000, timeoutMs: 20_000 });
     const second = run(ADD, { delayMs: 2_000, timeoutMs: 20_000 });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilCallsAsked(2);
     // As an abort of V8 inside one of them would: the process dies by a signal of its own.
     const [pid] = (await executor!.stats()).pids;
     process.kill(pid!, "SIGSEGV");
@@ -105,7 +118,8 @@ describe(`sandbox processes (${engine})`, () => {
     }
     // Run alone, a pass that crashes its process is the cause: no retry is asked for.
     const alone = run(ADD, { alone: true, delayMs: 2_000, timeoutMs: 20_000 });
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // Its process started and its call asked: killed while starting, it would be no crash of the pass's.
+    await untilCallsAsked(3);
     const pids = (await executor!.stats()).pids.filter((other) => other !== pid);
     for (const other of pids) process.kill(other, "SIGSEGV");
     const crashed = expectEnded((await alone).result, ["SANDBOX_CRASHED"]);
