@@ -3,7 +3,7 @@
  * process — an abort of V8, a loop inside a built-in, memory without end — ends that process at
  * worst, never the test's, and every pass answers as data. Each test runs real child processes.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PassRequest, PassResult } from "../executor.js";
 import { EXECUTOR_FOR_TESTS } from "../pass-fixtures.js";
 import { createProcessExecutor, type ProcessExecutor, type ProcessExecutorOptions } from "./process-host.js";
@@ -26,12 +26,8 @@ afterEach(async () => {
 });
 
 /** Waits until the programs have asked `count` calls: a process may take seconds to start on a busy machine. */
-async function untilCallsAsked(count: number): Promise<void> {
-  const until = performance.now() + 30_000;
-  while (callsAsked < count) {
-    if (performance.now() > until) throw new Error(`waited for ${count} calls; ${callsAsked} were asked`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+function untilCallsAsked(count: number): Promise<void> {
+  return vi.waitFor(() => expect(callsAsked).toBeGreaterThanOrEqual(count), { timeout: 30_000, interval: 20 });
 }
 
 function start(options: ProcessExecutorOptions = {}): ProcessExecutor {

@@ -5,7 +5,7 @@
  * threads (where the in-process host runs programs) have the whole stack limit, 8 MB on Linux.
  */
 import ivm from "isolated-vm";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PassRequest } from "../executor.js";
 import { compileProgram } from "../isolated-vm/isolated-vm-engine.js";
 import { createIsolatedVmExecutor } from "../isolated-vm/isolated-vm-executor.js";
@@ -109,8 +109,11 @@ describe("where a pass alone in a sandbox process starts (isolated-vm)", () => {
     executor = createProcessExecutor({ engine: "isolated-vm", processes: 2 });
     const { looping, stillLooping, stop } = loopUntilStopped(executor);
     // The loop's process is up (seconds on a machine busy with other tests), and the loop started.
-    for (const until = Date.now() + 30_000; (await executor.stats()).processes === 0 && Date.now() < until; )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    const up = executor;
+    await vi.waitFor(async () => expect((await up.stats()).processes).toBeGreaterThan(0), {
+      timeout: 30_000,
+      interval: 20,
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await executor.stats()).processes).toBe(1);
     expect(await executor.runPass(request(ADD))).toMatchObject({ status: "returned", value: "3" });
