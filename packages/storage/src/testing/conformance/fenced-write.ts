@@ -3,7 +3,14 @@ import type { Lease, LockProvider } from "@codemode/core/store";
 import { describe, expect, it } from "vitest";
 import { sleep } from "../story-helpers.js";
 import { lostLeaseStory } from "./lapsed-pass.js";
-import { lockKey, runtimeName, type StorageSuite, takeLease } from "./storage-suite.js";
+import {
+  lockKey,
+  PAST_SHORT_LEASE_MS,
+  runtimeName,
+  SHORT_LEASE_MS,
+  type StorageSuite,
+  takeLease,
+} from "./storage-suite.js";
 
 type FencedLease = Lease & { setIfHeld: NonNullable<Lease["setIfHeld"]> };
 
@@ -40,9 +47,9 @@ export function fencedWriteStories(suite: StorageSuite): void {
       const { keyv, lock } = await open();
       const key = lockKey();
       const entryKey = `cm:${key}:head`;
-      const stale = await fencedLease(lock, key, 200);
+      const stale = await fencedLease(lock, key, SHORT_LEASE_MS);
       expect(await stale.setIfHeld([{ key: entryKey, value: "first" }])).toBe(true);
-      await sleep(300);
+      await sleep(PAST_SHORT_LEASE_MS);
       expect(
         await stale.setIfHeld([
           { key: entryKey, value: "lapsed, nobody took it" },
@@ -67,11 +74,11 @@ export function fencedWriteStories(suite: StorageSuite): void {
         throw new Error("a fenced store must hand its native listing to the suite (StorageUnderTest.index)");
       const index = storage.index.forRuntime(runtimeName());
       const key = lockKey();
-      const stale = await fencedLease(storage.lock, key, 200);
+      const stale = await fencedLease(storage.lock, key, SHORT_LEASE_MS);
       const row = { id: randomUUID(), status: "running" as const, createdAt: Date.now(), updatedAt: Date.now() };
       await index.put(row, undefined, { key, token: stale.token });
       expect(await index.list({ statuses: ["running"], limit: 10 })).toEqual([row]);
-      await sleep(300);
+      await sleep(PAST_SHORT_LEASE_MS);
       await index.put({ ...row, status: "completed", updatedAt: row.updatedAt + 1 }, "running", {
         key,
         token: stale.token,

@@ -1,7 +1,7 @@
 import type { Lease } from "@codemode/core/store";
 import { describe, expect, it } from "vitest";
 import { sleep } from "../story-helpers.js";
-import { lockKey, type StorageSuite, takeLease } from "./storage-suite.js";
+import { lockKey, PAST_SHORT_LEASE_MS, SHORT_LEASE_MS, type StorageSuite, takeLease } from "./storage-suite.js";
 
 /** Leases (R-ST-4): they exclude, wait, lapse, renew and release by token, across storages too. */
 export function leaseStories(suite: StorageSuite): void {
@@ -52,9 +52,9 @@ export function leaseStories(suite: StorageSuite): void {
 
     it("a lease lapses after its ttl: the key reads as free and another acquire wins", async () => {
       if (cannotRun()) return;
-      const { lock, key } = await openLease(300);
+      const { lock, key } = await openLease(SHORT_LEASE_MS);
       expect(await lock.isHeld(key)).toBe(true);
-      await sleep(450);
+      await sleep(PAST_SHORT_LEASE_MS);
       expect(await lock.isHeld(key)).toBe(false);
       const second = await takeLease(lock, key, 10_000);
       await second.release();

@@ -65,6 +65,14 @@ export function storageSuite(
   };
 }
 
+/**
+ * The ttl of a lease a story lets lapse, and how long it then waits. A story checks what such a
+ * lease does while it is live, so its ttl leaves room for a loaded machine: in a full CI run a
+ * store's round trips have taken more than 200 ms between taking a lease and using it.
+ */
+export const SHORT_LEASE_MS = 1_500;
+export const PAST_SHORT_LEASE_MS = 1_800;
+
 /** A lease on `key`, taken without waiting: the story fails here if the key is not free. */
 export async function takeLease(lock: LockProvider, key: string, ttlMs: number): Promise<Lease> {
   const lease = await lock.acquire(key, { ttlMs, waitMs: 0 });
