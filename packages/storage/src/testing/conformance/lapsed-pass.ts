@@ -92,7 +92,8 @@ export function frozenHostStory(suite: StorageSuite): void {
     });
     const worker = suite.runtimeOn(
       { keyv: storage.keyv, lock: pausedLock },
-      { name, connectors: [sleeper], leaseMs: 300 },
+      // Long enough that a loaded machine's stall cannot lapse it before the nap; the nap waits for it.
+      { name, connectors: [sleeper], leaseMs: 1_000 },
     );
     // 40 reads after the nap cross a block of 32 seqs, so the pass wants to rewrite the head.
     const outcome = await worker.execute({
