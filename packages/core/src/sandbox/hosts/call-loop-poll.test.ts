@@ -25,34 +25,18 @@ function calls(
   }
 }
 
-describe("polling for the next call of a loop (R-SB-8)", () => {
-  it(`polls once ${QUICK_CALLS_TO_POLL} calls in a row came within ${POLL_MS} ms of their answers, not before`, () => {
-    const clock = handClock();
-    const poll = new CallLoopPoll(clock.read);
-    poll.message("request");
-    poll.answered(true, live);
-    calls(poll, clock, QUICK_CALLS_TO_POLL - 1, POLL_MS / 4);
-    expect(poll.isPolling).toBe(false);
-    calls(poll, clock, 1, POLL_MS / 4);
-    expect(poll.isPolling).toBe(true);
-  });
+/** A pass whose first call has just been answered: that answer polls. */
+function pollingPass(isLive: () => boolean = live) {
+  const clock = handClock();
+  const poll = new CallLoopPoll(clock.read);
+  poll.message("request");
+  poll.answered(true, isLive);
+  expect(poll.isPolling).toBe(true);
+  return { clock, poll };
+}
 
-  it("a slow call, a result or a second pass in the process ends the streak", () => {
-    for (const interruption of ["slow", "result", "shared"] as const) {
-      const clock = handClock();
-      const poll = new CallLoopPoll(clock.read);
-      poll.message("request");
-      poll.answered(true, live);
-      calls(poll, clock, QUICK_CALLS_TO_POLL - 1, POLL_MS / 4);
-      if (interruption === "slow") calls(poll, clock, 1, POLL_MS * 2);
-      if (interruption === "result") poll.message("result");
-      if (interruption === "shared") poll.answered(false, live);
-      calls(poll, clock, 1, POLL_MS / 4);
-      expect(poll.isPolling, interruption).toBe(false);
-    }
-  });
-
-  it(`once it polls, a slow call keeps the streak; ${SLOW_CALLS_TO_STOP} slow calls in a row end it`, async () => {
+describe("polling for the next message of a pass (R-SB-8)", () => {
+  it(`polls from a pass's first answer; ${SLOW_CALLS_TO_STOP} slow calls in a row stop it, ${QUICK_CALLS_TO_POLL} quick ones or the next pass start it again`, async () => {
     const clock = handClock();
     const poll = new CallLoopPoll(clock.read);
     let alive = true;
@@ -66,9 +50,9 @@ describe("polling for the next call of a loop (R-SB-8)", () => {
     };
     poll.message("request");
     poll.answered(true, () => alive);
-    for (let call = 1; call < QUICK_CALLS_TO_POLL; call++) expect(await polls(POLL_MS / 4)).toBe(false);
+    expect(poll.isPolling).toBe(true);
     expect(await polls(POLL_MS / 4)).toBe(true);
-    // One slow call (the loop's process lost its core for a moment), then a quick one: still polling.
+    // One slow call (a collection, a process that lost its core for a moment): still polling.
     expect(await polls(POLL_MS * 2)).toBe(true);
     expect(await polls(POLL_MS / 4)).toBe(true);
     // Slow calls short of the limit, a quick one between them: the count of slow ones starts over.
@@ -76,19 +60,30 @@ describe("polling for the next call of a loop (R-SB-8)", () => {
       for (let slow = 1; slow < SLOW_CALLS_TO_STOP; slow++) expect(await polls(POLL_MS * 2)).toBe(true);
       expect(await polls(POLL_MS / 4)).toBe(true);
     }
-    // The limit in a row ends the streak: quick calls start it again from nothing.
+    // The limit in a row: a program that works between its calls. No more polling...
     for (let slow = 1; slow < SLOW_CALLS_TO_STOP; slow++) expect(await polls(POLL_MS * 2)).toBe(true);
     expect(await polls(POLL_MS * 2)).toBe(false);
-    expect(await polls(POLL_MS / 4)).toBe(false);
+    // ...until quick calls in a row, one short of them not enough...
+    for (let quick = 1; quick < QUICK_CALLS_TO_POLL; quick++) expect(await polls(POLL_MS / 4)).toBe(false);
+    expect(await polls(POLL_MS / 4)).toBe(true);
+    // ...or the pass's end: the next pass polls from its first answer.
+    for (let slow = 0; slow < SLOW_CALLS_TO_STOP; slow++) await polls(POLL_MS * 2);
+    expect(await polls(POLL_MS * 2)).toBe(false);
+    poll.message("result");
+    expect(await polls(POLL_MS * 2)).toBe(true);
+  });
+
+  it("an answer of a pass that shares its process does not poll", () => {
+    const poll = new CallLoopPoll(handClock().read);
+    for (let call = 0; call < QUICK_CALLS_TO_POLL * 2; call++) {
+      poll.message("request");
+      poll.answered(false, live);
+      expect(poll.isPolling, `call ${call}`).toBe(false);
+    }
   });
 
   it("an answer sent while the poll after the answer before still turns polls for its own next request", async () => {
-    const clock = handClock();
-    const poll = new CallLoopPoll(clock.read);
-    poll.message("request");
-    poll.answered(true, live);
-    calls(poll, clock, QUICK_CALLS_TO_POLL, 0);
-    expect(poll.isPolling).toBe(true);
+    const { clock, poll } = pollingPass();
     // The next request comes and is answered before the poll's next turn: that turn sees the
     // request, and must go on polling for the one after rather than end.
     for (let call = 0; call < 5; call++) {
@@ -104,12 +99,7 @@ describe("polling for the next call of a loop (R-SB-8)", () => {
   });
 
   it("a poll keeps the event loop turning (a timer fires meanwhile) and ends at the next message", async () => {
-    const clock = handClock();
-    const poll = new CallLoopPoll(clock.read);
-    poll.message("request");
-    poll.answered(true, live);
-    calls(poll, clock, QUICK_CALLS_TO_POLL, 0);
-    expect(poll.isPolling).toBe(true);
+    const { poll } = pollingPass();
     // The hand clock stands still: only a message ends this poll.
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(poll.isPolling).toBe(true);
@@ -120,13 +110,8 @@ describe("polling for the next call of a loop (R-SB-8)", () => {
 
   it(`a poll ends after ${POLL_MS} ms without a message, or when the process has ended`, async () => {
     for (const ending of ["time", "process"] as const) {
-      const clock = handClock();
-      const poll = new CallLoopPoll(clock.read);
       let alive = true;
-      poll.message("request");
-      poll.answered(true, () => alive);
-      calls(poll, clock, QUICK_CALLS_TO_POLL, 0, () => alive);
-      expect(poll.isPolling, ending).toBe(true);
+      const { clock, poll } = pollingPass(() => alive);
       await turn();
       expect(poll.isPolling, ending).toBe(true);
       if (ending === "time") clock.advance(POLL_MS);
