@@ -29,7 +29,7 @@ export class CallLoopPoll {
   private answeredAt: number | undefined;
   /** Whether an answer polls: from a pass's first, until slow calls stop it. */
   private polls = true;
-  /** Calls in a row asked within POLL_MS of the answer before them, and asked later. */
+  /** Calls in a row asked within POLL_MS of the answer before them (quick), and later (slow). */
   private quickCalls = 0;
   private slowCalls = 0;
   /** Messages received from the process in all: a poll ends when this moves. */
