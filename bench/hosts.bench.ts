@@ -90,6 +90,33 @@ function figures(measured: Pick<Stats, "median" | "p90" | "n">): Pick<BenchRow, 
   return { median: measured.median, p90: measured.p90, samples: measured.n };
 }
 
+/**
+ * A's row, then each host's against A, the default host's with the issue's target (`kind`); and
+ * every subject's median, for the comparison against the inline host.
+ */
+function rowsAgainstA(
+  benchmark: string,
+  unit: BenchRow["unit"],
+  measured: Record<Subject, Pick<Stats, "median" | "p90" | "n">>,
+  kind: keyof typeof TARGETS,
+  subjectOf: (subject: Subject) => string,
+): { rows: BenchRow[]; medians: Record<Subject, number> } {
+  const a = measured.bare;
+  const rows: BenchRow[] = [{ benchmark, subject: subjectOf("bare"), unit, ...figures(a) }];
+  for (const mode of MODES)
+    rows.push({
+      benchmark,
+      subject: subjectOf(mode),
+      unit,
+      ...figures(measured[mode]),
+      ratio: measured[mode].median / a.median,
+      versus: "A",
+      ...target(mode, kind, measured[mode].median, measured[IN_PROCESS_HOST].median),
+    });
+  const medians = Object.fromEntries(SUBJECTS.map((subject) => [subject, measured[subject].median]));
+  return { rows, medians: medians as Record<Subject, number> };
+}
+
 /** One runtime per host mode; closed by `closeAll`. */
 function runtimesFor(connectors: Parameters<typeof hostRuntime>[1], extra: Parameters<typeof hostRuntime>[2] = {}) {
   return Object.fromEntries(MODES.map((mode) => [mode, hostRuntime(mode, connectors, extra)])) as Record<
@@ -166,20 +193,7 @@ async function warmPass(): Promise<{ rows: BenchRow[]; medians: Record<Subject, 
       Subject,
       Stats
     >;
-    const a = measured.bare;
-    const rows: BenchRow[] = [{ benchmark: WARM, subject: A_LABEL, unit: "ms", ...figures(a) }];
-    for (const mode of MODES)
-      rows.push({
-        benchmark: WARM,
-        subject: label(mode),
-        unit: "ms",
-        ...figures(measured[mode]),
-        ratio: measured[mode].median / a.median,
-        versus: "A",
-        ...target(mode, "pass", measured[mode].median, measured[IN_PROCESS_HOST].median),
-      });
-    const medians = Object.fromEntries(SUBJECTS.map((subject) => [subject, measured[subject].median]));
-    return { rows, medians: medians as Record<Subject, number> };
+    return rowsAgainstA(WARM, "ms", measured, "pass", label);
   } finally {
     await closeAll(runtimes);
   }
@@ -218,22 +232,9 @@ async function callCosts(
 
 async function perCall(): Promise<{ rows: BenchRow[]; medians: Record<Subject, number> }> {
   const cost = await callCosts(sequentialCalls(CALLS), sequentialCalls(0), CALLS, { warmup: 3, iterations: 20 }, true);
-  const a = cost.bare;
-  const rows: BenchRow[] = [
-    { benchmark: PER_CALL, subject: `${A_LABEL}: applySyncPromise round trip`, unit: "µs", ...figures(a) },
-  ];
-  for (const mode of MODES)
-    rows.push({
-      benchmark: PER_CALL,
-      subject: `${label(mode)}, readOnly tool`,
-      unit: "µs",
-      ...figures(cost[mode]),
-      ratio: cost[mode].median / a.median,
-      versus: "A",
-      ...target(mode, "call", cost[mode].median, cost[IN_PROCESS_HOST].median),
-    });
-  const medians = Object.fromEntries(SUBJECTS.map((subject) => [subject, cost[subject].median]));
-  return { rows, medians: medians as Record<Subject, number> };
+  return rowsAgainstA(PER_CALL, "µs", cost, "call", (subject) =>
+    subject === "bare" ? `${A_LABEL}: applySyncPromise round trip` : `${label(subject)}, readOnly tool`,
+  );
 }
 
 /** Per call of a 900 KB result, each host against the inline host (A's bridge is not what is measured here). */
